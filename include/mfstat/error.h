@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_ERROR_H
+#define MFSTAT_ERROR_H
+
+#include <stddef.h>
+
+/* Library return codes: 0 is success, every failure is a small negative number. */
+enum {
+	MF_OK = 0,
+	MF_EINVAL = -1,     /* invalid argument (a caller bug or a bad option value) */
+	MF_ENOMEM = -2,     /* out of memory */
+	MF_EFORMAT = -3,    /* malformed input data */
+	MF_ENOCOUNTER = -4, /* a counter that does not exist on the family */
+	MF_EIO = -5,        /* a read or write failed */
+	MF_ENOMACHINE = -6, /* an unknown machine family or type */
+	MF_ETABLE = -7,     /* a knowledge-base table is broken */
+	MF_EUSAGE = -8,     /* the request cannot be served as asked (e.g. format not detected) */
+	MF_EOF = -9         /* end of input (not an error for readers) */
+};
+
+/* Returns a static English description of an MF_E* code. */
+const char *mf_strerror(int code);
+
+/*
+ * A diagnostic about user input.  Text inputs fill line and col (1-based) and
+ * the text of the offending line; binary inputs fill offset (and record).
+ * Unknown positions are 0 (line, col) or -1 (offset).
+ */
+struct mf_error {
+	int code;
+	char file[256];
+	long line;
+	long col;
+	long long offset;
+	long record;
+	char msg[512];
+	char text[256]; /* the source line, for the caret display; may be empty */
+	long caret;     /* 1-based caret position in text when it differs from col, else 0 */
+};
+
+/* Resets e to "no error". */
+void mf_error_clear(struct mf_error *e);
+
+/* Fills e (which may be NULL) and returns code. */
+int mf_error_set(struct mf_error *e, int code, const char *file, long line, long col,
+		 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Copies up to one line of source text (stopping at a newline) for the caret. */
+void mf_error_set_text(struct mf_error *e, const char *line, size_t len);
+
+/*
+ * Formats e as "FILE:LINE:COL: error: MESSAGE" followed, when the source text
+ * is known, by the line and a caret under column COL.  Returns the length
+ * written (truncated to n - 1), like snprintf.
+ */
+int mf_error_format(const struct mf_error *e, char *buf, size_t n);
+
+#endif

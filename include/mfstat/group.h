@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_GROUP_H
+#define MFSTAT_GROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mfstat/sample.h"
+
+/*
+ * Grouping (--by): samples with the same key have their counter deltas summed
+ * per counter; metrics are computed from the sums afterwards (sum, then
+ * divide: cpumf-formulas.md, rule 1).  Memory grows with the groups, not with
+ * the samples.
+ */
+
+enum {
+	MF_BY_SYSTEM = 1u << 0,
+	MF_BY_LPAR = 1u << 1,
+	MF_BY_POOL = 1u << 2,
+	MF_BY_INTERVAL = 1u << 3,
+	MF_BY_CPU = 1u << 4
+};
+#define MF_BY_DEFAULT (MF_BY_SYSTEM | MF_BY_LPAR | MF_BY_POOL | MF_BY_INTERVAL)
+
+/*
+ * Parses a --by list such as "system,lpar,pool" into MF_BY_* bits; an empty
+ * string means "everything in one group".  Returns 0, or -1 with *bad set to
+ * the offending item's offset.
+ */
+int mf_by_parse(const char *s, unsigned *by, size_t *bad);
+
+#define MF_BITWORDS (MF_MAX_COUNTER / 64)
+
+struct mf_interval {
+	int64_t start_us;
+	bool has_start;
+	double sum_seconds; /* over the rows that gave a length */
+	uint32_t nseconds;
+	uint32_t nrows;
+};
+
+struct mf_group {
+	/* Key: the fields not grouped on are unset (0, -1, false). */
+	const struct mf_family *family;
+	const struct mf_machine *machine; /* the rows' machine when they agree, else NULL */
+	bool machine_mixed;
+	uint32_t system, lpar;
+	int pool;
+	int64_t cpu;
+	bool has_start;
+	int64_t start_us;
+
+	uint64_t rows;
+	uint64_t rows_lspr;       /* rows of engines the LSPR class counts */
+	uint64_t *sum;            /* per dense counter slot, all rows */
+	uint64_t *sum_lspr;       /* per slot, rows of engines the LSPR class counts */
+	uint64_t present_all[MF_BITWORDS]; /* slots present in every row */
+	uint64_t present_any[MF_BITWORDS]; /* slots present in some row */
+	uint64_t overflow[MF_BITWORDS];    /* slots whose sum overflowed 64 bits */
+
+	double cpsp_min, cpsp_max;
+	uint64_t ncpsp;
+	uint64_t nnominal;        /* rows whose cpsp was the nominal speed */
+	unsigned user_only;
+
+	size_t nintervals, capintervals;
+	struct mf_interval *intervals;
+	size_t last_interval;
+	uint32_t *ihash;          /* index+1 by start time, once there are many intervals */
+	size_t ihash_size;
+
+	size_t ncpus, capcpus;
+	int64_t *cpus;            /* distinct CPU numbers, sorted */
+};
+
+struct mf_grouper;
+
+/* A new, empty grouper for the MF_BY_* bits; NULL on ENOMEM. */
+struct mf_grouper *mf_grouper_new(unsigned by);
+void mf_grouper_free(struct mf_grouper *g);
+
+/* Adds a sample to its group.  Returns 0 or MF_ENOMEM. */
+int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s);
+
+/*
+ * The groups, sorted by family, system, LPAR, pool, interval start and CPU
+ * (strings compared through tab).  The array and groups are borrowed, valid
+ * until the grouper is freed or added to.
+ */
+struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n);
+
+/* The interval length of a group: the sum over its distinct intervals of
+ * each interval's mean length; NaN when a length is unknown. */
+double mf_group_interval_seconds(const struct mf_group *grp);
+
+/* Distinct CPUs of a group, or when rows carry no CPU number the most rows
+ * seen in one interval. */
+uint64_t mf_group_cpus(const struct mf_group *grp);
+
+#endif

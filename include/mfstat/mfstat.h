@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_MFSTAT_H
+#define MFSTAT_MFSTAT_H
+
+/* The public API of libmfstat: one header per module. */
+#include "mfstat/error.h"
+#include "mfstat/expr.h"
+#include "mfstat/group.h"
+#include "mfstat/kb.h"
+#include "mfstat/metrics.h"
+#include "mfstat/output.h"
+#include "mfstat/reader.h"
+#include "mfstat/sample.h"
+#include "mfstat/strbuf.h"
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_READER_H
+#define MFSTAT_READER_H
+
+#include <stdint.h>
+
+#include "mfstat/error.h"
+#include "mfstat/kb.h"
+#include "mfstat/sample.h"
+
+/*
+ * Input readers.  Each format is one reader behind a table of functions; the
+ * format is forced by name or detected from the first bytes of the input.
+ * A reader turns its input into mf_sample values, one at a time, reusing the
+ * caller's sample, so memory does not grow with the input.
+ */
+
+struct mf_reader;
+
+struct mf_reader_opts {
+	const struct mf_kb *kb;
+	const char *format;                 /* "csv", or NULL to detect */
+	const struct mf_family *family;     /* --machine: used where the data names none */
+	const struct mf_machine *machine;   /* --machine given as a type number, else NULL */
+	struct mf_strtab *strtab;           /* where system and LPAR names are interned */
+};
+
+/*
+ * Opens path ("-" is standard input) and checks its header.  On success *out
+ * is the caller's (mf_reader_close).  Errors: MF_EIO (cannot open or read),
+ * MF_EFORMAT (format not recognised, bad header), MF_ENOMACHINE, MF_EUSAGE
+ * (unknown format name); err says where.
+ */
+int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts,
+		   struct mf_error *err);
+
+/*
+ * Reads the next sample into s.  Returns 1 for a sample, 0 at the end, or a
+ * negative code with err filled.  After MF_EFORMAT, MF_ENOCOUNTER or
+ * MF_ENOMACHINE about one row the reader has moved past it, and calling again
+ * continues with the next row (--skip-bad-rows); after MF_EIO or MF_ENOMEM it
+ * returns 0.
+ */
+/* Like mf_reader_open, reading a copy of data[0..len) named name. */
+int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
+		       const struct mf_reader_opts *opts, struct mf_error *err);
+
+int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err);
+
+void mf_reader_close(struct mf_reader *r);
+
+/* The name of the format being read ("csv"). */
+const char *mf_reader_format(const struct mf_reader *r);
+
+/* Warnings the reader collected (e.g. nominal CPU speed used); borrowed. */
+size_t mf_reader_nwarnings(const struct mf_reader *r);
+const char *mf_reader_warning(const struct mf_reader *r, size_t i);
+
+/* Names of the known formats, NULL-terminated. */
+const char *const *mf_reader_formats(void);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_SAMPLE_H
+#define MFSTAT_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mfstat/kb.h"
+
+/*
+ * The common counter-sample model.  Every input format produces these: one
+ * sample is the counter deltas of one CPU (or one total) over one interval,
+ * with its identity.  Grouping, metrics and every report read only this model.
+ */
+
+/* Interned strings (system and LPAR names): id 0 is "none". */
+struct mf_strtab;
+
+struct mf_strtab *mf_strtab_new(void);
+void mf_strtab_free(struct mf_strtab *t);
+/* Returns the id of s[0..len), adding it if new; 0 on ENOMEM (len 0 is also 0). */
+uint32_t mf_strtab_intern(struct mf_strtab *t, const char *s, size_t len);
+/* The string of an id (borrowed, valid until the table is freed); NULL for 0. */
+const char *mf_strtab_get(const struct mf_strtab *t, uint32_t id);
+
+#define MF_SAMPLE_MAX MF_MAX_COUNTER
+
+struct mf_sample {
+	const struct mf_family *family;
+	const struct mf_machine *machine; /* NULL when only the family is known */
+	uint32_t system;  /* strtab id, 0 = none */
+	uint32_t lpar;    /* strtab id, 0 = none */
+	int64_t cpu;      /* -1 = none */
+	int pool;         /* enum mf_pool */
+	bool has_start;
+	int64_t start_us;   /* interval start, microseconds since 1970-01-01 UTC */
+	double seconds;     /* interval length; NaN = unknown */
+	double cpsp;        /* CPU speed in MHz; NaN = unknown */
+	bool cpsp_nominal;  /* cpsp is the machine's nominal speed, not data */
+	unsigned user_only; /* counters counted in problem state only (perf :u) */
+
+	size_t n;                         /* number of counters present */
+	uint16_t slot[MF_SAMPLE_MAX];     /* dense slot of each counter in family */
+	uint64_t value[MF_SAMPLE_MAX];    /* its delta */
+};
+
+/* Resets s to an empty sample of no family. */
+void mf_sample_reset(struct mf_sample *s);
+
+/*
+ * Parses a pool name: GCP (or CP), ZIIP, ZAAP, IFL, ICF case-insensitively, or
+ * an RMF pool number 1 (GCP), 3 (zAAP), 6 (zIIP).  Returns the pool or -1.
+ */
+int mf_pool_parse(const char *s, size_t len);
+
+/*
+ * Parses an ISO 8601 date-time "YYYY-MM-DD[T ]hh:mm[:ss[.frac]][Z|+hh:mm|-hh:mm]"
+ * (no zone means UTC) into microseconds since the epoch.  Returns 0 or -1.
+ */
+int mf_time_parse(const char *s, size_t len, int64_t *us);
+
+/* Formats us as "YYYY-MM-DDThh:mm:ssZ" (with .ffffff when not whole seconds). */
+void mf_time_format(int64_t us, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_CLI_H
+#define MFSTAT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "mfstat/mfstat.h"
+
+/* Exit statuses (README "Exit status"). */
+enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2, EXIT_MEASURE = 3 };
+
+extern bool cli_quiet;
+
+/* Prints "mfstat: error: ..." to stderr. */
+void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "mfstat: warning: ..." to stderr unless -q. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a diagnostic about input with its position and caret. */
+void cli_diag(const struct mf_error *e, const char *severity);
+/* Loads the knowledge base (embedded, overlaid by dir); prints and returns NULL on error. */
+struct mf_kb *cli_load_kb(const char *dir);
+/* Opens -o FILE (or stdout for NULL / "-"); prints and returns NULL on error. */
+FILE *cli_open_out(const char *path);
+/* Closes what cli_open_out opened, reporting write errors; returns 0 or EXIT_DATA. */
+int cli_close_out(FILE *fp, const char *path);
+
+int cmd_report(int argc, char **argv);
+int cmd_counters(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
+int cmd_machines(int argc, char **argv);
+
+#endif

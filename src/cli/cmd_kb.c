@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: MIT */
+/* mfstat counters | metrics | machines: explain the knowledge base. */
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+static const char counters_help[] =
+	"Usage: mfstat counters [--machine F] [NAME|NUMBER]\n"
+	"\n"
+	"Lists the counters of a machine family, or explains one counter given by\n"
+	"short name (B0, E143), Linux name (L1D_DIR_WRITES) or number.  Without\n"
+	"--machine, lists the basic and problem-state counters and explains a\n"
+	"counter on every family that defines it.\n"
+	"\n"
+	"Options:\n"
+	"  --machine F   family (z10 ... z17) or machine type (e.g. 3931)\n"
+	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
+	"  -h, --help    this help\n";
+
+static const char metrics_help[] =
+	"Usage: mfstat metrics [--machine F] [NAME]\n"
+	"\n"
+	"Lists the metrics of a machine family, or shows one metric with its unit,\n"
+	"description, formula (short and Linux counter names) and the date of the\n"
+	"IBM formula revision it follows.  Without --machine, lists every metric\n"
+	"with the families that define it, and shows a metric on each of them.\n"
+	"\n"
+	"Options:\n"
+	"  --machine F   family (z10 ... z17) or machine type (e.g. 3931)\n"
+	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
+	"  -h, --help    this help\n";
+
+static const char machines_help[] =
+	"Usage: mfstat machines [FAMILY|TYPE]\n"
+	"\n"
+	"Lists the machine families with their type numbers, counter version\n"
+	"numbers and nominal speed, or shows one family with its counter set sizes\n"
+	"and, where IBM's formula deck gives it, its cache topology.\n"
+	"\n"
+	"Options:\n"
+	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
+	"  -h, --help    this help\n";
+
+/* Common option parsing: --machine, --tables, -h.  Returns -1 to continue, else an exit status. */
+static int parse(int argc, char **argv, const char *help, bool machine_ok, const char **machine,
+		 const char **tables, const char **arg)
+{
+	static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+					     {"tables", required_argument, NULL, 'T'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!machine_ok)
+				goto bad;
+			*machine = optarg;
+			break;
+		case 'T': *tables = optarg; break;
+		case 'h': fputs(help, stdout); return EXIT_OK;
+		default:
+			goto bad;
+		}
+	}
+	if (argc - optind > 1) {
+		cli_err("%s: at most one name expected", argv[0]);
+		return EXIT_USAGE;
+	}
+	*arg = optind < argc ? argv[optind] : NULL;
+	return -1;
+bad:
+	cli_err("%s: option %s is not known or needs a value", argv[0], argv[optind - 1]);
+	fprintf(stderr, "Try 'mfstat %s --help'.\n", argv[0]);
+	return EXIT_USAGE;
+}
+
+static int resolve(const struct mf_kb *kb, const char *machine, const struct mf_family **fam)
+{
+	const struct mf_machine *m;
+	*fam = NULL;
+	if (!machine)
+		return 0;
+	if (mf_kb_resolve(kb, machine, strlen(machine), fam, &m) != 0) {
+		cli_err("unknown machine '%s' (see mfstat machines)", machine);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static const struct mf_counter *find_counter(const struct mf_family *fam, const char *name)
+{
+	char *end;
+	long n = strtol(name, &end, 10);
+	if (*name && isdigit((unsigned char)*name) && !*end)
+		return n >= 0 && n < MF_MAX_COUNTER ? mf_family_counter_num(fam, (unsigned)n) : NULL;
+	return mf_family_counter(fam, name, strlen(name));
+}
+
+static void list_counters(const struct mf_family *fam)
+{
+	size_t i, wl = 5;
+	for (i = 0; i < fam->ncounters; i++)
+		if (strlen(fam->counters[i].linux_name) > wl)
+			wl = strlen(fam->counters[i].linux_name);
+	printf("%s: %zu counters\n\n", fam->display, fam->ncounters);
+	printf("%6s  %-5s  %-*s  %-8s  %s\n", "number", "short", (int)wl, "linux", "set", "description");
+	for (i = 0; i < fam->ncounters; i++) {
+		const struct mf_counter *c = &fam->counters[i];
+		printf("%6u  %-5s  %-*s  %-8s  %s\n", c->number, c->short_name, (int)wl, c->linux_name,
+		       mf_set_name(c->set), c->desc);
+	}
+}
+
+/* The metrics of fam whose formula names counter c directly. */
+static void print_users(const struct mf_family *fam, const struct mf_counter *c)
+{
+	size_t i, k, n = 0;
+	int slot = fam->dense[c->number];
+	for (i = 0; i < fam->nmetrics; i++) {
+		size_t nr = mf_expr_nrefs(fam->metrics[i].expr);
+		for (k = 0; k < nr; k++) {
+			int kind, index;
+			mf_expr_ref(fam->metrics[i].expr, k, &kind, &index);
+			if (kind == MF_REF_COUNTER && index == slot) {
+				printf("%s%s", n++ ? ", " : "    used by: ", fam->metrics[i].name);
+				break;
+			}
+		}
+	}
+	if (n)
+		putchar('\n');
+}
+
+static void show_counter(const struct mf_family *fam, const struct mf_counter *c)
+{
+	printf("%s  %s  (%s, %s set, counter %u)\n    %s\n", c->short_name, c->linux_name, fam->display,
+	       mf_set_name(c->set), c->number, c->desc);
+	print_users(fam, c);
+}
+
+int cmd_counters(int argc, char **argv)
+{
+	const char *machine = NULL, *tables = NULL, *arg = NULL;
+	const struct mf_family *fam;
+	struct mf_kb *kb;
+	int rc = parse(argc, argv, counters_help, true, &machine, &tables, &arg);
+	if (rc >= 0)
+		return rc;
+	kb = cli_load_kb(tables);
+	if (!kb)
+		return EXIT_DATA;
+	rc = resolve(kb, machine, &fam);
+	if (rc)
+		goto out;
+	if (!arg) {
+		if (!fam) {
+			list_counters(mf_kb_generic(kb));
+			printf("\nThese mean the same on every family; give --machine F for a family's full list.\n");
+		} else {
+			list_counters(fam);
+		}
+	} else if (fam) {
+		const struct mf_counter *c = find_counter(fam, arg);
+		if (!c) {
+			cli_err("counter '%s' is not defined on %s", arg, fam->display);
+			rc = EXIT_DATA;
+			goto out;
+		}
+		show_counter(fam, c);
+	} else {
+		size_t i, n = 0;
+		for (i = 0; i < kb->nfamilies; i++) {
+			const struct mf_counter *c;
+			if (&kb->families[i] == mf_kb_generic(kb))
+				continue;
+			c = find_counter(&kb->families[i], arg);
+			if (c) {
+				if (n++)
+					putchar('\n');
+				show_counter(&kb->families[i], c);
+			}
+		}
+		if (!n) {
+			cli_err("counter '%s' is not defined on any family", arg);
+			rc = EXIT_DATA;
+		}
+	}
+out:
+	mf_kb_free(kb);
+	return rc;
+}
+
+static const char *linux_name_of(void *ctx, const char *name, size_t len)
+{
+	const struct mf_family *fam = ctx;
+	const struct mf_counter *c = mf_family_counter(fam, name, len);
+	return c ? c->linux_name : NULL;
+}
+
+static const char *short_name_of(void *ctx, const char *name, size_t len)
+{
+	const struct mf_family *fam = ctx;
+	const struct mf_counter *c = mf_family_counter(fam, name, len);
+	return c ? c->short_name : NULL;
+}
+
+static void show_metric(const struct mf_family *fam, const struct mf_metric *m)
+{
+	struct mf_strbuf a, b;
+	mf_strbuf_init(&a);
+	mf_strbuf_init(&b);
+	mf_expr_rewrite(m->formula, short_name_of, (void *)fam, &a);
+	mf_expr_rewrite(m->formula, linux_name_of, (void *)fam, &b);
+	printf("%s  (%s)\n", m->name, fam->display);
+	printf("    %s\n", m->desc);
+	printf("    unit:      %s\n", m->unit);
+	printf("    formula:   %s\n", mf_strbuf_str(&a));
+	printf("    linux:     %s\n", mf_strbuf_str(&b));
+	printf("    revision:  %s (IBM CPU MF formulas)\n", m->revision);
+	if (m->flags & MF_METRIC_AUX)
+		printf("    note:      a helper used by other metrics; not a report column\n");
+	if (m->flags & MF_METRIC_NONNEG)
+		printf("    note:      a negative value means inconsistent data and is reported as a warning\n");
+	mf_strbuf_free(&a);
+	mf_strbuf_free(&b);
+}
+
+static void show_lspr(const struct mf_kb *kb)
+{
+	size_t i;
+	printf("LSPR  workload class from L1MP and RNI (IBM CPU MF formulas, 2024-12)\n");
+	printf("    computed from the engines that are not zIIP or zAAP; n/a when a group has none\n");
+	printf("    %-12s  %-12s  %s\n", "L1MP", "RNI", "class");
+	for (i = 0; i < kb->nlspr; i++) {
+		const struct mf_lspr_rule *r = &kb->lspr[i];
+		char b[2][64];
+		int k;
+		for (k = 0; k < 2; k++) {
+			char lo[24], hi[24];
+			if (r->lo[k] == -INFINITY)
+				snprintf(lo, sizeof(lo), "-inf");
+			else
+				snprintf(lo, sizeof(lo), "%g", r->lo[k]);
+			if (r->hi[k] == INFINITY)
+				snprintf(hi, sizeof(hi), "inf");
+			else
+				snprintf(hi, sizeof(hi), "%g", r->hi[k]);
+			snprintf(b[k], sizeof(b[k]), "%c%s,%s%c", r->lo_incl[k] ? '[' : '(', lo, hi,
+				 r->hi_incl[k] ? ']' : ')');
+		}
+		printf("    %-12s  %-12s  %s\n", b[0], b[1], mf_lspr_name(r->cls));
+	}
+}
+
+static void list_metrics(const struct mf_family *fam)
+{
+	size_t i, wn = 4, wu = 4;
+	for (i = 0; i < fam->nmetrics; i++) {
+		if (strlen(fam->metrics[i].name) > wn)
+			wn = strlen(fam->metrics[i].name);
+		if (strlen(fam->metrics[i].unit) > wu)
+			wu = strlen(fam->metrics[i].unit);
+	}
+	printf("%s: %zu metrics%s\n\n", fam->display, fam->nmetrics, fam->lspr ? " and the LSPR class" : "");
+	printf("%-*s  %-*s  %-10s  %s\n", (int)wn, "name", (int)wu, "unit", "revision", "description");
+	for (i = 0; i < fam->nmetrics; i++) {
+		const struct mf_metric *m = &fam->metrics[i];
+		printf("%-*s  %-*s  %-10s  %s%s\n", (int)wn, m->name, (int)wu, m->unit, m->revision, m->desc,
+		       (m->flags & MF_METRIC_AUX) ? " (helper)" : "");
+	}
+	if (fam->lspr)
+		printf("%-*s  %-*s  %-10s  %s\n", (int)wn, "LSPR", (int)wu, "class", "2024-12",
+		       "LSPR workload class (LOW, AVERAGE, HIGH) from L1MP and RNI");
+}
+
+int cmd_metrics(int argc, char **argv)
+{
+	const char *machine = NULL, *tables = NULL, *arg = NULL;
+	const struct mf_family *fam;
+	struct mf_kb *kb;
+	size_t i, k;
+	int rc = parse(argc, argv, metrics_help, true, &machine, &tables, &arg);
+	if (rc >= 0)
+		return rc;
+	kb = cli_load_kb(tables);
+	if (!kb)
+		return EXIT_DATA;
+	rc = resolve(kb, machine, &fam);
+	if (rc)
+		goto out;
+	if (!arg && fam) {
+		list_metrics(fam);
+	} else if (!arg) {
+		printf("%-22s  %s\n", "metric", "families");
+		for (k = 0; k < kb->nkeys; k++) {
+			size_t n = 0;
+			printf("%-22s  ", kb->keys[k]);
+			for (i = 0; i < kb->nfamilies; i++)
+				if (mf_report_key_index(&kb->families[i], kb->keys[k]) != -1)
+					printf("%s%s", n++ ? " " : "", kb->families[i].display);
+			putchar('\n');
+		}
+		printf("\nGive --machine F for a family's metrics with units, or a NAME for its formula.\n");
+	} else if (strcasecmp(arg, "LSPR") == 0) {
+		show_lspr(kb);
+	} else {
+		size_t n = 0;
+		for (i = 0; i < kb->nfamilies; i++) {
+			int idx;
+			if (fam ? &kb->families[i] != fam : &kb->families[i] == mf_kb_generic(kb))
+				continue;
+			idx = mf_family_metric(&kb->families[i], arg);
+			if (idx >= 0) {
+				if (n++)
+					putchar('\n');
+				show_metric(&kb->families[i], &kb->families[i].metrics[idx]);
+			}
+		}
+		if (!n) {
+			if (fam)
+				cli_err("metric '%s' is not defined on %s (see mfstat metrics --machine %s)", arg,
+					fam->display, fam->key);
+			else
+				cli_err("unknown metric '%s' (see mfstat metrics)", arg);
+			rc = EXIT_DATA;
+		}
+	}
+out:
+	mf_kb_free(kb);
+	return rc;
+}
+
+static void machine_types(const struct mf_kb *kb, const struct mf_family *fam, char *buf, size_t n)
+{
+	size_t i, used = 0;
+	buf[0] = '\0';
+	for (i = 0; i < kb->nmachines; i++) {
+		if (kb->machines[i].family != fam)
+			continue;
+		int k = snprintf(buf + used, n - used, "%s%u", used ? "," : "", kb->machines[i].type);
+		if (k > 0 && (size_t)k < n - used)
+			used += (size_t)k;
+	}
+}
+
+int cmd_machines(int argc, char **argv)
+{
+	const char *machine = NULL, *tables = NULL, *arg = NULL;
+	struct mf_kb *kb;
+	size_t i;
+	int rc = parse(argc, argv, machines_help, false, &machine, &tables, &arg);
+	if (rc >= 0)
+		return rc;
+	kb = cli_load_kb(tables);
+	if (!kb)
+		return EXIT_DATA;
+	if (!arg) {
+		printf("%-8s  %-10s  %-4s  %-4s  %-30s  %s\n", "family", "types", "csvn", "cfvn", "models (nominal MHz)",
+		       "description");
+		for (i = 0; i < kb->nfamilies; i++) {
+			const struct mf_family *fam = &kb->families[i];
+			char types[64], models[160], cfvn[16] = "-";
+			size_t k, used = 0, cu = 0;
+			if (fam == mf_kb_generic(kb))
+				continue;
+			machine_types(kb, fam, types, sizeof(types));
+			models[0] = '\0';
+			for (k = 0; k < kb->nmachines; k++) {
+				if (kb->machines[k].family != fam)
+					continue;
+				int n = snprintf(models + used, sizeof(models) - used, "%s%s %g", used ? ", " : "",
+						 kb->machines[k].model, kb->machines[k].nominal_mhz);
+				if (n > 0 && (size_t)n < sizeof(models) - used)
+					used += (size_t)n;
+			}
+			for (k = 0; k < 32; k++)
+				if (fam->cfvn_mask & (1u << k)) {
+					int n = snprintf(cfvn + cu, sizeof(cfvn) - cu, "%s%zu", cu ? "," : "", k);
+					if (n > 0 && (size_t)n < sizeof(cfvn) - cu)
+						cu += (size_t)n;
+				}
+			printf("%-8s  %-10s  %-4d  %-4s  %-30s  %s\n", fam->display, types, fam->csvn, cfvn, models,
+			       fam->description);
+		}
+	} else {
+		const struct mf_family *fam;
+		const struct mf_machine *m;
+		char types[64];
+		size_t k;
+		if (mf_kb_resolve(kb, arg, strlen(arg), &fam, &m) != 0) {
+			cli_err("unknown machine '%s' (see mfstat machines)", arg);
+			rc = EXIT_DATA;
+			goto out;
+		}
+		machine_types(kb, fam, types, sizeof(types));
+		printf("%s: %s\n", fam->display, fam->description);
+		for (k = 0; k < kb->nmachines; k++)
+			if (kb->machines[k].family == fam)
+				printf("    type %u  %s, nominal %g MHz\n", kb->machines[k].type, kb->machines[k].model,
+				       kb->machines[k].nominal_mhz);
+		if (fam->csvn)
+			printf("    counter versions: CSVN (CTRVN2) %d, CFVN (CTRVN1) %s\n", fam->csvn,
+			       fam->cfvn_mask == 2 ? "1" : fam->cfvn_mask == 8 ? "3" : "1 or 3");
+		printf("    counter set sizes: basic %d, problem-state %s, crypto %d, extended %d, MT-diagnostic %d\n",
+		       fam->set_size[MF_SET_BASIC], fam->cfvn_mask == 8 ? "2" : fam->cfvn_mask == 2 ? "6" : "6 (CFVN 1) or 2 (CFVN 3)",
+		       fam->set_size[MF_SET_CRYPTO], fam->set_size[MF_SET_EXTENDED], fam->set_size[MF_SET_MTDIAG]);
+		printf("    %zu counters defined, %zu metrics%s\n", fam->ncounters, fam->nmetrics,
+		       fam->lspr ? ", LSPR class (zIIP and zAAP engines left out)" : "");
+		if (fam->ntopology) {
+			printf("    cache and topology (IBM CPU MF formula deck):\n");
+			for (k = 0; k < fam->ntopology; k++)
+				printf("      %-9s %s\n", fam->topology[k].item, fam->topology[k].value);
+		}
+	}
+out:
+	mf_kb_free(kb);
+	return rc;
+}

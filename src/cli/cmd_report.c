@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/* mfstat report: read counter files, group, compute, write. */
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_REASONS 32
+#define MAX_SHOWN_SKIPS 10
+
+static const char report_help[] =
+	"Usage: mfstat report [OPTIONS] FILE...\n"
+	"\n"
+	"Computes the CPU-MF metrics (CPI, L1MP, sourcing, RNI, LPARCPU, TLB, AIU)\n"
+	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
+	"\n"
+	"Options:\n"
+	"  --input FORMAT     input format: csv (default: detected from the content)\n"
+	"  -f, --format FMT   output format: text (default), csv or json\n"
+	"  -o, --output FILE  write the report to FILE instead of standard output\n"
+	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
+	"                     type (e.g. 3931) for rows whose data names none\n"
+	"  --by LIST          group by any of system,lpar,pool,interval,cpu\n"
+	"                     (default system,lpar,pool,interval; \"\" = one group)\n"
+	"  --skip-bad-rows    skip rows with bad data, counting them by reason\n"
+	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
+	"  -q, --quiet        no warnings on standard error\n"
+	"  -v, --verbose      say why metrics are not available\n"
+	"  -h, --help         this help\n";
+
+struct skips {
+	size_t n;
+	char *reason[MAX_REASONS];
+	uint64_t count[MAX_REASONS];
+	uint64_t total;
+};
+
+/* A reason for counting: the message with quoted values and numbers blanked. */
+static void count_skip(struct skips *sk, const char *msg)
+{
+	char norm[256];
+	size_t i = 0, k;
+	bool inq = false;
+
+	for (; *msg && i + 2 < sizeof(norm); msg++) {
+		if (*msg == '\'') {
+			if (!inq)
+				norm[i++] = '\'', norm[i++] = '.';
+			inq = !inq;
+			if (!inq)
+				norm[i++] = '\'';
+			continue;
+		}
+		if (inq)
+			continue;
+		if (isdigit((unsigned char)*msg) && (i == 0 || !isalpha((unsigned char)norm[i - 1]))) {
+			norm[i++] = 'N';
+			while (isdigit((unsigned char)msg[1]))
+				msg++;
+			continue;
+		}
+		norm[i++] = *msg;
+	}
+	norm[i] = '\0';
+	sk->total++;
+	for (k = 0; k < sk->n; k++) {
+		if (strcmp(sk->reason[k], norm) == 0) {
+			sk->count[k]++;
+			return;
+		}
+	}
+	if (sk->n < MAX_REASONS) {
+		sk->reason[sk->n] = strdup(norm);
+		if (sk->reason[sk->n])
+			sk->count[sk->n++] = 1;
+	} else {
+		sk->count[MAX_REASONS - 1]++;
+	}
+}
+
+struct warnings {
+	size_t n, cap;
+	char **w;
+};
+
+static void add_warning(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(struct warnings *w, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[600];
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 8;
+		char **n = realloc(w->w, cap * sizeof(*n));
+		if (!n)
+			return;
+		w->w = n;
+		w->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	w->w[w->n] = strdup(buf);
+	if (w->w[w->n])
+		w->n++;
+}
+
+static void describe_group(const struct mf_group *g, const struct mf_strtab *tab, char *buf, size_t n)
+{
+	char t[48];
+	const char *sys = mf_strtab_get(tab, g->system), *lpar = mf_strtab_get(tab, g->lpar);
+	const char *pool = mf_pool_name(g->pool);
+	size_t used = 0;
+	buf[0] = '\0';
+#define PUT(...)                                                                    \
+	do {                                                                        \
+		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);               \
+		if (k_ > 0 && (size_t)k_ < n - used)                                \
+			used += (size_t)k_;                                         \
+	} while (0)
+	PUT("%s", g->family->display);
+	if (sys)
+		PUT(" system %s", sys);
+	if (lpar)
+		PUT(" lpar %s", lpar);
+	if (pool)
+		PUT(" pool %s", pool);
+	if (g->has_start) {
+		mf_time_format(g->start_us, t, sizeof(t));
+		PUT(" interval %s", t);
+	}
+	if (g->cpu >= 0)
+		PUT(" cpu %lld", (long long)g->cpu);
+#undef PUT
+}
+
+/* Turns per-group data doubts into warnings: one per kind, naming the first group and the count. */
+static void doubt_warnings(const struct mf_result *res, size_t n, const struct mf_strtab *tab, struct warnings *w)
+{
+	static const struct { unsigned bit; const char *text; } kinds[] = {
+		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is negative (%.0f) in %zu group%s, first %s; the "
+				    "sourcing counters add up to more than the level-1 misses"},
+		{MF_DOUBT_MIXED_CPSP, "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
+				      "are not available there"},
+		{MF_DOUBT_PARTIAL, "counter %s is present in only some rows of %zu group%s, first %s: treated as "
+				   "not available there"},
+		{MF_DOUBT_OVERFLOW, "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
+	};
+	size_t k, i;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		size_t count = 0, first = 0;
+		char where[300];
+		for (i = 0; i < n; i++)
+			if (res[i].doubts & kinds[k].bit) {
+				if (!count)
+					first = i;
+				count++;
+			}
+		if (!count)
+			continue;
+		describe_group(res[first].group, tab, where, sizeof(where));
+		switch (kinds[k].bit) {
+		case MF_DOUBT_NEGATIVE:
+			add_warning(w, kinds[k].text, res[first].group->family->metrics[res[first].negative_metric].name,
+				    res[first].value[res[first].negative_metric], count, count == 1 ? "" : "s", where);
+			break;
+		case MF_DOUBT_PARTIAL:
+			add_warning(w, kinds[k].text,
+				    res[first].group->family->counters[res[first].partial_slot].short_name, count,
+				    count == 1 ? "" : "s", where);
+			break;
+		default:
+			add_warning(w, kinds[k].text, count, count == 1 ? "" : "s", where);
+			break;
+		}
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"input", required_argument, NULL, 'I'}, {"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'}, {"machine", required_argument, NULL, 'm'},
+		{"by", required_argument, NULL, 'b'},     {"skip-bad-rows", no_argument, NULL, 's'},
+		{"tables", required_argument, NULL, 'T'}, {"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *input = NULL, *format = "text", *out = NULL, *machine = NULL, *by_s = NULL, *tables = NULL;
+	bool skip = false, verbose = false;
+	struct mf_kb *kb = NULL;
+	struct mf_strtab *tab = NULL;
+	struct mf_grouper *grp = NULL;
+	struct mf_sample *s = NULL;
+	struct mf_result *res = NULL;
+	struct skips sk;
+	struct warnings warn;
+	struct mf_reader_opts ro;
+	struct mf_report rep;
+	size_t ngroups = 0, i, shown = 0;
+	uint64_t rows = 0;
+	unsigned by = MF_BY_DEFAULT;
+	int c, rc = EXIT_OK;
+	FILE *fp = NULL;
+
+	memset(&sk, 0, sizeof(sk));
+	memset(&warn, 0, sizeof(warn));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "f:o:qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'I': input = optarg; break;
+		case 'f': format = optarg; break;
+		case 'o': out = optarg; break;
+		case 'm': machine = optarg; break;
+		case 'b': by_s = optarg; break;
+		case 's': skip = true; break;
+		case 'T': tables = optarg; break;
+		case 'q': cli_quiet = true; break;
+		case 'v': verbose = true; break;
+		case 'h': fputs(report_help, stdout); return EXIT_OK;
+		default:
+			if (optopt)
+				cli_err("report: option -%c %s", optopt,
+					strchr("fo", optopt) ? "needs a value" : "is not known");
+			else
+				cli_err("report: option %s is not known or needs a value", argv[optind - 1]);
+			fputs("Try 'mfstat report --help'.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
+		cli_err("report: -f must be text, csv or json, not '%s'", format);
+		return EXIT_USAGE;
+	}
+	if (input) {
+		const char *const *f = mf_reader_formats();
+		while (*f && strcmp(*f, input))
+			f++;
+		if (!*f) {
+			cli_err("report: --input must be one of: csv (not '%s')", input);
+			return EXIT_USAGE;
+		}
+	}
+	if (by_s) {
+		size_t bad;
+		if (mf_by_parse(by_s, &by, &bad)) {
+			cli_err("report: --by: '%s' is not one of system,lpar,pool,interval,cpu", by_s + bad);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		cli_err("report: no input files (give - to read standard input)");
+		return EXIT_USAGE;
+	}
+	kb = cli_load_kb(tables);
+	if (!kb)
+		return EXIT_DATA;
+	memset(&ro, 0, sizeof(ro));
+	ro.kb = kb;
+	ro.format = input;
+	if (machine) {
+		if (mf_kb_resolve(kb, machine, strlen(machine), &ro.family, &ro.machine) != 0 ||
+		    ro.family == mf_kb_generic(kb)) {
+			cli_err("report: unknown machine '%s' (see mfstat machines)", machine);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	tab = mf_strtab_new();
+	grp = mf_grouper_new(by);
+	s = malloc(sizeof(*s));
+	if (!tab || !grp || !s) {
+		cli_err("out of memory");
+		rc = EXIT_DATA;
+		goto out;
+	}
+	ro.strtab = tab;
+	for (i = (size_t)optind; i < (size_t)argc; i++) {
+		struct mf_reader *r = NULL;
+		struct mf_error e;
+		size_t k;
+		int got;
+		mf_error_clear(&e);
+		got = mf_reader_open(&r, argv[i], &ro, &e);
+		if (got) {
+			cli_diag(&e, "error");
+			rc = got == MF_EUSAGE ? EXIT_USAGE : EXIT_DATA;
+			goto out;
+		}
+		for (;;) {
+			mf_error_clear(&e);
+			got = mf_reader_next(r, s, &e);
+			if (got == 0)
+				break;
+			if (got == 1) {
+				rows++;
+				if (mf_grouper_add(grp, s)) {
+					cli_err("out of memory");
+					rc = EXIT_DATA;
+					mf_reader_close(r);
+					goto out;
+				}
+				continue;
+			}
+			if (!skip || got == MF_EIO || got == MF_ENOMEM) {
+				cli_diag(&e, "error");
+				if (!skip && got != MF_EIO && got != MF_ENOMEM)
+					fputs("mfstat: (use --skip-bad-rows to skip bad rows and count them)\n", stderr);
+				rc = EXIT_DATA;
+				mf_reader_close(r);
+				goto out;
+			}
+			count_skip(&sk, e.msg);
+			if (shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
+				cli_diag(&e, "skipped");
+		}
+		for (k = 0; k < mf_reader_nwarnings(r); k++)
+			add_warning(&warn, "%s", mf_reader_warning(r, k));
+		mf_reader_close(r);
+	}
+	{
+		struct mf_group *const *groups = mf_grouper_groups(grp, tab, &ngroups);
+		res = mf_results_new(groups, ngroups);
+		if (!res) {
+			cli_err("out of memory");
+			rc = EXIT_DATA;
+			goto out;
+		}
+		for (i = 0; i < ngroups; i++)
+			mf_metrics_compute(kb, groups[i], &res[i]);
+	}
+	if (sk.total > MAX_SHOWN_SKIPS && !cli_quiet)
+		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(sk.total - MAX_SHOWN_SKIPS));
+	if (sk.total)
+		add_warning(&warn, "%llu bad row%s skipped (--skip-bad-rows)", (unsigned long long)sk.total,
+			    sk.total == 1 ? "" : "s");
+	doubt_warnings(res, ngroups, tab, &warn);
+	if (rows == 0)
+		add_warning(&warn, "no data rows in the input");
+	if (verbose) {
+		for (i = 0; i < ngroups; i++) {
+			const struct mf_family *fam = res[i].group->family;
+			size_t j;
+			char where[300];
+			describe_group(res[i].group, tab, where, sizeof(where));
+			for (j = 0; j < fam->nreport; j++) {
+				int m = fam->report[j];
+				char why[200];
+				if (m == MF_REPORT_LSPR) {
+					if (res[i].lspr == MF_LSPR_NONE)
+						fprintf(stderr, "mfstat: %s: LSPR n/a: %s\n", where,
+							res[i].lspr_why == MF_LSPR_ONLY_EXCLUDED
+								? "only zIIP/zAAP engines, which the LSPR match leaves out"
+								: "L1MP or RNI not available");
+					continue;
+				}
+				if (!isnan(res[i].value[m]))
+					continue;
+				mf_na_explain(fam, &res[i].na[m], why, sizeof(why));
+				fprintf(stderr, "mfstat: %s: %s n/a: %s\n", where, fam->metrics[m].name, why);
+			}
+		}
+	}
+	for (i = 0; i < warn.n; i++)
+		cli_warn("%s", warn.w[i]);
+	fp = cli_open_out(out);
+	if (!fp) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	memset(&rep, 0, sizeof(rep));
+	rep.kb = kb;
+	rep.tab = tab;
+	rep.by = by;
+	rep.ngroups = ngroups;
+	rep.results = res;
+	rep.rows_read = rows;
+	rep.rows_skipped = sk.total;
+	rep.nreasons = sk.n;
+	rep.reason = (const char *const *)sk.reason;
+	rep.reason_count = sk.count;
+	rep.nwarnings = warn.n;
+	rep.warnings = (const char *const *)warn.w;
+	rep.nfiles = (size_t)(argc - optind);
+	if (strcmp(format, "json") == 0)
+		c = mf_out_json(fp, &rep);
+	else if (strcmp(format, "csv") == 0)
+		c = mf_out_csv(fp, &rep);
+	else
+		c = mf_out_text(fp, &rep);
+	if (c == MF_ENOMEM)
+		cli_err("out of memory");
+	rc = cli_close_out(fp, out);
+	if (c && !rc)
+		rc = EXIT_DATA;
+out:
+	mf_results_free(res, ngroups);
+	mf_grouper_free(grp);
+	mf_strtab_free(tab);
+	mf_kb_free(kb);
+	free(s);
+	for (i = 0; i < sk.n; i++)
+		free(sk.reason[i]);
+	for (i = 0; i < warn.n; i++)
+		free(warn.w[i]);
+	free(warn.w);
+	return rc;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* mfstat: the command-line front end.  Options and printing only. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef MFSTAT_VERSION
+#define MFSTAT_VERSION "0"
+#endif
+
+static void usage(FILE *fp)
+{
+	fputs("Usage: mfstat COMMAND [OPTIONS] [ARGS]\n"
+	      "\n"
+	      "Turns IBM Z CPU Measurement Facility counters into CPI, L1MP, sourcing,\n"
+	      "RNI and the LSPR workload class.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  report [OPTIONS] FILE...     metrics from counter files (- is standard input)\n"
+	      "  counters [--machine F] [C]   list the counters of a family, or explain one\n"
+	      "  metrics [--machine F] [M]    list the metrics, or show one with its formula\n"
+	      "  machines [F]                 list the machine families, or show one\n"
+	      "\n"
+	      "Options for every command:\n"
+	      "  --tables DIR   read knowledge-base files from DIR before the built-in ones\n"
+	      "  -h, --help     help for the command\n"
+	      "  --version      print the version\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 data error, 2 usage error, 3 measurement impossible.\n"
+	      "See mfstat(1) and `mfstat COMMAND --help`.\n",
+	      fp);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		printf("mfstat %s\n", MFSTAT_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "counters") == 0)
+		return cmd_counters(argc - 1, argv + 1);
+	if (strcmp(cmd, "metrics") == 0)
+		return cmd_metrics(argc - 1, argv + 1);
+	if (strcmp(cmd, "machines") == 0)
+		return cmd_machines(argc - 1, argv + 1);
+	cli_err("unknown command '%s' (see mfstat --help)", cmd);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+#include "mfstat/group.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct mf_grouper {
+	unsigned by;
+	struct mf_group **slots; /* open addressing */
+	size_t nslots;
+	struct mf_group **list;
+	size_t n, cap;
+	struct mf_group *last;
+	bool sorted;
+	const struct mf_strtab *tab; /* for sorting */
+};
+
+int mf_by_parse(const char *s, unsigned *by, size_t *bad)
+{
+	static const struct { const char *name; unsigned bit; } items[] = {
+		{"system", MF_BY_SYSTEM}, {"lpar", MF_BY_LPAR}, {"pool", MF_BY_POOL},
+		{"interval", MF_BY_INTERVAL}, {"cpu", MF_BY_CPU}};
+	const char *p = s;
+
+	*by = 0;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p), k;
+		for (k = 0; k < sizeof(items) / sizeof(items[0]); k++)
+			if (strlen(items[k].name) == len && strncasecmp(items[k].name, p, len) == 0)
+				break;
+		if (k == sizeof(items) / sizeof(items[0])) {
+			*bad = (size_t)(p - s);
+			return -1;
+		}
+		*by |= items[k].bit;
+		if (!e)
+			break;
+		p = e + 1;
+		if (!*p) {
+			*bad = (size_t)(p - s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct mf_grouper *mf_grouper_new(unsigned by)
+{
+	struct mf_grouper *g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->by = by;
+	return g;
+}
+
+static void group_free(struct mf_group *grp)
+{
+	free(grp->sum);
+	free(grp->sum_lspr);
+	free(grp->intervals);
+	free(grp->ihash);
+	free(grp->cpus);
+	free(grp);
+}
+
+void mf_grouper_free(struct mf_grouper *g)
+{
+	size_t i;
+	if (!g)
+		return;
+	for (i = 0; i < g->n; i++)
+		group_free(g->list[i]);
+	free(g->list);
+	free(g->slots);
+	free(g);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* The key of a sample under the grouping, written into a group-shaped struct. */
+static void make_key(const struct mf_grouper *g, const struct mf_sample *s, struct mf_group *k)
+{
+	k->family = s->family;
+	k->system = (g->by & MF_BY_SYSTEM) ? s->system : 0;
+	k->lpar = (g->by & MF_BY_LPAR) ? s->lpar : 0;
+	k->pool = (g->by & MF_BY_POOL) ? s->pool : MF_POOL_NONE;
+	k->cpu = (g->by & MF_BY_CPU) ? s->cpu : -1;
+	k->has_start = (g->by & MF_BY_INTERVAL) ? s->has_start : false;
+	k->start_us = k->has_start ? s->start_us : 0;
+}
+
+static uint64_t key_hash(const struct mf_group *k)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k->family;
+	h = mix(h, k->system);
+	h = mix(h, k->lpar);
+	h = mix(h, (uint64_t)k->pool);
+	h = mix(h, (uint64_t)k->cpu);
+	h = mix(h, (uint64_t)k->start_us + k->has_start);
+	return h;
+}
+
+static bool key_eq(const struct mf_group *a, const struct mf_group *b)
+{
+	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
+	       a->cpu == b->cpu && a->has_start == b->has_start && a->start_us == b->start_us;
+}
+
+static int rehash(struct mf_grouper *g, size_t nslots)
+{
+	struct mf_group **s = calloc(nslots, sizeof(*s));
+	size_t i;
+	if (!s)
+		return MF_ENOMEM;
+	for (i = 0; i < g->n; i++) {
+		size_t j = key_hash(g->list[i]) & (nslots - 1);
+		while (s[j])
+			j = (j + 1) & (nslots - 1);
+		s[j] = g->list[i];
+	}
+	free(g->slots);
+	g->slots = s;
+	g->nslots = nslots;
+	return 0;
+}
+
+static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group *k)
+{
+	size_t j;
+	struct mf_group *grp;
+
+	if (g->last && key_eq(g->last, k))
+		return g->last;
+	if (!g->slots && rehash(g, 256))
+		return NULL;
+	for (j = key_hash(k) & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
+		if (key_eq(g->slots[j], k))
+			return g->last = g->slots[j];
+	grp = calloc(1, sizeof(*grp));
+	if (!grp)
+		return NULL;
+	grp->family = k->family;
+	grp->system = k->system;
+	grp->lpar = k->lpar;
+	grp->pool = k->pool;
+	grp->cpu = k->cpu;
+	grp->has_start = k->has_start;
+	grp->start_us = k->start_us;
+	grp->sum = calloc(k->family->ncounters ? k->family->ncounters : 1, sizeof(*grp->sum));
+	if (!grp->sum) {
+		free(grp);
+		return NULL;
+	}
+	memset(grp->present_all, 0xff, sizeof(grp->present_all));
+	grp->cpsp_min = INFINITY;
+	grp->cpsp_max = -INFINITY;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		struct mf_group **nl = realloc(g->list, cap * sizeof(*nl));
+		if (!nl) {
+			group_free(grp);
+			return NULL;
+		}
+		g->list = nl;
+		g->cap = cap;
+	}
+	g->list[g->n++] = grp;
+	g->slots[j] = grp;
+	g->sorted = false;
+	if (g->n * 2 > g->nslots && rehash(g, g->nslots * 2))
+		return NULL;
+	return g->last = grp;
+}
+
+static uint64_t ihash_of(int64_t v)
+{
+	return mix(0x51ed27, (uint64_t)v);
+}
+
+static int ihash_build(struct mf_group *grp, size_t size)
+{
+	uint32_t *h = calloc(size, sizeof(*h));
+	size_t i;
+	if (!h)
+		return MF_ENOMEM;
+	for (i = 0; i < grp->nintervals; i++) {
+		size_t j = ihash_of(grp->intervals[i].start_us) & (size - 1);
+		while (h[j])
+			j = (j + 1) & (size - 1);
+		h[j] = (uint32_t)(i + 1);
+	}
+	free(grp->ihash);
+	grp->ihash = h;
+	grp->ihash_size = size;
+	return 0;
+}
+
+/* The interval record of a sample within its group (one per distinct start time). */
+static struct mf_interval *find_interval(struct mf_group *grp, const struct mf_sample *s)
+{
+	struct mf_interval *iv;
+	int64_t start = s->has_start ? s->start_us : INT64_MIN;
+	size_t i;
+
+	if (grp->nintervals && grp->intervals[grp->last_interval].start_us == start)
+		return &grp->intervals[grp->last_interval];
+	if (grp->ihash) {
+		size_t j;
+		for (j = ihash_of(start) & (grp->ihash_size - 1); grp->ihash[j]; j = (j + 1) & (grp->ihash_size - 1)) {
+			i = grp->ihash[j] - 1;
+			if (grp->intervals[i].start_us == start) {
+				grp->last_interval = i;
+				return &grp->intervals[i];
+			}
+		}
+	} else {
+		for (i = 0; i < grp->nintervals; i++) {
+			if (grp->intervals[i].start_us == start) {
+				grp->last_interval = i;
+				return &grp->intervals[i];
+			}
+		}
+	}
+	if (grp->nintervals == grp->capintervals) {
+		size_t cap = grp->capintervals ? grp->capintervals * 2 : 4;
+		struct mf_interval *n = realloc(grp->intervals, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		grp->intervals = n;
+		grp->capintervals = cap;
+	}
+	iv = &grp->intervals[grp->nintervals];
+	memset(iv, 0, sizeof(*iv));
+	iv->start_us = start;
+	iv->has_start = s->has_start;
+	grp->last_interval = grp->nintervals++;
+	if (grp->nintervals > 16 && (grp->nintervals * 2 > grp->ihash_size)) {
+		if (ihash_build(grp, grp->ihash_size ? grp->ihash_size * 2 : 64))
+			return NULL;
+	} else if (grp->ihash) {
+		size_t j = ihash_of(start) & (grp->ihash_size - 1);
+		while (grp->ihash[j])
+			j = (j + 1) & (grp->ihash_size - 1);
+		grp->ihash[j] = (uint32_t)grp->nintervals;
+	}
+	return &grp->intervals[grp->last_interval];
+}
+
+static int add_cpu(struct mf_group *grp, int64_t cpu)
+{
+	size_t lo = 0, hi = grp->ncpus;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (grp->cpus[mid] < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < grp->ncpus && grp->cpus[lo] == cpu)
+		return 0;
+	if (grp->ncpus == grp->capcpus) {
+		size_t cap = grp->capcpus ? grp->capcpus * 2 : 8;
+		int64_t *n = realloc(grp->cpus, cap * sizeof(*n));
+		if (!n)
+			return MF_ENOMEM;
+		grp->cpus = n;
+		grp->capcpus = cap;
+	}
+	memmove(&grp->cpus[lo + 1], &grp->cpus[lo], (grp->ncpus - lo) * sizeof(*grp->cpus));
+	grp->cpus[lo] = cpu;
+	grp->ncpus++;
+	return 0;
+}
+
+int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
+{
+	struct mf_group key, *grp;
+	struct mf_interval *iv;
+	uint64_t row[MF_BITWORDS] = {0};
+	bool lspr;
+	size_t i;
+
+	make_key(g, s, &key);
+	grp = find_or_add(g, &key);
+	if (!grp)
+		return MF_ENOMEM;
+	lspr = !(s->family->lspr_exclude & (1u << s->pool));
+	if (grp->rows == 0) {
+		grp->machine = s->machine;
+	} else if (grp->machine != s->machine) {
+		grp->machine = NULL;
+		grp->machine_mixed = true;
+	}
+	/*
+	 * LSPR counts only some engines (cpumf-formulas.md, LSPR): sum[] holds all
+	 * rows; sum_lspr[] is kept only once the group mixes counted and excluded
+	 * engines, so pure groups pay for one sum.
+	 */
+	if (grp->rows > 0 && !grp->sum_lspr && (grp->rows_lspr == grp->rows) != lspr) {
+		grp->sum_lspr = calloc(s->family->ncounters ? s->family->ncounters : 1, sizeof(*grp->sum_lspr));
+		if (!grp->sum_lspr)
+			return MF_ENOMEM;
+		if (grp->rows_lspr == grp->rows)
+			memcpy(grp->sum_lspr, grp->sum, s->family->ncounters * sizeof(*grp->sum));
+	}
+	grp->rows++;
+	if (lspr)
+		grp->rows_lspr++;
+	for (i = 0; i < s->n; i++) {
+		unsigned slot = s->slot[i];
+		uint64_t v = s->value[i];
+		if (__builtin_add_overflow(grp->sum[slot], v, &grp->sum[slot]))
+			grp->overflow[slot >> 6] |= UINT64_C(1) << (slot & 63);
+		row[slot >> 6] |= UINT64_C(1) << (slot & 63);
+	}
+	if (grp->sum_lspr && lspr)
+		for (i = 0; i < s->n; i++)
+			if (__builtin_add_overflow(grp->sum_lspr[s->slot[i]], s->value[i], &grp->sum_lspr[s->slot[i]]))
+				grp->overflow[s->slot[i] >> 6] |= UINT64_C(1) << (s->slot[i] & 63);
+	for (i = 0; i < MF_BITWORDS; i++) {
+		grp->present_all[i] &= row[i];
+		grp->present_any[i] |= row[i];
+	}
+	if (!isnan(s->cpsp)) {
+		if (s->cpsp < grp->cpsp_min)
+			grp->cpsp_min = s->cpsp;
+		if (s->cpsp > grp->cpsp_max)
+			grp->cpsp_max = s->cpsp;
+		grp->ncpsp++;
+		if (s->cpsp_nominal)
+			grp->nnominal++;
+	}
+	grp->user_only |= s->user_only;
+	iv = find_interval(grp, s);
+	if (!iv)
+		return MF_ENOMEM;
+	iv->nrows++;
+	if (!isnan(s->seconds)) {
+		iv->sum_seconds += s->seconds;
+		iv->nseconds++;
+	}
+	if (s->cpu >= 0 && add_cpu(grp, s->cpu))
+		return MF_ENOMEM;
+	return 0;
+}
+
+static const struct mf_strtab *sort_tab;
+
+static int cmp_str(uint32_t a, uint32_t b)
+{
+	const char *x, *y;
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	x = mf_strtab_get(sort_tab, a);
+	y = mf_strtab_get(sort_tab, b);
+	return strcmp(x, y);
+}
+
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct mf_group *a = *(struct mf_group *const *)pa, *b = *(struct mf_group *const *)pb;
+	int c;
+	if (a->family != b->family)
+		return strcmp(a->family->key, b->family->key);
+	if ((c = cmp_str(a->system, b->system)))
+		return c;
+	if ((c = cmp_str(a->lpar, b->lpar)))
+		return c;
+	if (a->pool != b->pool)
+		return a->pool < b->pool ? -1 : 1;
+	if (a->has_start != b->has_start)
+		return a->has_start ? 1 : -1;
+	if (a->start_us != b->start_us)
+		return a->start_us < b->start_us ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return 0;
+}
+
+struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n)
+{
+	if (!g->sorted && g->n) {
+		/* qsort has no context argument in C17; sorting is not reentrant. */
+		sort_tab = tab;
+		qsort(g->list, g->n, sizeof(*g->list), cmp_group);
+		sort_tab = NULL;
+		g->sorted = true;
+		g->last = NULL;
+	}
+	*n = g->n;
+	return g->list;
+}
+
+double mf_group_interval_seconds(const struct mf_group *grp)
+{
+	double total = 0;
+	size_t i;
+	if (grp->nintervals == 0)
+		return NAN;
+	for (i = 0; i < grp->nintervals; i++) {
+		const struct mf_interval *iv = &grp->intervals[i];
+		if (iv->nseconds == 0)
+			return NAN;
+		total += iv->sum_seconds / iv->nseconds;
+	}
+	return total;
+}
+
+uint64_t mf_group_cpus(const struct mf_group *grp)
+{
+	uint64_t most = 0;
+	size_t i;
+	if (grp->ncpus)
+		return grp->ncpus;
+	for (i = 0; i < grp->nintervals; i++)
+		if (grp->intervals[i].nrows > most)
+			most = grp->intervals[i].nrows;
+	return most;
+}

@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for the canonical counter CSV: a header naming identity columns and
+ * counters (short names such as B0 and E143, or the family's Linux names),
+ * then one row of unsigned 64-bit deltas per CPU and interval.  Rows are read
+ * from large blocks without copying; counter fields are parsed as integers.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "reader_int.h"
+
+#define MAX_LINE ((size_t)1 << 26) /* 64 MiB: beyond that it is not a counter CSV */
+#define MAX_COLS 4096
+
+enum colkind { COL_SYSTEM, COL_LPAR, COL_CPU, COL_POOL, COL_MACHINE, COL_CPSP, COL_START, COL_SECONDS, COL_COUNTER };
+
+static const char *const id_names[] = {"system", "lpar", "cpu", "pool", "machine", "cpsp", "interval_start",
+				       "interval_seconds"};
+
+struct col {
+	int kind;
+	int number;   /* counter number for a short name, else -1 */
+	char *name;
+};
+
+struct fammap {
+	const struct mf_family *fam;
+	int16_t *slot; /* per column: dense counter slot on fam, or -1 */
+};
+
+struct csv {
+	size_t ncols;
+	struct col *cols;
+	bool has_machine;
+	struct fammap maps[64];
+	size_t nmaps;
+	long line;            /* number of the line last read */
+	const char **fs;      /* field starts of the current row */
+	size_t *fl;           /* field lengths */
+	char *unq;            /* unquoted copy of a quoted row */
+	size_t unq_cap;
+	/* Caches: consecutive rows usually repeat these values. */
+	char last_machine[32];
+	size_t last_machine_len;
+	const struct mf_family *lm_fam;
+	const struct mf_machine *lm_machine;
+	char last_start[48];
+	size_t last_start_len;
+	int64_t last_start_us;
+	unsigned long nominal_rows;
+	const struct mf_machine *nominal_machine;
+};
+
+static bool is_id_char(unsigned char c)
+{
+	return isalnum(c) || c == '_';
+}
+
+static int probe(const char *buf, size_t n)
+{
+	const char *nl = memchr(buf, '\n', n);
+	size_t len = nl ? (size_t)(nl - buf) : n, i;
+	int commas = 0, known = 0;
+	const char *f = buf;
+
+	if (memchr(buf, '\0', n))
+		return 0;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (c < 0x20 && c != '\t' && c != '\r')
+			return 0;
+		if (c >= 0x80)
+			return 0;
+	}
+	for (i = 0; i <= len; i++) {
+		if (i == len || buf[i] == ',') {
+			size_t fl = (size_t)(buf + i - f), k;
+			const char *p = f;
+			if (fl && *p == '"') {
+				p++;
+				fl = fl >= 2 ? fl - 2 : 0;
+			}
+			for (k = 0; k < sizeof(id_names) / sizeof(id_names[0]); k++)
+				if (strlen(id_names[k]) == fl && strncasecmp(id_names[k], p, fl) == 0)
+					known++;
+			if (mf_short_counter_number(p, fl) >= 0)
+				known++;
+			if (i < len)
+				commas++;
+			f = buf + i + 1;
+		}
+	}
+	if (known)
+		return 80;
+	return commas ? 20 : 0;
+}
+
+/* Points err at column col (1-based) of line text, showing a window around it. */
+static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, int code, const char *ls,
+		     const char *le, const char *at, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, int code, const char *ls,
+		     const char *le, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	long col = (long)(at - ls) + 1;
+
+	mf_error_set(err, code, r->path, c->line, col, "%s", "");
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	if (col > 120 && le - ls > 200) {
+		/* Long rows: show 100 bytes either side of the fault. */
+		const char *ws = at - 100;
+		const char *we = at + 100 < le ? at + 100 : le;
+		char tmp[240];
+		int n = snprintf(tmp, sizeof(tmp), "...%.*s%s", (int)(we - ws), ws, we < le ? "..." : "");
+		mf_error_set_text(err, tmp, (size_t)(n > 0 ? n : 0));
+		err->caret = 104;
+	} else {
+		mf_error_set_text(err, ls, (size_t)(le - ls));
+	}
+	return code;
+}
+
+/*
+ * Splits [ls, le) into fields.  Without quotes the fields point into the
+ * buffer; with quotes they point into c->unq.  Returns the field count, or
+ * -1 with *bad at a malformed quote.
+ */
+static long split(struct csv *c, const char *ls, const char *le, size_t maxf, const char **bad)
+{
+	size_t nf = 0;
+	const char *p = ls;
+
+	if (!memchr(ls, '"', (size_t)(le - ls))) {
+		for (;;) {
+			const char *q = memchr(p, ',', (size_t)(le - p));
+			if (nf == maxf)
+				return (long)maxf + 1;
+			c->fs[nf] = p;
+			if (!q) {
+				c->fl[nf++] = (size_t)(le - p);
+				break;
+			}
+			c->fl[nf++] = (size_t)(q - p);
+			p = q + 1;
+		}
+		return (long)nf;
+	}
+	if ((size_t)(le - ls) + 1 > c->unq_cap) {
+		char *nb = realloc(c->unq, (size_t)(le - ls) + 1);
+		if (!nb)
+			return -2;
+		c->unq = nb;
+		c->unq_cap = (size_t)(le - ls) + 1;
+	}
+	{
+		char *o = c->unq;
+		for (;;) {
+			const char *start = o;
+			if (nf == maxf)
+				return (long)maxf + 1;
+			if (p < le && *p == '"') {
+				p++;
+				for (;;) {
+					if (p >= le) {
+						*bad = p;
+						return -1;
+					}
+					if (*p == '"') {
+						if (p + 1 < le && p[1] == '"') {
+							*o++ = '"';
+							p += 2;
+							continue;
+						}
+						p++;
+						break;
+					}
+					*o++ = *p++;
+				}
+				if (p < le && *p != ',') {
+					*bad = p;
+					return -1;
+				}
+			} else {
+				while (p < le && *p != ',') {
+					if (*p == '"') {
+						*bad = p;
+						return -1;
+					}
+					*o++ = *p++;
+				}
+			}
+			c->fs[nf] = start;
+			c->fl[nf++] = (size_t)(o - start);
+			if (p >= le)
+				break;
+			p++; /* the comma */
+		}
+	}
+	return (long)nf;
+}
+
+/*
+ * Finds the end of the row starting at buf[pos]: the newline ending it,
+ * honouring quotes (a quoted field may hold newlines).  Returns a pointer to
+ * the newline, or NULL when the buffer ends first; *lines counts newlines.
+ */
+static const char *row_end(const char *s, const char *end, long *lines)
+{
+	const char *nl = memchr(s, '\n', (size_t)(end - s));
+	bool q = false;
+	const char *p;
+
+	*lines = 1;
+	if (!nl)
+		return NULL;
+	if (!memchr(s, '"', (size_t)(nl - s)))
+		return nl;
+	for (p = s; p < end; p++) {
+		if (*p == '"')
+			q = !q;
+		else if (*p == '\n') {
+			if (!q)
+				return p;
+			(*lines)++;
+		}
+	}
+	return NULL;
+}
+
+/* Reads the next raw row into [*ls, *le); returns 1, 0 at end, or an error. */
+static int next_row(struct mf_reader *r, struct csv *c, const char **ls, const char **le, struct mf_error *err)
+{
+	for (;;) {
+		struct mf_stream *st = &r->st;
+		const char *s = st->buf + st->pos, *end = st->buf + st->len, *nl;
+		long lines;
+		if (st->pos < st->len) {
+			nl = row_end(s, end, &lines);
+			if (!nl && st->eof) {
+				nl = end; /* last line without a newline */
+				lines = 1;
+			}
+			if (nl) {
+				c->line += lines;
+				*ls = s;
+				*le = nl > s && nl[-1] == '\r' ? nl - 1 : nl;
+				st->pos = (size_t)(nl - st->buf) + (nl < end ? 1 : 0);
+				return 1;
+			}
+		} else if (st->eof) {
+			return 0;
+		}
+		{
+			long got = mf_stream_fill(st, MAX_LINE, err);
+			if (got < 0) {
+				if (err && got == MF_EFORMAT) {
+					err->line = c->line + 1;
+				}
+				return (int)got;
+			}
+		}
+	}
+}
+
+static struct fammap *get_map(struct mf_reader *r, struct csv *c, const struct mf_family *fam)
+{
+	size_t i;
+	struct fammap *m;
+
+	for (i = 0; i < c->nmaps; i++)
+		if (c->maps[i].fam == fam)
+			return &c->maps[i];
+	if (c->nmaps == sizeof(c->maps) / sizeof(c->maps[0]))
+		return NULL;
+	m = &c->maps[c->nmaps];
+	m->slot = malloc(c->ncols * sizeof(*m->slot));
+	if (!m->slot)
+		return NULL;
+	for (i = 0; i < c->ncols; i++) {
+		const struct mf_counter *ctr = NULL;
+		m->slot[i] = -1;
+		if (c->cols[i].kind != COL_COUNTER)
+			continue;
+		if (c->cols[i].number >= 0)
+			ctr = mf_family_counter_num(fam, (unsigned)c->cols[i].number);
+		else
+			ctr = mf_family_counter(fam, c->cols[i].name, strlen(c->cols[i].name));
+		if (ctr)
+			m->slot[i] = fam->dense[ctr->number];
+	}
+	(void)r;
+	m->fam = fam;
+	c->nmaps++;
+	return m;
+}
+
+static int open_csv(struct mf_reader *r, struct mf_error *err)
+{
+	struct csv *c = calloc(1, sizeof(*c));
+	const char *ls, *le, *bad = NULL;
+	const struct mf_kb *kb = r->opts.kb;
+	long nf;
+	size_t i, j;
+	int rc;
+
+	if (!c)
+		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	r->state = c;
+	c->fs = malloc(MAX_COLS * sizeof(*c->fs));
+	c->fl = malloc(MAX_COLS * sizeof(*c->fl));
+	if (!c->fs || !c->fl)
+		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	/* Skip blank lines before the header. */
+	do {
+		rc = next_row(r, c, &ls, &le, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "empty file: no header line");
+	} while (ls == le);
+	if (memchr(ls, '\0', (size_t)(le - ls)))
+		return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
+				 "binary data (a NUL byte) in the header: not a counter CSV");
+	if (le - ls >= 3 && memcmp(ls, "\xEF\xBB\xBF", 3) == 0)
+		ls += 3; /* a UTF-8 byte order mark from spreadsheet exports */
+	nf = split(c, ls, le, MAX_COLS, &bad);
+	if (nf == -1)
+		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "malformed quoted field in the header");
+	if (nf < 0)
+		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	if ((size_t)nf > MAX_COLS)
+		return row_error(c, r, err, MF_EFORMAT, ls, le, ls, "more than %d columns", MAX_COLS);
+	c->ncols = (size_t)nf;
+	c->cols = calloc(c->ncols, sizeof(*c->cols));
+	if (!c->cols)
+		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	for (i = 0; i < c->ncols; i++) {
+		const char *f = c->fs[i];
+		size_t fl = c->fl[i], k;
+		const char *at = c->fs[i] >= ls && c->fs[i] <= le ? c->fs[i] : ls;
+		while (fl && (*f == ' ' || *f == '\t')) {
+			f++;
+			fl--;
+		}
+		while (fl && (f[fl - 1] == ' ' || f[fl - 1] == '\t'))
+			fl--;
+		c->cols[i].name = strndup(f, fl);
+		if (!c->cols[i].name)
+			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		c->cols[i].number = -1;
+		if (fl == 0)
+			return row_error(c, r, err, MF_EFORMAT, ls, le, at, "empty column name (column %zu)", i + 1);
+		for (k = 0; k < fl; k++)
+			if (!is_id_char((unsigned char)f[k]))
+				return row_error(c, r, err, MF_EFORMAT, ls, le, at + k,
+						 "invalid character in column name: not a counter CSV header");
+		for (k = 0; k < sizeof(id_names) / sizeof(id_names[0]); k++) {
+			if (strlen(id_names[k]) == fl && strncasecmp(id_names[k], f, fl) == 0) {
+				c->cols[i].kind = (int)k;
+				break;
+			}
+		}
+		if (k == sizeof(id_names) / sizeof(id_names[0])) {
+			int num = mf_short_counter_number(f, fl);
+			bool known = false;
+			c->cols[i].kind = COL_COUNTER;
+			c->cols[i].number = num;
+			for (k = 0; k < kb->nfamilies && !known; k++)
+				known = num >= 0 ? mf_family_counter_num(&kb->families[k], (unsigned)num) != NULL
+						 : mf_family_counter(&kb->families[k], f, fl) != NULL;
+			if (!known)
+				return row_error(c, r, err, MF_EFORMAT, ls, le, at,
+						 num >= 0 ? "counter %s is not defined on any machine family"
+							  : "unknown column '%s' (not an identity column, a short counter "
+							    "name or a Linux counter name of any family)",
+						 c->cols[i].name);
+		}
+		if (c->cols[i].kind == COL_MACHINE)
+			c->has_machine = true;
+		for (j = 0; j < i; j++) {
+			if (strcasecmp(c->cols[j].name, c->cols[i].name) == 0 ||
+			    (c->cols[i].number >= 0 && c->cols[j].number == c->cols[i].number))
+				return row_error(c, r, err, MF_EFORMAT, ls, le, at, "column %s repeats column %zu (%s)",
+						 c->cols[i].name, j + 1, c->cols[j].name);
+		}
+	}
+	/* Without a machine only basic and problem-state counters have a meaning. */
+	if (!c->has_machine && !r->opts.family) {
+		const struct mf_family *g = mf_kb_generic(kb);
+		struct fammap *m = get_map(r, c, g);
+		if (!m)
+			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		for (i = 0; i < c->ncols; i++) {
+			if (c->cols[i].kind == COL_COUNTER && m->slot[i] < 0) {
+				const char *at = c->fs[i] >= ls && c->fs[i] <= le ? c->fs[i] : ls;
+				return row_error(c, r, err, MF_ENOMACHINE, ls, le, at,
+						 "counter %s needs the machine family: add a machine column or give "
+						 "--machine (without one only basic and problem-state counters are read)",
+						 c->cols[i].name);
+			}
+		}
+	}
+	return 0;
+}
+
+static int parse_double(const char *f, size_t fl, double *v)
+{
+	char tmp[64];
+	char *end;
+	if (fl == 0 || fl >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, f, fl);
+	tmp[fl] = '\0';
+	if (!(isdigit((unsigned char)tmp[0]) || (tmp[0] == '.' && isdigit((unsigned char)tmp[1]))))
+		return -1;
+	*v = strtod(tmp, &end);
+	return *end == '\0' && isfinite(*v) ? 0 : -1;
+}
+
+static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *err)
+{
+	struct csv *c = r->state;
+	const struct mf_kb *kb = r->opts.kb;
+	const char *ls, *le, *bad = NULL;
+	const struct mf_family *fam;
+	const struct mf_machine *mach;
+	struct fammap *map;
+	long nf;
+	size_t i;
+	int rc;
+
+	do {
+		rc = next_row(r, c, &ls, &le, err);
+		if (rc == 0 && c->nominal_rows) {
+			mf_reader_warn(r, "%s: no cpsp value in %lu rows: used the nominal speed of machine type %u "
+					  "(%g MHz)",
+				       r->path, c->nominal_rows, c->nominal_machine->type,
+				       c->nominal_machine->nominal_mhz);
+			c->nominal_rows = 0;
+		}
+		if (rc <= 0)
+			return rc;
+	} while (ls == le);
+	mf_sample_reset(s);
+	nf = split(c, ls, le, c->ncols, &bad);
+	if (nf == -2)
+		return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+	if (nf == -1)
+		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "malformed quoted field");
+	if ((size_t)nf != c->ncols) {
+		if (memchr(ls, '\0', (size_t)(le - ls)))
+			return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
+					 "binary data (a NUL byte) in a row");
+		return row_error(c, r, err, MF_EFORMAT, ls, le, (size_t)nf > c->ncols ? c->fs[c->ncols - 1] : le,
+				 "row has %s fields than the header (%ld, header has %zu)",
+				 (size_t)nf > c->ncols ? "more" : "fewer", (size_t)nf > c->ncols ? (long)c->ncols + 1 : nf,
+				 c->ncols);
+	}
+	/* The family: the row's machine column, else --machine, else none. */
+	fam = r->opts.family;
+	mach = r->opts.machine;
+	if (c->has_machine) {
+		for (i = 0; c->cols[i].kind != COL_MACHINE; i++)
+			;
+		if (c->fl[i]) {
+			if (c->fl[i] != c->last_machine_len || memcmp(c->fs[i], c->last_machine, c->fl[i]) != 0) {
+				const struct mf_family *f2;
+				const struct mf_machine *m2;
+				if (c->fl[i] >= sizeof(c->last_machine) ||
+				    mf_kb_resolve(kb, c->fs[i], c->fl[i], &f2, &m2) != 0 || f2 == mf_kb_generic(kb))
+					return row_error(c, r, err, MF_ENOMACHINE, ls, le, c->fs[i],
+							 "unknown machine '%.*s' (expected a family such as z16 or a "
+							 "machine type such as 3931; see mfstat machines)",
+							 (int)(c->fl[i] > 40 ? 40 : c->fl[i]), c->fs[i]);
+				memcpy(c->last_machine, c->fs[i], c->fl[i]);
+				c->last_machine_len = c->fl[i];
+				c->lm_fam = f2;
+				c->lm_machine = m2;
+			}
+			fam = c->lm_fam;
+			mach = c->lm_machine;
+		}
+	}
+	if (!fam)
+		fam = mf_kb_generic(kb);
+	map = get_map(r, c, fam);
+	if (!map)
+		return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory (or more than 64 families)");
+	s->family = fam;
+	s->machine = mach;
+	for (i = 0; i < c->ncols; i++) {
+		const char *f = c->fs[i];
+		size_t fl = c->fl[i];
+		if (c->cols[i].kind == COL_COUNTER) {
+			const unsigned char *p = (const unsigned char *)f, *e = p + fl;
+			uint64_t v = 0;
+			int slot;
+			if (fl == 0)
+				continue; /* an empty field: the counter is absent in this row */
+			if (fl <= 19) {
+				/* Up to 19 digits cannot overflow 64 bits. */
+				for (; p < e; p++) {
+					unsigned d = (unsigned)*p - '0';
+					if (d > 9)
+						goto bad_number;
+					v = v * 10 + d;
+				}
+			} else {
+				for (; p < e; p++) {
+					unsigned d = (unsigned)*p - '0';
+					if (d > 9)
+						goto bad_number;
+					if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d, &v))
+						return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+								 "value of %s does not fit in 64 bits", c->cols[i].name);
+				}
+			}
+			slot = map->slot[i];
+			if (slot < 0) {
+				if (fam == mf_kb_generic(kb))
+					return row_error(c, r, err, MF_ENOMACHINE, ls, le, f,
+							 "counter %s needs the machine family, and this row names none",
+							 c->cols[i].name);
+				return row_error(c, r, err, MF_ENOCOUNTER, ls, le, f, "counter %s does not exist on %s",
+						 c->cols[i].name, fam->display);
+			}
+			s->slot[s->n] = (uint16_t)slot;
+			s->value[s->n] = v;
+			s->n++;
+			continue;
+bad_number:
+			{
+				const char *what = "not a number";
+				size_t k = 0;
+				while (k < fl && (f[k] == ' ' || f[k] == '\t'))
+					k++;
+				if (k < fl && f[k] == '-')
+					what = "a negative value (counters are unsigned deltas)";
+				else if (k < fl && isdigit((unsigned char)f[k])) {
+					size_t j = k;
+					while (j < fl && isdigit((unsigned char)f[j]))
+						j++;
+					if (j < fl && (f[j] == '.' || f[j] == 'e' || f[j] == 'E'))
+						what = "not an integer (counters are whole numbers)";
+				}
+				return row_error(c, r, err, MF_EFORMAT, ls, le, f, "%s: %s '%.*s'", c->cols[i].name, what,
+						 (int)(fl > 40 ? 40 : fl), f);
+			}
+		}
+		if (fl == 0)
+			continue;
+		switch (c->cols[i].kind) {
+		case COL_SYSTEM:
+			s->system = mf_strtab_intern(r->opts.strtab, f, fl);
+			if (!s->system)
+				return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+			break;
+		case COL_LPAR:
+			s->lpar = mf_strtab_intern(r->opts.strtab, f, fl);
+			if (!s->lpar)
+				return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+			break;
+		case COL_CPU: {
+			int64_t v = 0;
+			size_t k;
+			if (fl > 9)
+				return row_error(c, r, err, MF_EFORMAT, ls, le, f, "cpu number too large");
+			for (k = 0; k < fl; k++) {
+				if (!isdigit((unsigned char)f[k]))
+					return row_error(c, r, err, MF_EFORMAT, ls, le, f + k,
+							 "cpu must be a non-negative whole number");
+				v = v * 10 + (f[k] - '0');
+			}
+			s->cpu = v;
+			break;
+		}
+		case COL_POOL:
+			s->pool = mf_pool_parse(f, fl);
+			if (s->pool < 0)
+				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+						 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, IFL, ICF or RMF pool 1, 3, 6)",
+						 (int)(fl > 20 ? 20 : fl), f);
+			break;
+		case COL_MACHINE:
+			break;
+		case COL_CPSP:
+			if (parse_double(f, fl, &s->cpsp) || s->cpsp <= 0)
+				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+						 "cpsp must be a positive number (CPU speed in MHz)");
+			break;
+		case COL_START:
+			if (fl != c->last_start_len || memcmp(f, c->last_start, fl) != 0) {
+				int64_t us;
+				if (mf_time_parse(f, fl, &us))
+					return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+							 "interval_start must be an ISO 8601 time such as 2025-03-01T10:15:00Z");
+				if (fl < sizeof(c->last_start)) {
+					memcpy(c->last_start, f, fl);
+					c->last_start_len = fl;
+				} else {
+					c->last_start_len = 0;
+				}
+				c->last_start_us = us;
+			}
+			s->has_start = true;
+			s->start_us = c->last_start_us;
+			break;
+		case COL_SECONDS:
+			if (parse_double(f, fl, &s->seconds) || s->seconds <= 0)
+				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+						 "interval_seconds must be a positive number of seconds");
+			break;
+		default:
+			break;
+		}
+	}
+	if (isnan(s->cpsp) && mach) {
+		/* No speed in the data: the machine's nominal speed, said aloud (see README). */
+		s->cpsp = mach->nominal_mhz;
+		s->cpsp_nominal = true;
+		c->nominal_rows++;
+		c->nominal_machine = mach;
+	}
+	return 1;
+}
+
+static void close_csv(struct mf_reader *r)
+{
+	struct csv *c = r->state;
+	size_t i;
+
+	for (i = 0; i < c->ncols && c->cols; i++)
+		free(c->cols[i].name);
+	for (i = 0; i < c->nmaps; i++)
+		free(c->maps[i].slot);
+	free(c->cols);
+	free(c->fs);
+	free(c->fl);
+	free(c->unq);
+	free(c);
+	r->state = NULL;
+}
+
+const struct mf_reader_ops mf_csv_reader = {
+	.name = "csv",
+	.probe = probe,
+	.open = open_csv,
+	.next = next_csv,
+	.close = close_csv,
+};

@@ -1,0 +1,1156 @@
+/* SPDX-License-Identifier: MIT */
+/* Knowledge base loader: families, counters, metrics, machines, LSPR table. */
+#include "mfstat/kb.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arena.h"
+#include "embedded.h"
+#include "tsv.h"
+
+struct kb_priv {
+	struct mf_arena arena;
+};
+
+struct loader {
+	struct mf_kb *kb;
+	struct mf_arena *a;
+	const char *dir;
+	struct mf_error *err;
+};
+
+/* Reads a table: the overlay directory's copy if it has one, else the embedded one. */
+static int load_file(struct loader *L, const char *rel, bool required, const char **text, size_t *len,
+		     const char **name)
+{
+	const struct mf_embedded_file *f;
+
+	*text = NULL;
+	*len = 0;
+	if (L->dir) {
+		char path[4096];
+		FILE *fp;
+		snprintf(path, sizeof(path), "%s/%s", L->dir, rel);
+		fp = fopen(path, "rb");
+		if (fp) {
+			char *buf = NULL;
+			size_t n = 0, cap = 0;
+			for (;;) {
+				size_t got;
+				if (cap - n < 65536) {
+					char *nb = realloc(buf, cap + 65536 + 1);
+					if (!nb) {
+						free(buf);
+						fclose(fp);
+						return mf_error_set(L->err, MF_ENOMEM, path, 0, 0, "out of memory");
+					}
+					buf = nb;
+					cap += 65536;
+				}
+				got = fread(buf + n, 1, cap - n, fp);
+				n += got;
+				if (got == 0)
+					break;
+			}
+			if (ferror(fp)) {
+				free(buf);
+				fclose(fp);
+				return mf_error_set(L->err, MF_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
+			}
+			fclose(fp);
+			buf[n] = '\0';
+			*text = mf_arena_strndup(L->a, buf, n);
+			free(buf);
+			*name = mf_arena_strdup(L->a, path);
+			if (!*text || !*name)
+				return mf_error_set(L->err, MF_ENOMEM, path, 0, 0, "out of memory");
+			*len = n;
+			return 0;
+		}
+		if (errno != ENOENT)
+			return mf_error_set(L->err, MF_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
+	}
+	for (f = mf_embedded_files; f->path; f++) {
+		if (strcmp(f->path, rel) == 0) {
+			char nm[300];
+			snprintf(nm, sizeof(nm), "data/%s", rel);
+			*text = f->data;
+			*len = f->len;
+			*name = mf_arena_strdup(L->a, nm);
+			return *name ? 0 : mf_error_set(L->err, MF_ENOMEM, nm, 0, 0, "out of memory");
+		}
+	}
+	if (required)
+		return mf_error_set(L->err, MF_ETABLE, rel, 0, 0, "table file missing%s%s", L->dir ? " in " : "",
+				    L->dir ? L->dir : "");
+	return 0;
+}
+
+static int parse_uint(const char *s, long max, long *out)
+{
+	char *end;
+	long v;
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static bool is_ident(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return false;
+	return true;
+}
+
+int mf_short_counter_number(const char *s, size_t len)
+{
+	static const struct { char c; int lo, hi; } sets[] = {
+		{'B', 0, 31}, {'P', 32, 63}, {'C', 64, 127}, {'E', 128, 447}, {'M', 448, 495}};
+	size_t i, k;
+	long v = 0;
+
+	if (len < 2 || len > 4)
+		return -1;
+	for (i = 1; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (len > 2 && s[1] == '0')
+		return -1;
+	for (k = 0; k < sizeof(sets) / sizeof(sets[0]); k++)
+		if (toupper((unsigned char)s[0]) == sets[k].c)
+			return v >= sets[k].lo && v <= sets[k].hi ? (int)v : -1;
+	return -1;
+}
+
+static int set_of_number(unsigned n)
+{
+	if (n < 32)
+		return MF_SET_BASIC;
+	if (n < 64)
+		return MF_SET_PROBLEM;
+	if (n < 128)
+		return MF_SET_CRYPTO;
+	if (n < 448)
+		return MF_SET_EXTENDED;
+	return MF_SET_MTDIAG;
+}
+
+const char *mf_set_name(int set)
+{
+	static const char *const names[] = {"basic", "problem", "crypto", "extended", "mtdiag"};
+	return set >= 0 && set < MF_NSETS ? names[set] : "?";
+}
+
+const char *mf_lspr_name(int cls)
+{
+	switch (cls) {
+	case MF_LSPR_LOW: return "LOW";
+	case MF_LSPR_AVERAGE: return "AVERAGE";
+	case MF_LSPR_HIGH: return "HIGH";
+	default: return NULL;
+	}
+}
+
+const char *mf_pool_name(int pool)
+{
+	static const char *const names[] = {NULL, "GCP", "ZIIP", "ZAAP", "IFL", "ICF"};
+	return pool > 0 && pool < MF_NPOOLS ? names[pool] : NULL;
+}
+
+static int cmp_counter(const void *a, const void *b)
+{
+	const struct mf_counter *x = a, *y = b;
+	return (x->number > y->number) - (x->number < y->number);
+}
+
+static int load_counters(struct loader *L, struct mf_family *fam)
+{
+	static const char *const cols[] = {"number", "short", "linux", "set", "description", NULL};
+	char rel[128];
+	const char *text, *name;
+	size_t len, cap = 0, i;
+	struct mf_tsv *t;
+	int rc;
+
+	snprintf(rel, sizeof(rel), "counters/%s.tsv", fam->key);
+	rc = load_file(L, rel, true, &text, &len, &name);
+	if (rc)
+		return rc;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	rc = mf_tsv_open(t, name, text, len, cols, L->err);
+	fam->counters = NULL;
+	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
+		struct mf_counter *c;
+		long num;
+		int set = -1, k;
+		rc = 0;
+		if (t->nf != 5) {
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 5 fields, found %zu", t->nf);
+			break;
+		}
+		if (parse_uint(t->fz[0], MF_MAX_COUNTER - 1, &num)) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "counter number must be 0..%d", MF_MAX_COUNTER - 1);
+			break;
+		}
+		if (mf_short_counter_number(t->fz[1], t->flen[1]) != num || !isupper((unsigned char)t->fz[1][0])) {
+			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE,
+					 "short name '%s' does not match counter number %ld", t->fz[1], num);
+			break;
+		}
+		if (!is_ident(t->fz[2]) || isdigit((unsigned char)t->fz[2][0])) {
+			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "Linux name must be a name ([A-Z0-9_])");
+			break;
+		}
+		for (k = 0; k < MF_NSETS; k++)
+			if (strcmp(t->fz[3], mf_set_name(k)) == 0)
+				set = k;
+		if (set < 0 || set != set_of_number((unsigned)num)) {
+			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE,
+					 "set must be %s for counter %ld", mf_set_name(set_of_number((unsigned)num)), num);
+			break;
+		}
+		if (t->flen[4] == 0) {
+			rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "empty description");
+			break;
+		}
+		for (i = 0; i < fam->ncounters; i++) {
+			if (fam->counters[i].number == (unsigned)num ||
+			    strcasecmp(fam->counters[i].linux_name, t->fz[2]) == 0) {
+				rc = mf_tsv_fail(t, L->err, fam->counters[i].number == (unsigned)num ? 0 : 2, 0,
+						 MF_ETABLE, "counter %ld or name %s defined twice", num, t->fz[2]);
+				break;
+			}
+		}
+		if (rc)
+			break;
+		if (mf_short_counter_number(t->fz[2], t->flen[2]) >= 0) {
+			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "a Linux name must not look like a short name");
+			break;
+		}
+		if (fam->ncounters == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			struct mf_counter *nc = mf_arena_alloc(L->a, ncap * sizeof(*nc));
+			if (!nc) {
+				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+				break;
+			}
+			if (fam->ncounters)
+				memcpy(nc, fam->counters, fam->ncounters * sizeof(*nc));
+			fam->counters = nc;
+			cap = ncap;
+		}
+		c = &fam->counters[fam->ncounters++];
+		c->number = (unsigned)num;
+		c->set = set;
+		c->short_name = mf_arena_strdup(L->a, t->fz[1]);
+		c->linux_name = mf_arena_strdup(L->a, t->fz[2]);
+		c->desc = mf_arena_strdup(L->a, t->fz[4]);
+		if (!c->short_name || !c->linux_name || !c->desc)
+			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	}
+	free(t);
+	if (rc < 0)
+		return rc;
+	if (fam->ncounters == 0)
+		return mf_error_set(L->err, MF_ETABLE, name, 0, 0, "no counters defined");
+	qsort(fam->counters, fam->ncounters, sizeof(*fam->counters), cmp_counter);
+	for (i = 0; i < MF_MAX_COUNTER; i++)
+		fam->dense[i] = -1;
+	for (i = 0; i < fam->ncounters; i++)
+		fam->dense[fam->counters[i].number] = (int16_t)i;
+	return 0;
+}
+
+const struct mf_counter *mf_family_counter(const struct mf_family *fam, const char *name, size_t len)
+{
+	int num = mf_short_counter_number(name, len);
+	size_t i;
+
+	if (num >= 0)
+		return mf_family_counter_num(fam, (unsigned)num);
+	for (i = 0; i < fam->ncounters; i++) {
+		const char *ln = fam->counters[i].linux_name;
+		if (strncasecmp(ln, name, len) == 0 && ln[len] == '\0')
+			return &fam->counters[i];
+	}
+	return NULL;
+}
+
+const struct mf_counter *mf_family_counter_num(const struct mf_family *fam, unsigned number)
+{
+	if (number >= MF_MAX_COUNTER || fam->dense[number] < 0)
+		return NULL;
+	return &fam->counters[fam->dense[number]];
+}
+
+int mf_family_metric(const struct mf_family *fam, const char *name)
+{
+	size_t i;
+	for (i = 0; i < fam->nmetrics; i++)
+		if (strcasecmp(fam->metrics[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+struct bind_ctx {
+	const struct mf_family *fam;
+	const struct mf_metric *metrics;
+	size_t nmetrics;
+};
+
+static int bind_name(void *vctx, const char *name, size_t len, int *kind, int *index)
+{
+	struct bind_ctx *ctx = vctx;
+	const struct mf_counter *c;
+	size_t i;
+
+	if (len == 4 && memcmp(name, "CPSP", 4) == 0) {
+		*kind = MF_REF_VAR;
+		*index = MF_VAR_CPSP;
+		return 0;
+	}
+	if (len == 8 && memcmp(name, "INTERVAL", 8) == 0) {
+		*kind = MF_REF_VAR;
+		*index = MF_VAR_INTERVAL;
+		return 0;
+	}
+	for (i = 0; i < ctx->nmetrics; i++) {
+		if (strlen(ctx->metrics[i].name) == len && memcmp(ctx->metrics[i].name, name, len) == 0) {
+			*kind = MF_REF_METRIC;
+			*index = (int)i;
+			return 0;
+		}
+	}
+	/* Counters by short or Linux name, exactly as the tables spell them. */
+	c = mf_family_counter(ctx->fam, name, len);
+	if (c && (strncmp(c->short_name, name, len) == 0 || strncmp(c->linux_name, name, len) == 0)) {
+		*kind = MF_REF_COUNTER;
+		*index = ctx->fam->dense[c->number];
+		return 0;
+	}
+	return -1;
+}
+
+static bool valid_revision(const char *s)
+{
+	/* YYYY-MM or YYYY-MM-DD */
+	size_t n = strlen(s), i;
+	if (n != 7 && n != 10)
+		return false;
+	for (i = 0; i < n; i++) {
+		bool dash = i == 4 || i == 7;
+		if (dash ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
+
+struct raw_metric {
+	struct mf_metric m;
+	long formula_col;
+	const char *line_text;
+	size_t line_len;
+};
+
+static int read_metric_file(struct loader *L, const char *rel, bool required, struct raw_metric **list,
+			    size_t *n, size_t *cap)
+{
+	static const char *const cols[] = {"name", "unit", "digits", "flags", "revision", "formula",
+					   "description", NULL};
+	const char *text, *name;
+	size_t len, i;
+	struct mf_tsv *t;
+	int rc;
+
+	rc = load_file(L, rel, required, &text, &len, &name);
+	if (rc || !text)
+		return rc;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	rc = mf_tsv_open(t, name, text, len, cols, L->err);
+	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
+		struct raw_metric r;
+		long digits;
+		char *fl, *save = NULL, *tok;
+		const char *le;
+		rc = 0;
+		memset(&r, 0, sizeof(r));
+		if (t->nf != 7) {
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 7 fields, found %zu", t->nf);
+			break;
+		}
+		if (!is_ident(t->fz[0])) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric name must be a name ([A-Za-z0-9_])");
+			break;
+		}
+		if (strcmp(t->fz[0], "CPSP") == 0 || strcmp(t->fz[0], "INTERVAL") == 0 ||
+		    strcmp(t->fz[0], "LSPR") == 0 || mf_short_counter_number(t->fz[0], t->flen[0]) >= 0) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "'%s' is a reserved name", t->fz[0]);
+			break;
+		}
+		if (t->flen[1] == 0) {
+			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "empty unit");
+			break;
+		}
+		if (parse_uint(t->fz[2], 9, &digits)) {
+			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "digits must be 0..9");
+			break;
+		}
+		fl = t->fz[3];
+		if (strcmp(fl, "-") != 0) {
+			for (tok = strtok_r(fl, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (strcmp(tok, "nonneg") == 0)
+					r.m.flags |= MF_METRIC_NONNEG;
+				else if (strcmp(tok, "aux") == 0)
+					r.m.flags |= MF_METRIC_AUX;
+				else {
+					rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
+							 "unknown flag '%s' (known: nonneg, aux, or - for none)", tok);
+					break;
+				}
+			}
+			if (rc)
+				break;
+		}
+		if (!valid_revision(t->fz[4])) {
+			rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "revision must be a date YYYY-MM or YYYY-MM-DD");
+			break;
+		}
+		if (t->flen[5] == 0 || t->flen[6] == 0) {
+			rc = mf_tsv_fail(t, L->err, t->flen[5] ? 6 : 5, 0, MF_ETABLE, "empty %s",
+					 t->flen[5] ? "description" : "formula");
+			break;
+		}
+		r.m.name = mf_arena_strdup(L->a, t->fz[0]);
+		r.m.unit = mf_arena_strdup(L->a, t->fz[1]);
+		r.m.digits = (int)digits;
+		r.m.revision = mf_arena_strdup(L->a, t->fz[4]);
+		r.m.formula = mf_arena_strdup(L->a, t->fz[5]);
+		r.m.desc = mf_arena_strdup(L->a, t->fz[6]);
+		r.m.file = name;
+		r.m.line = t->line;
+		r.formula_col = (long)(t->f[5] - t->line_start) + 1;
+		le = memchr(t->line_start, '\n', (size_t)(t->end - t->line_start));
+		r.line_text = t->line_start;
+		r.line_len = (size_t)((le ? le : t->end) - t->line_start);
+		if (!r.m.name || !r.m.unit || !r.m.revision || !r.m.formula || !r.m.desc) {
+			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+			break;
+		}
+		/* A later definition of the same name (a family file) replaces the common one. */
+		for (i = 0; i < *n; i++)
+			if (strcmp((*list)[i].m.name, r.m.name) == 0)
+				break;
+		if (i < *n && strcmp((*list)[i].m.file, name) == 0) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric %s defined twice in this file", r.m.name);
+			break;
+		}
+		if (i == *n) {
+			if (*n == *cap) {
+				size_t ncap = *cap ? *cap * 2 : 32;
+				struct raw_metric *nl = realloc(*list, ncap * sizeof(*nl));
+				if (!nl) {
+					rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+					break;
+				}
+				*list = nl;
+				*cap = ncap;
+			}
+			(*n)++;
+		}
+		(*list)[i] = r;
+	}
+	free(t);
+	return rc < 0 ? rc : 0;
+}
+
+static int metric_error(struct loader *L, const struct raw_metric *r, long col, int code, const char *msg)
+{
+	mf_error_set(L->err, code, r->m.file, r->m.line, col, "%s", msg);
+	mf_error_set_text(L->err, r->line_text, r->line_len);
+	return code;
+}
+
+/* Depth-first search for the evaluation order; rejects cycles. */
+static int visit(struct loader *L, struct mf_family *fam, const struct raw_metric *raw, size_t i,
+		 unsigned char *state, size_t *order, size_t *n)
+{
+	size_t k, nr;
+	if (state[i] == 2)
+		return 0;
+	if (state[i] == 1) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "metric %s depends on itself (a cycle through its formula)",
+			 fam->metrics[i].name);
+		return metric_error(L, &raw[i], raw[i].formula_col, MF_ETABLE, msg);
+	}
+	state[i] = 1;
+	nr = mf_expr_nrefs(fam->metrics[i].expr);
+	for (k = 0; k < nr; k++) {
+		int kind, index, rc;
+		mf_expr_ref(fam->metrics[i].expr, k, &kind, &index);
+		if (kind == MF_REF_METRIC && (rc = visit(L, fam, raw, (size_t)index, state, order, n)))
+			return rc;
+	}
+	state[i] = 2;
+	order[(*n)++] = i;
+	return 0;
+}
+
+static int load_metrics(struct loader *L, struct mf_family *fam, bool common)
+{
+	struct raw_metric *raw = NULL;
+	size_t n = 0, cap = 0, i;
+	unsigned char *state = NULL;
+	char rel[128];
+	struct bind_ctx ctx;
+	int rc = 0;
+
+	if (common)
+		rc = read_metric_file(L, "metrics/common.tsv", true, &raw, &n, &cap);
+	snprintf(rel, sizeof(rel), "metrics/%s.tsv", fam->key);
+	if (!rc)
+		rc = read_metric_file(L, rel, !common, &raw, &n, &cap);
+	if (rc)
+		goto out;
+	fam->nmetrics = n;
+	fam->metrics = mf_arena_alloc(L->a, (n ? n : 1) * sizeof(*fam->metrics));
+	fam->order = mf_arena_alloc(L->a, (n ? n : 1) * sizeof(*fam->order));
+	state = calloc(n ? n : 1, 1);
+	if (!fam->metrics || !fam->order || !state) {
+		rc = mf_error_set(L->err, MF_ENOMEM, rel, 0, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fam->metrics[i] = raw[i].m;
+	ctx.fam = fam;
+	ctx.metrics = fam->metrics;
+	ctx.nmetrics = n;
+	for (i = 0; i < n; i++) {
+		struct mf_error e;
+		mf_error_clear(&e);
+		rc = mf_expr_compile(fam->metrics[i].formula, bind_name, &ctx, &fam->metrics[i].expr, &e);
+		if (rc) {
+			char msg[700];
+			snprintf(msg, sizeof(msg), "%s: %s (in formula of %s for family %s)", "formula", e.msg,
+				 fam->metrics[i].name, fam->display);
+			rc = metric_error(L, &raw[i], raw[i].formula_col + e.col - 1, rc == MF_ENOMEM ? rc : MF_ETABLE,
+					  msg + strlen("formula: "));
+			goto out;
+		}
+	}
+	{
+		size_t on = 0;
+		for (i = 0; i < n && !rc; i++)
+			rc = visit(L, fam, raw, i, state, fam->order, &on);
+	}
+out:
+	free(raw);
+	free(state);
+	return rc;
+}
+
+/*
+ * The reported metrics of a family: the names of reports/NAME.txt the family
+ * defines, in that file's order (LSPR for the workload class), or with "-"
+ * every metric not flagged aux, in the order of the family's files.
+ */
+static int load_report(struct loader *L, struct mf_family *fam, const char *report)
+{
+	size_t i, n = 0;
+
+	fam->idx_l1mp = mf_family_metric(fam, "L1MP");
+	fam->idx_rni = mf_family_metric(fam, "RNI");
+	fam->report = mf_arena_alloc(L->a, (fam->nmetrics + 1) * sizeof(int));
+	if (!fam->report)
+		return mf_error_set(L->err, MF_ENOMEM, "report", 0, 0, "out of memory");
+	if (strcmp(report, "-") == 0) {
+		for (i = 0; i < fam->nmetrics; i++)
+			if (!(fam->metrics[i].flags & MF_METRIC_AUX))
+				fam->report[n++] = (int)i;
+		if (fam->lspr)
+			fam->report[n++] = MF_REPORT_LSPR;
+	} else {
+		char rel[200];
+		const char *text, *name, *p, *end;
+		size_t len;
+		long line = 0;
+		int rc;
+		snprintf(rel, sizeof(rel), "reports/%s.txt", report);
+		rc = load_file(L, rel, true, &text, &len, &name);
+		if (rc)
+			return rc;
+		for (p = text, end = text + len; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *le = nl ? nl : end;
+			char nm[128];
+			size_t k = (size_t)(le - p);
+			line++;
+			if (k && p[k - 1] == '\r')
+				k--;
+			if (k == 0 || p[0] == '#') {
+				p = nl ? nl + 1 : end;
+				continue;
+			}
+			snprintf(nm, sizeof(nm), "%.*s", (int)(k < 127 ? k : 127), p);
+			if (!is_ident(nm)) {
+				mf_error_set(L->err, MF_ETABLE, name, line, 1, "expected one metric name per line");
+				mf_error_set_text(L->err, p, k);
+				return MF_ETABLE;
+			}
+			if (strcmp(nm, "LSPR") == 0) {
+				if (fam->lspr)
+					fam->report[n++] = MF_REPORT_LSPR;
+			} else {
+				int idx = mf_family_metric(fam, nm);
+				if (idx >= 0 && n <= fam->nmetrics)
+					fam->report[n++] = idx;
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	fam->nreport = n;
+	return 0;
+}
+
+static int load_topology(struct loader *L)
+{
+	static const char *const cols[] = {"family", "item", "value", NULL};
+	const char *text, *name;
+	size_t len;
+	struct mf_tsv *t;
+	int rc;
+
+	rc = load_file(L, "topology.tsv", false, &text, &len, &name);
+	if (rc || !text)
+		return rc;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	rc = mf_tsv_open(t, name, text, len, cols, L->err);
+	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
+		struct mf_family *fam = (struct mf_family *)mf_kb_family(L->kb, t->fz[0]);
+		struct mf_topology *nt;
+		rc = 0;
+		if (t->nf != 3) {
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 3 fields, found %zu", t->nf);
+			break;
+		}
+		if (!fam) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "unknown family '%s'", t->fz[0]);
+			break;
+		}
+		nt = mf_arena_alloc(L->a, (fam->ntopology + 1) * sizeof(*nt));
+		if (!nt) {
+			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+			break;
+		}
+		if (fam->ntopology)
+			memcpy(nt, fam->topology, fam->ntopology * sizeof(*nt));
+		nt[fam->ntopology].item = mf_arena_strdup(L->a, t->fz[1]);
+		nt[fam->ntopology].value = mf_arena_strdup(L->a, t->fz[2]);
+		fam->topology = nt;
+		fam->ntopology++;
+	}
+	free(t);
+	return rc < 0 ? rc : 0;
+}
+
+static int load_machines(struct loader *L)
+{
+	static const char *const cols[] = {"type", "family", "model", "nominal_mhz", NULL};
+	const char *text, *name;
+	size_t len, cap = 0;
+	struct mf_tsv *t;
+	int rc;
+
+	rc = load_file(L, "machines.tsv", true, &text, &len, &name);
+	if (rc)
+		return rc;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	rc = mf_tsv_open(t, name, text, len, cols, L->err);
+	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
+		const struct mf_family *fam;
+		struct mf_machine *m;
+		long type, mhz;
+		rc = 0;
+		if (t->nf != 4) {
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 4 fields, found %zu", t->nf);
+			break;
+		}
+		if (parse_uint(t->fz[0], 65535, &type)) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type must be a number 0..65535");
+			break;
+		}
+		if (mf_kb_machine(L->kb, (unsigned)type)) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type %ld listed twice", type);
+			break;
+		}
+		fam = mf_kb_family(L->kb, t->fz[1]);
+		if (!fam) {
+			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "unknown family '%s'", t->fz[1]);
+			break;
+		}
+		if (parse_uint(t->fz[3], 100000, &mhz) || mhz == 0) {
+			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "nominal_mhz must be a whole number of MHz");
+			break;
+		}
+		if (L->kb->nmachines == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct mf_machine *nm = mf_arena_alloc(L->a, ncap * sizeof(*nm));
+			if (!nm) {
+				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+				break;
+			}
+			if (L->kb->nmachines)
+				memcpy(nm, L->kb->machines, L->kb->nmachines * sizeof(*nm));
+			L->kb->machines = nm;
+			cap = ncap;
+		}
+		m = &L->kb->machines[L->kb->nmachines++];
+		m->type = (unsigned)type;
+		m->family = fam;
+		m->model = mf_arena_strdup(L->a, t->fz[2]);
+		m->nominal_mhz = (double)mhz;
+	}
+	free(t);
+	return rc < 0 ? rc : 0;
+}
+
+/* One bound of "[lo,hi)" style interval notation. */
+static int parse_interval(const char *s, double *lo, double *hi, bool *lo_incl, bool *hi_incl)
+{
+	char *end;
+	size_t n = strlen(s);
+
+	if (n < 5 || (s[0] != '[' && s[0] != '(') || (s[n - 1] != ']' && s[n - 1] != ')'))
+		return -1;
+	*lo_incl = s[0] == '[';
+	*hi_incl = s[n - 1] == ']';
+	if (strncmp(s + 1, "-inf,", 5) == 0) {
+		*lo = -INFINITY;
+		end = (char *)s + 5;
+	} else {
+		*lo = strtod(s + 1, &end);
+		if (end == s + 1 || *end != ',')
+			return -1;
+	}
+	end++;
+	if (strncmp(end, "inf", 3) == 0 && end + 3 == s + n - 1) {
+		*hi = INFINITY;
+	} else {
+		char *e2;
+		*hi = strtod(end, &e2);
+		if (e2 == end || e2 != s + n - 1)
+			return -1;
+	}
+	return *lo <= *hi ? 0 : -1;
+}
+
+static int load_lspr(struct loader *L)
+{
+	static const char *const cols[] = {"l1mp", "rni", "class", NULL};
+	const char *text, *name;
+	size_t len;
+	struct mf_tsv *t;
+	int rc;
+
+	rc = load_file(L, "lspr.tsv", true, &text, &len, &name);
+	if (rc)
+		return rc;
+	t = malloc(sizeof(*t));
+	L->kb->lspr = mf_arena_alloc(L->a, 64 * sizeof(*L->kb->lspr));
+	if (!t || !L->kb->lspr) {
+		free(t);
+		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	}
+	rc = mf_tsv_open(t, name, text, len, cols, L->err);
+	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
+		struct mf_lspr_rule *r;
+		int k;
+		rc = 0;
+		if (t->nf != 3) {
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 3 fields, found %zu", t->nf);
+			break;
+		}
+		if (L->kb->nlspr == 64) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than 64 rules");
+			break;
+		}
+		r = &L->kb->lspr[L->kb->nlspr];
+		for (k = 0; k < 2; k++) {
+			if (parse_interval(t->fz[k], &r->lo[k], &r->hi[k], &r->lo_incl[k], &r->hi_incl[k])) {
+				rc = mf_tsv_fail(t, L->err, (size_t)k, 0, MF_ETABLE,
+						 "expected an interval such as [3,6] or (1.0,inf)");
+				break;
+			}
+		}
+		if (rc)
+			break;
+		r->cls = MF_LSPR_NONE;
+		for (k = MF_LSPR_LOW; k <= MF_LSPR_HIGH; k++)
+			if (strcmp(t->fz[2], mf_lspr_name(k)) == 0)
+				r->cls = k;
+		if (r->cls == MF_LSPR_NONE) {
+			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "class must be LOW, AVERAGE or HIGH");
+			break;
+		}
+		L->kb->nlspr++;
+	}
+	free(t);
+	return rc < 0 ? rc : 0;
+}
+
+static int parse_pools(const char *s, unsigned *mask)
+{
+	char buf[128], *save = NULL, *tok;
+	int p;
+
+	*mask = 0;
+	if (strcmp(s, "-") == 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (p = 1; p < MF_NPOOLS; p++)
+			if (strcasecmp(tok, mf_pool_name(p)) == 0)
+				break;
+		if (p == MF_NPOOLS)
+			return -1;
+		*mask |= 1u << p;
+	}
+	return 0;
+}
+
+static int load_families(struct loader *L)
+{
+	static const char *const cols[] = {"family", "display", "common", "csvn", "cfvn", "crypto_size",
+					   "ext_size", "mtdiag_size", "report", "lspr", "lspr_exclude",
+					   "description", NULL};
+	const char *text, *name;
+	size_t len, i;
+	struct mf_tsv *t;
+	int rc;
+	struct fam_row {
+		char report[64];
+		bool common;
+		long line;
+	} *rows = NULL;
+
+	rc = load_file(L, "families.tsv", true, &text, &len, &name);
+	if (rc)
+		return rc;
+	t = malloc(sizeof(*t));
+	L->kb->families = mf_arena_alloc(L->a, 64 * sizeof(*L->kb->families));
+	rows = calloc(64, sizeof(*rows));
+	if (!t || !L->kb->families || !rows) {
+		free(t);
+		free(rows);
+		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	}
+	rc = mf_tsv_open(t, name, text, len, cols, L->err);
+	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
+		struct mf_family *fam;
+		long v;
+		int k;
+		char *p;
+		rc = 0;
+		if (t->nf != 12) {
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 12 fields, found %zu", t->nf);
+			break;
+		}
+		if (L->kb->nfamilies == 64) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than 64 families");
+			break;
+		}
+		for (p = t->fz[0]; *p; p++)
+			if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
+				break;
+		if (*p || t->flen[0] == 0 || !isalpha((unsigned char)t->fz[0][0])) {
+			rc = mf_tsv_fail(t, L->err, 0, (size_t)(p - t->fz[0]), MF_ETABLE,
+					 "family key must be lowercase letters, digits and _");
+			break;
+		}
+		if (mf_kb_family(L->kb, t->fz[0]) || mf_kb_family(L->kb, t->fz[1])) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "family %s listed twice", t->fz[0]);
+			break;
+		}
+		fam = &L->kb->families[L->kb->nfamilies];
+		memset(fam, 0, sizeof(*fam));
+		fam->key = mf_arena_strdup(L->a, t->fz[0]);
+		fam->display = mf_arena_strdup(L->a, t->fz[1]);
+		fam->description = mf_arena_strdup(L->a, t->fz[11]);
+		if (strcmp(t->fz[2], "yes") && strcmp(t->fz[2], "no")) {
+			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "common must be yes or no");
+			break;
+		}
+		rows[L->kb->nfamilies].common = strcmp(t->fz[2], "yes") == 0;
+		if (strcmp(t->fz[3], "-") == 0)
+			fam->csvn = 0;
+		else if (parse_uint(t->fz[3], 255, &v) == 0)
+			fam->csvn = (int)v;
+		else {
+			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "csvn must be a number or -");
+			break;
+		}
+		if (strcmp(t->fz[4], "-") != 0) {
+			char *save = NULL, *tok;
+			for (tok = strtok_r(t->fz[4], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (parse_uint(tok, 31, &v)) {
+					rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "cfvn must be numbers like 1,3 or -");
+					break;
+				}
+				fam->cfvn_mask |= 1u << v;
+			}
+			if (rc)
+				break;
+		}
+		for (k = 0; k < 3; k++) {
+			if (parse_uint(t->fz[5 + k], 320, &v)) {
+				rc = mf_tsv_fail(t, L->err, (size_t)(5 + k), 0, MF_ETABLE, "set size must be a number");
+				break;
+			}
+			fam->set_size[MF_SET_CRYPTO + k] = (int)v;
+		}
+		if (rc)
+			break;
+		fam->set_size[MF_SET_BASIC] = 6;
+		fam->set_size[MF_SET_PROBLEM] = (fam->cfvn_mask & 2u) ? 6 : (fam->cfvn_mask ? 2 : 6);
+		if (!is_ident(t->fz[8]) && strcmp(t->fz[8], "-") != 0) {
+			rc = mf_tsv_fail(t, L->err, 8, 0, MF_ETABLE, "report must be a report list name or -");
+			break;
+		}
+		snprintf(rows[L->kb->nfamilies].report, sizeof(rows[0].report), "%s", t->fz[8]);
+		if (strcmp(t->fz[9], "yes") && strcmp(t->fz[9], "no")) {
+			rc = mf_tsv_fail(t, L->err, 9, 0, MF_ETABLE, "lspr must be yes or no");
+			break;
+		}
+		fam->lspr = strcmp(t->fz[9], "yes") == 0;
+		if (parse_pools(t->fz[10], &fam->lspr_exclude)) {
+			rc = mf_tsv_fail(t, L->err, 10, 0, MF_ETABLE, "lspr_exclude must be pools such as ZIIP,ZAAP or -");
+			break;
+		}
+		rows[L->kb->nfamilies].line = t->line;
+		if (!fam->key || !fam->display || !fam->description) {
+			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+			break;
+		}
+		L->kb->nfamilies++;
+	}
+	free(t);
+	if (rc < 0)
+		goto out;
+	rc = 0;
+	if (L->kb->nfamilies == 0) {
+		rc = mf_error_set(L->err, MF_ETABLE, name, 0, 0, "no families defined");
+		goto out;
+	}
+	for (i = 0; i < L->kb->nfamilies && !rc; i++) {
+		struct mf_family *fam = &L->kb->families[i];
+		rc = load_counters(L, fam);
+		if (!rc)
+			rc = load_metrics(L, fam, rows[i].common);
+		if (!rc)
+			rc = load_report(L, fam, rows[i].report);
+		if (!rc && fam->lspr && (fam->idx_l1mp < 0 || fam->idx_rni < 0))
+			rc = mf_error_set(L->err, MF_ETABLE, name, rows[i].line, 0,
+					  "family %s uses LSPR but defines no L1MP or RNI metric", fam->key);
+	}
+out:
+	free(rows);
+	return rc;
+}
+
+static int build_keys(struct loader *L)
+{
+	struct mf_kb *kb = L->kb;
+	size_t i, j, k, cap = 0;
+
+	for (i = 0; i < kb->nfamilies; i++)
+		cap += kb->families[i].nreport;
+	kb->keys = mf_arena_alloc(L->a, (cap + 1) * sizeof(*kb->keys));
+	if (!kb->keys)
+		return mf_error_set(L->err, MF_ENOMEM, "keys", 0, 0, "out of memory");
+	/*
+	 * Merge the families' report lists keeping each list's order: a name new
+	 * to the union goes right after the name that precedes it in its family.
+	 */
+	for (i = 0; i < kb->nfamilies; i++) {
+		const struct mf_family *fam = &kb->families[i];
+		size_t at = 0; /* insertion point: after the previous name of this family */
+		for (j = 0; j < fam->nreport; j++) {
+			const char *nm = fam->report[j] == MF_REPORT_LSPR ? "LSPR" : fam->metrics[fam->report[j]].name;
+			for (k = 0; k < kb->nkeys; k++)
+				if (strcmp(kb->keys[k], nm) == 0)
+					break;
+			if (k == kb->nkeys) {
+				memmove(&kb->keys[at + 1], &kb->keys[at], (kb->nkeys - at) * sizeof(*kb->keys));
+				kb->keys[at] = nm;
+				kb->nkeys++;
+				k = at;
+			}
+			at = k + 1;
+		}
+	}
+	/* Keep LSPR last, where it reads as the conclusion of the row. */
+	for (k = 0; k < kb->nkeys; k++) {
+		if (strcmp(kb->keys[k], "LSPR") == 0) {
+			const char *l = kb->keys[k];
+			memmove(&kb->keys[k], &kb->keys[k + 1], (kb->nkeys - k - 1) * sizeof(*kb->keys));
+			kb->keys[kb->nkeys - 1] = l;
+			break;
+		}
+	}
+	return 0;
+}
+
+int mf_kb_load(const char *dir, struct mf_kb **out, struct mf_error *err)
+{
+	struct mf_kb *kb;
+	struct kb_priv *priv;
+	struct loader L;
+	int rc;
+
+	*out = NULL;
+	kb = calloc(1, sizeof(*kb));
+	priv = calloc(1, sizeof(*priv));
+	if (!kb || !priv) {
+		free(kb);
+		free(priv);
+		return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+	}
+	mf_arena_init(&priv->arena);
+	kb->priv = priv;
+	L.kb = kb;
+	L.a = &priv->arena;
+	L.dir = dir;
+	L.err = err;
+	kb->source = dir ? mf_arena_strdup(L.a, dir) : "embedded";
+	rc = load_families(&L);
+	if (!rc)
+		rc = load_machines(&L);
+	if (!rc)
+		rc = load_lspr(&L);
+	if (!rc)
+		rc = load_topology(&L);
+	if (!rc)
+		rc = build_keys(&L);
+	if (!rc && !mf_kb_generic(kb))
+		rc = mf_error_set(err, MF_ETABLE, "families.tsv", 0, 0, "the family 'generic' must be defined");
+	if (rc) {
+		mf_kb_free(kb);
+		return rc;
+	}
+	*out = kb;
+	return 0;
+}
+
+void mf_kb_free(struct mf_kb *kb)
+{
+	size_t i, j;
+	struct kb_priv *priv;
+
+	if (!kb)
+		return;
+	for (i = 0; i < kb->nfamilies; i++)
+		for (j = 0; j < kb->families[i].nmetrics; j++)
+			mf_expr_free(kb->families[i].metrics[j].expr);
+	priv = kb->priv;
+	if (priv)
+		mf_arena_free(&priv->arena);
+	free(priv);
+	free(kb);
+}
+
+const struct mf_family *mf_kb_family(const struct mf_kb *kb, const char *name)
+{
+	size_t i;
+	for (i = 0; i < kb->nfamilies; i++)
+		if (strcasecmp(kb->families[i].key, name) == 0 || strcasecmp(kb->families[i].display, name) == 0)
+			return &kb->families[i];
+	return NULL;
+}
+
+const struct mf_machine *mf_kb_machine(const struct mf_kb *kb, unsigned type)
+{
+	size_t i;
+	for (i = 0; i < kb->nmachines; i++)
+		if (kb->machines[i].type == type)
+			return &kb->machines[i];
+	return NULL;
+}
+
+const struct mf_family *mf_kb_generic(const struct mf_kb *kb)
+{
+	return mf_kb_family(kb, "generic");
+}
+
+int mf_kb_resolve(const struct mf_kb *kb, const char *s, size_t len, const struct mf_family **fam,
+		  const struct mf_machine **machine)
+{
+	char buf[64];
+	size_t i;
+	bool digits = len > 0;
+
+	*fam = NULL;
+	*machine = NULL;
+	if (len == 0 || len >= sizeof(buf))
+		return MF_ENOMACHINE;
+	for (i = 0; i < len; i++)
+		digits = digits && isdigit((unsigned char)s[i]);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (digits) {
+		const struct mf_machine *m = len <= 5 ? mf_kb_machine(kb, (unsigned)atoi(buf)) : NULL;
+		if (!m)
+			return MF_ENOMACHINE;
+		*machine = m;
+		*fam = m->family;
+		return 0;
+	}
+	*fam = mf_kb_family(kb, buf);
+	return *fam ? 0 : MF_ENOMACHINE;
+}
+
+static bool in_range(double v, double lo, double hi, bool lo_incl, bool hi_incl)
+{
+	if (lo_incl ? v < lo : v <= lo)
+		return false;
+	if (hi_incl ? v > hi : v >= hi)
+		return false;
+	return true;
+}
+
+int mf_kb_lspr_class(const struct mf_kb *kb, double l1mp, double rni)
+{
+	size_t i;
+	if (isnan(l1mp) || isnan(rni))
+		return MF_LSPR_NONE;
+	for (i = 0; i < kb->nlspr; i++) {
+		const struct mf_lspr_rule *r = &kb->lspr[i];
+		if (in_range(l1mp, r->lo[0], r->hi[0], r->lo_incl[0], r->hi_incl[0]) &&
+		    in_range(rni, r->lo[1], r->hi[1], r->lo_incl[1], r->hi_incl[1]))
+			return r->cls;
+	}
+	return MF_LSPR_NONE;
+}

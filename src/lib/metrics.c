@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+#include "mfstat/metrics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void evaluate(const struct mf_family *fam, const uint64_t *sums, const uint64_t *present, const double *vars,
+		     double *value, struct mf_na *na)
+{
+	struct mf_eval_env env;
+	size_t i;
+
+	env.counters = sums;
+	env.present = present;
+	env.vars = vars;
+	env.metrics = value;
+	env.metric_na = na;
+	for (i = 0; i < fam->nmetrics; i++)
+		value[i] = NAN;
+	for (i = 0; i < fam->nmetrics; i++) {
+		size_t m = fam->order[i];
+		value[m] = mf_expr_eval(fam->metrics[m].expr, &env, &na[m]);
+		if (isinf(value[m])) {
+			/* Cannot happen with finite counters and no zero divisor; be safe. */
+			value[m] = NAN;
+			na[m].why = MF_NA_DIVZERO;
+		}
+	}
+}
+
+void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, struct mf_result *r)
+{
+	const struct mf_family *fam = grp->family;
+	uint64_t present[MF_BITWORDS];
+	double vars[MF_NVARS];
+	size_t i;
+
+	r->group = grp;
+	r->doubts = 0;
+	r->negative_metric = -1;
+	r->partial_slot = -1;
+	for (i = 0; i < MF_BITWORDS; i++) {
+		uint64_t partial = grp->present_any[i] & ~grp->present_all[i];
+		present[i] = grp->present_all[i] & ~grp->overflow[i];
+		if (partial) {
+			r->doubts |= MF_DOUBT_PARTIAL;
+			if (r->partial_slot < 0)
+				r->partial_slot = (int)(i * 64 + (size_t)__builtin_ctzll(partial));
+		}
+		if (grp->overflow[i] & grp->present_all[i])
+			r->doubts |= MF_DOUBT_OVERFLOW;
+	}
+	if (grp->rows == 0)
+		memset(present, 0, sizeof(present));
+	/* CPSP of a group: the rows' common speed (rule: no averaging of ratios). */
+	if (grp->ncpsp == grp->rows && grp->rows > 0 && grp->cpsp_min == grp->cpsp_max) {
+		vars[MF_VAR_CPSP] = grp->cpsp_min;
+	} else {
+		vars[MF_VAR_CPSP] = NAN;
+		if (grp->ncpsp > 0)
+			r->doubts |= MF_DOUBT_MIXED_CPSP;
+	}
+	if (grp->nnominal)
+		r->doubts |= MF_DOUBT_NOMINAL_CPSP;
+	/* INTERVAL is the wall-clock length, not a sum over engines (rule 2). */
+	vars[MF_VAR_INTERVAL] = mf_group_interval_seconds(grp);
+	r->cpsp = vars[MF_VAR_CPSP];
+	r->interval = vars[MF_VAR_INTERVAL];
+	evaluate(fam, grp->sum, present, vars, r->value, r->na);
+	for (i = 0; i < fam->nmetrics; i++) {
+		if ((fam->metrics[i].flags & MF_METRIC_NONNEG) && r->value[i] < 0) {
+			r->doubts |= MF_DOUBT_NEGATIVE;
+			if (r->negative_metric < 0)
+				r->negative_metric = (int)i;
+		}
+	}
+
+	/* LSPR from the engines that are not zIIP or zAAP (deck, December 2024). */
+	r->lspr = MF_LSPR_NONE;
+	r->lspr_l1mp = r->lspr_rni = NAN;
+	if (!fam->lspr) {
+		r->lspr_why = MF_LSPR_NOT_DEFINED;
+		return;
+	}
+	if (grp->rows_lspr == 0) {
+		r->lspr_why = MF_LSPR_ONLY_EXCLUDED;
+		return;
+	}
+	if (grp->rows_lspr == grp->rows || !grp->sum_lspr) {
+		r->lspr_l1mp = r->value[fam->idx_l1mp];
+		r->lspr_rni = r->value[fam->idx_rni];
+	} else {
+		double *v = malloc(fam->nmetrics * sizeof(*v));
+		struct mf_na *na = malloc(fam->nmetrics * sizeof(*na));
+		if (v && na) {
+			evaluate(fam, grp->sum_lspr, present, vars, v, na);
+			r->lspr_l1mp = v[fam->idx_l1mp];
+			r->lspr_rni = v[fam->idx_rni];
+		}
+		free(v);
+		free(na);
+	}
+	r->lspr = mf_kb_lspr_class(kb, r->lspr_l1mp, r->lspr_rni);
+	r->lspr_why = r->lspr == MF_LSPR_NONE ? MF_LSPR_NO_INPUT : MF_LSPR_OK;
+}
+
+struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n)
+{
+	struct mf_result *r = calloc(n ? n : 1, sizeof(*r));
+	size_t i;
+	if (!r)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		size_t m = groups[i]->family->nmetrics ? groups[i]->family->nmetrics : 1;
+		r[i].group = groups[i];
+		r[i].value = malloc(m * sizeof(*r[i].value));
+		r[i].na = calloc(m, sizeof(*r[i].na));
+		if (!r[i].value || !r[i].na) {
+			mf_results_free(r, i + 1);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+void mf_results_free(struct mf_result *r, size_t n)
+{
+	size_t i;
+	if (!r)
+		return;
+	for (i = 0; i < n; i++) {
+		free(r[i].value);
+		free(r[i].na);
+	}
+	free(r);
+}
+
+void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *buf, size_t n)
+{
+	switch (na->why) {
+	case MF_NA_DIVZERO:
+		snprintf(buf, n, "a divisor is zero");
+		break;
+	case MF_NA_ABSENT:
+		if (na->kind == MF_REF_COUNTER && na->index >= 0 && (size_t)na->index < fam->ncounters)
+			snprintf(buf, n, "counter %s (%s) not in the data", fam->counters[na->index].short_name,
+				 fam->counters[na->index].linux_name);
+		else if (na->kind == MF_REF_VAR)
+			snprintf(buf, n, "%s not known",
+				 na->index == MF_VAR_CPSP ? "CPU speed (cpsp)" : "interval length (interval_seconds)");
+		else if (na->kind == MF_REF_METRIC && na->index >= 0 && (size_t)na->index < fam->nmetrics)
+			snprintf(buf, n, "%s not available", fam->metrics[na->index].name);
+		else
+			snprintf(buf, n, "input not available");
+		break;
+	default:
+		snprintf(buf, n, "available");
+		break;
+	}
+}

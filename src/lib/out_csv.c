@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* CSV writer: one tidy table, one row per group (README "CSV output"). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/output.h"
+
+/* RFC 4180: quote a field only when it holds a comma, quote or line break. */
+static void csv_str(FILE *fp, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+static void csv_num(FILE *fp, double v)
+{
+	if (!isnan(v) && !isinf(v))
+		fprintf(fp, "%.15g", v == 0 ? 0.0 : v);
+}
+
+int mf_out_csv(FILE *fp, const struct mf_report *rep)
+{
+	size_t nkeys, i, k;
+	const char **keys = mf_report_keys(rep, &nkeys);
+	char tbuf[48];
+
+	if (!keys)
+		return MF_ENOMEM;
+	fputs("system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus", fp);
+	for (k = 0; k < nkeys; k++) {
+		fputc(',', fp);
+		fputs(keys[k], fp);
+	}
+	fputc('\n', fp);
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_result *r = &rep->results[i];
+		const struct mf_group *g = r->group;
+		csv_str(fp, mf_strtab_get(rep->tab, g->system));
+		fputc(',', fp);
+		csv_str(fp, mf_strtab_get(rep->tab, g->lpar));
+		fputc(',', fp);
+		csv_str(fp, mf_pool_name(g->pool));
+		fputc(',', fp);
+		if (g->cpu >= 0)
+			fprintf(fp, "%lld", (long long)g->cpu);
+		fputc(',', fp);
+		if (g->has_start) {
+			mf_time_format(g->start_us, tbuf, sizeof(tbuf));
+			fputs(tbuf, fp);
+		}
+		fputc(',', fp);
+		csv_num(fp, r->interval);
+		fputc(',', fp);
+		csv_str(fp, g->family->display);
+		fprintf(fp, ",%llu", (unsigned long long)mf_group_cpus(g));
+		for (k = 0; k < nkeys; k++) {
+			int idx = mf_report_key_index(g->family, keys[k]);
+			fputc(',', fp);
+			if (idx == MF_REPORT_LSPR) {
+				const char *l = mf_lspr_name(r->lspr);
+				if (l)
+					fputs(l, fp);
+			} else if (idx >= 0) {
+				csv_num(fp, r->value[idx]);
+			}
+		}
+		fputc('\n', fp);
+	}
+	free(keys);
+	return ferror(fp) ? MF_EIO : 0;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* JSON writer, schema 1 (README "JSON output"). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/output.h"
+#include "mfstat/strbuf.h"
+
+/* Writes s as a JSON string; bytes that are not valid UTF-8 become U+FFFD. */
+static void json_str(FILE *fp, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	fputc('"', fp);
+	while (*p) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			fputc('\\', fp);
+			fputc(c, fp);
+			p++;
+		} else if (c < 0x20) {
+			fprintf(fp, "\\u%04x", c);
+			p++;
+		} else if (c < 0x80) {
+			fputc(c, fp);
+			p++;
+		} else {
+			size_t need = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : 0;
+			size_t k;
+			bool ok = need > 0 && c < 0xf5;
+			for (k = 1; ok && k <= need; k++)
+				ok = (p[k] & 0xc0) == 0x80;
+			if (ok) {
+				fwrite(p, 1, need + 1, fp);
+				p += need + 1;
+			} else {
+				fputs("\\ufffd", fp);
+				p++;
+			}
+		}
+	}
+	fputc('"', fp);
+}
+
+static void json_num(FILE *fp, double v)
+{
+	if (isnan(v) || isinf(v))
+		fputs("null", fp);
+	else
+		fprintf(fp, "%.15g", v == 0 ? 0.0 : v);
+}
+
+static void json_opt_str(FILE *fp, const char *s)
+{
+	if (s)
+		json_str(fp, s);
+	else
+		fputs("null", fp);
+}
+
+int mf_out_json(FILE *fp, const struct mf_report *rep)
+{
+	size_t nkeys, i, k;
+	const char **keys = mf_report_keys(rep, &nkeys);
+	char tbuf[48];
+
+	if (!keys)
+		return MF_ENOMEM;
+	fputs("{\"schema\":1,\"groups\":[", fp);
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_result *r = &rep->results[i];
+		const struct mf_group *g = r->group;
+		fputs(i ? ",\n" : "\n", fp);
+		fputs("{\"system\":", fp);
+		json_opt_str(fp, mf_strtab_get(rep->tab, g->system));
+		fputs(",\"lpar\":", fp);
+		json_opt_str(fp, mf_strtab_get(rep->tab, g->lpar));
+		fputs(",\"pool\":", fp);
+		json_opt_str(fp, mf_pool_name(g->pool));
+		fputs(",\"cpu\":", fp);
+		if (g->cpu >= 0)
+			fprintf(fp, "%lld", (long long)g->cpu);
+		else
+			fputs("null", fp);
+		fputs(",\"interval_start\":", fp);
+		if (g->has_start) {
+			mf_time_format(g->start_us, tbuf, sizeof(tbuf));
+			json_str(fp, tbuf);
+		} else {
+			fputs("null", fp);
+		}
+		fputs(",\"interval_seconds\":", fp);
+		json_num(fp, r->interval);
+		fputs(",\"machine\":", fp);
+		json_str(fp, g->family->display);
+		fprintf(fp, ",\"cpus\":%llu,\"metrics\":{", (unsigned long long)mf_group_cpus(g));
+		for (k = 0; k < nkeys; k++) {
+			int idx = mf_report_key_index(g->family, keys[k]);
+			if (idx == -1)
+				continue; /* not defined on this family: absent */
+			if (k)
+				fputc(',', fp);
+			json_str(fp, keys[k]);
+			fputc(':', fp);
+			if (idx == MF_REPORT_LSPR)
+				json_opt_str(fp, mf_lspr_name(r->lspr));
+			else
+				json_num(fp, r->value[idx]);
+		}
+		fputs("}}", fp);
+	}
+	fprintf(fp, "%s],\"rows\":%llu,\"skipped_rows\":%llu", rep->ngroups ? "\n" : "",
+		(unsigned long long)rep->rows_read, (unsigned long long)rep->rows_skipped);
+	fputs(",\"warnings\":[", fp);
+	for (i = 0; i < rep->nwarnings; i++) {
+		if (i)
+			fputc(',', fp);
+		json_str(fp, rep->warnings[i]);
+	}
+	fputs("]}\n", fp);
+	free(keys);
+	return ferror(fp) ? MF_EIO : 0;
+}

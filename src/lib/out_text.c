@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Text writer: aligned tables a person reads at a glance.  The first table
+ * holds the workload view (CPI, misses, where they were sourced, RNI, busy,
+ * LSPR class); the second the remaining metrics of the same groups.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/output.h"
+#include "mfstat/strbuf.h"
+
+static const char *const headline[] = {"CPI", "PRBSTATE", "L1MP", "L15P", "L2LP", "L2RP", "L2P", "L3P",
+				       "L4LP", "L4RP", "MEMP", "RNI", "LPARCPU", "LSPR", NULL};
+
+struct table {
+	size_t ncols, nrows;
+	char **cell;    /* nrows x ncols, row 0 and 1 are the header (name, unit) */
+	bool *right;    /* per column: right-aligned */
+};
+
+static bool is_headline(const char *k)
+{
+	size_t i;
+	for (i = 0; headline[i]; i++)
+		if (strcmp(headline[i], k) == 0)
+			return true;
+	return false;
+}
+
+static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dupf(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return strdup(buf);
+}
+
+static void print_table(FILE *fp, const struct table *t)
+{
+	size_t *w = calloc(t->ncols ? t->ncols : 1, sizeof(*w));
+	size_t r, c;
+	if (!w)
+		return;
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = t->cell[r * t->ncols + c];
+			size_t n = s ? strlen(s) : 0;
+			if (n > w[c])
+				w[c] = n;
+		}
+	for (r = 0; r < t->nrows; r++) {
+		struct mf_strbuf sb;
+		mf_strbuf_init(&sb);
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = t->cell[r * t->ncols + c];
+			size_t n = s ? strlen(s) : 0;
+			if (c)
+				mf_strbuf_puts(&sb, "  ");
+			if (t->right[c])
+				mf_strbuf_pad(&sb, ' ', w[c] - n);
+			if (s)
+				mf_strbuf_puts(&sb, s);
+			if (!t->right[c] && c + 1 < t->ncols)
+				mf_strbuf_pad(&sb, ' ', w[c] - n);
+		}
+		/* No trailing blanks. */
+		while (sb.len && sb.buf[sb.len - 1] == ' ')
+			sb.buf[--sb.len] = '\0';
+		fprintf(fp, "%s\n", mf_strbuf_str(&sb));
+		if (r == 1) {
+			size_t total = 0;
+			for (c = 0; c < t->ncols; c++)
+				total += w[c] + (c ? 2 : 0);
+			mf_strbuf_free(&sb);
+			mf_strbuf_pad(&sb, '-', total);
+			fprintf(fp, "%s\n", mf_strbuf_str(&sb));
+		}
+		mf_strbuf_free(&sb);
+	}
+	free(w);
+}
+
+static void free_table(struct table *t)
+{
+	size_t i;
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	free(t->right);
+}
+
+/* Builds one table of the given keys; returns -1 on ENOMEM. */
+static int build(const struct mf_report *rep, const char **keys, size_t nkeys, struct table *t)
+{
+	static const char *const idname[] = {"system", "lpar", "pool", "interval", "cpu"};
+	static const unsigned idbit[] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL, MF_BY_INTERVAL, MF_BY_CPU};
+	size_t nid = 0, i, k, c;
+	unsigned ids = 0;
+
+	for (k = 0; k < 5; k++)
+		if (rep->by & idbit[k]) {
+			ids |= 1u << k;
+			nid++;
+		}
+	t->ncols = nid + 2 + nkeys; /* ids, machine, cpus, metrics */
+	t->nrows = rep->ngroups + 2;
+	t->cell = calloc(t->ncols * t->nrows, sizeof(*t->cell));
+	t->right = calloc(t->ncols, sizeof(*t->right));
+	if (!t->cell || !t->right)
+		return -1;
+	c = 0;
+	for (k = 0; k < 5; k++)
+		if (ids & (1u << k))
+			t->cell[c++] = strdup(idname[k]);
+	t->cell[c++] = strdup("machine");
+	t->right[c] = true;
+	t->cell[c++] = strdup("cpus");
+	for (k = 0; k < nkeys; k++, c++) {
+		const struct mf_family *fam = NULL;
+		t->cell[c] = strdup(keys[k]);
+		t->right[c] = true;
+		/* The unit from the first family that defines the key. */
+		for (i = 0; i < rep->ngroups && !fam; i++) {
+			int idx = mf_report_key_index(rep->results[i].group->family, keys[k]);
+			if (idx >= 0)
+				fam = rep->results[i].group->family;
+			if (idx >= 0)
+				t->cell[t->ncols + c] = strdup(fam->metrics[idx].unit);
+			if (idx == MF_REPORT_LSPR) {
+				t->right[c] = false;
+				break;
+			}
+		}
+	}
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_result *r = &rep->results[i];
+		const struct mf_group *g = r->group;
+		char **row = &t->cell[(i + 2) * t->ncols];
+		char tbuf[48];
+		c = 0;
+		if (ids & 1u) {
+			const char *s = mf_strtab_get(rep->tab, g->system);
+			row[c++] = strdup(s ? s : "-");
+		}
+		if (ids & 2u) {
+			const char *s = mf_strtab_get(rep->tab, g->lpar);
+			row[c++] = strdup(s ? s : "-");
+		}
+		if (ids & 4u) {
+			const char *s = mf_pool_name(g->pool);
+			row[c++] = strdup(s ? s : "-");
+		}
+		if (ids & 8u) {
+			if (g->has_start)
+				mf_time_format(g->start_us, tbuf, sizeof(tbuf));
+			row[c++] = strdup(g->has_start ? tbuf : "-");
+		}
+		if (ids & 16u)
+			row[c++] = g->cpu >= 0 ? dupf("%lld", (long long)g->cpu) : strdup("-");
+		row[c++] = strdup(g->family->display);
+		row[c++] = dupf("%llu", (unsigned long long)mf_group_cpus(g));
+		for (k = 0; k < nkeys; k++, c++) {
+			int idx = mf_report_key_index(g->family, keys[k]);
+			if (idx == MF_REPORT_LSPR) {
+				const char *l = mf_lspr_name(r->lspr);
+				row[c] = strdup(l ? l : "n/a");
+			} else if (idx >= 0) {
+				double v = r->value[idx];
+				row[c] = isnan(v) ? strdup("n/a") : dupf("%.*f", g->family->metrics[idx].digits,
+									 v == 0 ? 0.0 : v);
+			} else {
+				row[c] = strdup("");
+			}
+		}
+	}
+	for (i = 0; i < t->ncols * t->nrows; i++)
+		if (!t->cell[i] && i >= t->ncols * 2)
+			return -1;
+	return 0;
+}
+
+int mf_out_text(FILE *fp, const struct mf_report *rep)
+{
+	size_t nkeys, k, n1 = 0, n2 = 0, i;
+	const char **keys = mf_report_keys(rep, &nkeys);
+	const char **k1 = NULL, **k2 = NULL;
+	int rc = 0;
+
+	if (!keys)
+		return MF_ENOMEM;
+	k1 = malloc((nkeys + 1) * sizeof(*k1));
+	k2 = malloc((nkeys + 1) * sizeof(*k2));
+	if (!k1 || !k2) {
+		rc = MF_ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < nkeys; k++) {
+		if (is_headline(keys[k]))
+			k1[n1++] = keys[k];
+		else
+			k2[n2++] = keys[k];
+	}
+	if (rep->ngroups) {
+		struct table t;
+		memset(&t, 0, sizeof(t));
+		if (build(rep, k1, n1, &t) == 0)
+			print_table(fp, &t);
+		else
+			rc = MF_ENOMEM;
+		free_table(&t);
+		if (n2 && !rc) {
+			memset(&t, 0, sizeof(t));
+			fputc('\n', fp);
+			if (build(rep, k2, n2, &t) == 0)
+				print_table(fp, &t);
+			else
+				rc = MF_ENOMEM;
+			free_table(&t);
+		}
+		fputc('\n', fp);
+	}
+	fprintf(fp, "%llu row%s read from %zu file%s, %zu group%s, %llu row%s skipped\n",
+		(unsigned long long)rep->rows_read, rep->rows_read == 1 ? "" : "s", rep->nfiles,
+		rep->nfiles == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s",
+		(unsigned long long)rep->rows_skipped, rep->rows_skipped == 1 ? "" : "s");
+	for (i = 0; i < rep->nreasons; i++)
+		fprintf(fp, "  skipped %llu: %s\n", (unsigned long long)rep->reason_count[i], rep->reason[i]);
+	for (i = 0; i < rep->nwarnings; i++)
+		fprintf(fp, "warning: %s\n", rep->warnings[i]);
+out:
+	free(k1);
+	free(k2);
+	free(keys);
+	return rc ? rc : (ferror(fp) ? MF_EIO : 0);
+}

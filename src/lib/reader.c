@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* Reader table, format detection and the block-reading byte stream. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reader_int.h"
+
+static const struct mf_reader_ops *const readers[] = {&mf_csv_reader};
+#define NREADERS (sizeof(readers) / sizeof(readers[0]))
+
+const char *const *mf_reader_formats(void)
+{
+	static const char *names[NREADERS + 1];
+	size_t i;
+	for (i = 0; i < NREADERS; i++)
+		names[i] = readers[i]->name;
+	names[NREADERS] = NULL;
+	return names;
+}
+
+long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
+{
+	ssize_t got;
+
+	if (st->eof)
+		return 0;
+	if (st->pos > 0) {
+		memmove(st->buf, st->buf + st->pos, st->len - st->pos);
+		st->base += (long long)st->pos;
+		st->len -= st->pos;
+		st->pos = 0;
+	}
+	if (st->len == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : (size_t)1 << 20;
+		char *nb;
+		if (cap > max)
+			return mf_error_set(err, MF_EFORMAT, st->name, 0, 0,
+					    "a line longer than %zu bytes: not a text file of this format", max);
+		nb = realloc(st->buf, cap + 1);
+		if (!nb)
+			return mf_error_set(err, MF_ENOMEM, st->name, 0, 0, "out of memory");
+		st->buf = nb;
+		st->cap = cap;
+	}
+	do
+		got = read(st->fd, st->buf + st->len, st->cap - st->len);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return mf_error_set(err, MF_EIO, st->name, 0, 0, "read error: %s", strerror(errno));
+	if (got == 0) {
+		st->eof = true;
+		return 0;
+	}
+	st->len += (size_t)got;
+	st->buf[st->len] = '\0';
+	return (long)got;
+}
+
+void mf_reader_warn(struct mf_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	if (r->nwarn >= sizeof(r->warn) / sizeof(r->warn[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	r->warn[r->nwarn] = strdup(buf);
+	if (r->warn[r->nwarn])
+		r->nwarn++;
+}
+
+size_t mf_reader_nwarnings(const struct mf_reader *r)
+{
+	return r->nwarn;
+}
+
+const char *mf_reader_warning(const struct mf_reader *r, size_t i)
+{
+	return i < r->nwarn ? r->warn[i] : NULL;
+}
+
+/* Shared tail of the open functions: detect the format and open the reader. */
+static int finish_open(struct mf_reader *r, struct mf_error *err)
+{
+	size_t i;
+
+	if (r->st.len == 0)
+		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "empty file");
+	if (!r->ops) {
+		int best = 0;
+		for (i = 0; i < NREADERS; i++) {
+			int score = readers[i]->probe(r->st.buf, r->st.len);
+			if (score > best) {
+				best = score;
+				r->ops = readers[i];
+			}
+		}
+		if (!r->ops)
+			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+					    "input format not recognised (not a counter CSV); use --input to name it");
+	}
+	return r->ops->open(r, err);
+}
+
+static int new_reader(struct mf_reader **out, const char *name, const struct mf_reader_opts *opts,
+		      struct mf_error *err)
+{
+	struct mf_reader *r;
+	size_t i;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+	r->opts = *opts;
+	r->path = strdup(name);
+	r->st.fd = -1;
+	if (!r->path) {
+		free(r);
+		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+	}
+	r->st.name = r->path;
+	*out = r;
+	if (opts->format) {
+		for (i = 0; i < NREADERS; i++)
+			if (strcmp(readers[i]->name, opts->format) == 0)
+				r->ops = readers[i];
+		if (!r->ops)
+			return mf_error_set(err, MF_EUSAGE, name, 0, 0, "unknown input format '%s'", opts->format);
+	}
+	return 0;
+}
+
+int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts,
+		   struct mf_error *err)
+{
+	struct mf_reader *r;
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	int rc;
+
+	rc = new_reader(&r, name, opts, err);
+	if (rc)
+		goto fail;
+	if (strcmp(path, "-") == 0) {
+		r->st.fd = 0;
+	} else {
+		r->st.fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (r->st.fd < 0) {
+			rc = mf_error_set(err, MF_EIO, name, 0, 0, "cannot open: %s", strerror(errno));
+			goto fail;
+		}
+		r->st.own_fd = true;
+	}
+	/* Read a first block for detection; readers see it as unconsumed input. */
+	do {
+		long got = mf_stream_fill(&r->st, (size_t)1 << 20, err);
+		if (got < 0) {
+			rc = (int)got;
+			goto fail;
+		}
+	} while (!r->st.eof && r->st.len < 4096);
+	rc = finish_open(r, err);
+	if (rc)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	mf_reader_close(r);
+	*out = NULL;
+	return rc;
+}
+
+int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
+		       const struct mf_reader_opts *opts, struct mf_error *err)
+{
+	struct mf_reader *r;
+	int rc;
+
+	rc = new_reader(&r, name, opts, err);
+	if (rc)
+		goto fail;
+	r->st.buf = malloc(len + 1);
+	if (!r->st.buf) {
+		rc = mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+		goto fail;
+	}
+	memcpy(r->st.buf, data, len);
+	r->st.buf[len] = '\0';
+	r->st.len = r->st.cap = len;
+	r->st.eof = true;
+	rc = finish_open(r, err);
+	if (rc)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	mf_reader_close(r);
+	*out = NULL;
+	return rc;
+}
+
+int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err)
+{
+	int rc;
+	if (r->dead)
+		return 0;
+	rc = r->ops->next(r, s, err);
+	if (rc == MF_EIO || rc == MF_ENOMEM)
+		r->dead = true;
+	return rc;
+}
+
+void mf_reader_close(struct mf_reader *r)
+{
+	size_t i;
+	if (!r)
+		return;
+	if (r->ops && r->state)
+		r->ops->close(r);
+	if (r->st.own_fd)
+		close(r->st.fd);
+	for (i = 0; i < r->nwarn; i++)
+		free(r->warn[i]);
+	free(r->st.buf);
+	free(r->path);
+	free(r);
+}
+
+const char *mf_reader_format(const struct mf_reader *r)
+{
+	return r->ops->name;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_READER_INT_H
+#define MFSTAT_READER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mfstat/reader.h"
+
+/* A byte stream read in large blocks; the reader owns the buffer window. */
+struct mf_stream {
+	int fd;
+	bool own_fd;
+	const char *name;
+	char *buf;
+	size_t len;      /* bytes in buf */
+	size_t pos;      /* first byte not yet consumed */
+	size_t cap;
+	bool eof;
+	long long base;  /* file offset of buf[0] */
+};
+
+/*
+ * Moves unconsumed bytes to the front and reads more.  Returns the number of
+ * new bytes, 0 at end of file, or MF_EIO / MF_ENOMEM with err filled.  The
+ * buffer grows up to max bytes when it is full of unconsumed data.
+ */
+long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err);
+
+struct mf_reader_ops {
+	const char *name;
+	/* Scores how likely buf[0..n) starts this format: 0 no, 100 certain. */
+	int (*probe)(const char *buf, size_t n);
+	int (*open)(struct mf_reader *r, struct mf_error *err);
+	int (*next)(struct mf_reader *r, struct mf_sample *s, struct mf_error *err);
+	void (*close)(struct mf_reader *r);
+};
+
+struct mf_reader {
+	const struct mf_reader_ops *ops;
+	struct mf_reader_opts opts;
+	struct mf_stream st;
+	char *path;
+	void *state;
+	bool dead;
+	size_t nwarn;
+	char *warn[16];
+};
+
+/* Adds a warning (at most 16 are kept; the reader words them to be counted). */
+void mf_reader_warn(struct mf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+extern const struct mf_reader_ops mf_csv_reader;
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#include "mfstat/sample.h"
+
+#include <math.h>
+#include <strings.h>
+
+void mf_sample_reset(struct mf_sample *s)
+{
+	s->family = NULL;
+	s->machine = NULL;
+	s->system = 0;
+	s->lpar = 0;
+	s->cpu = -1;
+	s->pool = MF_POOL_NONE;
+	s->has_start = false;
+	s->start_us = 0;
+	s->seconds = NAN;
+	s->cpsp = NAN;
+	s->cpsp_nominal = false;
+	s->user_only = 0;
+	s->n = 0;
+}
+
+int mf_pool_parse(const char *s, size_t len)
+{
+	static const struct { const char *name; int pool; } names[] = {
+		{"GCP", MF_POOL_GCP}, {"CP", MF_POOL_GCP}, {"ZIIP", MF_POOL_ZIIP}, {"ZAAP", MF_POOL_ZAAP},
+		{"IFL", MF_POOL_IFL}, {"ICF", MF_POOL_ICF},
+		/* RMF pool numbers (cpumf-formulas.md, rule 3). */
+		{"1", MF_POOL_GCP}, {"3", MF_POOL_ZAAP}, {"6", MF_POOL_ZIIP}};
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = 0;
+		while (names[i].name[n])
+			n++;
+		if (n == len && strncasecmp(names[i].name, s, len) == 0)
+			return names[i].pool;
+	}
+	return -1;
+}

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Runs one golden CLI test: tests/cli/NAME.sh is run with MFSTAT set to the
+# binary, from tests/cli/, under LC_ALL=C TZ=UTC.  Its stdout must equal
+# NAME.stdout.exact, its exit status NAME.exit, and its stderr NAME.stderr.exact
+# when that file exists.  With MFSTAT_UPDATE=1 the expectations are rewritten.
+set -u
+MFSTAT=$1
+name=$2
+dir=$(cd "$(dirname "$0")" && pwd)
+export MFSTAT LC_ALL=C TZ=UTC NO_COLOR=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$dir"
+bash "$dir/$name.sh" >"$tmp/out" 2>"$tmp/err"
+echo $? >"$tmp/exit"
+if [ "${MFSTAT_UPDATE:-0}" = 1 ]; then
+  cp "$tmp/out" "$dir/$name.stdout.exact"
+  cp "$tmp/exit" "$dir/$name.exit"
+  if [ -s "$tmp/err" ] || [ -f "$dir/$name.stderr.exact" ]; then cp "$tmp/err" "$dir/$name.stderr.exact"; fi
+  echo "updated $name"
+  exit 0
+fi
+ok=0
+if ! diff -u "$dir/$name.stdout.exact" "$tmp/out"; then echo "FAIL: $name: stdout differs"; ok=1; fi
+if ! diff -u "$dir/$name.exit" "$tmp/exit"; then echo "FAIL: $name: exit status differs"; cat "$tmp/err"; ok=1; fi
+if [ -f "$dir/$name.stderr.exact" ] && ! diff -u "$dir/$name.stderr.exact" "$tmp/err"; then
+  echo "FAIL: $name: stderr differs"; ok=1
+fi
+exit $ok
