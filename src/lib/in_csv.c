@@ -69,8 +69,10 @@ static int probe(const char *buf, size_t n)
 	int commas = 0, known = 0;
 	const char *f = buf;
 
-	if (memchr(buf, '\0', n))
+	if (memchr(buf, '\0', len))
 		return 0;
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		return probe(buf + 3, n - 3);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)buf[i];
 		if (c < 0x20 && c != '\t' && c != '\r')
@@ -136,7 +138,8 @@ static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, i
  * buffer; with quotes they point into c->unq.  Returns the field count, or
  * -1 with *bad at a malformed quote.
  */
-static long split(struct csv *c, const char *ls, const char *le, size_t maxf, const char **bad)
+static long split(struct csv *c, const char *ls, const char *le, size_t maxf, const char **bad,
+		  const char **why)
 {
 	size_t nf = 0;
 	const char *p = ls;
@@ -170,10 +173,12 @@ static long split(struct csv *c, const char *ls, const char *le, size_t maxf, co
 			if (nf == maxf)
 				return (long)maxf + 1;
 			if (p < le && *p == '"') {
+				const char *open = p;
 				p++;
 				for (;;) {
 					if (p >= le) {
-						*bad = p;
+						*bad = open;
+						*why = "quoted field not closed (a '\"' is missing)";
 						return -1;
 					}
 					if (*p == '"') {
@@ -189,12 +194,14 @@ static long split(struct csv *c, const char *ls, const char *le, size_t maxf, co
 				}
 				if (p < le && *p != ',') {
 					*bad = p;
+					*why = "text after a closing quote (write a quote inside a field as \"\")";
 					return -1;
 				}
 			} else {
 				while (p < le && *p != ',') {
 					if (*p == '"') {
 						*bad = p;
+						*why = "quote inside an unquoted field (quote the whole field)";
 						return -1;
 					}
 					*o++ = *p++;
@@ -308,7 +315,7 @@ static struct fammap *get_map(struct mf_reader *r, struct csv *c, const struct m
 static int open_csv(struct mf_reader *r, struct mf_error *err)
 {
 	struct csv *c = calloc(1, sizeof(*c));
-	const char *ls, *le, *bad = NULL;
+	const char *ls, *le, *bad = NULL, *why = "";
 	const struct mf_kb *kb = r->opts.kb;
 	long nf;
 	size_t i, j;
@@ -334,9 +341,9 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 				 "binary data (a NUL byte) in the header: not a counter CSV");
 	if (le - ls >= 3 && memcmp(ls, "\xEF\xBB\xBF", 3) == 0)
 		ls += 3; /* a UTF-8 byte order mark from spreadsheet exports */
-	nf = split(c, ls, le, MAX_COLS, &bad);
+	nf = split(c, ls, le, MAX_COLS, &bad, &why);
 	if (nf == -1)
-		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "malformed quoted field in the header");
+		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "header: %s", why);
 	if (nf < 0)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
 	if ((size_t)nf > MAX_COLS)
@@ -432,7 +439,7 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 {
 	struct csv *c = r->state;
 	const struct mf_kb *kb = r->opts.kb;
-	const char *ls, *le, *bad = NULL;
+	const char *ls, *le, *bad = NULL, *why = "";
 	const struct mf_family *fam;
 	const struct mf_machine *mach;
 	struct fammap *map;
@@ -453,11 +460,11 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 			return rc;
 	} while (ls == le);
 	mf_sample_reset(s);
-	nf = split(c, ls, le, c->ncols, &bad);
+	nf = split(c, ls, le, c->ncols, &bad, &why);
 	if (nf == -2)
 		return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
 	if (nf == -1)
-		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "malformed quoted field");
+		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "%s", why);
 	if ((size_t)nf != c->ncols) {
 		if (memchr(ls, '\0', (size_t)(le - ls)))
 			return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
@@ -543,6 +550,9 @@ bad_number:
 			{
 				const char *what = "not a number";
 				size_t k = 0;
+				if (memchr(f, '\0', fl))
+					return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(f, '\0', fl),
+							 "binary data (a NUL byte) in a row");
 				while (k < fl && (f[k] == ' ' || f[k] == '\t'))
 					k++;
 				if (k < fl && f[k] == '-')

@@ -203,7 +203,7 @@ static int load_counters(struct loader *L, struct mf_family *fam)
 		int set = -1, k;
 		rc = 0;
 		if (t->nf != 5) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 5 fields, found %zu", t->nf);
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 5 fields, found %zu", t->nf);
 			break;
 		}
 		if (parse_uint(t->fz[0], MF_MAX_COUNTER - 1, &num)) {
@@ -395,7 +395,7 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 		rc = 0;
 		memset(&r, 0, sizeof(r));
 		if (t->nf != 7) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 7 fields, found %zu", t->nf);
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 7 fields, found %zu", t->nf);
 			break;
 		}
 		if (!is_ident(t->fz[0])) {
@@ -652,7 +652,7 @@ static int load_topology(struct loader *L)
 		struct mf_topology *nt;
 		rc = 0;
 		if (t->nf != 3) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 3 fields, found %zu", t->nf);
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 3 fields, found %zu", t->nf);
 			break;
 		}
 		if (!fam) {
@@ -696,7 +696,7 @@ static int load_machines(struct loader *L)
 		long type, mhz;
 		rc = 0;
 		if (t->nf != 4) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 4 fields, found %zu", t->nf);
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 4 fields, found %zu", t->nf);
 			break;
 		}
 		if (parse_uint(t->fz[0], 65535, &type)) {
@@ -791,7 +791,7 @@ static int load_lspr(struct loader *L)
 		int k;
 		rc = 0;
 		if (t->nf != 3) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 3 fields, found %zu", t->nf);
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 3 fields, found %zu", t->nf);
 			break;
 		}
 		if (L->kb->nlspr == 64) {
@@ -876,7 +876,7 @@ static int load_families(struct loader *L)
 		char *p;
 		rc = 0;
 		if (t->nf != 12) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, 0, MF_ETABLE, "expected 12 fields, found %zu", t->nf);
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 12 fields, found %zu", t->nf);
 			break;
 		}
 		if (L->kb->nfamilies == 64) {

@@ -91,8 +91,10 @@ static int finish_open(struct mf_reader *r, struct mf_error *err)
 {
 	size_t i;
 
-	if (r->st.len == 0)
-		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "empty file");
+	for (i = 0; i < r->st.len && strchr(" \t\r\n", r->st.buf[i]) && r->st.buf[i]; i++)
+		;
+	if (i == r->st.len)
+		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "empty file: no header line");
 	if (!r->ops) {
 		int best = 0;
 		for (i = 0; i < NREADERS; i++) {
