@@ -41,6 +41,11 @@ struct mf_interval {
 	uint32_t nrows;
 };
 
+struct mf_cpu_id {
+	uint32_t system, lpar;
+	int64_t cpu;
+};
+
 struct mf_group {
 	/* Key: the fields not grouped on are unset (0, -1, false). */
 	const struct mf_family *family;
@@ -72,7 +77,7 @@ struct mf_group {
 	size_t ihash_size;
 
 	size_t ncpus, capcpus;
-	int64_t *cpus;            /* distinct CPU numbers, sorted */
+	struct mf_cpu_id *cpus;   /* distinct (system, LPAR, CPU), sorted */
 };
 
 struct mf_grouper;
@@ -95,8 +100,8 @@ struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_
  * each interval's mean length; NaN when a length is unknown. */
 double mf_group_interval_seconds(const struct mf_group *grp);
 
-/* Distinct CPUs of a group, or when rows carry no CPU number the most rows
- * seen in one interval. */
+/* Distinct CPUs (system, LPAR and CPU number) of a group, or when rows carry
+ * no CPU number the most rows seen in one interval. */
 uint64_t mf_group_cpus(const struct mf_group *grp);
 
 #endif

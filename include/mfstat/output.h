@@ -42,6 +42,13 @@ int mf_out_json(FILE *fp, const struct mf_report *rep);
  */
 const char **mf_report_keys(const struct mf_report *rep, size_t *n);
 
+/*
+ * For every family of the knowledge base and every key: the result of
+ * mf_report_key_index, as an array indexed [family * nkeys + key]; the
+ * caller's (free).  Writers use it to avoid name lookups per group.
+ */
+int *mf_report_key_map(const struct mf_report *rep, const char *const *keys, size_t nkeys);
+
 /* Index of key k in family fam: a metric index, MF_REPORT_LSPR, or -1 when undefined. */
 int mf_report_key_index(const struct mf_family *fam, const char *key);
 

@@ -23,6 +23,14 @@ void mf_strbuf_printf(struct mf_strbuf *sb, const char *fmt, ...) __attribute__(
 void mf_strbuf_pad(struct mf_strbuf *sb, char c, size_t n);
 /* Appends a double with %.15g, never through the locale; NaN is not expected here. */
 void mf_strbuf_num(struct mf_strbuf *sb, double v);
+/*
+ * Formats a finite double exactly as printf("%.15g") does in the C locale
+ * (round-half-even on exact ties), without printf: the report writers format
+ * millions of numbers.  Writes at most 24 bytes plus NUL into buf and returns
+ * the length.  Values outside the fast path go through snprintf.
+ */
+int mf_fmt_g15(double v, char *buf);
+
 /* Returns the contents (an empty string when nothing was added); borrowed. */
 const char *mf_strbuf_str(const struct mf_strbuf *sb);
 

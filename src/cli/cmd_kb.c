@@ -58,15 +58,21 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
-			if (!machine_ok)
-				goto bad;
+			if (!machine_ok) {
+				cli_err("%s: option --machine does not apply here", argv[0]);
+				return EXIT_USAGE;
+			}
 			*machine = optarg;
 			break;
 		case 'T': *tables = optarg; break;
 		case 'h': fputs(help, stdout); return EXIT_OK;
+		case ':':
+			cli_err("%s: option %s needs a value", argv[0], argv[optind - 1]);
+			fprintf(stderr, "Try 'mfstat %s --help'.\n", argv[0]);
+			return EXIT_USAGE;
 		default:
 			goto bad;
 		}
@@ -78,7 +84,7 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 	*arg = optind < argc ? argv[optind] : NULL;
 	return -1;
 bad:
-	cli_err("%s: option %s is not known or needs a value", argv[0], argv[optind - 1]);
+	cli_err("%s: option %s is not known", argv[0], argv[optind - 1]);
 	fprintf(stderr, "Try 'mfstat %s --help'.\n", argv[0]);
 	return EXIT_USAGE;
 }
@@ -360,12 +366,12 @@ int cmd_machines(int argc, char **argv)
 	int rc = parse(argc, argv, machines_help, false, &machine, &tables, &arg);
 	if (rc >= 0)
 		return rc;
+	rc = EXIT_OK;
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
 	if (!arg) {
-		printf("%-8s  %-10s  %-4s  %-4s  %-30s  %s\n", "family", "types", "csvn", "cfvn", "models (nominal MHz)",
-		       "description");
+		printf("%-8s  %-10s  %-4s  %-4s  %s\n", "family", "types", "csvn", "cfvn", "models (nominal MHz)");
 		for (i = 0; i < kb->nfamilies; i++) {
 			const struct mf_family *fam = &kb->families[i];
 			char types[64], models[160], cfvn[16] = "-";
@@ -388,8 +394,7 @@ int cmd_machines(int argc, char **argv)
 					if (n > 0 && (size_t)n < sizeof(cfvn) - cu)
 						cu += (size_t)n;
 				}
-			printf("%-8s  %-10s  %-4d  %-4s  %-30s  %s\n", fam->display, types, fam->csvn, cfvn, models,
-			       fam->description);
+			printf("%-8s  %-10s  %-4d  %-4s  %s\n", fam->display, types, fam->csvn, cfvn, models);
 		}
 	} else {
 		const struct mf_family *fam;
@@ -403,6 +408,9 @@ int cmd_machines(int argc, char **argv)
 		}
 		machine_types(kb, fam, types, sizeof(types));
 		printf("%s: %s\n", fam->display, fam->description);
+		if (fam == mf_kb_generic(kb)) {
+			printf("    (used for data that names no machine; not a --machine value)\n");
+		}
 		for (k = 0; k < kb->nmachines; k++)
 			if (kb->machines[k].family == fam)
 				printf("    type %u  %s, nominal %g MHz\n", kb->machines[k].type, kb->machines[k].model,

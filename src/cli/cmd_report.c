@@ -26,7 +26,8 @@ static const char report_help[] =
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
 	"                     type (e.g. 3931) for rows whose data names none\n"
 	"  --by LIST          group by any of system,lpar,pool,interval,cpu\n"
-	"                     (default system,lpar,pool,interval; \"\" = one group)\n"
+	"                     (default system,lpar,pool,interval; \"\" = one group\n"
+	"                     per machine family)\n"
 	"  --skip-bad-rows    skip rows with bad data, counting them by reason\n"
 	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
 	"  -q, --quiet        no warnings on standard error\n"
@@ -210,7 +211,7 @@ int cmd_report(int argc, char **argv)
 	memset(&warn, 0, sizeof(warn));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'I': input = optarg; break;
 		case 'f': format = optarg; break;
@@ -222,12 +223,12 @@ int cmd_report(int argc, char **argv)
 		case 'q': cli_quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'h': fputs(report_help, stdout); return EXIT_OK;
+		case ':':
+			cli_err("report: option %s needs a value", argv[optind - 1]);
+			fputs("Try 'mfstat report --help'.\n", stderr);
+			return EXIT_USAGE;
 		default:
-			if (optopt)
-				cli_err("report: option -%c %s", optopt,
-					strchr("fo", optopt) ? "needs a value" : "is not known");
-			else
-				cli_err("report: option %s is not known or needs a value", argv[optind - 1]);
+			cli_err("report: option %s is not known", argv[optind - 1]);
 			fputs("Try 'mfstat report --help'.\n", stderr);
 			return EXIT_USAGE;
 		}

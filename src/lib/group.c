@@ -253,28 +253,45 @@ static struct mf_interval *find_interval(struct mf_group *grp, const struct mf_s
 	return &grp->intervals[grp->last_interval];
 }
 
-static int add_cpu(struct mf_group *grp, int64_t cpu)
+static int cmp_cpu(const struct mf_cpu_id *a, const struct mf_cpu_id *b)
 {
+	if (a->system != b->system)
+		return a->system < b->system ? -1 : 1;
+	if (a->lpar != b->lpar)
+		return a->lpar < b->lpar ? -1 : 1;
+	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+}
+
+/* Adds a CPU to the group's sorted set of distinct CPUs. */
+static int add_cpu(struct mf_group *grp, const struct mf_sample *s)
+{
+	struct mf_cpu_id id = {s->system, s->lpar, s->cpu};
 	size_t lo = 0, hi = grp->ncpus;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (grp->cpus[mid] < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
+
+	/* Rows usually repeat the CPU order of the previous interval. */
+	if (grp->ncpus && cmp_cpu(&grp->cpus[grp->ncpus - 1], &id) < 0) {
+		lo = grp->ncpus;
+	} else {
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (cmp_cpu(&grp->cpus[mid], &id) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < grp->ncpus && cmp_cpu(&grp->cpus[lo], &id) == 0)
+			return 0;
 	}
-	if (lo < grp->ncpus && grp->cpus[lo] == cpu)
-		return 0;
 	if (grp->ncpus == grp->capcpus) {
 		size_t cap = grp->capcpus ? grp->capcpus * 2 : 8;
-		int64_t *n = realloc(grp->cpus, cap * sizeof(*n));
+		struct mf_cpu_id *n = realloc(grp->cpus, cap * sizeof(*n));
 		if (!n)
 			return MF_ENOMEM;
 		grp->cpus = n;
 		grp->capcpus = cap;
 	}
 	memmove(&grp->cpus[lo + 1], &grp->cpus[lo], (grp->ncpus - lo) * sizeof(*grp->cpus));
-	grp->cpus[lo] = cpu;
+	grp->cpus[lo] = id;
 	grp->ncpus++;
 	return 0;
 }
@@ -346,7 +363,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 		iv->sum_seconds += s->seconds;
 		iv->nseconds++;
 	}
-	if (s->cpu >= 0 && add_cpu(grp, s->cpu))
+	if (s->cpu >= 0 && add_cpu(grp, s))
 		return MF_ENOMEM;
 	return 0;
 }

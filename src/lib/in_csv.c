@@ -32,6 +32,7 @@ struct col {
 struct fammap {
 	const struct mf_family *fam;
 	int16_t *slot; /* per column: dense counter slot on fam, or -1 */
+	long dup, dup_of; /* two columns naming the same counter on fam, or -1 */
 };
 
 struct csv {
@@ -43,6 +44,8 @@ struct csv {
 	long line;            /* number of the line last read */
 	const char **fs;      /* field starts of the current row */
 	size_t *fl;           /* field lengths */
+	uint64_t *val;        /* counter values parsed while splitting */
+	unsigned char *ok;    /* 1 when val[i] holds field i parsed cleanly */
 	char *unq;            /* unquoted copy of a quoted row */
 	size_t unq_cap;
 	/* Caches: consecutive rows usually repeat these values. */
@@ -306,6 +309,17 @@ static struct fammap *get_map(struct mf_reader *r, struct csv *c, const struct m
 		if (ctr)
 			m->slot[i] = fam->dense[ctr->number];
 	}
+	m->dup = m->dup_of = -1;
+	for (i = 0; i < c->ncols && m->dup < 0; i++) {
+		size_t j;
+		for (j = 0; j < i && m->slot[i] >= 0; j++) {
+			if (m->slot[j] == m->slot[i]) {
+				m->dup = (long)i;
+				m->dup_of = (long)j;
+				break;
+			}
+		}
+	}
 	(void)r;
 	m->fam = fam;
 	c->nmaps++;
@@ -326,7 +340,9 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 	r->state = c;
 	c->fs = malloc(MAX_COLS * sizeof(*c->fs));
 	c->fl = malloc(MAX_COLS * sizeof(*c->fl));
-	if (!c->fs || !c->fl)
+	c->val = malloc(MAX_COLS * sizeof(*c->val));
+	c->ok = calloc(MAX_COLS, 1);
+	if (!c->fs || !c->fl || !c->val || !c->ok)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
 	/* Skip blank lines before the header. */
 	do {
@@ -435,6 +451,42 @@ static int parse_double(const char *f, size_t fl, double *v)
 	return *end == '\0' && isfinite(*v) ? 0 : -1;
 }
 
+/*
+ * The hot path for rows without quotes: splits the row and parses counter
+ * fields in the same pass.  A counter field of 1..19 plain digits is parsed
+ * into c->val[i] with c->ok[i] = 1; anything else is left for the careful
+ * path (c->ok[i] = 0).  Returns the field count like split().
+ */
+static long split_fast(struct csv *c, const char *ls, const char *le)
+{
+	const char *p = ls;
+	size_t i = 0;
+
+	for (;;) {
+		const char *f = p;
+		if (i == c->ncols)
+			return (long)c->ncols + 1;
+		c->fs[i] = f;
+		if (c->cols[i].kind == COL_COUNTER) {
+			uint64_t v = 0;
+			unsigned d;
+			while (p < le && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+				v = v * 10 + d;
+				p++;
+			}
+			c->val[i] = v;
+			c->ok[i] = p > f && p - f <= 19 && (p == le || *p == ',');
+		}
+		while (p < le && *p != ',')
+			p++;
+		c->fl[i] = (size_t)(p - f);
+		i++;
+		if (p >= le)
+			return (long)i;
+		p++;
+	}
+}
+
 static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *err)
 {
 	struct csv *c = r->state;
@@ -460,7 +512,12 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 			return rc;
 	} while (ls == le);
 	mf_sample_reset(s);
-	nf = split(c, ls, le, c->ncols, &bad, &why);
+	if (!memchr(ls, '"', (size_t)(le - ls))) {
+		nf = split_fast(c, ls, le);
+	} else {
+		memset(c->ok, 0, c->ncols);
+		nf = split(c, ls, le, c->ncols, &bad, &why);
+	}
 	if (nf == -2)
 		return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
 	if (nf == -1)
@@ -469,10 +526,18 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		if (memchr(ls, '\0', (size_t)(le - ls)))
 			return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
 					 "binary data (a NUL byte) in a row");
-		return row_error(c, r, err, MF_EFORMAT, ls, le, (size_t)nf > c->ncols ? c->fs[c->ncols - 1] : le,
-				 "row has %s fields than the header (%ld, header has %zu)",
-				 (size_t)nf > c->ncols ? "more" : "fewer", (size_t)nf > c->ncols ? (long)c->ncols + 1 : nf,
-				 c->ncols);
+		if ((size_t)nf > c->ncols) {
+			/* Count the fields of the row and point at the first extra one. */
+			const char *p = ls, *extra = NULL;
+			size_t k = 1;
+			for (; p < le; p++)
+				if (*p == ',' && ++k == c->ncols + 1)
+					extra = p + 1;
+			return row_error(c, r, err, MF_EFORMAT, ls, le, extra ? extra : le,
+					 "row has more fields than the header (%zu, header has %zu)", k, c->ncols);
+		}
+		return row_error(c, r, err, MF_EFORMAT, ls, le, le,
+				 "row has fewer fields than the header (%ld, header has %zu)", nf, c->ncols);
 	}
 	/* The family: the row's machine column, else --machine, else none. */
 	fam = r->opts.family;
@@ -504,6 +569,11 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 	map = get_map(r, c, fam);
 	if (!map)
 		return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory (or more than 64 families)");
+	if (map->dup >= 0)
+		return row_error(c, r, err, MF_EFORMAT, ls, le, c->fs[map->dup],
+				 "column %s repeats column %ld (%s): both are counter %s on %s", c->cols[map->dup].name,
+				 map->dup_of + 1, c->cols[map->dup_of].name,
+				 fam->counters[map->slot[map->dup]].short_name, fam->display);
 	s->family = fam;
 	s->machine = mach;
 	for (i = 0; i < c->ncols; i++) {
@@ -515,7 +585,9 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 			int slot;
 			if (fl == 0)
 				continue; /* an empty field: the counter is absent in this row */
-			if (fl <= 19) {
+			if (c->ok[i]) {
+				v = c->val[i];
+			} else if (fl <= 19) {
 				/* Up to 19 digits cannot overflow 64 bits. */
 				for (; p < e; p++) {
 					unsigned d = (unsigned)*p - '0';
@@ -657,6 +729,8 @@ static void close_csv(struct mf_reader *r)
 	free(c->cols);
 	free(c->fs);
 	free(c->fl);
+	free(c->val);
+	free(c->ok);
 	free(c->unq);
 	free(c);
 	r->state = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "arena.h"
 #include "embedded.h"
@@ -23,6 +24,8 @@ struct loader {
 	struct mf_arena *a;
 	const char *dir;
 	struct mf_error *err;
+	const char *order[256]; /* every name of the report lists, in file order */
+	size_t norder;
 };
 
 /* Reads a table: the overlay directory's copy if it has one, else the embedded one. */
@@ -617,6 +620,13 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 				mf_error_set_text(L->err, p, k);
 				return MF_ETABLE;
 			}
+			{
+				size_t o;
+				for (o = 0; o < L->norder && strcmp(L->order[o], nm) != 0; o++)
+					;
+				if (o == L->norder && L->norder < sizeof(L->order) / sizeof(L->order[0]))
+					L->order[L->norder++] = mf_arena_strdup(L->a, nm);
+			}
 			if (strcmp(nm, "LSPR") == 0) {
 				if (fam->lspr)
 					fam->report[n++] = MF_REPORT_LSPR;
@@ -992,24 +1002,34 @@ static int build_keys(struct loader *L)
 	if (!kb->keys)
 		return mf_error_set(L->err, MF_ENOMEM, "keys", 0, 0, "out of memory");
 	/*
-	 * Merge the families' report lists keeping each list's order: a name new
-	 * to the union goes right after the name that precedes it in its family.
+	 * The report lists' order first (names some family reports), then the
+	 * names of families that report their own metric list, in file order.
 	 */
+	for (k = 0; k < L->norder; k++) {
+		for (i = 0; i < kb->nfamilies; i++) {
+			const struct mf_family *fam = &kb->families[i];
+			for (j = 0; j < fam->nreport; j++) {
+				const char *nm =
+					fam->report[j] == MF_REPORT_LSPR ? "LSPR" : fam->metrics[fam->report[j]].name;
+				if (L->order[k] && strcmp(nm, L->order[k]) == 0)
+					break;
+			}
+			if (j < fam->nreport) {
+				kb->keys[kb->nkeys++] = L->order[k];
+				break;
+			}
+		}
+	}
 	for (i = 0; i < kb->nfamilies; i++) {
 		const struct mf_family *fam = &kb->families[i];
-		size_t at = 0; /* insertion point: after the previous name of this family */
 		for (j = 0; j < fam->nreport; j++) {
 			const char *nm = fam->report[j] == MF_REPORT_LSPR ? "LSPR" : fam->metrics[fam->report[j]].name;
-			for (k = 0; k < kb->nkeys; k++)
-				if (strcmp(kb->keys[k], nm) == 0)
+			size_t q;
+			for (q = 0; q < kb->nkeys; q++)
+				if (strcmp(kb->keys[q], nm) == 0)
 					break;
-			if (k == kb->nkeys) {
-				memmove(&kb->keys[at + 1], &kb->keys[at], (kb->nkeys - at) * sizeof(*kb->keys));
-				kb->keys[at] = nm;
-				kb->nkeys++;
-				k = at;
-			}
-			at = k + 1;
+			if (q == kb->nkeys)
+				kb->keys[kb->nkeys++] = nm;
 		}
 	}
 	/* Keep LSPR last, where it reads as the conclusion of the row. */
@@ -1041,12 +1061,22 @@ int mf_kb_load(const char *dir, struct mf_kb **out, struct mf_error *err)
 	}
 	mf_arena_init(&priv->arena);
 	kb->priv = priv;
+	memset(&L, 0, sizeof(L));
 	L.kb = kb;
 	L.a = &priv->arena;
 	L.dir = dir;
 	L.err = err;
 	kb->source = dir ? mf_arena_strdup(L.a, dir) : "embedded";
-	rc = load_families(&L);
+	rc = 0;
+	if (dir) {
+		struct stat st;
+		if (stat(dir, &st) != 0)
+			rc = mf_error_set(err, MF_EIO, dir, 0, 0, "tables directory: %s", strerror(errno));
+		else if (!S_ISDIR(st.st_mode))
+			rc = mf_error_set(err, MF_EIO, dir, 0, 0, "tables directory: not a directory");
+	}
+	if (!rc)
+		rc = load_families(&L);
 	if (!rc)
 		rc = load_machines(&L);
 	if (!rc)

@@ -45,3 +45,16 @@ const char **mf_report_keys(const struct mf_report *rep, size_t *n)
 	free(seen);
 	return keys;
 }
+
+int *mf_report_key_map(const struct mf_report *rep, const char *const *keys, size_t nkeys)
+{
+	const struct mf_kb *kb = rep->kb;
+	int *map = malloc((kb->nfamilies * nkeys + 1) * sizeof(*map));
+	size_t f, k;
+	if (!map)
+		return NULL;
+	for (f = 0; f < kb->nfamilies; f++)
+		for (k = 0; k < nkeys; k++)
+			map[f * nkeys + k] = mf_report_key_index(&kb->families[f], keys[k]);
+	return map;
+}

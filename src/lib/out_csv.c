@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mfstat/output.h"
+#include "mfstat/strbuf.h"
 
 /* RFC 4180: quote a field only when it holds a comma, quote or line break. */
 static void csv_str(FILE *fp, const char *s)
@@ -28,17 +29,23 @@ static void csv_str(FILE *fp, const char *s)
 static void csv_num(FILE *fp, double v)
 {
 	if (!isnan(v) && !isinf(v))
-		fprintf(fp, "%.15g", v == 0 ? 0.0 : v);
+		{
+		char b[40];
+		fwrite(b, 1, (size_t)mf_fmt_g15(v == 0 ? 0.0 : v, b), fp);
+	}
 }
 
 int mf_out_csv(FILE *fp, const struct mf_report *rep)
 {
 	size_t nkeys, i, k;
 	const char **keys = mf_report_keys(rep, &nkeys);
+	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
 	char tbuf[48];
 
-	if (!keys)
+	if (!keys || !map) {
+		free(keys);
 		return MF_ENOMEM;
+	}
 	fputs("system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus", fp);
 	for (k = 0; k < nkeys; k++) {
 		fputc(',', fp);
@@ -67,7 +74,7 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		csv_str(fp, g->family->display);
 		fprintf(fp, ",%llu", (unsigned long long)mf_group_cpus(g));
 		for (k = 0; k < nkeys; k++) {
-			int idx = mf_report_key_index(g->family, keys[k]);
+			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			fputc(',', fp);
 			if (idx == MF_REPORT_LSPR) {
 				const char *l = mf_lspr_name(r->lspr);
@@ -80,5 +87,6 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		fputc('\n', fp);
 	}
 	free(keys);
+	free(map);
 	return ferror(fp) ? MF_EIO : 0;
 }

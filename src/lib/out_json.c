@@ -48,7 +48,10 @@ static void json_num(FILE *fp, double v)
 	if (isnan(v) || isinf(v))
 		fputs("null", fp);
 	else
-		fprintf(fp, "%.15g", v == 0 ? 0.0 : v);
+		{
+		char b[40];
+		fwrite(b, 1, (size_t)mf_fmt_g15(v == 0 ? 0.0 : v, b), fp);
+	}
 }
 
 static void json_opt_str(FILE *fp, const char *s)
@@ -63,10 +66,13 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 {
 	size_t nkeys, i, k;
 	const char **keys = mf_report_keys(rep, &nkeys);
+	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
 	char tbuf[48];
 
-	if (!keys)
+	if (!keys || !map) {
+		free(keys);
 		return MF_ENOMEM;
+	}
 	fputs("{\"schema\":1,\"groups\":[", fp);
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_result *r = &rep->results[i];
@@ -96,7 +102,7 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 		json_str(fp, g->family->display);
 		fprintf(fp, ",\"cpus\":%llu,\"metrics\":{", (unsigned long long)mf_group_cpus(g));
 		for (k = 0; k < nkeys; k++) {
-			int idx = mf_report_key_index(g->family, keys[k]);
+			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			if (idx == -1)
 				continue; /* not defined on this family: absent */
 			if (k)
@@ -120,5 +126,6 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	}
 	fputs("]}\n", fp);
 	free(keys);
+	free(map);
 	return ferror(fp) ? MF_EIO : 0;
 }

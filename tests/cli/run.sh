@@ -5,7 +5,7 @@
 # NAME.stdout.exact, its exit status NAME.exit, and its stderr NAME.stderr.exact
 # when that file exists.  With MFSTAT_UPDATE=1 the expectations are rewritten.
 set -u
-MFSTAT=$1
+MFSTAT=$(realpath "$1")
 name=$2
 dir=$(cd "$(dirname "$0")" && pwd)
 export MFSTAT LC_ALL=C TZ=UTC NO_COLOR=1

@@ -161,7 +161,7 @@ static void bad_inputs(void **state)
 		{"B0,B1\n1,2.5\n", 0, MF_EFORMAT, 2, 3, "not an integer"},
 		{"B0,B1\n1,18446744073709551616\n", 0, MF_EFORMAT, 2, 3, "does not fit in 64 bits"},
 		{"B0,B1\n1\n", 0, MF_EFORMAT, 2, 2, "fewer fields"},
-		{"B0,B1\n1,2,3\n", 0, MF_EFORMAT, 2, 3, "more fields"},
+		{"B0,B1\n1,2,3\n", 0, MF_EFORMAT, 2, 5, "more fields than the header (3, header has 2)"},
 		{"B0,BOGUS\n1,2\n", 1, MF_EFORMAT, 1, 4, "unknown column 'BOGUS'"},
 		{"B0,E447\n1,2\n", 1, MF_EFORMAT, 1, 4, "not defined on any machine family"},
 		{"B0,B0\n1,2\n", 1, MF_EFORMAT, 1, 4, "repeats column 1"},

@@ -1,3 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/* Sample model helpers: time parsing and formatting, pools, interning, number formatting. */
+#include <math.h>
+
 #include "testutil.h"
-static void t(void **s){(void)s;}
-int main(void){const struct CMUnitTest tests[]={cmocka_unit_test(t)};return cmocka_run_group_tests(tests,NULL,NULL);}
+
+static void times(void **state)
+{
+	static const struct { const char *in; int64_t us; const char *out; } ok[] = {
+		{"1970-01-01T00:00:00Z", 0, "1970-01-01T00:00:00Z"},
+		{"2025-03-04T10:15:00Z", INT64_C(1741083300000000), "2025-03-04T10:15:00Z"},
+		{"2025-03-04 10:15:00", INT64_C(1741083300000000), "2025-03-04T10:15:00Z"},
+		{"2025-03-04T10:15Z", INT64_C(1741083300000000), "2025-03-04T10:15:00Z"},
+		{"2025-03-04T11:15:00+01:00", INT64_C(1741083300000000), "2025-03-04T10:15:00Z"},
+		{"2025-03-04T05:15:00-0500", INT64_C(1741083300000000), "2025-03-04T10:15:00Z"},
+		{"2025-03-04T10:15:00.5Z", INT64_C(1741083300500000), "2025-03-04T10:15:00.500000Z"},
+		{"2024-02-29T23:59:59.999999Z", INT64_C(1709251199999999), "2024-02-29T23:59:59.999999Z"},
+		{"1969-12-31T23:59:59Z", -1000000, "1969-12-31T23:59:59Z"},
+	};
+	static const char *const bad[] = {"", "2025-03-04", "2025-3-04T10:15:00Z", "2025-02-29T00:00:00Z",
+					  "2025-03-04T24:00:00Z", "2025-03-04T10:15:00Q", "2025-03-04T10:15:00.Z",
+					  "2025-03-04T10:15:00+1:00", "x025-03-04T10:15:00Z"};
+	size_t i;
+	char buf[48];
+	int64_t us;
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (mf_time_parse(ok[i].in, strlen(ok[i].in), &us) != 0 || us != ok[i].us)
+			fail_msg("'%s' -> %lld, expected %lld", ok[i].in, (long long)us, (long long)ok[i].us);
+		mf_time_format(us, buf, sizeof(buf));
+		assert_string_equal(buf, ok[i].out);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (mf_time_parse(bad[i], strlen(bad[i]), &us) == 0)
+			fail_msg("'%s' accepted", bad[i]);
+}
+
+static void pools(void **state)
+{
+	(void)state;
+	assert_int_equal(mf_pool_parse("GCP", 3), MF_POOL_GCP);
+	assert_int_equal(mf_pool_parse("cp", 2), MF_POOL_GCP);
+	assert_int_equal(mf_pool_parse("zIIP", 4), MF_POOL_ZIIP);
+	assert_int_equal(mf_pool_parse("ZAAP", 4), MF_POOL_ZAAP);
+	assert_int_equal(mf_pool_parse("IFL", 3), MF_POOL_IFL);
+	assert_int_equal(mf_pool_parse("ICF", 3), MF_POOL_ICF);
+	assert_int_equal(mf_pool_parse("1", 1), MF_POOL_GCP);
+	assert_int_equal(mf_pool_parse("3", 1), MF_POOL_ZAAP);
+	assert_int_equal(mf_pool_parse("6", 1), MF_POOL_ZIIP);
+	assert_int_equal(mf_pool_parse("2", 1), -1);
+	assert_int_equal(mf_pool_parse("GCPX", 4), -1);
+	assert_string_equal(mf_pool_name(MF_POOL_ZIIP), "ZIIP");
+	assert_null(mf_pool_name(MF_POOL_NONE));
+}
+
+static void interning(void **state)
+{
+	struct mf_strtab *t = mf_strtab_new();
+	char name[32];
+	uint32_t ids[2000];
+	int i;
+	(void)state;
+	assert_int_equal(mf_strtab_intern(t, "", 0), 0);
+	assert_null(mf_strtab_get(t, 0));
+	for (i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "SYS%d", i);
+		ids[i] = mf_strtab_intern(t, name, strlen(name));
+		assert_true(ids[i] > 0);
+	}
+	for (i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "SYS%d", i);
+		assert_int_equal(mf_strtab_intern(t, name, strlen(name)), ids[i]);
+		assert_string_equal(mf_strtab_get(t, ids[i]), name);
+	}
+	mf_strtab_free(t);
+}
+
+/* mf_fmt_g15 must equal printf("%.15g") for every value, including exact ties. */
+static void number_format(void **state)
+{
+	static const double fixed[] = {0.0, -0.0, 1, -1, 0.5, 0.1, 0.3, 2.5, 100, 1e15, 1e14, 999999999999999.5,
+				       123456789012345.5, 1e-4, 1e-5, 0.000123456789012345, 1e21, 1e22, 1e300,
+				       1e-300, 5e-324, 4.1, 1.03115, 33.3333333333333333, 2.0 / 3, 1e16 + 2,
+				       9007199254740993.0, 0.75, 0.6, 6.0, 3.0, 1.0, 18446744073709551616.0,
+				       12.3456789012345e10, 8.5, 0.05, 0.0000999999999999999};
+	char a[64], b[64];
+	size_t i;
+	uint64_t x = 88172645463325252ULL;
+	(void)state;
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		mf_fmt_g15(fixed[i], a);
+		snprintf(b, sizeof(b), "%.15g", fixed[i]);
+		if (strcmp(a, b) != 0)
+			fail_msg("%.17g: got %s, printf says %s", fixed[i], a, b);
+	}
+	for (i = 0; i < 600000; i++) {
+		double v;
+		uint64_t bits;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		switch (i % 4) {
+		case 0: /* any bit pattern */
+			bits = x;
+			memcpy(&v, &bits, sizeof(v));
+			if (isnan(v) || isinf(v))
+				continue;
+			break;
+		case 1: /* ratios of counters, the common case */
+			v = (double)(x >> 20) / (double)((x & 0xfffff) + 1);
+			break;
+		case 2: /* numbers with few digits, where ties happen */
+			v = (double)(x % 100000000) / 1000.0 + 0.0005;
+			break;
+		default: /* percentages */
+			v = (double)(x % 1000000007) / 1000000007.0 * 100;
+			break;
+		}
+		mf_fmt_g15(v, a);
+		snprintf(b, sizeof(b), "%.15g", v);
+		if (strcmp(a, b) != 0)
+			fail_msg("%.17g (bits %016llx): got %s, printf says %s", v, (unsigned long long)x, a, b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(times),
+		cmocka_unit_test(pools),
+		cmocka_unit_test(interning),
+		cmocka_unit_test(number_format),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

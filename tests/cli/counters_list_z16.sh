@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" counters --machine z16

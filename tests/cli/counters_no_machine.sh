@@ -1,0 +1,3 @@
+#!/bin/bash
+# Without --machine: the basic and problem-state counters shared by every family.
+"$MFSTAT" counters

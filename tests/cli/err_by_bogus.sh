@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" report --by system,bogus ../data/generic.csv

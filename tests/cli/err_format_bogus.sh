@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" report -f xml ../data/generic.csv

@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" report --input json ../data/generic.csv

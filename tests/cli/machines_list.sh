@@ -1,0 +1,3 @@
+#!/bin/bash
+# The machine families with type numbers, version numbers and nominal speeds.
+"$MFSTAT" machines

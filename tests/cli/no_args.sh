@@ -1,0 +1,3 @@
+#!/bin/bash
+# No command: usage on stderr, exit 2.
+"$MFSTAT"

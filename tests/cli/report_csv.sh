@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" report -f csv ../data/z16-two-pools.csv

@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" report --by system,cpu -f csv - < ../data/generic.csv
