@@ -51,9 +51,9 @@ enum mf_na_why {
 };
 
 struct mf_na {
-	int why;   /* enum mf_na_why */
-	int kind;  /* enum mf_ref_kind of the absent name, for MF_NA_ABSENT */
-	int index; /* its slot */
+	signed char why;  /* enum mf_na_why */
+	signed char kind; /* enum mf_ref_kind of the absent name, for MF_NA_ABSENT */
+	short index;      /* its slot */
 };
 
 /* Where evaluation reads its inputs.  All arrays are borrowed. */

@@ -61,9 +61,10 @@ struct mf_group {
 	uint64_t rows_lspr;       /* rows of engines the LSPR class counts */
 	uint64_t *sum;            /* per dense counter slot, all rows */
 	uint64_t *sum_lspr;       /* per slot, rows of engines the LSPR class counts */
-	uint64_t present_all[MF_BITWORDS]; /* slots present in every row */
-	uint64_t present_any[MF_BITWORDS]; /* slots present in some row */
-	uint64_t overflow[MF_BITWORDS];    /* slots whose sum overflowed 64 bits */
+	size_t nwords;            /* words of each bitmap below: (slots + 63) / 64 */
+	uint64_t *present_all;    /* slots present in every row */
+	uint64_t *present_any;    /* slots present in some row */
+	uint64_t *overflow;       /* slots whose sum overflowed 64 bits */
 
 	double cpsp_min, cpsp_max;
 	uint64_t ncpsp;
@@ -71,7 +72,8 @@ struct mf_group {
 	unsigned user_only;
 
 	size_t nintervals, capintervals;
-	struct mf_interval *intervals;
+	struct mf_interval *intervals; /* iv_first until a second interval arrives */
+	struct mf_interval iv_first;
 	size_t last_interval;
 	uint32_t *ihash;          /* index+1 by start time, once there are many intervals */
 	size_t ihash_size;

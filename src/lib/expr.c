@@ -270,9 +270,9 @@ void mf_expr_free(struct mf_expr *e)
 static void set_na(struct mf_na *na, int why, int kind, int index)
 {
 	if (na && na->why == MF_NA_NONE) {
-		na->why = why;
-		na->kind = kind;
-		na->index = index;
+		na->why = (signed char)why;
+		na->kind = (signed char)kind;
+		na->index = (short)index;
 	}
 }
 

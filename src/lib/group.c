@@ -60,7 +60,8 @@ static void group_free(struct mf_group *grp)
 {
 	free(grp->sum);
 	free(grp->sum_lspr);
-	free(grp->intervals);
+	if (grp->intervals != &grp->iv_first)
+		free(grp->intervals);
 	free(grp->ihash);
 	free(grp->cpus);
 	free(grp);
@@ -153,12 +154,19 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->cpu = k->cpu;
 	grp->has_start = k->has_start;
 	grp->start_us = k->start_us;
-	grp->sum = calloc(k->family->ncounters ? k->family->ncounters : 1, sizeof(*grp->sum));
+	/* One block: the sums, then the three bitmaps. */
+	grp->nwords = (k->family->ncounters + 63) / 64;
+	grp->sum = calloc(k->family->ncounters + 3 * grp->nwords + 1, sizeof(*grp->sum));
 	if (!grp->sum) {
 		free(grp);
 		return NULL;
 	}
-	memset(grp->present_all, 0xff, sizeof(grp->present_all));
+	grp->present_all = grp->sum + k->family->ncounters;
+	grp->present_any = grp->present_all + grp->nwords;
+	grp->overflow = grp->present_any + grp->nwords;
+	memset(grp->present_all, 0xff, grp->nwords * sizeof(*grp->present_all));
+	grp->intervals = &grp->iv_first;
+	grp->capintervals = 1;
 	grp->cpsp_min = INFINITY;
 	grp->cpsp_max = -INFINITY;
 	if (g->n == g->cap) {
@@ -229,8 +237,15 @@ static struct mf_interval *find_interval(struct mf_group *grp, const struct mf_s
 		}
 	}
 	if (grp->nintervals == grp->capintervals) {
-		size_t cap = grp->capintervals ? grp->capintervals * 2 : 4;
-		struct mf_interval *n = realloc(grp->intervals, cap * sizeof(*n));
+		size_t cap = grp->capintervals * 2 + 2;
+		struct mf_interval *n;
+		if (grp->intervals == &grp->iv_first) {
+			n = malloc(cap * sizeof(*n));
+			if (n)
+				n[0] = grp->iv_first;
+		} else {
+			n = realloc(grp->intervals, cap * sizeof(*n));
+		}
 		if (!n)
 			return NULL;
 		grp->intervals = n;
@@ -341,7 +356,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 		for (i = 0; i < s->n; i++)
 			if (__builtin_add_overflow(grp->sum_lspr[s->slot[i]], s->value[i], &grp->sum_lspr[s->slot[i]]))
 				grp->overflow[s->slot[i] >> 6] |= UINT64_C(1) << (s->slot[i] & 63);
-	for (i = 0; i < MF_BITWORDS; i++) {
+	for (i = 0; i < grp->nwords; i++) {
 		grp->present_all[i] &= row[i];
 		grp->present_any[i] |= row[i];
 	}

@@ -56,6 +56,9 @@ struct csv {
 	char last_start[48];
 	size_t last_start_len;
 	int64_t last_start_us;
+	char last_num[2][24];  /* cpsp and interval_seconds as last parsed */
+	size_t last_num_len[2];
+	double last_num_val[2];
 	unsigned long nominal_rows;
 	const struct mf_machine *nominal_machine;
 };
@@ -457,6 +460,8 @@ static int parse_double(const char *f, size_t fl, double *v)
  * into c->val[i] with c->ok[i] = 1; anything else is left for the careful
  * path (c->ok[i] = 0).  Returns the field count like split().
  */
+static const uint64_t pow10_tab[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
 static long split_fast(struct csv *c, const char *ls, const char *le)
 {
 	const char *p = ls;
@@ -469,13 +474,35 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 		c->fs[i] = f;
 		if (c->cols[i].kind == COL_COUNTER) {
 			uint64_t v = 0;
-			unsigned d;
-			while (p < le && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
-				v = v * 10 + d;
-				p++;
+			size_t nd;
+			/*
+			 * Eight digits at a time (SWAR).  The buffer has at least 8
+			 * readable bytes past its end, and *le is never a digit.
+			 */
+			for (;;) {
+				uint64_t x, bad;
+				unsigned n;
+				memcpy(&x, p, 8);
+				bad = ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^ UINT64_C(0x3030303030303030)) |
+				      (((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^
+				       UINT64_C(0x3030303030303030));
+				n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+				if (n) {
+					x -= UINT64_C(0x3030303030303030);
+					if (n < 8)
+						x <<= 8 * (8 - n);
+					x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;
+					x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;
+					x = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
+					v = v * pow10_tab[n] + x;
+					p += n;
+				}
+				if (n < 8 || p - f > 19)
+					break;
 			}
+			nd = (size_t)(p - f);
 			c->val[i] = v;
-			c->ok[i] = p > f && p - f <= 19 && (p == le || *p == ',');
+			c->ok[i] = nd - 1 < 19 && (p == le || *p == ',');
 		}
 		while (p < le && *p != ',')
 			p++;
@@ -677,9 +704,18 @@ bad_number:
 		case COL_MACHINE:
 			break;
 		case COL_CPSP:
+			if (fl == c->last_num_len[0] && memcmp(f, c->last_num[0], fl) == 0) {
+				s->cpsp = c->last_num_val[0];
+				break;
+			}
 			if (parse_double(f, fl, &s->cpsp) || s->cpsp <= 0)
 				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
 						 "cpsp must be a positive number (CPU speed in MHz)");
+			if (fl < sizeof(c->last_num[0])) {
+				memcpy(c->last_num[0], f, fl);
+				c->last_num_len[0] = fl;
+				c->last_num_val[0] = s->cpsp;
+			}
 			break;
 		case COL_START:
 			if (fl != c->last_start_len || memcmp(f, c->last_start, fl) != 0) {
@@ -699,9 +735,18 @@ bad_number:
 			s->start_us = c->last_start_us;
 			break;
 		case COL_SECONDS:
+			if (fl == c->last_num_len[1] && memcmp(f, c->last_num[1], fl) == 0) {
+				s->seconds = c->last_num_val[1];
+				break;
+			}
 			if (parse_double(f, fl, &s->seconds) || s->seconds <= 0)
 				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
 						 "interval_seconds must be a positive number of seconds");
+			if (fl < sizeof(c->last_num[1])) {
+				memcpy(c->last_num[1], f, fl);
+				c->last_num_len[1] = fl;
+				c->last_num_val[1] = s->seconds;
+			}
 			break;
 		default:
 			break;

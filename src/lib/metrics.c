@@ -41,7 +41,8 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, stru
 	r->doubts = 0;
 	r->negative_metric = -1;
 	r->partial_slot = -1;
-	for (i = 0; i < MF_BITWORDS; i++) {
+	memset(present, 0, sizeof(present));
+	for (i = 0; i < grp->nwords; i++) {
 		uint64_t partial = grp->present_any[i] & ~grp->present_all[i];
 		present[i] = grp->present_all[i] & ~grp->overflow[i];
 		if (partial) {
@@ -109,31 +110,44 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, stru
 struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n)
 {
 	struct mf_result *r = calloc(n ? n : 1, sizeof(*r));
-	size_t i;
+	size_t i, total = 0;
+	double *values;
+	struct mf_na *na;
+
 	if (!r)
 		return NULL;
+	/* One block of values and one of reasons for all groups. */
+	for (i = 0; i < n; i++)
+		total += groups[i]->family->nmetrics;
+	values = malloc((total + 1) * sizeof(*values));
+	na = calloc(total + 1, sizeof(*na));
+	if (!values || !na) {
+		free(values);
+		free(na);
+		free(r);
+		return NULL;
+	}
 	for (i = 0; i < n; i++) {
-		size_t m = groups[i]->family->nmetrics ? groups[i]->family->nmetrics : 1;
 		r[i].group = groups[i];
-		r[i].value = malloc(m * sizeof(*r[i].value));
-		r[i].na = calloc(m, sizeof(*r[i].na));
-		if (!r[i].value || !r[i].na) {
-			mf_results_free(r, i + 1);
-			return NULL;
-		}
+		r[i].value = values;
+		r[i].na = na;
+		values += groups[i]->family->nmetrics;
+		na += groups[i]->family->nmetrics;
+	}
+	if (n == 0) {
+		r[0].value = values;
+		r[0].na = na;
 	}
 	return r;
 }
 
 void mf_results_free(struct mf_result *r, size_t n)
 {
-	size_t i;
+	(void)n;
 	if (!r)
 		return;
-	for (i = 0; i < n; i++) {
-		free(r[i].value);
-		free(r[i].na);
-	}
+	free(r[0].value);
+	free(r[0].na);
 	free(r);
 }
 

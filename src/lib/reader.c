@@ -41,9 +41,11 @@ long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
 		if (cap > max)
 			return mf_error_set(err, MF_EFORMAT, st->name, 0, 0,
 					    "a line longer than %zu bytes: not a text file of this format", max);
-		nb = realloc(st->buf, cap + 1);
+		/* 16 zero bytes past the end let parsers read 8 bytes at a time. */
+		nb = realloc(st->buf, cap + 16);
 		if (!nb)
 			return mf_error_set(err, MF_ENOMEM, st->name, 0, 0, "out of memory");
+		memset(nb + st->cap, 0, cap + 16 - st->cap);
 		st->buf = nb;
 		st->cap = cap;
 	}
@@ -57,7 +59,7 @@ long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
 		return 0;
 	}
 	st->len += (size_t)got;
-	st->buf[st->len] = '\0';
+	memset(st->buf + st->len, 0, 16);
 	return (long)got;
 }
 
@@ -188,13 +190,12 @@ int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *dat
 	rc = new_reader(&r, name, opts, err);
 	if (rc)
 		goto fail;
-	r->st.buf = malloc(len + 1);
+	r->st.buf = calloc(len + 16, 1);
 	if (!r->st.buf) {
 		rc = mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
 		goto fail;
 	}
 	memcpy(r->st.buf, data, len);
-	r->st.buf[len] = '\0';
 	r->st.len = r->st.cap = len;
 	r->st.eof = true;
 	rc = finish_open(r, err);
