@@ -1,3 +1,147 @@
-#include "testutil.h"
-static void t(void **s){(void)s;}
-int main(void){const struct CMUnitTest tests[]={cmocka_unit_test(t)};return cmocka_run_group_tests(tests,NULL,NULL);}
+/* SPDX-License-Identifier: MIT */
+/* Metrics over groups: the zIIP rule of the LSPR class, reasons, inconsistent data. */
+#include "pipeline.h"
+
+static struct mf_kb *kb;
+
+static int setup(void **state)
+{
+	(void)state;
+	kb = test_kb();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mf_kb_free(kb);
+	return 0;
+}
+
+/* A z16 CSV with every sourcing counter; rows give pool, B1, B4, E145 (L2) and E156 (memory). */
+static char *z16_csv(const char *rows[][4], size_t n)
+{
+	static char buf[8192];
+	size_t len = 0, i, k;
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "system,pool,machine,B0,B1,B2,B4");
+	for (k = 145; k <= 183; k++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",E%zu", k);
+	buf[len++] = '\n';
+	for (i = 0; i < n; i++) {
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "S,%s,z16,1000,%s,0,%s", rows[i][0], rows[i][1],
+					rows[i][2]);
+		for (k = 145; k <= 183; k++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",%s",
+						k == 145 ? rows[i][2] : k == 156 ? rows[i][3] : "0");
+		buf[len++] = '\n';
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static void ziip_rule(void **state)
+{
+	/* GCP: L1MP 2, all misses from L2: RNI 0, LOW.  zIIP: L1MP 10, half from memory: HIGH.
+	 * (B4 is the miss count; E145 = B4 - E156 so the sourcing adds up.) */
+	const char *rows[][4] = {{"GCP", "1000", "20", "0"}, {"ZIIP", "1000", "50", "50"}};
+	struct pipe p;
+	(void)state;
+	rows[1][2] = "50";
+	pipe_run(&p, kb, z16_csv(rows, 2), MF_BY_SYSTEM);
+	assert_int_equal(p.n, 1);
+	/* All engines: L1MP (20 + 50) / 2000 * 100 = 3.5, so the GCP-only inputs must be used: */
+	assert_true(fabs(metric(&p, 0, "L1MP") - 3.5) < 1e-12);
+	assert_true(p.res[0].lspr_l1mp == 2.0);
+	assert_true(p.res[0].lspr_rni == 0.0);
+	assert_int_equal(p.res[0].lspr, MF_LSPR_LOW);
+	assert_int_equal(p.res[0].lspr_why, MF_LSPR_OK);
+	pipe_free(&p);
+
+	/* By pool: the zIIP group has no class, and says why. */
+	pipe_run(&p, kb, z16_csv(rows, 2), MF_BY_SYSTEM | MF_BY_POOL);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.groups[1]->pool, MF_POOL_ZIIP);
+	assert_int_equal(p.res[0].lspr, MF_LSPR_LOW);
+	assert_int_equal(p.res[1].lspr, MF_LSPR_NONE);
+	assert_int_equal(p.res[1].lspr_why, MF_LSPR_ONLY_EXCLUDED);
+	assert_false(isnan(metric(&p, 1, "RNI"))); /* the metrics themselves are there */
+	pipe_free(&p);
+
+	/* zAAP is treated like zIIP; rows without a pool and IFLs count. */
+	{
+		const char *r2[][4] = {{"ZAAP", "1000", "50", "50"}, {"", "1000", "20", "0"}, {"IFL", "1000", "20", "0"}};
+		pipe_run(&p, kb, z16_csv(r2, 3), MF_BY_SYSTEM);
+		assert_true(p.res[0].lspr_l1mp == 2.0);
+		assert_int_equal(p.res[0].lspr, MF_LSPR_LOW);
+		pipe_free(&p);
+		pipe_run(&p, kb, z16_csv(r2, 1), MF_BY_SYSTEM);
+		assert_int_equal(p.res[0].lspr_why, MF_LSPR_ONLY_EXCLUDED);
+		pipe_free(&p);
+	}
+	/* GCP first then zIIP, and zIIP first then GCP, give the same class. */
+	{
+		const char *r3[][4] = {{"ZIIP", "1000", "50", "50"}, {"GCP", "1000", "20", "0"}, {"ZIIP", "1000", "50", "50"}};
+		pipe_run(&p, kb, z16_csv(r3, 3), MF_BY_SYSTEM);
+		assert_true(p.res[0].lspr_l1mp == 2.0);
+		assert_int_equal(p.res[0].lspr, MF_LSPR_LOW);
+		pipe_free(&p);
+	}
+}
+
+static void reasons(void **state)
+{
+	struct pipe p;
+	char why[200];
+	int m;
+	(void)state;
+	pipe_run(&p, kb, "machine,B0,B1,B2,B4\nz16,10,0,1,1\n", 0);
+	m = mf_family_metric(p.groups[0]->family, "CPI");
+	assert_true(isnan(p.res[0].value[m]));
+	mf_na_explain(p.groups[0]->family, &p.res[0].na[m], why, sizeof(why));
+	assert_string_equal(why, "a divisor is zero");
+	m = mf_family_metric(p.groups[0]->family, "RNI");
+	mf_na_explain(p.groups[0]->family, &p.res[0].na[m], why, sizeof(why));
+	assert_non_null(strstr(why, "not in the data"));
+	m = mf_family_metric(p.groups[0]->family, "LPARCPU");
+	mf_na_explain(p.groups[0]->family, &p.res[0].na[m], why, sizeof(why));
+	assert_string_equal(why, "CPU speed (cpsp) not known");
+	assert_int_equal(p.res[0].lspr_why, MF_LSPR_NO_INPUT);
+	pipe_free(&p);
+}
+
+/* zEC12: sourcing counters beyond L1M give a negative remote remainder, reported as a doubt. */
+static void negative_remainder(void **state)
+{
+	char csv[4096];
+	size_t len = 0;
+	static const unsigned ctr[] = {130, 131, 132, 135, 137, 144, 145, 146, 147, 148, 150, 151, 152,
+				       153, 154, 155, 156, 157, 159, 160, 161};
+	size_t i;
+	struct pipe p;
+	(void)state;
+	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "machine,B0,B1,B2,B3,B4,B5");
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",E%u", ctr[i]);
+	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "\nzEC12,1000,1000,0,10,100,10");
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",%s", ctr[i] == 130 ? "110" : "0");
+	csv[len++] = '\n';
+	csv[len] = '\0';
+	pipe_run(&p, kb, csv, 0);
+	assert_true(p.res[0].doubts & MF_DOUBT_NEGATIVE);
+	assert_string_equal(p.groups[0]->family->metrics[p.res[0].negative_metric].name, "REMOTE_L1M");
+	assert_true(metric(&p, 0, "REMOTE_L1M") == -10.0);
+	/* MEMP as written: (0 + 0 + -10) / 100 * 100 = -10 */
+	assert_true(metric(&p, 0, "MEMP") == -10.0);
+	pipe_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ziip_rule),
+		cmocka_unit_test(reasons),
+		cmocka_unit_test(negative_remainder),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
