@@ -35,8 +35,15 @@ cmake --build "$root/build" >/dev/null || die "cmake --build failed"
 [[ -x $mfstat ]] || die "no $mfstat after the build"
 
 # ---------------------------------------------------------------- data
-# 4 systems x 2 LPARs x 8 cpus (2 zIIPs each) = 64 rows per 900 s interval.
-gen() { "$tmp/gencsv" --systems 4 --lpars 2 --cpus 8 --ziip 2 --rows "$1" --seed 1 >"$2"; }
+# Shape (environment): SYSTEMS x LPARS x CPUS per LPAR, ZIIP of them zIIPs; by default 2 x 2 x 24
+# (4 zIIPs) = 96 rows and 8 groups (GCP and zIIP per LPAR) per 900 s interval.  SYSTEMS=4 LPARS=2
+# CPUS=8 ZIIP=2 is the group-heavy worst case (4 rows per group).
+systems=${SYSTEMS:-2} lpars=${LPARS:-2} cpus=${CPUS:-24} ziip=${ZIIP:-4}
+per_interval=$((systems * lpars * cpus))
+groups_per_interval=$((systems * lpars * (ziip > 0 ? 2 : 1)))
+gen() {
+	"$tmp/gencsv" --systems "$systems" --lpars "$lpars" --cpus "$cpus" --ziip "$ziip" --rows "$1" --seed 1 >"$2"
+}
 big=$tmp/z16-big.csv
 small=$tmp/z16-small.csv
 gen "$rows" "$big"
@@ -100,7 +107,7 @@ rss_small=$rss_kb
 
 # The default grouping (system,lpar,pool,interval) has one group per interval, so its memory
 # may follow the number of intervals; with --by system,lpar,pool the group count is fixed
-# (16 here), which isolates any per-row growth.
+# (SYSTEMS x LPARS x pools), which isolates any per-row growth.
 run_mfstat "$big" --by system,lpar,pool
 rss_big_fixed=$rss_kb
 run_mfstat "$small" --by system,lpar,pool
@@ -116,17 +123,19 @@ fi
 awk -v size="$size" -v rows="$rows" -v tc="$best_cat" -v tm="$best_mf" \
 	-v rb="$rss_big" -v rs="$rss_small" -v rbf="$rss_big_fixed" -v rsf="$rss_small_fixed" \
 	-v srows="$small_rows" -v runs="$runs" \
-	-v groups="$((16 * ((rows + 63) / 64)))" -v sgroups="$((16 * ((small_rows + 63) / 64)))" '
+	-v gpi="$groups_per_interval" -v shape="${systems}x${lpars}x${cpus} (${ziip} zIIP)" \
+	-v groups="$((groups_per_interval * ((rows + per_interval - 1) / per_interval)))" \
+	-v sgroups="$((groups_per_interval * ((small_rows + per_interval - 1) / per_interval)))" '
 function mb(kb) { return kb == "" ? "n/a" : sprintf("%.1f MB", kb / 1024) }
 BEGIN {
-	printf "file:              %.1f MB (10^6 bytes), %d rows, z16, 98 counter columns\n", size / 1e6, rows
+	printf "file:              %.1f MB (10^6 bytes), %d rows, z16, 98 counter columns, shape %s\n", size / 1e6, rows, shape
 	printf "cat:               %.3f s  %8.1f MB/s   (best of %d)\n", tc, size / 1e6 / tc, runs
 	printf "mfstat report:     %.3f s  %8.1f MB/s  %.0f rows/s   (best of %d, -f csv -o /dev/null)\n", \
 		tm, size / 1e6 / tm, rows / tm, runs
 	printf "time mfstat/cat:   %.1fx\n", tm / tc
 	printf "peak RSS mfstat:   %s for %d rows (%d groups), %s for %d rows (%d groups)\n", \
 		mb(rb), rows, groups, mb(rs), srows, sgroups
-	printf "  --by system,lpar,pool (16 groups): %s for %d rows, %s for %d rows\n", mb(rbf), rows, mb(rsf), srows
+	printf "  --by system,lpar,pool (%d groups): %s for %d rows, %s for %d rows\n", gpi, mb(rbf), rows, mb(rsf), srows
 }'
 [[ $rss_mode == none ]] && echo "                   (peak RSS not measured: no GNU time in /usr/bin/time or \`command time\`)"
 echo "machine:           $(nproc) cpus, $cpu_model, $(uname -sr)"

@@ -293,7 +293,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		for (;;) {
-			mf_error_clear(&e);
+			/* Readers fill e completely when they fail: no clearing per row. */
 			got = mf_reader_next(r, s, &e);
 			if (got == 0)
 				break;
