@@ -93,8 +93,9 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s);
 
 /*
  * The groups, sorted by family, system, LPAR, pool, interval start and CPU
- * (strings compared through tab).  The array and groups are borrowed, valid
- * until the grouper is freed or added to.
+ * (names compared through tab, which may be NULL for tests without names).
+ * The array and groups are borrowed, valid until the grouper is freed or
+ * added to.
  */
 struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n);
 

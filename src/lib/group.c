@@ -383,29 +383,31 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	return 0;
 }
 
-static const struct mf_strtab *sort_tab;
+/* Sort entries carry their names, so the comparison needs no context. */
+struct sort_entry {
+	const char *system, *lpar;
+	struct mf_group *g;
+};
 
-static int cmp_str(uint32_t a, uint32_t b)
+static int cmp_name(const char *x, const char *y)
 {
-	const char *x, *y;
-	if (a == b)
+	if (x == y)
 		return 0;
-	if (!a || !b)
-		return a ? 1 : -1;
-	x = mf_strtab_get(sort_tab, a);
-	y = mf_strtab_get(sort_tab, b);
+	if (!x || !y)
+		return x ? 1 : -1;
 	return strcmp(x, y);
 }
 
 static int cmp_group(const void *pa, const void *pb)
 {
-	const struct mf_group *a = *(struct mf_group *const *)pa, *b = *(struct mf_group *const *)pb;
+	const struct sort_entry *ea = pa, *eb = pb;
+	const struct mf_group *a = ea->g, *b = eb->g;
 	int c;
 	if (a->family != b->family)
 		return strcmp(a->family->key, b->family->key);
-	if ((c = cmp_str(a->system, b->system)))
+	if ((c = cmp_name(ea->system, eb->system)))
 		return c;
-	if ((c = cmp_str(a->lpar, b->lpar)))
+	if ((c = cmp_name(ea->lpar, eb->lpar)))
 		return c;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
@@ -421,11 +423,21 @@ static int cmp_group(const void *pa, const void *pb)
 struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n)
 {
 	if (!g->sorted && g->n) {
-		/* qsort has no context argument in C17; sorting is not reentrant. */
-		sort_tab = tab;
-		qsort(g->list, g->n, sizeof(*g->list), cmp_group);
-		sort_tab = NULL;
-		g->sorted = true;
+		struct sort_entry *e = malloc(g->n * sizeof(*e));
+		size_t i;
+		if (e) {
+			for (i = 0; i < g->n; i++) {
+				e[i].g = g->list[i];
+				e[i].system = tab ? mf_strtab_get(tab, g->list[i]->system) : NULL;
+				e[i].lpar = tab ? mf_strtab_get(tab, g->list[i]->lpar) : NULL;
+			}
+			qsort(e, g->n, sizeof(*e), cmp_group);
+			for (i = 0; i < g->n; i++)
+				g->list[i] = e[i].g;
+			free(e);
+			g->sorted = true;
+		}
+		/* Without memory to sort, the groups stay in order of first appearance. */
 		g->last = NULL;
 	}
 	*n = g->n;

@@ -13,14 +13,12 @@
 static const struct mf_reader_ops *const readers[] = {&mf_csv_reader};
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
+/* Keep in step with readers[] (a test checks every name opens). */
+static const char *const reader_names[] = {"csv", NULL};
+
 const char *const *mf_reader_formats(void)
 {
-	static const char *names[NREADERS + 1];
-	size_t i;
-	for (i = 0; i < NREADERS; i++)
-		names[i] = readers[i]->name;
-	names[NREADERS] = NULL;
-	return names;
+	return reader_names;
 }
 
 long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
