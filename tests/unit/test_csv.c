@@ -4,21 +4,7 @@
 
 #include "testutil.h"
 
-static struct mf_kb *kb;
-
-static int setup(void **state)
-{
-	(void)state;
-	kb = test_kb();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mf_kb_free(kb);
-	return 0;
-}
+MF_TEST_KB_FIXTURE()
 
 struct run {
 	struct mf_strtab *tab;
@@ -276,5 +262,5 @@ int main(void)
 		cmocka_unit_test(good_rows),   cmocka_unit_test(nominal_speed),     cmocka_unit_test(machine_option),
 		cmocka_unit_test(bad_inputs),  cmocka_unit_test(skip_and_continue), cmocka_unit_test(caret_window),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -2,21 +2,7 @@
 /* Grouping: keys, sum then divide, interval length, distinct CPUs, data doubts. */
 #include "pipeline.h"
 
-static struct mf_kb *kb;
-
-static int setup(void **state)
-{
-	(void)state;
-	kb = test_kb();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mf_kb_free(kb);
-	return 0;
-}
+MF_TEST_KB_FIXTURE()
 
 static void by_parse(void **state)
 {
@@ -165,5 +151,5 @@ int main(void)
 		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide), cmocka_unit_test(interval_length),
 		cmocka_unit_test(keys_and_order),  cmocka_unit_test(doubts),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

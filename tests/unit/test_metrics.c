@@ -2,21 +2,7 @@
 /* Metrics over groups: the zIIP rule of the LSPR class, reasons, inconsistent data. */
 #include "pipeline.h"
 
-static struct mf_kb *kb;
-
-static int setup(void **state)
-{
-	(void)state;
-	kb = test_kb();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mf_kb_free(kb);
-	return 0;
-}
+MF_TEST_KB_FIXTURE()
 
 /* A z16 CSV with every sourcing counter; rows give pool, B1, B4, E145 (L2) and E156 (memory). */
 static char *z16_csv(const char *rows[][4], size_t n)
@@ -143,5 +129,5 @@ int main(void)
 		cmocka_unit_test(reasons),
 		cmocka_unit_test(negative_remainder),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -4,21 +4,7 @@
 
 #include "pipeline.h"
 
-static struct mf_kb *kb;
-
-static int setup(void **state)
-{
-	(void)state;
-	kb = test_kb();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	mf_kb_free(kb);
-	return 0;
-}
+MF_TEST_KB_FIXTURE()
 
 static const char csv[] =
 	"system,lpar,pool,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1,B2,B4,P33\n"
@@ -141,5 +127,5 @@ int main(void)
 		cmocka_unit_test(csv_shape),
 		cmocka_unit_test(text_shape),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }
