@@ -18,6 +18,8 @@
 #define MAX_LINE ((size_t)1 << 26) /* 64 MiB: beyond that it is not a counter CSV */
 #define MAX_COLS 4096
 
+static const uint64_t pow10_tab[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
 enum colkind { COL_SYSTEM, COL_LPAR, COL_CPU, COL_POOL, COL_MACHINE, COL_CPSP, COL_START, COL_SECONDS, COL_COUNTER };
 
 static const char *const id_names[] = {"system", "lpar", "cpu", "pool", "machine", "cpsp", "interval_start",
@@ -38,6 +40,9 @@ struct fammap {
 struct csv {
 	size_t ncols;
 	struct col *cols;
+	unsigned char *is_counter; /* per column, 1 for counter columns: the hot loops read only this */
+	size_t machine_col;        /* index of the machine column when has_machine */
+	size_t *idx;               /* fast path: column index of each identity field kept */
 	bool has_machine;
 	struct fammap maps[64];
 	size_t nmaps;
@@ -369,7 +374,9 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, ls, "more than %d columns", MAX_COLS);
 	c->ncols = (size_t)nf;
 	c->cols = calloc(c->ncols, sizeof(*c->cols));
-	if (!c->cols)
+	c->is_counter = calloc(c->ncols + 1, 1);
+	c->idx = calloc(c->ncols + 1, sizeof(*c->idx));
+	if (!c->cols || !c->is_counter || !c->idx)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
 	for (i = 0; i < c->ncols; i++) {
 		const char *f = c->fs[i];
@@ -412,8 +419,11 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 							    "name or a Linux counter name of any family)",
 						 c->cols[i].name);
 		}
-		if (c->cols[i].kind == COL_MACHINE)
+		if (c->cols[i].kind == COL_MACHINE) {
 			c->has_machine = true;
+			c->machine_col = i;
+		}
+		c->is_counter[i] = c->cols[i].kind == COL_COUNTER;
 		for (j = 0; j < i; j++) {
 			if (strcasecmp(c->cols[j].name, c->cols[i].name) == 0 ||
 			    (c->cols[i].number >= 0 && c->cols[j].number == c->cols[i].number))
@@ -460,7 +470,94 @@ static int parse_double(const char *f, size_t fl, double *v)
  * into c->val[i] with c->ok[i] = 1; anything else is left for the careful
  * path (c->ok[i] = 0).  Returns the field count like split().
  */
-static const uint64_t pow10_tab[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+/* One identity field of a row (non-empty). */
+static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *s, size_t i, const char *f,
+			  size_t fl, const char *ls, const char *le, struct mf_error *err)
+{
+	switch (c->cols[i].kind) {
+	case COL_SYSTEM:
+		s->system = mf_strtab_intern(r->opts.strtab, f, fl);
+		if (!s->system)
+			return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+		break;
+	case COL_LPAR:
+		s->lpar = mf_strtab_intern(r->opts.strtab, f, fl);
+		if (!s->lpar)
+			return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+		break;
+	case COL_CPU: {
+		int64_t v = 0;
+		size_t k;
+		if (fl > 9)
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f, "cpu number too large");
+		for (k = 0; k < fl; k++) {
+			if (!isdigit((unsigned char)f[k]))
+				return row_error(c, r, err, MF_EFORMAT, ls, le, f + k,
+						 "cpu must be a non-negative whole number");
+			v = v * 10 + (f[k] - '0');
+		}
+		s->cpu = v;
+		break;
+	}
+	case COL_POOL:
+		s->pool = mf_pool_parse(f, fl);
+		if (s->pool < 0)
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+					 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, IFL, ICF or RMF pool 1, 3, 6)",
+					 (int)(fl > 20 ? 20 : fl), f);
+		break;
+	case COL_MACHINE:
+		break;
+	case COL_CPSP:
+		if (fl == c->last_num_len[0] && memcmp(f, c->last_num[0], fl) == 0) {
+			s->cpsp = c->last_num_val[0];
+			break;
+		}
+		if (parse_double(f, fl, &s->cpsp) || s->cpsp <= 0)
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+					 "cpsp must be a positive number (CPU speed in MHz)");
+		if (fl < sizeof(c->last_num[0])) {
+			memcpy(c->last_num[0], f, fl);
+			c->last_num_len[0] = fl;
+			c->last_num_val[0] = s->cpsp;
+		}
+		break;
+	case COL_START:
+		if (fl != c->last_start_len || memcmp(f, c->last_start, fl) != 0) {
+			int64_t us;
+			if (mf_time_parse(f, fl, &us))
+				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+						 "interval_start must be an ISO 8601 time such as 2025-03-01T10:15:00Z");
+			if (fl < sizeof(c->last_start)) {
+				memcpy(c->last_start, f, fl);
+				c->last_start_len = fl;
+			} else {
+				c->last_start_len = 0;
+			}
+			c->last_start_us = us;
+		}
+		s->has_start = true;
+		s->start_us = c->last_start_us;
+		break;
+	case COL_SECONDS:
+		if (fl == c->last_num_len[1] && memcmp(f, c->last_num[1], fl) == 0) {
+			s->seconds = c->last_num_val[1];
+			break;
+		}
+		if (parse_double(f, fl, &s->seconds) || s->seconds <= 0)
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+					 "interval_seconds must be a positive number of seconds");
+		if (fl < sizeof(c->last_num[1])) {
+			memcpy(c->last_num[1], f, fl);
+			c->last_num_len[1] = fl;
+			c->last_num_val[1] = s->seconds;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
 
 static long split_fast(struct csv *c, const char *ls, const char *le)
 {
@@ -472,7 +569,7 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 		if (i == c->ncols)
 			return (long)c->ncols + 1;
 		c->fs[i] = f;
-		if (c->cols[i].kind == COL_COUNTER) {
+		if (c->is_counter[i]) {
 			uint64_t v = 0;
 			size_t nd;
 			/*
@@ -502,7 +599,7 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 			}
 			nd = (size_t)(p - f);
 			c->val[i] = v;
-			c->ok[i] = nd - 1 < 19 && (p == le || *p == ',');
+			c->ok[i] = (unsigned char)((nd - 1 < 19) & ((*p == ',') | (p == le)));
 		}
 		while (p < le && *p != ',')
 			p++;
@@ -512,6 +609,131 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 			return (long)i;
 		p++;
 	}
+}
+
+/* No speed in the data: the machine's nominal speed, said aloud (see README). */
+static void finish_sample(struct csv *c, struct mf_sample *s)
+{
+	if (isnan(s->cpsp) && s->machine) {
+		s->cpsp = s->machine->nominal_mhz;
+		s->cpsp_nominal = true;
+		c->nominal_rows++;
+		c->nominal_machine = s->machine;
+	}
+}
+
+/* Parses up to 19 digits at p, eight at a time (SWAR); returns the end of the digits. */
+static inline const char *parse_digits(const char *p, const char *f, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (;;) {
+		uint64_t x, bad;
+		unsigned n;
+		memcpy(&x, p, 8);
+		bad = ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^ UINT64_C(0x3030303030303030)) |
+		      (((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^
+		       UINT64_C(0x3030303030303030));
+		n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+		if (n) {
+			x -= UINT64_C(0x3030303030303030);
+			if (n < 8)
+				x <<= 8 * (8 - n);
+			x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;
+			x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;
+			x = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
+			v = v * pow10_tab[n] + x;
+			p += n;
+		}
+		if (n < 8 || p - f > 19)
+			break;
+	}
+	*out = v;
+	return p;
+}
+
+/*
+ * The hot path: a row without quotes whose machine is the one last seen, read
+ * in one pass straight into the sample.  Returns 1 when the row was read, 0
+ * when it needs the careful path (anything unusual, including every error,
+ * which the careful path then reports precisely), or an error from an
+ * identity field.
+ */
+static int fast_row(struct mf_reader *r, struct csv *c, struct mf_sample *s, const char *ls, const char *le,
+		    struct mf_error *err)
+{
+	const struct mf_family *fam = r->opts.family;
+	const struct mf_machine *mach = r->opts.machine;
+	const struct fammap *map;
+	const int16_t *slot;
+	const char *p = ls;
+	size_t i, k, nid = 0;
+	int rc;
+
+	if (c->has_machine) {
+		const char *f = ls, *e;
+		for (i = 0; i < c->machine_col; i++) {
+			f = memchr(f, ',', (size_t)(le - f));
+			if (!f)
+				return 0;
+			f++;
+		}
+		e = memchr(f, ',', (size_t)(le - f));
+		if (!e)
+			e = le;
+		if (e > f) {
+			if ((size_t)(e - f) != c->last_machine_len || memcmp(f, c->last_machine, (size_t)(e - f)) != 0)
+				return 0; /* the careful path resolves and caches it */
+			fam = c->lm_fam;
+			mach = c->lm_machine;
+		}
+	}
+	if (!fam)
+		fam = mf_kb_generic(r->opts.kb);
+	map = get_map(r, c, fam);
+	if (!map || map->dup >= 0)
+		return 0;
+	slot = map->slot;
+	for (i = 0;; i++) {
+		const char *f = p;
+		if (i == c->ncols)
+			return 0;
+		if (c->is_counter[i]) {
+			uint64_t v;
+			size_t nd;
+			p = parse_digits(p, f, &v);
+			nd = (size_t)(p - f);
+			if (p != le && *p != ',')
+				return 0;
+			if (nd) {
+				if (nd > 19 || slot[i] < 0)
+					return 0;
+				s->slot[s->n] = (uint16_t)slot[i];
+				s->value[s->n++] = v;
+			}
+		} else {
+			while (p < le && *p != ',')
+				p++;
+			c->fs[nid] = f;
+			c->fl[nid] = (size_t)(p - f);
+			c->idx[nid++] = i;
+		}
+		if (p >= le)
+			break;
+		p++;
+	}
+	if (i + 1 != c->ncols)
+		return 0;
+	s->family = fam;
+	s->machine = mach;
+	for (k = 0; k < nid; k++) {
+		if (c->fl[k] == 0)
+			continue;
+		rc = identity_field(r, c, s, c->idx[k], c->fs[k], c->fl[k], ls, le, err);
+		if (rc)
+			return rc;
+	}
+	finish_sample(c, s);
+	return 1;
 }
 
 static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *err)
@@ -540,6 +762,10 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 	} while (ls == le);
 	mf_sample_reset(s);
 	if (!memchr(ls, '"', (size_t)(le - ls))) {
+		rc = fast_row(r, c, s, ls, le, err);
+		if (rc)
+			return rc;
+		mf_sample_reset(s);
 		nf = split_fast(c, ls, le);
 	} else {
 		memset(c->ok, 0, c->ncols);
@@ -606,7 +832,7 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 	for (i = 0; i < c->ncols; i++) {
 		const char *f = c->fs[i];
 		size_t fl = c->fl[i];
-		if (c->cols[i].kind == COL_COUNTER) {
+		if (c->is_counter[i]) {
 			const unsigned char *p = (const unsigned char *)f, *e = p + fl;
 			uint64_t v = 0;
 			int slot;
@@ -669,96 +895,11 @@ bad_number:
 		}
 		if (fl == 0)
 			continue;
-		switch (c->cols[i].kind) {
-		case COL_SYSTEM:
-			s->system = mf_strtab_intern(r->opts.strtab, f, fl);
-			if (!s->system)
-				return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
-			break;
-		case COL_LPAR:
-			s->lpar = mf_strtab_intern(r->opts.strtab, f, fl);
-			if (!s->lpar)
-				return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
-			break;
-		case COL_CPU: {
-			int64_t v = 0;
-			size_t k;
-			if (fl > 9)
-				return row_error(c, r, err, MF_EFORMAT, ls, le, f, "cpu number too large");
-			for (k = 0; k < fl; k++) {
-				if (!isdigit((unsigned char)f[k]))
-					return row_error(c, r, err, MF_EFORMAT, ls, le, f + k,
-							 "cpu must be a non-negative whole number");
-				v = v * 10 + (f[k] - '0');
-			}
-			s->cpu = v;
-			break;
-		}
-		case COL_POOL:
-			s->pool = mf_pool_parse(f, fl);
-			if (s->pool < 0)
-				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-						 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, IFL, ICF or RMF pool 1, 3, 6)",
-						 (int)(fl > 20 ? 20 : fl), f);
-			break;
-		case COL_MACHINE:
-			break;
-		case COL_CPSP:
-			if (fl == c->last_num_len[0] && memcmp(f, c->last_num[0], fl) == 0) {
-				s->cpsp = c->last_num_val[0];
-				break;
-			}
-			if (parse_double(f, fl, &s->cpsp) || s->cpsp <= 0)
-				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-						 "cpsp must be a positive number (CPU speed in MHz)");
-			if (fl < sizeof(c->last_num[0])) {
-				memcpy(c->last_num[0], f, fl);
-				c->last_num_len[0] = fl;
-				c->last_num_val[0] = s->cpsp;
-			}
-			break;
-		case COL_START:
-			if (fl != c->last_start_len || memcmp(f, c->last_start, fl) != 0) {
-				int64_t us;
-				if (mf_time_parse(f, fl, &us))
-					return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-							 "interval_start must be an ISO 8601 time such as 2025-03-01T10:15:00Z");
-				if (fl < sizeof(c->last_start)) {
-					memcpy(c->last_start, f, fl);
-					c->last_start_len = fl;
-				} else {
-					c->last_start_len = 0;
-				}
-				c->last_start_us = us;
-			}
-			s->has_start = true;
-			s->start_us = c->last_start_us;
-			break;
-		case COL_SECONDS:
-			if (fl == c->last_num_len[1] && memcmp(f, c->last_num[1], fl) == 0) {
-				s->seconds = c->last_num_val[1];
-				break;
-			}
-			if (parse_double(f, fl, &s->seconds) || s->seconds <= 0)
-				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-						 "interval_seconds must be a positive number of seconds");
-			if (fl < sizeof(c->last_num[1])) {
-				memcpy(c->last_num[1], f, fl);
-				c->last_num_len[1] = fl;
-				c->last_num_val[1] = s->seconds;
-			}
-			break;
-		default:
-			break;
-		}
+		rc = identity_field(r, c, s, i, f, fl, ls, le, err);
+		if (rc)
+			return rc;
 	}
-	if (isnan(s->cpsp) && mach) {
-		/* No speed in the data: the machine's nominal speed, said aloud (see README). */
-		s->cpsp = mach->nominal_mhz;
-		s->cpsp_nominal = true;
-		c->nominal_rows++;
-		c->nominal_machine = mach;
-	}
+	finish_sample(c, s);
 	return 1;
 }
 
@@ -772,6 +913,8 @@ static void close_csv(struct mf_reader *r)
 	for (i = 0; i < c->nmaps; i++)
 		free(c->maps[i].slot);
 	free(c->cols);
+	free(c->is_counter);
+	free(c->idx);
 	free(c->fs);
 	free(c->fl);
 	free(c->val);
