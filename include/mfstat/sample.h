@@ -40,6 +40,7 @@ struct mf_sample {
 	bool cpsp_nominal;  /* cpsp is the machine's nominal speed, not data */
 	unsigned user_only; /* counters counted in problem state only (perf :u) */
 
+	const uint64_t *present_bits;     /* optional: bitmap of the slots below, when the reader has it */
 	size_t n;                         /* number of counters present */
 	uint16_t slot[MF_SAMPLE_MAX];     /* dense slot of each counter in family */
 	uint64_t value[MF_SAMPLE_MAX];    /* its delta */

@@ -345,12 +345,20 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	grp->rows++;
 	if (lspr)
 		grp->rows_lspr++;
-	for (i = 0; i < s->n; i++) {
-		unsigned slot = s->slot[i];
-		uint64_t v = s->value[i];
-		if (__builtin_add_overflow(grp->sum[slot], v, &grp->sum[slot]))
-			grp->overflow[slot >> 6] |= UINT64_C(1) << (slot & 63);
-		row[slot >> 6] |= UINT64_C(1) << (slot & 63);
+	if (s->present_bits) {
+		for (i = 0; i < s->n; i++) {
+			unsigned slot = s->slot[i];
+			if (__builtin_add_overflow(grp->sum[slot], s->value[i], &grp->sum[slot]))
+				grp->overflow[slot >> 6] |= UINT64_C(1) << (slot & 63);
+		}
+		memcpy(row, s->present_bits, grp->nwords * sizeof(*row));
+	} else {
+		for (i = 0; i < s->n; i++) {
+			unsigned slot = s->slot[i];
+			if (__builtin_add_overflow(grp->sum[slot], s->value[i], &grp->sum[slot]))
+				grp->overflow[slot >> 6] |= UINT64_C(1) << (slot & 63);
+			row[slot >> 6] |= UINT64_C(1) << (slot & 63);
+		}
 	}
 	if (grp->sum_lspr && lspr)
 		for (i = 0; i < s->n; i++)

@@ -35,6 +35,7 @@ struct fammap {
 	const struct mf_family *fam;
 	int16_t *slot; /* per column: dense counter slot on fam, or -1 */
 	long dup, dup_of; /* two columns naming the same counter on fam, or -1 */
+	uint64_t full[MF_MAX_COUNTER / 64]; /* slots of all counter columns defined on fam */
 };
 
 struct csv {
@@ -318,6 +319,10 @@ static struct fammap *get_map(struct mf_reader *r, struct csv *c, const struct m
 			m->slot[i] = fam->dense[ctr->number];
 	}
 	m->dup = m->dup_of = -1;
+	memset(m->full, 0, sizeof(m->full));
+	for (i = 0; i < c->ncols; i++)
+		if (m->slot[i] >= 0)
+			m->full[m->slot[i] >> 6] |= UINT64_C(1) << (m->slot[i] & 63);
 	for (i = 0; i < c->ncols && m->dup < 0; i++) {
 		size_t j;
 		for (j = 0; j < i && m->slot[i] >= 0; j++) {
@@ -667,6 +672,7 @@ static int fast_row(struct mf_reader *r, struct csv *c, struct mf_sample *s, con
 	const int16_t *slot;
 	const char *p = ls;
 	size_t i, k, nid = 0;
+	bool empty = false;
 	int rc;
 
 	if (c->has_machine) {
@@ -709,6 +715,8 @@ static int fast_row(struct mf_reader *r, struct csv *c, struct mf_sample *s, con
 					return 0;
 				s->slot[s->n] = (uint16_t)slot[i];
 				s->value[s->n++] = v;
+			} else {
+				empty = true;
 			}
 		} else {
 			while (p < le && *p != ',')
@@ -725,6 +733,8 @@ static int fast_row(struct mf_reader *r, struct csv *c, struct mf_sample *s, con
 		return 0;
 	s->family = fam;
 	s->machine = mach;
+	if (!empty)
+		s->present_bits = map->full; /* every counter column present: no bitmap to build */
 	for (k = 0; k < nid; k++) {
 		if (c->fl[k] == 0)
 			continue;
