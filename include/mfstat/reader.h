@@ -41,7 +41,7 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
  * continues with the next row (--skip-bad-rows); after MF_EIO or MF_ENOMEM it
  * returns 0.
  */
-/* Like mf_reader_open, reading a copy of data[0..len) named name. */
+/* Like mf_reader_open, reading data[0..len) (which must stay valid until close) named name. */
 int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
 		       const struct mf_reader_opts *opts, struct mf_error *err);
 

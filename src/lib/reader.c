@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "reader_int.h"
 
 static const struct mf_reader_ops *const readers[] = {&mf_csv_reader};
@@ -23,7 +24,7 @@ const char *const *mf_reader_formats(void)
 
 long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
 {
-	ssize_t got;
+	long got;
 
 	if (st->eof)
 		return 0;
@@ -47,11 +48,9 @@ long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
 		st->buf = nb;
 		st->cap = cap;
 	}
-	do
-		got = read(st->fd, st->buf + st->len, st->cap - st->len);
-	while (got < 0 && errno == EINTR);
+	got = mf_source_read(st->src, st->buf + st->len, st->cap - st->len, err);
 	if (got < 0)
-		return mf_error_set(err, MF_EIO, st->name, 0, 0, "read error: %s", strerror(errno));
+		return got;
 	if (got == 0) {
 		st->eof = true;
 		return 0;
@@ -123,7 +122,6 @@ static int new_reader(struct mf_reader **out, const char *name, const struct mf_
 		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
 	r->opts = *opts;
 	r->path = strdup(name);
-	r->st.fd = -1;
 	if (!r->path) {
 		free(r);
 		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
@@ -151,15 +149,17 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
 	if (rc)
 		goto fail;
 	if (strcmp(path, "-") == 0) {
-		r->st.fd = 0;
+		rc = mf_source_open_fd(&r->st.src, 0, 0, r->path, err);
 	} else {
-		r->st.fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (r->st.fd < 0) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
 			rc = mf_error_set(err, MF_EIO, name, 0, 0, "cannot open: %s", strerror(errno));
 			goto fail;
 		}
-		r->st.own_fd = true;
+		rc = mf_source_open_fd(&r->st.src, fd, 1, r->path, err);
 	}
+	if (rc)
+		goto fail;
 	/* Read a first block for detection; readers see it as unconsumed input. */
 	do {
 		long got = mf_stream_fill(&r->st, (size_t)1 << 20, err);
@@ -188,14 +188,16 @@ int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *dat
 	rc = new_reader(&r, name, opts, err);
 	if (rc)
 		goto fail;
-	r->st.buf = calloc(len + 16, 1);
-	if (!r->st.buf) {
-		rc = mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+	rc = mf_source_open_mem(&r->st.src, data, len, r->path, err);
+	if (rc)
 		goto fail;
-	}
-	memcpy(r->st.buf, data, len);
-	r->st.len = r->st.cap = len;
-	r->st.eof = true;
+	do {
+		long got = mf_stream_fill(&r->st, (size_t)1 << 20, err);
+		if (got < 0) {
+			rc = (int)got;
+			goto fail;
+		}
+	} while (!r->st.eof && r->st.len < 4096);
 	rc = finish_open(r, err);
 	if (rc)
 		goto fail;
@@ -225,8 +227,7 @@ void mf_reader_close(struct mf_reader *r)
 		return;
 	if (r->ops && r->state)
 		r->ops->close(r);
-	if (r->st.own_fd)
-		close(r->st.fd);
+	mf_source_close(r->st.src);
 	for (i = 0; i < r->nwarn; i++)
 		free(r->warn[i]);
 	free(r->st.buf);

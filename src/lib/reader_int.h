@@ -8,9 +8,10 @@
 #include "mfstat/reader.h"
 
 /* A byte stream read in large blocks; the reader owns the buffer window. */
+struct mf_source;
+
 struct mf_stream {
-	int fd;
-	bool own_fd;
+	struct mf_source *src;
 	const char *name;
 	char *buf;
 	size_t len;      /* bytes in buf */

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* Input bytes from files, stdin or memory; gzip and zstd recognised by their magic bytes. */
+#include "io.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+enum { SRC_NONE, SRC_GZIP, SRC_ZSTD };
+
+#define INBUF (1u << 17)
+
+struct mf_source {
+	int fd;
+	int own;
+	const char *name;
+	const unsigned char *mem; /* memory source, or NULL */
+	size_t mem_len, mem_pos;
+	int kind;
+	bool raw_eof;
+	long long raw_bytes;
+	unsigned char *in;        /* raw input block */
+	size_t in_len, in_pos;
+	z_stream zs;
+	bool zs_init, zs_end;     /* zs_end: a gzip member just ended */
+	ZSTD_DStream *zd;
+	bool zd_frame_open;
+};
+
+/* Raw bytes from the file or memory. */
+static long raw_read(struct mf_source *s, unsigned char *dst, size_t n, struct mf_error *err)
+{
+	ssize_t got;
+	if (s->mem) {
+		size_t k = s->mem_len - s->mem_pos < n ? s->mem_len - s->mem_pos : n;
+		memcpy(dst, s->mem + s->mem_pos, k);
+		s->mem_pos += k;
+		s->raw_bytes += (long long)k;
+		return (long)k;
+	}
+	do
+		got = read(s->fd, dst, n);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return mf_error_set(err, MF_EIO, s->name, 0, 0, "read error: %s", strerror(errno));
+	s->raw_bytes += got;
+	return (long)got;
+}
+
+/* Refills the raw input block when it is used up; returns bytes available (0 at end). */
+static long refill(struct mf_source *s, struct mf_error *err)
+{
+	long got;
+	if (s->in_pos < s->in_len)
+		return (long)(s->in_len - s->in_pos);
+	if (s->raw_eof)
+		return 0;
+	got = raw_read(s, s->in, INBUF, err);
+	if (got < 0)
+		return got;
+	if (got == 0)
+		s->raw_eof = true;
+	s->in_len = (size_t)got;
+	s->in_pos = 0;
+	return got;
+}
+
+static int start(struct mf_source *s, struct mf_error *err)
+{
+	long got;
+	s->in = malloc(INBUF);
+	if (!s->in)
+		return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "out of memory");
+	/* Enough bytes to see a magic number (a short read is fine at the end). */
+	while (s->in_len < 4 && !s->raw_eof) {
+		got = raw_read(s, s->in + s->in_len, INBUF - s->in_len, err);
+		if (got < 0)
+			return (int)got;
+		if (got == 0)
+			s->raw_eof = true;
+		s->in_len += (size_t)got;
+	}
+	if (s->in_len >= 2 && s->in[0] == 0x1f && s->in[1] == 0x8b) {
+		s->kind = SRC_GZIP;
+		/* 16 + MAX_WBITS: gzip wrapper; members are restarted below. */
+		if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
+			return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "cannot start gzip decompression");
+		s->zs_init = true;
+	} else if (s->in_len >= 4 && s->in[0] == 0x28 && s->in[1] == 0xb5 && s->in[2] == 0x2f &&
+		   s->in[3] == 0xfd) {
+		s->kind = SRC_ZSTD;
+		s->zd = ZSTD_createDStream();
+		if (!s->zd)
+			return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "cannot start zstd decompression");
+	}
+	return 0;
+}
+
+int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name, struct mf_error *err)
+{
+	struct mf_source *s = calloc(1, sizeof(*s));
+	int rc;
+	*out = NULL;
+	if (!s)
+		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+	s->fd = fd;
+	s->own = own;
+	s->name = name;
+	rc = start(s, err);
+	if (rc) {
+		mf_source_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name,
+		       struct mf_error *err)
+{
+	struct mf_source *s = calloc(1, sizeof(*s));
+	int rc;
+	*out = NULL;
+	if (!s)
+		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+	s->fd = -1;
+	s->name = name;
+	s->mem = data;
+	s->mem_len = len;
+	rc = start(s, err);
+	if (rc) {
+		mf_source_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+static long read_gzip(struct mf_source *s, void *dst, size_t n, struct mf_error *err)
+{
+	for (;;) {
+		long avail = refill(s, err);
+		int zr;
+		size_t produced;
+		if (avail < 0)
+			return avail;
+		if (s->zs_end) {
+			/* Another member may follow (concatenated gzip files). */
+			if (avail == 0)
+				return 0;
+			if (inflateReset(&s->zs) != Z_OK)
+				return mf_error_set(err, MF_EIO, s->name, 0, 0, "gzip data corrupt");
+			s->zs_end = false;
+		}
+		if (avail == 0)
+			return mf_error_set(err, MF_EIO, s->name, 0, 0,
+					    "gzip data truncated (the compressed file ends early)");
+		s->zs.next_in = s->in + s->in_pos;
+		s->zs.avail_in = (uInt)avail;
+		s->zs.next_out = dst;
+		s->zs.avail_out = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
+		zr = inflate(&s->zs, Z_NO_FLUSH);
+		s->in_pos = s->in_len - s->zs.avail_in;
+		produced = (size_t)((unsigned char *)s->zs.next_out - (unsigned char *)dst);
+		if (zr == Z_STREAM_END)
+			s->zs_end = true;
+		else if (zr != Z_OK && zr != Z_BUF_ERROR)
+			return mf_error_set(err, MF_EIO, s->name, 0, 0, "gzip data corrupt (%s)",
+					    s->zs.msg ? s->zs.msg : "inflate failed");
+		if (produced)
+			return (long)produced;
+	}
+}
+
+static long read_zstd(struct mf_source *s, void *dst, size_t n, struct mf_error *err)
+{
+	for (;;) {
+		long avail = refill(s, err);
+		ZSTD_inBuffer in;
+		ZSTD_outBuffer outb;
+		size_t zr;
+		if (avail < 0)
+			return avail;
+		if (avail == 0) {
+			if (s->zd_frame_open)
+				return mf_error_set(err, MF_EIO, s->name, 0, 0,
+						    "zstd data truncated (the compressed file ends early)");
+			return 0;
+		}
+		in.src = s->in + s->in_pos;
+		in.size = (size_t)avail;
+		in.pos = 0;
+		outb.dst = dst;
+		outb.size = n;
+		outb.pos = 0;
+		zr = ZSTD_decompressStream(s->zd, &outb, &in);
+		s->in_pos += in.pos;
+		if (ZSTD_isError(zr))
+			return mf_error_set(err, MF_EIO, s->name, 0, 0, "zstd data corrupt (%s)",
+					    ZSTD_getErrorName(zr));
+		s->zd_frame_open = zr != 0;
+		if (outb.pos)
+			return (long)outb.pos;
+	}
+}
+
+long mf_source_read(struct mf_source *s, void *dst, size_t n, struct mf_error *err)
+{
+	long avail;
+	size_t k;
+
+	switch (s->kind) {
+	case SRC_GZIP:
+		return read_gzip(s, dst, n, err);
+	case SRC_ZSTD:
+		return read_zstd(s, dst, n, err);
+	default:
+		/* Plain: first what start() read ahead, then straight into dst. */
+		if (s->in_pos < s->in_len) {
+			k = s->in_len - s->in_pos < n ? s->in_len - s->in_pos : n;
+			memcpy(dst, s->in + s->in_pos, k);
+			s->in_pos += k;
+			return (long)k;
+		}
+		if (s->raw_eof)
+			return 0;
+		avail = raw_read(s, dst, n, err);
+		if (avail == 0)
+			s->raw_eof = true;
+		return avail;
+	}
+}
+
+const char *mf_source_compression(const struct mf_source *s)
+{
+	return s->kind == SRC_GZIP ? "gzip" : s->kind == SRC_ZSTD ? "zstd" : "none";
+}
+
+long long mf_source_raw_bytes(const struct mf_source *s)
+{
+	return s->raw_bytes;
+}
+
+void mf_source_close(struct mf_source *s)
+{
+	if (!s)
+		return;
+	if (s->zs_init)
+		inflateEnd(&s->zs);
+	if (s->zd)
+		ZSTD_freeDStream(s->zd);
+	if (s->own && s->fd >= 0)
+		close(s->fd);
+	free(s->in);
+	free(s);
+}

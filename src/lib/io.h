@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_IO_H
+#define MFSTAT_IO_H
+
+#include <stddef.h>
+
+#include "mfstat/error.h"
+
+/*
+ * A source of input bytes: a file descriptor or a memory block, decompressed
+ * on the fly when it starts with the gzip (1f 8b) or zstd (28 b5 2f fd) magic
+ * bytes.  Internal.
+ */
+struct mf_source;
+
+/* Opens a source over fd (closed by mf_source_close when own) or over data[0..len) (borrowed). */
+int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name, struct mf_error *err);
+int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name,
+		       struct mf_error *err);
+
+/*
+ * Reads up to n decompressed bytes into dst.  Returns the count, 0 at the
+ * end, or MF_EIO / MF_EFORMAT (corrupt or truncated compressed data) /
+ * MF_ENOMEM with err filled.
+ */
+long mf_source_read(struct mf_source *s, void *dst, size_t n, struct mf_error *err);
+
+/* "none", "gzip" or "zstd". */
+const char *mf_source_compression(const struct mf_source *s);
+
+/* Compressed bytes consumed so far (the file size at the end). */
+long long mf_source_raw_bytes(const struct mf_source *s);
+
+void mf_source_close(struct mf_source *s);
+
+#endif
