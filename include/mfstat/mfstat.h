@@ -11,6 +11,7 @@
 #include "mfstat/output.h"
 #include "mfstat/reader.h"
 #include "mfstat/sample.h"
+#include "mfstat/smf.h"
 #include "mfstat/strbuf.h"
 
 #endif

@@ -25,6 +25,7 @@ struct mf_report {
 	size_t nwarnings;
 	const char *const *warnings;
 	size_t nfiles;
+	const char *input_summary;    /* what the readers saw (SMF record counts), text output only */
 };
 
 /*

@@ -7,6 +7,7 @@
 #include "mfstat/error.h"
 #include "mfstat/kb.h"
 #include "mfstat/sample.h"
+#include "mfstat/strbuf.h"
 
 /*
  * Input readers.  Each format is one reader behind a table of functions; the
@@ -19,7 +20,7 @@ struct mf_reader;
 
 struct mf_reader_opts {
 	const struct mf_kb *kb;
-	const char *format;                 /* "csv", or NULL to detect */
+	const char *format;                 /* "csv", "smf", or NULL to detect */
 	const struct mf_family *family;     /* --machine: used where the data names none */
 	const struct mf_machine *machine;   /* --machine given as a type number, else NULL */
 	struct mf_strtab *strtab;           /* where system and LPAR names are interned */
@@ -49,7 +50,10 @@ int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *er
 
 void mf_reader_close(struct mf_reader *r);
 
-/* The name of the format being read ("csv"). */
+/* Appends what the reader saw (for SMF: records by type, drops) to sb; nothing for CSV. */
+void mf_reader_summary(struct mf_reader *r, struct mf_strbuf *sb);
+
+/* The name of the format being read ("csv", "smf"). */
 const char *mf_reader_format(const struct mf_reader *r);
 
 /* Warnings the reader collected (e.g. nominal CPU speed used); borrowed. */

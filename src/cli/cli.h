@@ -29,5 +29,6 @@ int cmd_report(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
+int cmd_smf(int argc, char **argv);
 
 #endif

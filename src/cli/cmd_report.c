@@ -20,7 +20,8 @@ static const char report_help[] =
 	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
 	"\n"
 	"Options:\n"
-	"  --input FORMAT     input format: csv (default: detected from the content)\n"
+	"  --input FORMAT     input format: csv or smf (default: detected from the\n"
+	"                     content; gzip and zstd files are read as well)\n"
 	"  -f, --format FMT   output format: text (default), csv or json\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
@@ -28,7 +29,8 @@ static const char report_help[] =
 	"  --by LIST          group by any of system,lpar,pool,interval,cpu\n"
 	"                     (default system,lpar,pool,interval; \"\" = one group\n"
 	"                     per machine family)\n"
-	"  --skip-bad-rows    skip rows with bad data, counting them by reason\n"
+	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
+	"                     counting them by reason; also --skip-bad-records\n"
 	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -v, --verbose      say why metrics are not available\n"
@@ -187,6 +189,7 @@ int cmd_report(int argc, char **argv)
 		{"input", required_argument, NULL, 'I'}, {"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'}, {"machine", required_argument, NULL, 'm'},
 		{"by", required_argument, NULL, 'b'},     {"skip-bad-rows", no_argument, NULL, 's'},
+		{"skip-bad-records", no_argument, NULL, 's'},
 		{"tables", required_argument, NULL, 'T'}, {"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
@@ -201,6 +204,7 @@ int cmd_report(int argc, char **argv)
 	struct warnings warn;
 	struct mf_reader_opts ro;
 	struct mf_report rep;
+	struct mf_strbuf summary;
 	size_t ngroups = 0, i, shown = 0;
 	uint64_t rows = 0;
 	unsigned by = MF_BY_DEFAULT;
@@ -209,6 +213,7 @@ int cmd_report(int argc, char **argv)
 
 	memset(&sk, 0, sizeof(sk));
 	memset(&warn, 0, sizeof(warn));
+	mf_strbuf_init(&summary);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:qvh", opts, NULL)) != -1) {
@@ -242,7 +247,7 @@ int cmd_report(int argc, char **argv)
 		while (*f && strcmp(*f, input))
 			f++;
 		if (!*f) {
-			cli_err("report: --input must be one of: csv (not '%s')", input);
+			cli_err("report: --input must be csv or smf (not '%s')", input);
 			return EXIT_USAGE;
 		}
 	}
@@ -307,20 +312,26 @@ int cmd_report(int argc, char **argv)
 				}
 				continue;
 			}
-			if (!skip || got == MF_EIO || got == MF_ENOMEM) {
+			if (!skip || got == MF_ENOMEM) {
 				cli_diag(&e, "error");
 				if (!skip && got != MF_EIO && got != MF_ENOMEM)
-					fputs("mfstat: (use --skip-bad-rows to skip bad rows and count them)\n", stderr);
+					fprintf(stderr, "mfstat: (use --skip-bad-%s to skip bad %s and count them)\n",
+						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows",
+						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows");
 				rc = EXIT_DATA;
 				mf_reader_close(r);
 				goto out;
 			}
-			count_skip(&sk, e.msg);
+			/* With skipping on, even an unreadable rest of a file is counted, not fatal. */
+			count_skip(&sk, got == MF_EIO ? "the rest of the file cannot be read" : e.msg);
 			if (shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
 				cli_diag(&e, "skipped");
+			if (got == MF_EIO)
+				break;
 		}
 		for (k = 0; k < mf_reader_nwarnings(r); k++)
 			add_warning(&warn, "%s", mf_reader_warning(r, k));
+		mf_reader_summary(r, &summary);
 		mf_reader_close(r);
 	}
 	{
@@ -387,6 +398,7 @@ int cmd_report(int argc, char **argv)
 	rep.nwarnings = warn.n;
 	rep.warnings = (const char *const *)warn.w;
 	rep.nfiles = (size_t)(argc - optind);
+	rep.input_summary = mf_strbuf_str(&summary);
 	if (strcmp(format, "json") == 0)
 		c = mf_out_json(fp, &rep);
 	else if (strcmp(format, "csv") == 0)
@@ -409,5 +421,6 @@ out:
 	for (i = 0; i < warn.n; i++)
 		free(warn.w[i]);
 	free(warn.w);
+	mf_strbuf_free(&summary);
 	return rc;
 }

@@ -17,10 +17,11 @@ static void usage(FILE *fp)
 	      "RNI and the LSPR workload class.\n"
 	      "\n"
 	      "Commands:\n"
-	      "  report [OPTIONS] FILE...     metrics from counter files (- is standard input)\n"
+	      "  report [OPTIONS] FILE...     metrics from counter CSV or SMF dumps (- is stdin)\n"
 	      "  counters [--machine F] [C]   list the counters of a family, or explain one\n"
 	      "  metrics [--machine F] [M]    list the metrics, or show one with its formula\n"
 	      "  machines [F]                 list the machine families, or show one\n"
+	      "  smf list FILE...             list the type 113 records of SMF dumps\n"
 	      "\n"
 	      "Options for every command:\n"
 	      "  --tables DIR   read knowledge-base files from DIR before the built-in ones\n"
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
 		return cmd_metrics(argc - 1, argv + 1);
 	if (strcmp(cmd, "machines") == 0)
 		return cmd_machines(argc - 1, argv + 1);
+	if (strcmp(cmd, "smf") == 0)
+		return cmd_smf(argc - 1, argv + 1);
 	cli_err("unknown command '%s' (see mfstat --help)", cmd);
 	return EXIT_USAGE;
 }

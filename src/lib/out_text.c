@@ -232,6 +232,8 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		(unsigned long long)rep->rows_skipped, rep->rows_skipped == 1 ? "" : "s");
 	for (i = 0; i < rep->nreasons; i++)
 		fprintf(fp, "  skipped %llu: %s\n", (unsigned long long)rep->reason_count[i], rep->reason[i]);
+	if (rep->input_summary && rep->input_summary[0])
+		fputs(rep->input_summary, fp);
 	for (i = 0; i < rep->nwarnings; i++)
 		fprintf(fp, "warning: %s\n", rep->warnings[i]);
 out:

@@ -11,11 +11,11 @@
 #include "io.h"
 #include "reader_int.h"
 
-static const struct mf_reader_ops *const readers[] = {&mf_csv_reader};
+static const struct mf_reader_ops *const readers[] = {&mf_csv_reader, &mf_smf_reader};
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
 /* Keep in step with readers[] (a test checks every name opens). */
-static const char *const reader_names[] = {"csv", NULL};
+static const char *const reader_names[] = {"csv", "smf", NULL};
 
 const char *const *mf_reader_formats(void)
 {
@@ -105,7 +105,7 @@ static int finish_open(struct mf_reader *r, struct mf_error *err)
 		}
 		if (!r->ops)
 			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
-					    "input format not recognised (not a counter CSV); use --input to name it");
+					    "input format not recognised (not a counter CSV or an SMF dump); use --input to name it");
 	}
 	return r->ops->open(r, err);
 }
@@ -233,6 +233,12 @@ void mf_reader_close(struct mf_reader *r)
 	free(r->st.buf);
 	free(r->path);
 	free(r);
+}
+
+void mf_reader_summary(struct mf_reader *r, struct mf_strbuf *sb)
+{
+	if (r->ops->summary && r->state)
+		r->ops->summary(r, sb);
 }
 
 const char *mf_reader_format(const struct mf_reader *r)

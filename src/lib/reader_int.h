@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "mfstat/reader.h"
+#include "mfstat/strbuf.h"
 
 /* A byte stream read in large blocks; the reader owns the buffer window. */
 struct mf_source;
@@ -35,6 +36,8 @@ struct mf_reader_ops {
 	int (*open)(struct mf_reader *r, struct mf_error *err);
 	int (*next)(struct mf_reader *r, struct mf_sample *s, struct mf_error *err);
 	void (*close)(struct mf_reader *r);
+	/* Optional: appends what the reader saw (records by kind, drops) for the text summary. */
+	void (*summary)(struct mf_reader *r, struct mf_strbuf *sb);
 };
 
 struct mf_reader {
@@ -52,5 +55,6 @@ struct mf_reader {
 void mf_reader_warn(struct mf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 extern const struct mf_reader_ops mf_csv_reader;
+extern const struct mf_reader_ops mf_smf_reader;
 
 #endif

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reader for SMF dumps: type 113 records become samples of the common model.
+ * Subtype 1 holds deltas; subtype 2 cumulative values, differenced here per
+ * system, collection run and CPU (smf113-layout.md §6.4).  CPUs close an
+ * interval at slightly different moments, so interval starts are snapped to
+ * the first start seen for that interval of that system.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/strbuf.h"
+#include "io.h"
+#include "smf_int.h"
+
+enum {
+	DROP_LOST,        /* the hardware lost counter data */
+	DROP_BASELINE,    /* first subtype 2 record of a run: only the baseline */
+	DROP_DECREASING,  /* a cumulative counter went down */
+	DROP_ORDER,       /* a subtype 2 record older than the previous one of its CPU */
+	DROP_S2_WITH_S1,  /* subtype 2 of a system that also writes subtype 1 */
+	DROP_NO_INTERVAL, /* no interval times */
+	NDROPS
+};
+
+static const char *const drop_text[NDROPS] = {
+	"intervals with lost counter data (hardware flag)",
+	"subtype 2 records that start a collection run (baseline only)",
+	"subtype 2 intervals with a decreasing counter (reset)",
+	"subtype 2 records out of time order",
+	"subtype 2 records of systems that also write subtype 1",
+	"subtype 1 records without interval times",
+};
+
+struct baseline {
+	uint32_t system;
+	int64_t cts, ctm;
+	unsigned cpu;
+	const struct mf_family *family;
+	size_t n;
+	uint16_t num[512];
+	uint64_t val[512];
+	struct baseline *next;
+};
+
+struct sysinfo {
+	uint32_t system;
+	bool has_s1;
+	uint64_t s2_before_s1;
+	int64_t starts[64]; /* canonical interval starts, most recent first */
+	size_t nstarts;
+	uint64_t intervals;
+	struct sysinfo *next;
+};
+
+struct smfstate {
+	struct mf_smfdec dec;
+	struct mf_smf_record rec;
+	struct baseline *base[256];
+	struct sysinfo *sys;
+	uint64_t drops[NDROPS];
+	uint64_t bad_records;
+	bool warned;
+};
+
+static int probe(const char *buf, size_t n)
+{
+	int framing;
+	return mf_smf_probe(buf, n, &framing);
+}
+
+static int open_smf(struct mf_reader *r, struct mf_error *err)
+{
+	struct smfstate *s = calloc(1, sizeof(*s));
+	if (!s)
+		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	r->state = s;
+	if (mf_smfdec_init(&s->dec, &r->st, r->opts.kb, err))
+		return MF_EFORMAT;
+	s->dec.stats.compression = mf_source_compression(r->st.src);
+	return 0;
+}
+
+static struct sysinfo *sys_of(struct smfstate *s, uint32_t system)
+{
+	struct sysinfo *y;
+	for (y = s->sys; y; y = y->next)
+		if (y->system == system)
+			return y;
+	y = calloc(1, sizeof(*y));
+	if (!y)
+		return NULL;
+	y->system = system;
+	y->next = s->sys;
+	s->sys = y;
+	return y;
+}
+
+/*
+ * The canonical start of the interval that begins at start_us: a start seen
+ * before within a quarter of the interval (at most a minute), else this one,
+ * rounded to the second, as a new interval.
+ */
+static int64_t snap(struct sysinfo *y, int64_t start_us, double seconds)
+{
+	double tol = isnan(seconds) ? 60e6 : seconds * 1e6 / 4;
+	size_t i;
+	if (tol > 60e6)
+		tol = 60e6;
+	for (i = 0; i < y->nstarts; i++)
+		if (fabs((double)(start_us - y->starts[i])) <= tol)
+			return y->starts[i];
+	start_us = (start_us >= 0 ? start_us + 500000 : start_us - 500000) / 1000000 * 1000000;
+	memmove(&y->starts[1], &y->starts[0], (sizeof(y->starts) / sizeof(y->starts[0]) - 1) * sizeof(y->starts[0]));
+	y->starts[0] = start_us;
+	if (y->nstarts < sizeof(y->starts) / sizeof(y->starts[0]))
+		y->nstarts++;
+	y->intervals++;
+	return start_us;
+}
+
+static struct baseline **base_slot(struct smfstate *s, uint32_t system, int64_t cts, unsigned cpu)
+{
+	struct baseline **b = &s->base[(system * 31u + cpu + (unsigned)cts) & 255u];
+	for (; *b; b = &(*b)->next)
+		if ((*b)->system == system && (*b)->cts == cts && (*b)->cpu == cpu)
+			return b;
+	return b;
+}
+
+static void set_baseline(struct baseline *b, const struct mf_smf_record *rec)
+{
+	b->ctm = rec->ctm_us;
+	b->family = rec->family;
+	b->n = rec->n;
+	memcpy(b->num, rec->num, rec->n * sizeof(rec->num[0]));
+	memcpy(b->val, rec->val, rec->n * sizeof(rec->val[0]));
+}
+
+static void fill_identity(struct mf_reader *r, const struct mf_smf_record *rec, struct mf_sample *smp, uint32_t system)
+{
+	mf_sample_reset(smp);
+	smp->family = rec->family;
+	smp->machine = rec->machine;
+	smp->system = system;
+	smp->cpu = rec->cpu;
+	smp->pool = rec->pool;
+	smp->cpsp = rec->cpsp > 0 ? rec->cpsp : NAN;
+	(void)r;
+}
+
+static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error *err)
+{
+	struct smfstate *s = r->state;
+	struct mf_smf_record *rec = &s->rec;
+
+	for (;;) {
+		uint32_t system;
+		struct sysinfo *y;
+		int rc = mf_smfdec_next(&s->dec, rec, err);
+		size_t i;
+		if (rc == 0) {
+			if (s->dec.alt_packing && !s->warned) {
+				mf_reader_warn(r, "%s: counter-set sections matched only the alternative packing of "
+						  "smf113-layout.md 5.3; please report this",
+					       r->path);
+				s->warned = true;
+			}
+			return 0;
+		}
+		if (rc < 0) {
+			if (rc == MF_EFORMAT)
+				s->bad_records++;
+			return rc;
+		}
+		system = mf_strtab_intern(r->opts.strtab, rec->system, strlen(rec->system));
+		y = sys_of(s, system);
+		if (!y || (rec->system[0] && !system))
+			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		if (rec->subtype == 1) {
+			double seconds;
+			if (!y->has_s1 && y->s2_before_s1)
+				mf_reader_warn(r, "%s: system %s wrote %" PRIu64 " subtype 2 intervals before its first "
+						  "subtype 1 record; both were counted for those intervals",
+					       r->path, rec->system, y->s2_before_s1);
+			y->has_s1 = true;
+			if (rec->lost) {
+				s->drops[DROP_LOST]++;
+				continue;
+			}
+			if (!rec->has_interval) {
+				s->drops[DROP_NO_INTERVAL]++;
+				continue;
+			}
+			fill_identity(r, rec, smp, system);
+			seconds = (double)(rec->end_us - rec->start_us) / 1e6;
+			smp->seconds = seconds;
+			smp->has_start = true;
+			smp->start_us = snap(y, rec->start_us, seconds);
+			for (i = 0; i < rec->n; i++) {
+				smp->slot[smp->n] = (uint16_t)rec->family->dense[rec->num[i]];
+				smp->value[smp->n++] = rec->val[i];
+			}
+			return 1;
+		}
+		/* Subtype 2: cumulative; differenced per (system, run, CPU). */
+		{
+			struct baseline **bp = base_slot(s, system, rec->cts_us, rec->cpu), *b = *bp;
+			bool bad = false;
+			if (y->has_s1) {
+				s->drops[DROP_S2_WITH_S1]++;
+				continue;
+			}
+			if (!b) {
+				b = calloc(1, sizeof(*b));
+				if (!b)
+					return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+				b->system = system;
+				b->cts = rec->cts_us;
+				b->cpu = rec->cpu;
+				*bp = b;
+				set_baseline(b, rec);
+				s->drops[DROP_BASELINE]++;
+				continue;
+			}
+			if (rec->first) {
+				set_baseline(b, rec);
+				s->drops[DROP_BASELINE]++;
+				continue;
+			}
+			if (rec->ctm_us <= b->ctm) {
+				s->drops[DROP_ORDER]++;
+				continue;
+			}
+			if (rec->lost) {
+				s->drops[DROP_LOST]++;
+				set_baseline(b, rec);
+				continue;
+			}
+			fill_identity(r, rec, smp, system);
+			for (i = 0; i < rec->n && !bad; i++) {
+				size_t k;
+				/* Same family and counter layout within a run: match by position, else by number. */
+				if (b->family != rec->family) {
+					bad = true;
+					break;
+				}
+				k = i < b->n && b->num[i] == rec->num[i] ? i : b->n;
+				if (k == b->n)
+					for (k = 0; k < b->n && b->num[k] != rec->num[i]; k++)
+						;
+				if (k == b->n)
+					continue; /* a counter new in this record: no delta yet */
+				if (rec->val[i] < b->val[k]) {
+					bad = true;
+					break;
+				}
+				smp->slot[smp->n] = (uint16_t)rec->family->dense[rec->num[i]];
+				smp->value[smp->n++] = rec->val[i] - b->val[k];
+			}
+			if (bad) {
+				s->drops[DROP_DECREASING]++;
+				set_baseline(b, rec);
+				continue;
+			}
+			smp->seconds = (double)(rec->ctm_us - b->ctm) / 1e6;
+			smp->has_start = true;
+			smp->start_us = snap(y, b->ctm, smp->seconds);
+			set_baseline(b, rec);
+			y->s2_before_s1++;
+			return 1;
+		}
+	}
+}
+
+static void close_smf(struct mf_reader *r)
+{
+	struct smfstate *s = r->state;
+	size_t i;
+	for (i = 0; i < 256; i++) {
+		struct baseline *b = s->base[i], *n;
+		for (; b; b = n) {
+			n = b->next;
+			free(b);
+		}
+	}
+	while (s->sys) {
+		struct sysinfo *n = s->sys->next;
+		free(s->sys);
+		s->sys = n;
+	}
+	mf_smfdec_free(&s->dec);
+	free(s);
+	r->state = NULL;
+}
+
+static void summary_smf(struct mf_reader *r, struct mf_strbuf *sb)
+{
+	struct smfstate *s = r->state;
+	const struct mf_smf_stats *st = &s->dec.stats;
+	uint64_t other = 0, intervals = 0;
+	struct sysinfo *y;
+	size_t t, i;
+
+	for (t = 0; t < 256; t++)
+		if (t != 113)
+			other += st->by_type[t];
+	for (y = s->sys; y; y = y->next)
+		intervals += y->intervals;
+	mf_strbuf_printf(sb, "%s: SMF dump, %s framing, compression %s: %" PRIu64 " records, %" PRIu64 " bytes\n",
+			 r->path, st->framing, st->compression ? st->compression : "none", st->records, st->bytes);
+	mf_strbuf_printf(sb, "  type 113: %" PRIu64 " subtype 1, %" PRIu64 " subtype 2", st->t113[1], st->t113[2]);
+	if (st->t113[0])
+		mf_strbuf_printf(sb, ", %" PRIu64 " other subtypes", st->t113[0]);
+	if (st->segments)
+		mf_strbuf_printf(sb, " (%" PRIu64 " spanned records reassembled)", st->segments);
+	mf_strbuf_printf(sb, "\n  other records: %" PRIu64, other);
+	for (t = 0, i = 0; t < 256; t++) {
+		if (t == 113 || !st->by_type[t])
+			continue;
+		mf_strbuf_printf(sb, "%stype %zu: %" PRIu64, i++ ? ", " : " (", t, st->by_type[t]);
+	}
+	mf_strbuf_printf(sb, "%s\n  intervals: %" PRIu64 "\n", i ? ")" : "", intervals);
+	for (i = 0; i < NDROPS; i++)
+		if (s->drops[i])
+			mf_strbuf_printf(sb, "  dropped %" PRIu64 ": %s\n", s->drops[i], drop_text[i]);
+	if (s->bad_records)
+		mf_strbuf_printf(sb, "  bad records: %" PRIu64 " (see the messages above)\n", s->bad_records);
+}
+
+const struct mf_reader_ops mf_smf_reader = {
+	.name = "smf",
+	.probe = probe,
+	.open = open_smf,
+	.next = next_smf,
+	.close = close_smf,
+	.summary = summary_smf,
+};
+
+/* The record-level API used by `mfstat smf list`. */
+struct mf_smf {
+	struct mf_reader *r;
+	struct mf_strtab *tab;
+};
+
+int mf_smf_open(struct mf_smf **out, const char *path, const struct mf_kb *kb, struct mf_error *err)
+{
+	struct mf_reader_opts ro = {0};
+	struct mf_smf *h = calloc(1, sizeof(*h));
+	int rc;
+	*out = NULL;
+	if (!h)
+		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+	h->tab = mf_strtab_new();
+	ro.kb = kb;
+	ro.format = "smf";
+	ro.strtab = h->tab;
+	rc = h->tab ? mf_reader_open(&h->r, path, &ro, err) : mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+	if (rc) {
+		mf_smf_close(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+int mf_smf_next(struct mf_smf *h, struct mf_smf_record *rec, struct mf_error *err)
+{
+	struct smfstate *s = h->r->state;
+	return mf_smfdec_next(&s->dec, rec, err);
+}
+
+const struct mf_smf_stats *mf_smf_stats(const struct mf_smf *h)
+{
+	const struct smfstate *s = h->r->state;
+	return &s->dec.stats;
+}
+
+void mf_smf_close(struct mf_smf *h)
+{
+	if (!h)
+		return;
+	mf_reader_close(h->r);
+	mf_strtab_free(h->tab);
+	free(h);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_SMF_INT_H
+#define MFSTAT_SMF_INT_H
+
+#include "mfstat/smf.h"
+#include "reader_int.h"
+
+/* The SMF deblocker and type 113 decoder over a reader stream.  Internal. */
+struct mf_smfdec {
+	struct mf_stream *st;
+	const struct mf_kb *kb;
+	const char *name;
+	int framing;              /* SMF_RDW or SMF_VBS */
+	size_t block_left;        /* VBS: bytes left in the current block */
+	unsigned char *rec;       /* reassembled spanned record */
+	size_t rec_len, rec_cap;
+	bool in_chain;
+	long long chain_off;
+	long recno;
+	bool dead;
+	bool alt_packing;         /* counter-set sections validated only with the alternative packing */
+	bool no_interval_warned;
+	struct mf_smf_stats stats;
+};
+
+enum { SMF_RDW = 1, SMF_VBS = 2 };
+
+/* Scores buf[0..n) as the start of an SMF dump (0 no, 90 yes); sets *framing. */
+int mf_smf_probe(const char *buf, size_t n, int *framing);
+
+int mf_smfdec_init(struct mf_smfdec *d, struct mf_stream *st, const struct mf_kb *kb, struct mf_error *err);
+int mf_smfdec_next(struct mf_smfdec *d, struct mf_smf_record *rec, struct mf_error *err);
+void mf_smfdec_free(struct mf_smfdec *d);
+
+#endif
