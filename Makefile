@@ -33,8 +33,13 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD) -j $(JOBS)
 
+# A day of 15-minute SMF type 113 intervals for three z16 systems with GCP and zIIP pools,
+# generated deterministically by tools/gensmf.c, summarised per system and pool.
+DEMO_DUMP := $(BUILD)/demo-day.smf
+
 demo: build
-	./$(BUILD)/mfstat report examples/z16-demo.csv
+	./$(BUILD)/gensmf -q --systems 3 --cpus 6 --ziip 2 --intervals 96 --jitter-ms 300 -o $(DEMO_DUMP)
+	./$(BUILD)/mfstat report --by system,pool $(DEMO_DUMP)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -48,6 +53,7 @@ check: test check-asan
 
 bench: build
 	bench/csv.sh
+	bench/smf.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

@@ -194,7 +194,7 @@ int cmd_report(int argc, char **argv)
 		{"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *input = NULL, *format = "text", *out = NULL, *machine = NULL, *by_s = NULL, *tables = NULL;
-	bool skip = false, verbose = false;
+	bool skip = false, verbose = false, saw_smf = false;
 	struct mf_kb *kb = NULL;
 	struct mf_strtab *tab = NULL;
 	struct mf_grouper *grp = NULL;
@@ -332,6 +332,8 @@ int cmd_report(int argc, char **argv)
 		for (k = 0; k < mf_reader_nwarnings(r); k++)
 			add_warning(&warn, "%s", mf_reader_warning(r, k));
 		mf_reader_summary(r, &summary);
+		if (strcmp(mf_reader_format(r), "smf") == 0)
+			saw_smf = true;
 		mf_reader_close(r);
 	}
 	{
@@ -348,8 +350,8 @@ int cmd_report(int argc, char **argv)
 	if (sk.total > MAX_SHOWN_SKIPS && !cli_quiet)
 		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(sk.total - MAX_SHOWN_SKIPS));
 	if (sk.total)
-		add_warning(&warn, "%llu bad row%s skipped (--skip-bad-rows)", (unsigned long long)sk.total,
-			    sk.total == 1 ? "" : "s");
+		add_warning(&warn, "%llu bad %s%s skipped (--skip-bad-%ss)", (unsigned long long)sk.total,
+			    saw_smf ? "record" : "row", sk.total == 1 ? "" : "s", saw_smf ? "record" : "row");
 	doubt_warnings(res, ngroups, tab, &warn);
 	if (rows == 0)
 		add_warning(&warn, "no data rows in the input");

@@ -85,7 +85,7 @@ int cmd_smf(int argc, char **argv)
 		mf_kb_free(kb);
 		return EXIT_DATA;
 	}
-	printf("%-10s  %-3s  %-8s  %4s  %-4s  %4s  %-8s  %-20s  %10s  %-5s  %s\n", "offset", "sub", "system", "cpu",
+	printf("%-10s  %-3s  %-8s  %4s  %-4s  %4s  %-8s  %-27s  %11s  %-5s  %s\n", "offset", "sub", "system", "cpu",
 	       "pool", "type", "family", "interval start", "seconds", "sets", "counters");
 	for (i = optind; i < argc && rc == EXIT_OK; i++) {
 		struct mf_smf *h = NULL;
@@ -124,7 +124,7 @@ int cmd_smf(int argc, char **argv)
 				snprintf(secs, sizeof(secs), "%s", rec->first ? "first" : rec->final ? "final" : "cumul");
 			}
 			sets_text(rec->sets, sets, sizeof(sets));
-			printf("0x%08llx  %-3d  %-8s  %4u  %-4s  %4u  %-8s  %-20s  %10s  %-5s  %zu%s\n",
+			printf("0x%08llx  %-3d  %-8s  %4u  %-4s  %4u  %-8s  %-27s  %11s  %-5s  %zu%s\n",
 			       (unsigned long long)rec->offset, rec->subtype, rec->system, rec->cpu,
 			       mf_pool_name(rec->pool) ? mf_pool_name(rec->pool) : "-", rec->machine_type,
 			       rec->family ? rec->family->display : "-", start, secs, sets, rec->n,

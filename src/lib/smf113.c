@@ -39,19 +39,25 @@ static const struct css_packing PACKING[2] = {
 	{0, 1, 1, 1, 4, 8, 10}, /* CSType(1) CSFlags(1) reserved(2) CDOF(4) CDLN(2) CDON(2) */
 };
 
-static unsigned u16(const unsigned char *p)
+/* Big-endian loads (SMF is big-endian, whatever the host). */
+static inline unsigned u16(const unsigned char *p)
 {
 	return (unsigned)p[0] << 8 | p[1];
 }
 
-static uint32_t u32(const unsigned char *p)
+static inline uint32_t u32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static uint64_t u64(const unsigned char *p)
+static inline uint64_t u64(const unsigned char *p)
 {
-	return (uint64_t)u32(p) << 32 | u32(p + 4);
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
 }
 
 int64_t mf_tod_to_unix_us(uint64_t tod)
@@ -435,6 +441,29 @@ static int pool_of(unsigned cls)
 	}
 }
 
+/* The entries of a counter set of cdon counters that the family defines, cached per family and set. */
+static const struct smf_setmap *setmap_of(struct mf_smfdec *d, const struct mf_family *fam, unsigned type,
+					  unsigned cdon)
+{
+	struct smf_setmap *m;
+	unsigned i, k;
+	for (i = 0; i < d->nsetmap; i++)
+		if (d->setmap[i].fam == fam && d->setmap[i].type == type && d->setmap[i].cdon == cdon)
+			return &d->setmap[i];
+	/* A full cache is recycled from the start: correctness does not depend on hits. */
+	m = &d->setmap[d->nsetmap < 16 ? d->nsetmap++ : (d->nsetmap = 1, 0)];
+	m->fam = fam;
+	m->type = type;
+	m->cdon = cdon;
+	m->n = 0;
+	for (k = 0; k < cdon && k < 512; k++) {
+		unsigned num = set_first(type) + k;
+		if (num < MF_MAX_COUNTER && fam->dense[num] >= 0)
+			m->k[m->n++] = (uint16_t)k;
+	}
+	return m;
+}
+
 /* Validates every counter-set section of a subtype 1 record under one packing; returns a message or NULL. */
 static const char *check_sets(const unsigned char *rec, size_t len, const struct mf_smf_record *r, uint32_t csof,
 			      unsigned csln, unsigned cson, const struct css_packing *pk, char *buf, size_t bn)
@@ -529,9 +558,16 @@ static int decode_s1(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 		r->sets |= 1u << type;
 		if (type == 5)
 			continue; /* the z/OS counter set: IBM diagnostics, not in the formulas */
-		for (k = 0; k < cdon; k++) {
-			const unsigned char *v = rec + cdof + (size_t)k * cdln;
-			put(r, set_first(type) + k, cdln == 8 ? u64(v) : u32(v));
+		{
+			/* Only the counters the family defines (the others are architected spares). */
+			const struct smf_setmap *m = setmap_of(d, r->family, type, cdon);
+			unsigned first = set_first(type), j;
+			const unsigned char *v = rec + cdof;
+			for (j = 0; j < m->n && r->n < 512; j++) {
+				k = m->k[j];
+				r->num[r->n] = (uint16_t)(first + k);
+				r->val[r->n++] = cdln == 8 ? u64(v + (size_t)k * 8) : u32(v + (size_t)k * 4);
+			}
 		}
 	}
 	return 0;

@@ -21,6 +21,14 @@ struct mf_smfdec {
 	bool alt_packing;         /* counter-set sections validated only with the alternative packing */
 	bool no_interval_warned;
 	struct mf_smf_stats stats;
+	/* Per family and counter set: the entries the family defines (most sets are sparse). */
+	struct smf_setmap {
+		const struct mf_family *fam;
+		unsigned type, cdon;
+		unsigned n;
+		uint16_t k[512];
+	} setmap[16];
+	unsigned nsetmap;
 };
 
 enum { SMF_RDW = 1, SMF_VBS = 2 };
