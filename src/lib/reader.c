@@ -35,7 +35,7 @@ long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
 		st->pos = 0;
 	}
 	if (st->len == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : (size_t)1 << 17;
+		size_t cap = st->cap ? st->cap * 2 : (size_t)1 << 18;
 		char *nb;
 		if (cap > max)
 			return mf_error_set(err, MF_EFORMAT, st->name, 0, 0,
