@@ -142,6 +142,16 @@ const struct mf_counter *mf_family_counter_num(const struct mf_family *fam, unsi
 /* Index of a metric of fam by name (case-insensitive), or -1. */
 int mf_family_metric(const struct mf_family *fam, const char *name);
 
+/*
+ * The IBM Z families (not "generic") on which every one of the n counter names
+ * (short or Linux names, case-insensitive) is defined.  Writes up to max
+ * family pointers to out and returns how many families fit (which may exceed
+ * max).  Readers use it to name the family from the counters alone; more than
+ * one fit means the user must say --machine.
+ */
+size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n,
+			  const struct mf_family **out, size_t max);
+
 /* Applies the LSPR decision table; MF_LSPR_NONE when either input is NaN or no rule matches. */
 int mf_kb_lspr_class(const struct mf_kb *kb, double l1mp, double rni);
 

@@ -20,8 +20,9 @@ static const char report_help[] =
 	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
 	"\n"
 	"Options:\n"
-	"  --input FORMAT     input format: csv or smf (default: detected from the\n"
-	"                     content; gzip and zstd files are read as well)\n"
+	"  --input FORMAT     input format: csv, smf or perf (perf stat output);\n"
+	"                     default: detected from the content; gzip and zstd\n"
+	"                     files are read as well\n"
 	"  -f, --format FMT   output format: text (default), csv or json\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
@@ -247,7 +248,7 @@ int cmd_report(int argc, char **argv)
 		while (*f && strcmp(*f, input))
 			f++;
 		if (!*f) {
-			cli_err("report: --input must be csv or smf (not '%s')", input);
+			cli_err("report: --input must be csv, smf or perf (not '%s')", input);
 			return EXIT_USAGE;
 		}
 	}
@@ -294,6 +295,7 @@ int cmd_report(int argc, char **argv)
 		got = mf_reader_open(&r, argv[i], &ro, &e);
 		if (got) {
 			cli_diag(&e, "error");
+			/* A family that the data cannot name (several fit) is for the user to say: usage. */
 			rc = got == MF_EUSAGE ? EXIT_USAGE : EXIT_DATA;
 			goto out;
 		}

@@ -1184,3 +1184,23 @@ int mf_kb_lspr_class(const struct mf_kb *kb, double l1mp, double rni)
 	}
 	return MF_LSPR_NONE;
 }
+
+size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n,
+			  const struct mf_family **out, size_t max)
+{
+	size_t f, i, count = 0;
+	for (f = 0; f < kb->nfamilies; f++) {
+		const struct mf_family *fam = &kb->families[f];
+		if (fam == mf_kb_generic(kb) || !fam->csvn)
+			continue;
+		for (i = 0; i < n; i++)
+			if (!mf_family_counter(fam, names[i], strlen(names[i])))
+				break;
+		if (i < n)
+			continue;
+		if (count < max)
+			out[count] = fam;
+		count++;
+	}
+	return count;
+}
