@@ -30,5 +30,6 @@ int cmd_counters(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
 int cmd_smf(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static void usage(FILE *fp)
 	      "  metrics [--machine F] [M]    list the metrics, or show one with its formula\n"
 	      "  machines [F]                 list the machine families, or show one\n"
 	      "  smf list FILE...             list the type 113 records of SMF dumps\n"
+	      "  stat [OPTIONS] -- COMMAND    count CPU-MF events of a command (Linux on Z)\n"
 	      "\n"
 	      "Options for every command:\n"
 	      "  --tables DIR   read knowledge-base files from DIR before the built-in ones\n"
@@ -60,6 +61,8 @@ int main(int argc, char **argv)
 		return cmd_machines(argc - 1, argv + 1);
 	if (strcmp(cmd, "smf") == 0)
 		return cmd_smf(argc - 1, argv + 1);
+	if (strcmp(cmd, "stat") == 0)
+		return cmd_stat(argc - 1, argv + 1);
 	cli_err("unknown command '%s' (see mfstat --help)", cmd);
 	return EXIT_USAGE;
 }

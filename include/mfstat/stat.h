@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_STAT_H
+#define MFSTAT_STAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mfstat/error.h"
+#include "mfstat/kb.h"
+#include "mfstat/sample.h"
+
+/*
+ * Counting on Linux: what the kernel allows (sysfs, procfs) and
+ * perf_event_open, all through one seam (struct mf_sysif) so tests can run
+ * the Linux on Z paths on any machine against a recorded tree.
+ */
+
+struct mf_sysif;
+
+/* The real system.  Borrowed, never freed. */
+struct mf_sysif *mf_sysif_real(void);
+
+/*
+ * A recorded system: files are read below root (root/sys/..., root/proc/...),
+ * perf_event_open succeeds, and reading a counter returns the value that
+ * root/counts.tsv gives for its config ("config<TAB>value" lines; a config
+ * not listed reads 0), with enabled = running time.  Caller's; free with
+ * mf_sysif_free.
+ */
+int mf_sysif_recorded(struct mf_sysif **out, const char *root, struct mf_error *err);
+void mf_sysif_free(struct mf_sysif *s);
+
+/* Reads a whole small file through the seam; returns its length or -errno. */
+long mf_sysif_read_file(struct mf_sysif *s, const char *path, char *buf, size_t n);
+
+#define MF_CPUMF_MAX_EVENTS 512
+
+struct mf_cpumf_event {
+	char name[64];
+	unsigned number; /* the counter number (the event config) */
+	int slot;        /* dense slot on the family, or -1 */
+};
+
+struct mf_cpumf_info {
+	bool has_pmu;
+	int pmu_type;
+	int paranoid;           /* kernel.perf_event_paranoid, or -99 unknown */
+	bool root;
+	bool has_versions;
+	unsigned cfvn, csvn, auth;
+	unsigned machine_type;  /* from /proc/sysinfo, 0 unknown */
+	double cpu_speed;       /* MHz from /proc/service_levels, NaN unknown */
+	const struct mf_family *family;
+	const struct mf_machine *machine;
+	size_t nevents;
+	struct mf_cpumf_event events[MF_CPUMF_MAX_EVENTS];
+	char missing[400];      /* facts that could not be found, named */
+	char why[400];          /* why counting is impossible, when it is */
+};
+
+/*
+ * Finds out whether CPU-MF counters can be counted and which: the cpum_cf
+ * PMU, its events, the machine type and speed, the counter versions and
+ * authorization, perf_event_paranoid.  force names the family (--machine).
+ * Returns 0 when counting is possible, MF_EUSAGE with info->why when not.
+ */
+int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf_family *force, bool system_wide,
+		   struct mf_cpumf_info *info);
+
+/* One counted event of a run. */
+struct mf_count {
+	char name[64];
+	uint64_t value;       /* scaled when multiplexed */
+	uint64_t enabled, running;
+	bool ok;
+	char why[120];        /* why it could not be counted */
+};
+
+/*
+ * Runs argv (or, when argv is NULL, counts system-wide for seconds) with the
+ * events open, following threads and children.  Fills counts[0..n), the
+ * child's wait status and the wall-clock seconds.  Returns 0, or MF_EUSAGE
+ * with err when nothing could be opened (the command is then not run), or
+ * MF_EIO when the command could not be started.
+ */
+struct mf_perf_req {
+	uint32_t type;
+	uint64_t config;
+	const char *name;
+};
+
+int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
+		struct mf_count *counts, int *status, double *wall, struct mf_error *err);
+
+#endif
