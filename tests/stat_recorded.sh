@@ -37,6 +37,14 @@ grep -q '"FINITE_CPI":0.6,' "$tmp/json" || { echo "FAIL: FINITE_CPI is not 0.6";
 grep -q '"EFF_GHZ":5.2,' "$tmp/json" || { echo "FAIL: EFF_GHZ is not 5.2"; fail=1; }
 grep -q 'CPI' "$tmp/text" && grep -q 'z16' "$tmp/text" || { echo "FAIL: text report"; fail=1; }
 
+# System-wide on the two CPUs the tree lists online: the counts are summed over them.
+mkdir -p "$root/sys/devices/system/cpu"
+echo 0-1 > "$root/sys/devices/system/cpu/online"
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -a --duration 0.01 -f csv -o "$tmp/all.csv" > /dev/null || { echo "FAIL: -a"; fail=1; }
+grep -q '^3931,5200,[0-9.]*,6000000000,2000000000,' "$tmp/all.csv" || { echo "FAIL: -a did not sum 2 CPUs"; cat "$tmp/all.csv"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -C 1 --duration 0.01 -f csv -o "$tmp/one.csv" > /dev/null || { echo "FAIL: -C 1"; fail=1; }
+grep -q '^3931,5200,[0-9.]*,3000000000,1000000000,' "$tmp/one.csv" || { echo "FAIL: -C 1 counted more than one CPU"; fail=1; }
+
 # The basic set not authorized: exit 3, the reason named, the command not run.
 printf 'CPU-MF: Counter facility: version=3.7 authorization=0001\n' > "$root/proc/service_levels"
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -- touch "$tmp/ran" 2> "$tmp/err"

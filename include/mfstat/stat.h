@@ -78,8 +78,9 @@ struct mf_count {
 };
 
 /*
- * Runs argv (or, when argv is NULL, counts system-wide for seconds) with the
- * events open, following threads and children.  Fills counts[0..n), the
+ * Runs argv (or, when argv is NULL, counts system-wide for seconds on cpus,
+ * or on every online CPU when cpus is NULL) with the events open, following
+ * threads and children; system-wide counts are summed over the CPUs.  Fills counts[0..n), the
  * child's wait status and the wall-clock seconds.  Returns 0, or MF_EUSAGE
  * with err when nothing could be opened (the command is then not run), or
  * MF_EIO when the command could not be started.
@@ -91,6 +92,9 @@ struct mf_perf_req {
 };
 
 int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
-		struct mf_count *counts, int *status, double *wall, struct mf_error *err);
+		const int *cpus, size_t ncpus, struct mf_count *counts, int *status, double *wall, struct mf_error *err);
+
+/* Parses a Linux CPU list ("0-3,8") into cpus; returns the count, or -1 when malformed or longer than max. */
+int mf_cpu_list(const char *s, int *cpus, size_t max);
 
 #endif

@@ -22,6 +22,7 @@ static const char stat_help[] =
 	"\n"
 	"Options:\n"
 	"  -a, --all-cpus     count system-wide (needs --duration)\n"
+	"  -C, --cpu LIST     count system-wide on these CPUs only (e.g. 0-3,8)\n"
 	"  --duration S       seconds to count system-wide\n"
 	"  --machine F        family or machine type, when /proc/sysinfo does not say\n"
 	"  --fallback         without CPU-MF counters, run COMMAND anyway and report\n"
@@ -77,7 +78,8 @@ static void json_metric(const char *name, double v, bool comma)
 }
 
 /* Without CPU-MF: the generic events this machine may have, and the metrics they allow. */
-static int fallback(struct mf_sysif *sys, char *const argv[], double duration, const char *format, const char *why)
+static int fallback(struct mf_sysif *sys, char *const argv[], double duration, const int *cpus, size_t ncpus,
+		    const char *format, const char *why)
 {
 	static const struct mf_perf_req req[] = {
 		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles"},
@@ -104,7 +106,7 @@ static int fallback(struct mf_sysif *sys, char *const argv[], double duration, c
 
 	memset(c, 0, sizeof(c));
 	mf_error_clear(&e);
-	if (mf_perf_run(sys, req, N, argv, duration, c, &status, &wall, &e)) {
+	if (mf_perf_run(sys, req, N, argv, duration, cpus, ncpus, c, &status, &wall, &e)) {
 		cli_diag(&e, "error");
 		return e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
 	}
@@ -165,12 +167,15 @@ int cmd_stat(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"all-cpus", no_argument, NULL, 'a'},        {"duration", required_argument, NULL, 'd'},
+		{"cpu", required_argument, NULL, 'C'},
 		{"machine", required_argument, NULL, 'm'},   {"fallback", no_argument, NULL, 'F'},
 		{"format", required_argument, NULL, 'f'},    {"output", required_argument, NULL, 'o'},
 		{"tables", required_argument, NULL, 'T'},    {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
 	const char *machine = NULL, *format = "text", *out = NULL, *tables = NULL, *root = getenv("MFSTAT_SYSROOT");
 	bool all = false, want_fallback = false;
+	int cpus[1024];
+	size_t ncpus = 0;
 	double duration = NAN;
 	struct mf_kb *kb = NULL;
 	struct mf_sysif *sys = NULL;
@@ -182,9 +187,19 @@ int cmd_stat(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ad:f:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:aC:d:f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': all = true; break;
+		case 'C': {
+			int k = mf_cpu_list(optarg, cpus, sizeof(cpus) / sizeof(cpus[0]));
+			if (k <= 0) {
+				cli_err("stat: -C: '%s' is not a CPU list such as 0-3,8", optarg);
+				return EXIT_USAGE;
+			}
+			ncpus = (size_t)k;
+			all = true;
+			break;
+		}
 		case 'd': duration = strtod(optarg, NULL); break;
 		case 'm': machine = optarg; break;
 		case 'F': want_fallback = true; break;
@@ -242,7 +257,7 @@ int cmd_stat(int argc, char **argv)
 			rc = EXIT_MEASURE;
 			goto out;
 		}
-		rc = fallback(sys, all && !cmd ? NULL : cmd, duration, format, info->why);
+		rc = fallback(sys, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, format, info->why);
 		goto out;
 	}
 	if (info->missing[0])
@@ -266,7 +281,8 @@ int cmd_stat(int argc, char **argv)
 			req[i].name = info->events[i].name;
 		}
 		mf_error_clear(&e);
-		if (mf_perf_run(sys, req, info->nevents, all && !cmd ? NULL : cmd, duration, cnt, &status, &wall, &e)) {
+		if (mf_perf_run(sys, req, info->nevents, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, cnt,
+				&status, &wall, &e)) {
 			cli_diag(&e, "error");
 			rc = e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
 			free(req), free(cnt), free(s);

@@ -226,10 +226,14 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		}
 		fputc('\n', fp);
 	}
-	fprintf(fp, "%llu row%s read from %zu file%s, %zu group%s, %llu row%s skipped\n",
-		(unsigned long long)rep->rows_read, rep->rows_read == 1 ? "" : "s", rep->nfiles,
-		rep->nfiles == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s",
-		(unsigned long long)rep->rows_skipped, rep->rows_skipped == 1 ? "" : "s");
+	if (rep->nfiles == 0) /* counted live (mfstat stat), not read */
+		fprintf(fp, "%llu sample%s counted, %zu group%s\n", (unsigned long long)rep->rows_read,
+			rep->rows_read == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s");
+	else
+		fprintf(fp, "%llu row%s read from %zu file%s, %zu group%s, %llu row%s skipped\n",
+			(unsigned long long)rep->rows_read, rep->rows_read == 1 ? "" : "s", rep->nfiles,
+			rep->nfiles == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s",
+			(unsigned long long)rep->rows_skipped, rep->rows_skipped == 1 ? "" : "s");
 	for (i = 0; i < rep->nreasons; i++)
 		fprintf(fp, "  skipped %llu: %s\n", (unsigned long long)rep->reason_count[i], rep->reason[i]);
 	if (rep->input_summary && rep->input_summary[0])

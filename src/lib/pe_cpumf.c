@@ -319,20 +319,68 @@ static void why_errno(int e, char *buf, size_t n)
 	}
 }
 
+/* Parses a CPU list such as "0-3,8" into cpus (at most max); returns the count or -1. */
+int mf_cpu_list(const char *s, int *cpus, size_t max)
+{
+	size_t n = 0;
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+		if (end == s || a < 0)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+		}
+		for (; a <= b; a++) {
+			if (n == max)
+				return -1;
+			cpus[n++] = (int)a;
+		}
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -1;
+	}
+	return (int)n;
+}
+
 int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
-		struct mf_count *counts, int *status, double *wall, struct mf_error *err)
+		const int *cpus, size_t ncpus, struct mf_count *counts, int *status, double *wall, struct mf_error *err)
 {
 	int go[2] = {-1, -1}, fail[2] = {-1, -1};
-	int *fds = calloc(n ? n : 1, sizeof(*fds));
+	int all_cpus[1024];
+	int *fds;
 	pid_t pid = -1;
-	size_t i, opened = 0;
+	size_t i, opened = 0, k, nc;
 	struct timespec t0, t1;
 	int first_errno = 0, rc = 0;
 
 	*status = 0;
 	*wall = NAN;
+	if (!argv && !cpus) {
+		/* System-wide on every online CPU. */
+		char buf[4096];
+		int got = -1;
+		if (mf_sysif_read_file(sys, "/sys/devices/system/cpu/online", buf, sizeof(buf)) > 0)
+			got = mf_cpu_list(buf, all_cpus, sizeof(all_cpus) / sizeof(all_cpus[0]));
+		if (got <= 0) {
+			all_cpus[0] = 0;
+			got = 1;
+		}
+		cpus = all_cpus;
+		ncpus = (size_t)got;
+	}
+	nc = argv ? 1 : ncpus;
+	fds = malloc((n ? n : 1) * nc * sizeof(*fds));
 	if (!fds)
 		return mf_error_set(err, MF_ENOMEM, "stat", 0, 0, "out of memory");
+	for (i = 0; i < n * nc; i++)
+		fds[i] = -1;
 	if (argv) {
 		/* The child waits for the counters before it execs the command. */
 		if (pipe2(go, O_CLOEXEC) || pipe2(fail, O_CLOEXEC)) {
@@ -374,16 +422,21 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 			attr.enable_on_exec = 1;
 		}
 		snprintf(counts[i].name, sizeof(counts[i].name), "%s", req[i].name);
-		fds[i] = sys_perf_open(sys, &attr, argv ? pid : -1, argv ? -1 : 0);
-		if (fds[i] < 0) {
-			if (!first_errno)
-				first_errno = -fds[i];
-			why_errno(-fds[i], counts[i].why, sizeof(counts[i].why));
-			counts[i].ok = false;
-		} else {
-			opened++;
+		counts[i].ok = false;
+		for (k = 0; k < nc; k++) {
+			int fd = sys_perf_open(sys, &attr, argv ? pid : -1, argv ? -1 : cpus[k]);
+			if (fd < 0) {
+				if (!first_errno)
+					first_errno = -fd;
+				why_errno(-fd, counts[i].why, sizeof(counts[i].why));
+				counts[i].ok = false;
+				break; /* an event counts on all CPUs or not at all */
+			}
+			fds[i * nc + k] = fd;
 			counts[i].ok = true;
 		}
+		if (counts[i].ok)
+			opened++;
 	}
 	if (opened == 0) {
 		char why[160];
@@ -419,22 +472,25 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	*wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	for (i = 0; i < n; i++) {
-		uint64_t v[3];
 		if (!counts[i].ok)
 			continue;
-		if (sys_perf_read(sys, fds[i], v)) {
-			counts[i].ok = false;
-			snprintf(counts[i].why, sizeof(counts[i].why), "read failed");
-			continue;
+		counts[i].value = counts[i].enabled = counts[i].running = 0;
+		for (k = 0; k < nc; k++) {
+			uint64_t v[3];
+			if (sys_perf_read(sys, fds[i * nc + k], v)) {
+				counts[i].ok = false;
+				snprintf(counts[i].why, sizeof(counts[i].why), "read failed");
+				break;
+			}
+			counts[i].enabled += v[1];
+			counts[i].running += v[2];
+			/* Scaled by enabled/running time when the kernel multiplexed the counter. */
+			counts[i].value += v[2] && v[2] < v[1] ? (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
 		}
-		counts[i].enabled = v[1];
-		counts[i].running = v[2];
-		/* Scaled by enabled/running time when the kernel multiplexed the counter. */
-		counts[i].value = v[2] && v[2] < v[1] ? (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
 	}
 out:
-	for (i = 0; i < n; i++)
-		if (counts[i].ok && fds[i] >= 0)
+	for (i = 0; i < n * nc; i++)
+		if (fds[i] >= 0)
 			sys_perf_close(sys, fds[i]);
 	if (go[1] >= 0)
 		close(go[1]);

@@ -123,9 +123,24 @@ static void number_format(void **state)
 	}
 }
 
+static void cpu_lists(void **state)
+{
+	int c[16];
+	(void)state;
+	assert_int_equal(mf_cpu_list("0-3,8\n", c, 16), 5);
+	assert_int_equal(c[3], 3);
+	assert_int_equal(c[4], 8);
+	assert_int_equal(mf_cpu_list("5", c, 16), 1);
+	assert_int_equal(mf_cpu_list("3-1", c, 16), -1);
+	assert_int_equal(mf_cpu_list("0-20", c, 16), -1);
+	assert_int_equal(mf_cpu_list("x", c, 16), -1);
+	assert_int_equal(mf_cpu_list("1,,2", c, 16), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cpu_lists),
 		cmocka_unit_test(times),
 		cmocka_unit_test(pools),
 		cmocka_unit_test(interning),
