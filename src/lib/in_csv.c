@@ -469,6 +469,35 @@ static int parse_double(const char *f, size_t fl, double *v)
 	return *end == '\0' && isfinite(*v) ? 0 : -1;
 }
 
+/* Parses up to 19 digits at p, eight at a time (SWAR); returns the end of the digits. */
+static inline const char *parse_digits(const char *p, const char *f, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (;;) {
+		uint64_t x, bad;
+		unsigned n;
+		memcpy(&x, p, 8);
+		bad = ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^ UINT64_C(0x3030303030303030)) |
+		      (((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^
+		       UINT64_C(0x3030303030303030));
+		n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+		if (n) {
+			x -= UINT64_C(0x3030303030303030);
+			if (n < 8)
+				x <<= 8 * (8 - n);
+			x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;
+			x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;
+			x = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
+			v = v * pow10_tab[n] + x;
+			p += n;
+		}
+		if (n < 8 || p - f > 19)
+			break;
+	}
+	*out = v;
+	return p;
+}
+
 /*
  * The hot path for rows without quotes: splits the row and parses counter
  * fields in the same pass.  A counter field of 1..19 plain digits is parsed
@@ -575,33 +604,10 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 			return (long)c->ncols + 1;
 		c->fs[i] = f;
 		if (c->is_counter[i]) {
-			uint64_t v = 0;
+			uint64_t v;
 			size_t nd;
-			/*
-			 * Eight digits at a time (SWAR).  The buffer has at least 8
-			 * readable bytes past its end, and *le is never a digit.
-			 */
-			for (;;) {
-				uint64_t x, bad;
-				unsigned n;
-				memcpy(&x, p, 8);
-				bad = ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^ UINT64_C(0x3030303030303030)) |
-				      (((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^
-				       UINT64_C(0x3030303030303030));
-				n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
-				if (n) {
-					x -= UINT64_C(0x3030303030303030);
-					if (n < 8)
-						x <<= 8 * (8 - n);
-					x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;
-					x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;
-					x = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
-					v = v * pow10_tab[n] + x;
-					p += n;
-				}
-				if (n < 8 || p - f > 19)
-					break;
-			}
+			/* The buffer has at least 8 readable bytes past its end, and *le is never a digit. */
+			p = parse_digits(p, f, &v);
 			nd = (size_t)(p - f);
 			c->val[i] = v;
 			c->ok[i] = (unsigned char)((nd - 1 < 19) & ((*p == ',') | (p == le)));
@@ -625,35 +631,6 @@ static void finish_sample(struct csv *c, struct mf_sample *s)
 		c->nominal_rows++;
 		c->nominal_machine = s->machine;
 	}
-}
-
-/* Parses up to 19 digits at p, eight at a time (SWAR); returns the end of the digits. */
-static inline const char *parse_digits(const char *p, const char *f, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (;;) {
-		uint64_t x, bad;
-		unsigned n;
-		memcpy(&x, p, 8);
-		bad = ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^ UINT64_C(0x3030303030303030)) |
-		      (((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^
-		       UINT64_C(0x3030303030303030));
-		n = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
-		if (n) {
-			x -= UINT64_C(0x3030303030303030);
-			if (n < 8)
-				x <<= 8 * (8 - n);
-			x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;
-			x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;
-			x = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
-			v = v * pow10_tab[n] + x;
-			p += n;
-		}
-		if (n < 8 || p - f > 19)
-			break;
-	}
-	*out = v;
-	return p;
 }
 
 /*

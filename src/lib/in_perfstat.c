@@ -244,6 +244,35 @@ static void note_ignored(struct pstate *s, const char *ev, size_t len)
 	}
 }
 
+/*
+ * The common end of both line forms: a count (or <not counted>) and an event.
+ * Software events are counted and left out; the rest joins the lines.
+ */
+static int add_event(struct mf_reader *r, struct pstate *s, struct pline *pl, const char *cnt, size_t cl,
+		     const char *ev, size_t el, bool seps, const char *ls, struct mf_error *err)
+{
+	char name[128];
+	bool user;
+	if (is_software(ev, el)) {
+		note_ignored(s, ev, el);
+		return 0;
+	}
+	if (cl && cnt[0] == '<') {
+		pl->counted = false;
+		s->not_counted++;
+	} else if (parse_count(cnt, cl, seps, &pl->value)) {
+		return perr(r, err, MF_EFORMAT, pl->line, (long)(cnt - ls) + 1, ls, "count '%.*s' is not a number",
+			    (int)(cl > 30 ? 30 : cl), cnt);
+	}
+	normalise(ev, el, name, sizeof(name), &user);
+	if (user)
+		s->user_only = true;
+	pl->event = add_name(s, name, pl->line);
+	if (pl->event < 0 || add_line(s, pl))
+		return mf_error_set(err, MF_ENOMEM, r->path, pl->line, 0, "out of memory");
+	return 0;
+}
+
 /* One line of -x output: [ts] [CPUn] value unit event ... */
 static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const char *le, char sep, long ln,
 		   struct mf_error *err)
@@ -252,8 +281,6 @@ static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const 
 	size_t fl[16], nf = 0, i = 0;
 	const char *p = ls;
 	struct pline pl = {ln, NAN, -1, -1, true, 0};
-	char name[128];
-	bool user;
 
 	while (nf < 16) {
 		const char *q = memchr(p, sep, (size_t)(le - p));
@@ -290,24 +317,7 @@ static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const 
 		/* A metric-only line (no event): perf's own derived values. */
 		return 0;
 	}
-	if (is_software(f[i + 2], fl[i + 2])) {
-		note_ignored(s, f[i + 2], fl[i + 2]);
-		return 0;
-	}
-	if (fl[i] && f[i][0] == '<') {
-		pl.counted = false;
-		s->not_counted++;
-	} else if (parse_count(f[i], fl[i], false, &pl.value)) {
-		return perr(r, err, MF_EFORMAT, ln, (long)(f[i] - ls) + 1, ls, "count '%.*s' is not a number",
-			    (int)(fl[i] > 30 ? 30 : fl[i]), f[i]);
-	}
-	normalise(f[i + 2], fl[i + 2], name, sizeof(name), &user);
-	if (user)
-		s->user_only = true;
-	pl.event = add_name(s, name, ln);
-	if (pl.event < 0 || add_line(s, &pl))
-		return mf_error_set(err, MF_ENOMEM, r->path, ln, 0, "out of memory");
-	return 0;
+	return add_event(r, s, &pl, f[i], fl[i], f[i + 2], fl[i + 2], false, ls, err);
 }
 
 /* One line of the human form: [ts] [CPUn] value event [# metric]. */
@@ -319,8 +329,6 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 	const char *p = ls, *hash = memchr(ls, '#', (size_t)(le - ls));
 	const char *end = hash ? hash : le;
 	struct pline pl = {ln, NAN, -1, -1, true, 0};
-	char name[128];
-	bool user;
 
 	while (p < end && nt < 8) {
 		while (p < end && isspace((unsigned char)*p))
@@ -365,24 +373,7 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 	if (nt < i + 2)
 		return perr(r, err, MF_EFORMAT, ln, (long)(le - ls) + 1, ls,
 			    "truncated line: expected a count and an event name");
-	if (is_software(tok[i + 1], tl[i + 1])) {
-		note_ignored(s, tok[i + 1], tl[i + 1]);
-		return 0;
-	}
-	if (tok[i][0] == '<') {
-		pl.counted = false;
-		s->not_counted++;
-	} else if (parse_count(tok[i], tl[i], true, &pl.value)) {
-		return perr(r, err, MF_EFORMAT, ln, (long)(tok[i] - ls) + 1, ls, "count '%.*s' is not a number",
-			    (int)(tl[i] > 30 ? 30 : tl[i]), tok[i]);
-	}
-	normalise(tok[i + 1], tl[i + 1], name, sizeof(name), &user);
-	if (user)
-		s->user_only = true;
-	pl.event = add_name(s, name, ln);
-	if (pl.event < 0 || add_line(s, &pl))
-		return mf_error_set(err, MF_ENOMEM, r->path, ln, 0, "out of memory");
-	return 0;
+	return add_event(r, s, &pl, tok[i], tl[i], tok[i + 1], tl[i + 1], true, ls, err);
 }
 
 /* "# started on Mon Nov 22 06:19:00 2026" */

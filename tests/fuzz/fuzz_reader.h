@@ -39,6 +39,12 @@ static inline int fuzz_reader(const uint8_t *data, size_t size, const char *form
 				abort();
 			rows++;
 		}
+		{
+			struct mf_strbuf sb;
+			mf_strbuf_init(&sb);
+			mf_reader_summary(r, &sb);
+			mf_strbuf_free(&sb);
+		}
 		mf_reader_close(r);
 	}
 	{
