@@ -2,6 +2,7 @@
 #ifndef MFSTAT_READER_H
 #define MFSTAT_READER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mfstat/error.h"
@@ -24,6 +25,7 @@ struct mf_reader_opts {
 	const struct mf_family *family;     /* --machine: used where the data names none */
 	const struct mf_machine *machine;   /* --machine given as a type number, else NULL */
 	struct mf_strtab *strtab;           /* where system and LPAR names are interned */
+	bool per_cpu;                       /* --by cpu: lshwc reads its per-CPU rows, not the Total rows */
 };
 
 /*

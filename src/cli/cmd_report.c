@@ -20,9 +20,9 @@ static const char report_help[] =
 	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
 	"\n"
 	"Options:\n"
-	"  --input FORMAT     input format: csv, smf or perf (perf stat output);\n"
-	"                     default: detected from the content; gzip and zstd\n"
-	"                     files are read as well\n"
+	"  --input FORMAT     input format: csv, smf, perf (perf stat output) or\n"
+	"                     lshwc (CSV or JSON); default: detected from the\n"
+	"                     content; gzip and zstd files are read as well\n"
 	"  -f, --format FMT   output format: text (default), csv or json\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
@@ -248,7 +248,7 @@ int cmd_report(int argc, char **argv)
 		while (*f && strcmp(*f, input))
 			f++;
 		if (!*f) {
-			cli_err("report: --input must be csv, smf or perf (not '%s')", input);
+			cli_err("report: --input must be csv, smf, perf or lshwc (not '%s')", input);
 			return EXIT_USAGE;
 		}
 	}
@@ -269,6 +269,7 @@ int cmd_report(int argc, char **argv)
 	memset(&ro, 0, sizeof(ro));
 	ro.kb = kb;
 	ro.format = input;
+	ro.per_cpu = (by & MF_BY_CPU) != 0; /* lshwc: per-CPU rows instead of Total rows */
 	if (machine) {
 		if (mf_kb_resolve(kb, machine, strlen(machine), &ro.family, &ro.machine) != 0 ||
 		    ro.family == mf_kb_generic(kb)) {

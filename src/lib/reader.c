@@ -11,11 +11,12 @@
 #include "io.h"
 #include "reader_int.h"
 
-static const struct mf_reader_ops *const readers[] = {&mf_csv_reader, &mf_smf_reader, &mf_perf_reader};
+static const struct mf_reader_ops *const readers[] = {&mf_csv_reader, &mf_smf_reader, &mf_perf_reader,
+							      &mf_lshwc_reader};
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
 /* Keep in step with readers[] (a test checks every name opens). */
-static const char *const reader_names[] = {"csv", "smf", "perf", NULL};
+static const char *const reader_names[] = {"csv", "smf", "perf", "lshwc", NULL};
 
 const char *const *mf_reader_formats(void)
 {
@@ -105,7 +106,7 @@ static int finish_open(struct mf_reader *r, struct mf_error *err)
 		}
 		if (!r->ops)
 			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
-					    "input format not recognised (not a counter CSV, an SMF dump or perf stat output); use --input to name it");
+					    "input format not recognised (not a counter CSV, an SMF dump, perf stat or lshwc output); use --input to name it");
 	}
 	return r->ops->open(r, err);
 }

@@ -57,5 +57,6 @@ void mf_reader_warn(struct mf_reader *r, const char *fmt, ...) __attribute__((fo
 extern const struct mf_reader_ops mf_csv_reader;
 extern const struct mf_reader_ops mf_smf_reader;
 extern const struct mf_reader_ops mf_perf_reader;
+extern const struct mf_reader_ops mf_lshwc_reader;
 
 #endif
