@@ -45,6 +45,12 @@ grep -q '^3931,5200,[0-9.]*,6000000000,2000000000,' "$tmp/all.csv" || { echo "FA
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -C 1 --duration 0.01 -f csv -o "$tmp/one.csv" > /dev/null || { echo "FAIL: -C 1"; fail=1; }
 grep -q '^3931,5200,[0-9.]*,3000000000,1000000000,' "$tmp/one.csv" || { echo "FAIL: -C 1 counted more than one CPU"; fail=1; }
 
+# -I: one group per interval; the recorded counts all fall into the first interval.
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -I 40 -f csv -- sleep 0.2 > "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
+rows=$(($(wc -l < "$tmp/iv.csv") - 1))
+[ "$rows" -ge 3 ] || { echo "FAIL: -I gave $rows intervals"; cat "$tmp/iv.csv"; fail=1; }
+sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
+
 # The basic set not authorized: exit 3, the reason named, the command not run.
 printf 'CPU-MF: Counter facility: version=3.7 authorization=0001\n' > "$root/proc/service_levels"
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -- touch "$tmp/ran" 2> "$tmp/err"

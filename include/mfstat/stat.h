@@ -91,8 +91,21 @@ struct mf_perf_req {
 	const char *name;
 };
 
+/*
+ * Interval reads (-I): fn is called every interval seconds, and once more at
+ * the end, with the counts so far (cumulative) and the interval's bounds in
+ * seconds after the start; start_us is set to the wall-clock start (UTC).
+ */
+struct mf_perf_tick {
+	double interval;
+	void (*fn)(void *ctx, const struct mf_count *counts, size_t n, double from, double to);
+	void *ctx;
+	int64_t start_us;
+};
+
 int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
-		const int *cpus, size_t ncpus, struct mf_count *counts, int *status, double *wall, struct mf_error *err);
+		const int *cpus, size_t ncpus, struct mf_perf_tick *tick, struct mf_count *counts, int *status,
+		double *wall, struct mf_error *err);
 
 /* Parses a Linux CPU list ("0-3,8") into cpus; returns the count, or -1 when malformed or longer than max. */
 int mf_cpu_list(const char *s, int *cpus, size_t max);

@@ -23,6 +23,7 @@ static const char stat_help[] =
 	"Options:\n"
 	"  -a, --all-cpus     count system-wide (needs --duration)\n"
 	"  -C, --cpu LIST     count system-wide on these CPUs only (e.g. 0-3,8)\n"
+	"  -I, --interval MS  report every MS milliseconds, one group per interval\n"
 	"  --duration S       seconds to count system-wide\n"
 	"  --machine F        family or machine type, when /proc/sysinfo does not say\n"
 	"  --fallback         without CPU-MF counters, run COMMAND anyway and report\n"
@@ -106,7 +107,7 @@ static int fallback(struct mf_sysif *sys, char *const argv[], double duration, c
 
 	memset(c, 0, sizeof(c));
 	mf_error_clear(&e);
-	if (mf_perf_run(sys, req, N, argv, duration, cpus, ncpus, c, &status, &wall, &e)) {
+	if (mf_perf_run(sys, req, N, argv, duration, cpus, ncpus, NULL, c, &status, &wall, &e)) {
 		cli_diag(&e, "error");
 		return e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
 	}
@@ -163,17 +164,52 @@ static int fallback(struct mf_sysif *sys, char *const argv[], double duration, c
 	return EXIT_OK;
 }
 
+/* -I: each interval's counts become one sample (deltas of the cumulative reads). */
+struct tick_ctx {
+	const struct mf_cpumf_info *info;
+	struct mf_grouper *g;
+	struct mf_sample *s;
+	uint64_t *prev;
+	double cpsp;
+	int64_t start_us;
+	const struct mf_perf_tick *tick;
+	int failed;
+};
+
+static void on_tick(void *vctx, const struct mf_count *counts, size_t n, double from, double to)
+{
+	struct tick_ctx *t = vctx;
+	size_t i;
+	mf_sample_reset(t->s);
+	t->s->family = t->info->family;
+	t->s->machine = t->info->machine;
+	t->s->cpsp = t->cpsp;
+	t->s->has_start = true;
+	t->s->start_us = t->tick->start_us + (int64_t)llround(from * 1e6);
+	t->s->seconds = to - from;
+	for (i = 0; i < n; i++) {
+		if (!counts[i].ok)
+			continue;
+		t->s->slot[t->s->n] = (uint16_t)t->info->events[i].slot;
+		t->s->value[t->s->n++] = counts[i].value >= t->prev[i] ? counts[i].value - t->prev[i] : 0;
+		t->prev[i] = counts[i].value;
+	}
+	if (to > from && mf_grouper_add(t->g, t->s))
+		t->failed = 1;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"all-cpus", no_argument, NULL, 'a'},        {"duration", required_argument, NULL, 'd'},
-		{"cpu", required_argument, NULL, 'C'},
+		{"cpu", required_argument, NULL, 'C'},       {"interval", required_argument, NULL, 'I'},
 		{"machine", required_argument, NULL, 'm'},   {"fallback", no_argument, NULL, 'F'},
 		{"format", required_argument, NULL, 'f'},    {"output", required_argument, NULL, 'o'},
 		{"tables", required_argument, NULL, 'T'},    {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
 	const char *machine = NULL, *format = "text", *out = NULL, *tables = NULL, *root = getenv("MFSTAT_SYSROOT");
 	bool all = false, want_fallback = false;
+	double interval_ms = 0;
 	int cpus[1024];
 	size_t ncpus = 0;
 	double duration = NAN;
@@ -187,7 +223,7 @@ int cmd_stat(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:aC:d:f:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:aC:I:d:f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a': all = true; break;
 		case 'C': {
@@ -201,6 +237,13 @@ int cmd_stat(int argc, char **argv)
 			break;
 		}
 		case 'd': duration = strtod(optarg, NULL); break;
+		case 'I':
+			interval_ms = strtod(optarg, NULL);
+			if (!(interval_ms >= 10)) {
+				cli_err("stat: -I takes milliseconds, at least 10 (not '%s')", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'm': machine = optarg; break;
 		case 'F': want_fallback = true; break;
 		case 'f': format = optarg; break;
@@ -267,6 +310,8 @@ int cmd_stat(int argc, char **argv)
 		struct mf_count *cnt = calloc(info->nevents, sizeof(*cnt));
 		struct mf_sample *s = malloc(sizeof(*s));
 		struct mf_error e;
+		struct mf_perf_tick tick;
+		struct tick_ctx tctx;
 		int status = 0;
 		double wall;
 		size_t i, notcounted = 0;
@@ -281,12 +326,27 @@ int cmd_stat(int argc, char **argv)
 			req[i].name = info->events[i].name;
 		}
 		mf_error_clear(&e);
-		if (mf_perf_run(sys, req, info->nevents, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, cnt,
-				&status, &wall, &e)) {
+		tick.interval = interval_ms / 1000;
+		tick.fn = on_tick;
+		tick.ctx = &tctx;
+		memset(&tctx, 0, sizeof(tctx));
+		tctx.info = info;
+		tctx.g = mf_grouper_new(MF_BY_INTERVAL);
+		tctx.s = malloc(sizeof(*tctx.s));
+		tctx.prev = calloc(info->nevents, sizeof(*tctx.prev));
+		tctx.tick = &tick;
+		tctx.cpsp = info->cpu_speed;
+		if (isnan(tctx.cpsp) && info->machine)
+			tctx.cpsp = info->machine->nominal_mhz;
+		if (!tctx.g || !tctx.s || !tctx.prev) {
+			rc = EXIT_DATA;
+			goto stat_done;
+		}
+		if (mf_perf_run(sys, req, info->nevents, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus,
+				interval_ms > 0 ? &tick : NULL, cnt, &status, &wall, &e)) {
 			cli_diag(&e, "error");
 			rc = e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
-			free(req), free(cnt), free(s);
-			goto out;
+			goto stat_done;
 		}
 		mf_sample_reset(s);
 		s->family = info->family;
@@ -320,14 +380,17 @@ int cmd_stat(int argc, char **argv)
 			format = "text";
 		}
 		if (rc == EXIT_OK) {
-			struct mf_grouper *g = mf_grouper_new(0);
+			struct mf_grouper *g = interval_ms > 0 ? tctx.g : mf_grouper_new(0);
 			struct mf_strtab *tab = mf_strtab_new();
 			struct mf_group *const *groups;
 			struct mf_result *res;
 			struct mf_report rep;
 			size_t ng;
 			FILE *fp;
-			mf_grouper_add(g, s);
+			if (interval_ms <= 0)
+				mf_grouper_add(g, s);
+			else
+				tctx.g = NULL; /* owned by g now */
 			groups = mf_grouper_groups(g, tab, &ng);
 			res = mf_results_new(groups, ng);
 			for (i = 0; i < ng; i++)
@@ -337,7 +400,8 @@ int cmd_stat(int argc, char **argv)
 			rep.tab = tab;
 			rep.ngroups = ng;
 			rep.results = res;
-			rep.rows_read = 1;
+			rep.rows_read = interval_ms > 0 ? ng : 1;
+			rep.by = interval_ms > 0 ? MF_BY_INTERVAL : 0;
 			fp = cli_open_out(out);
 			if (fp) {
 				if (strcmp(format, "json") == 0)
@@ -355,6 +419,10 @@ int cmd_stat(int argc, char **argv)
 			mf_strtab_free(tab);
 		}
 		report_status(status);
+stat_done:
+		mf_grouper_free(tctx.g);
+		free(tctx.s);
+		free(tctx.prev);
 		free(req), free(cnt), free(s);
 	}
 out:

@@ -349,8 +349,52 @@ int mf_cpu_list(const char *s, int *cpus, size_t max)
 	return (int)n;
 }
 
+/* Reads every open counter (summed over its CPUs, scaled when multiplexed) into counts. */
+static void read_counts(struct mf_sysif *sys, const int *fds, size_t n, size_t nc, struct mf_count *counts)
+{
+	size_t i, k;
+	for (i = 0; i < n; i++) {
+		if (!counts[i].ok)
+			continue;
+		counts[i].value = counts[i].enabled = counts[i].running = 0;
+		for (k = 0; k < nc; k++) {
+			uint64_t v[3];
+			if (sys_perf_read(sys, fds[i * nc + k], v)) {
+				counts[i].ok = false;
+				snprintf(counts[i].why, sizeof(counts[i].why), "read failed");
+				break;
+			}
+			counts[i].enabled += v[1];
+			counts[i].running += v[2];
+			/* Scaled by enabled/running time when the kernel multiplexed the counter. */
+			counts[i].value += v[2] && v[2] < v[1] ? (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
+		}
+	}
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Sleeps until t seconds after t0 (or not at all when that is past). */
+static void sleep_until(const struct timespec *t0, double t)
+{
+	double left = t - since(t0);
+	struct timespec ts;
+	if (left <= 0)
+		return;
+	ts.tv_sec = (time_t)left;
+	ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
-		const int *cpus, size_t ncpus, struct mf_count *counts, int *status, double *wall, struct mf_error *err)
+		const int *cpus, size_t ncpus, struct mf_perf_tick *tick, struct mf_count *counts, int *status,
+		double *wall, struct mf_error *err)
 {
 	int go[2] = {-1, -1}, fail[2] = {-1, -1};
 	int all_cpus[1024];
@@ -445,6 +489,11 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 		goto out; /* closing go makes the child exit without running the command */
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (tick) {
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		tick->start_us = (int64_t)rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+	}
 	if (argv) {
 		int e = 0;
 		ssize_t got;
@@ -455,39 +504,53 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 		close(go[1]);
 		go[1] = -1;
 		got = read(fail[0], &e, sizeof(e));
-		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-			;
-		pid = -1;
 		if (got == (ssize_t)sizeof(e)) {
+			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				;
+			pid = -1;
 			rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot run the command: %s", strerror(e));
 			goto out;
 		}
-	} else {
-		struct timespec ts;
-		ts.tv_sec = (time_t)seconds;
-		ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		if (tick && tick->interval > 0) {
+			/* -I: read every interval while the command runs, then once more at its end. */
+			double t = 0;
+			for (;;) {
+				pid_t w;
+				sleep_until(&t0, t + tick->interval);
+				w = waitpid(pid, status, WNOHANG);
+				if (w == pid) {
+					pid = -1;
+					break;
+				}
+				read_counts(sys, fds, n, nc, counts);
+				tick->fn(tick->ctx, counts, n, t, since(&t0));
+				t += tick->interval;
+			}
+			read_counts(sys, fds, n, nc, counts);
+			*wall = since(&t0);
+			tick->fn(tick->ctx, counts, n, t, *wall);
+			goto out;
+		}
+		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 			;
+		pid = -1;
+	} else if (tick && tick->interval > 0) {
+		double t = 0;
+		while (t + 1e-9 < seconds) {
+			double next = t + tick->interval < seconds ? t + tick->interval : seconds;
+			sleep_until(&t0, next);
+			read_counts(sys, fds, n, nc, counts);
+			tick->fn(tick->ctx, counts, n, t, since(&t0));
+			t = next;
+		}
+		*wall = since(&t0);
+		goto out;
+	} else {
+		sleep_until(&t0, seconds);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	*wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	for (i = 0; i < n; i++) {
-		if (!counts[i].ok)
-			continue;
-		counts[i].value = counts[i].enabled = counts[i].running = 0;
-		for (k = 0; k < nc; k++) {
-			uint64_t v[3];
-			if (sys_perf_read(sys, fds[i * nc + k], v)) {
-				counts[i].ok = false;
-				snprintf(counts[i].why, sizeof(counts[i].why), "read failed");
-				break;
-			}
-			counts[i].enabled += v[1];
-			counts[i].running += v[2];
-			/* Scaled by enabled/running time when the kernel multiplexed the counter. */
-			counts[i].value += v[2] && v[2] < v[1] ? (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
-		}
-	}
+	read_counts(sys, fds, n, nc, counts);
 out:
 	for (i = 0; i < n * nc; i++)
 		if (fds[i] >= 0)
