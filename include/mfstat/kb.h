@@ -18,7 +18,8 @@
 
 #define MF_MAX_COUNTER 512 /* counter numbers are 0..511 */
 
-enum mf_set { MF_SET_BASIC, MF_SET_PROBLEM, MF_SET_CRYPTO, MF_SET_EXTENDED, MF_SET_MTDIAG, MF_NSETS };
+enum mf_set { MF_SET_BASIC, MF_SET_PROBLEM, MF_SET_CRYPTO, MF_SET_EXTENDED, MF_SET_MTDIAG, MF_NSETS,
+	      MF_SET_OTHER = MF_NSETS /* the counters of a family with named counters */ };
 
 /* Engine pools (processor classes). */
 enum mf_pool { MF_POOL_NONE = 0, MF_POOL_GCP, MF_POOL_ZIIP, MF_POOL_ZAAP, MF_POOL_IFL, MF_POOL_ICF, MF_NPOOLS };
@@ -59,6 +60,7 @@ struct mf_family {
 	const char *display; /* z16, zEC12, ... */
 	const char *description;
 	int csvn;            /* CTRVN2 / CSVN, or 0 when not an IBM Z family */
+	bool named;          /* counters are plain names (any vendor), not IBM's B0..M449 */
 	unsigned cfvn_mask;  /* bit n set when CFVN n is valid */
 	int set_size[MF_NSETS];
 	bool lspr;           /* the LSPR decision table applies */

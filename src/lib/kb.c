@@ -29,14 +29,16 @@ struct loader {
 };
 
 /* Reads a table: the overlay directory's copy if it has one, else the embedded one. */
-static int load_file(struct loader *L, const char *rel, bool required, const char **text, size_t *len,
-		     const char **name)
+enum { FROM_BOTH, FROM_EMBEDDED, FROM_DIR };
+
+static int load_file_from(struct loader *L, const char *rel, bool required, const char **text, size_t *len,
+			  const char **name, int from)
 {
 	const struct mf_embedded_file *f;
 
 	*text = NULL;
 	*len = 0;
-	if (L->dir) {
+	if (L->dir && from != FROM_EMBEDDED) {
 		char path[4096];
 		FILE *fp;
 		snprintf(path, sizeof(path), "%s/%s", L->dir, rel);
@@ -79,7 +81,7 @@ static int load_file(struct loader *L, const char *rel, bool required, const cha
 		if (errno != ENOENT)
 			return mf_error_set(L->err, MF_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
 	}
-	for (f = mf_embedded_files; f->path; f++) {
+	for (f = mf_embedded_files; f->path && from != FROM_DIR; f++) {
 		if (strcmp(f->path, rel) == 0) {
 			char nm[300];
 			snprintf(nm, sizeof(nm), "data/%s", rel);
@@ -93,6 +95,12 @@ static int load_file(struct loader *L, const char *rel, bool required, const cha
 		return mf_error_set(L->err, MF_ETABLE, rel, 0, 0, "table file missing%s%s", L->dir ? " in " : "",
 				    L->dir ? L->dir : "");
 	return 0;
+}
+
+static int load_file(struct loader *L, const char *rel, bool required, const char **text, size_t *len,
+		     const char **name)
+{
+	return load_file_from(L, rel, required, text, len, name, FROM_BOTH);
 }
 
 static int parse_uint(const char *s, long max, long *out)
@@ -156,8 +164,8 @@ static int set_of_number(unsigned n)
 
 const char *mf_set_name(int set)
 {
-	static const char *const names[] = {"basic", "problem", "crypto", "extended", "mtdiag"};
-	return set >= 0 && set < MF_NSETS ? names[set] : "?";
+	static const char *const names[] = {"basic", "problem", "crypto", "extended", "mtdiag", "other"};
+	return set >= 0 && set <= MF_SET_OTHER ? names[set] : "?";
 }
 
 const char *mf_lspr_name(int cls)
@@ -213,7 +221,15 @@ static int load_counters(struct loader *L, struct mf_family *fam)
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "counter number must be 0..%d", MF_MAX_COUNTER - 1);
 			break;
 		}
-		if (mf_short_counter_number(t->fz[1], t->flen[1]) != num || !isupper((unsigned char)t->fz[1][0])) {
+		if (fam->named) {
+			/* Families of any vendor: counters are names; the number is only an id. */
+			if (!is_ident(t->fz[1]) || mf_short_counter_number(t->fz[1], t->flen[1]) >= 0) {
+				rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE,
+						 "counter name '%s' must be a name that does not look like B0 or E143",
+						 t->fz[1]);
+				break;
+			}
+		} else if (mf_short_counter_number(t->fz[1], t->flen[1]) != num || !isupper((unsigned char)t->fz[1][0])) {
 			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE,
 					 "short name '%s' does not match counter number %ld", t->fz[1], num);
 			break;
@@ -222,10 +238,14 @@ static int load_counters(struct loader *L, struct mf_family *fam)
 			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "Linux name must be a name ([A-Z0-9_])");
 			break;
 		}
-		for (k = 0; k < MF_NSETS; k++)
+		for (k = 0; k <= MF_NSETS; k++)
 			if (strcmp(t->fz[3], mf_set_name(k)) == 0)
 				set = k;
-		if (set < 0 || set != set_of_number((unsigned)num)) {
+		if (fam->named ? set != MF_SET_OTHER : (set < 0 || set != set_of_number((unsigned)num))) {
+			if (fam->named) {
+				rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "set must be other for a named counter");
+				break;
+			}
 			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE,
 					 "set must be %s for counter %ld", mf_set_name(set_of_number((unsigned)num)), num);
 			break;
@@ -246,6 +266,11 @@ static int load_counters(struct loader *L, struct mf_family *fam)
 			break;
 		if (mf_short_counter_number(t->fz[2], t->flen[2]) >= 0) {
 			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "a Linux name must not look like a short name");
+			break;
+		}
+		if (fam->named && strcasecmp(t->fz[1], t->fz[2]) != 0) {
+			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "a named counter has one name: columns short and "
+									"linux must be the same");
 			break;
 		}
 		if (fam->ncounters == cap) {
@@ -852,44 +877,44 @@ static int parse_pools(const char *s, unsigned *mask)
 	return 0;
 }
 
-static int load_families(struct loader *L)
+struct fam_row {
+	char report[64];
+	bool common;
+	long line;
+	const char *file;
+};
+
+/*
+ * Reads the rows of one families.tsv.  A row whose family is already known
+ * (the overlay naming an embedded family) replaces it; a new one is added.
+ */
+static int parse_families(struct loader *L, const char *text, size_t len, const char *name, struct fam_row *rows)
 {
-	static const char *const cols[] = {"family", "display", "common", "csvn", "cfvn", "crypto_size",
+	static const char *const cols[] = {"family", "display", "common", "counters", "csvn", "cfvn", "crypto_size",
 					   "ext_size", "mtdiag_size", "report", "lspr", "lspr_exclude",
 					   "description", NULL};
-	const char *text, *name;
-	size_t len, i;
-	struct mf_tsv *t;
+	struct mf_tsv *t = malloc(sizeof(*t));
 	int rc;
-	struct fam_row {
-		char report[64];
-		bool common;
-		long line;
-	} *rows = NULL;
 
-	rc = load_file(L, "families.tsv", true, &text, &len, &name);
-	if (rc)
-		return rc;
-	t = malloc(sizeof(*t));
-	L->kb->families = mf_arena_alloc(L->a, 64 * sizeof(*L->kb->families));
-	rows = calloc(64, sizeof(*rows));
-	if (!t || !L->kb->families || !rows) {
-		free(t);
-		free(rows);
+	if (!t)
 		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	}
 	rc = mf_tsv_open(t, name, text, len, cols, L->err);
 	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
 		struct mf_family *fam;
 		long v;
 		int k;
 		char *p;
+		size_t slot;
 		rc = 0;
-		if (t->nf != 12) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 12 fields, found %zu", t->nf);
+		if (t->nf != 13) {
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 13 fields, found %zu", t->nf);
 			break;
 		}
-		if (L->kb->nfamilies == 64) {
+		/* The overlay may replace an embedded family by key. */
+		for (slot = 0; slot < L->kb->nfamilies; slot++)
+			if (strcmp(L->kb->families[slot].key, t->fz[0]) == 0 && rows[slot].file != name)
+				break;
+		if (slot == L->kb->nfamilies && L->kb->nfamilies == 64) {
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than 64 families");
 			break;
 		}
@@ -901,33 +926,40 @@ static int load_families(struct loader *L)
 					 "family key must be lowercase letters, digits and _");
 			break;
 		}
-		if (mf_kb_family(L->kb, t->fz[0]) || mf_kb_family(L->kb, t->fz[1])) {
+		if (slot == L->kb->nfamilies && (mf_kb_family(L->kb, t->fz[0]) || mf_kb_family(L->kb, t->fz[1]))) {
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "family %s listed twice", t->fz[0]);
 			break;
 		}
-		fam = &L->kb->families[L->kb->nfamilies];
+		fam = &L->kb->families[slot];
 		memset(fam, 0, sizeof(*fam));
+		rows[slot].file = name;
 		fam->key = mf_arena_strdup(L->a, t->fz[0]);
 		fam->display = mf_arena_strdup(L->a, t->fz[1]);
-		fam->description = mf_arena_strdup(L->a, t->fz[11]);
+		fam->description = mf_arena_strdup(L->a, t->fz[12]);
 		if (strcmp(t->fz[2], "yes") && strcmp(t->fz[2], "no")) {
 			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "common must be yes or no");
 			break;
 		}
-		rows[L->kb->nfamilies].common = strcmp(t->fz[2], "yes") == 0;
-		if (strcmp(t->fz[3], "-") == 0)
-			fam->csvn = 0;
-		else if (parse_uint(t->fz[3], 255, &v) == 0)
-			fam->csvn = (int)v;
-		else {
-			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "csvn must be a number or -");
+		rows[slot].common = strcmp(t->fz[2], "yes") == 0;
+		if (strcmp(t->fz[3], "ibm") && strcmp(t->fz[3], "named")) {
+			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE,
+					 "counters must be ibm (numbered B0, E143, ...) or named (any names)");
 			break;
 		}
-		if (strcmp(t->fz[4], "-") != 0) {
+		fam->named = strcmp(t->fz[3], "named") == 0;
+		if (strcmp(t->fz[4], "-") == 0)
+			fam->csvn = 0;
+		else if (parse_uint(t->fz[4], 255, &v) == 0)
+			fam->csvn = (int)v;
+		else {
+			rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "csvn must be a number or -");
+			break;
+		}
+		if (strcmp(t->fz[5], "-") != 0) {
 			char *save = NULL, *tok;
-			for (tok = strtok_r(t->fz[4], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			for (tok = strtok_r(t->fz[5], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (parse_uint(tok, 31, &v)) {
-					rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "cfvn must be numbers like 1,3 or -");
+					rc = mf_tsv_fail(t, L->err, 5, 0, MF_ETABLE, "cfvn must be numbers like 1,3 or -");
 					break;
 				}
 				fam->cfvn_mask |= 1u << v;
@@ -936,8 +968,8 @@ static int load_families(struct loader *L)
 				break;
 		}
 		for (k = 0; k < 3; k++) {
-			if (parse_uint(t->fz[5 + k], 320, &v)) {
-				rc = mf_tsv_fail(t, L->err, (size_t)(5 + k), 0, MF_ETABLE, "set size must be a number");
+			if (parse_uint(t->fz[6 + k], 320, &v)) {
+				rc = mf_tsv_fail(t, L->err, (size_t)(6 + k), 0, MF_ETABLE, "set size must be a number");
 				break;
 			}
 			fam->set_size[MF_SET_CRYPTO + k] = (int)v;
@@ -946,31 +978,55 @@ static int load_families(struct loader *L)
 			break;
 		fam->set_size[MF_SET_BASIC] = 6;
 		fam->set_size[MF_SET_PROBLEM] = (fam->cfvn_mask & 2u) ? 6 : (fam->cfvn_mask ? 2 : 6);
-		if (!is_ident(t->fz[8]) && strcmp(t->fz[8], "-") != 0) {
-			rc = mf_tsv_fail(t, L->err, 8, 0, MF_ETABLE, "report must be a report list name or -");
+		if (!is_ident(t->fz[9]) && strcmp(t->fz[9], "-") != 0) {
+			rc = mf_tsv_fail(t, L->err, 9, 0, MF_ETABLE, "report must be a report list name or -");
 			break;
 		}
-		snprintf(rows[L->kb->nfamilies].report, sizeof(rows[0].report), "%s", t->fz[8]);
-		if (strcmp(t->fz[9], "yes") && strcmp(t->fz[9], "no")) {
-			rc = mf_tsv_fail(t, L->err, 9, 0, MF_ETABLE, "lspr must be yes or no");
+		snprintf(rows[slot].report, sizeof(rows[0].report), "%s", t->fz[9]);
+		if (strcmp(t->fz[10], "yes") && strcmp(t->fz[10], "no")) {
+			rc = mf_tsv_fail(t, L->err, 10, 0, MF_ETABLE, "lspr must be yes or no");
 			break;
 		}
-		fam->lspr = strcmp(t->fz[9], "yes") == 0;
-		if (parse_pools(t->fz[10], &fam->lspr_exclude)) {
-			rc = mf_tsv_fail(t, L->err, 10, 0, MF_ETABLE, "lspr_exclude must be pools such as ZIIP,ZAAP or -");
+		fam->lspr = strcmp(t->fz[10], "yes") == 0;
+		if (parse_pools(t->fz[11], &fam->lspr_exclude)) {
+			rc = mf_tsv_fail(t, L->err, 11, 0, MF_ETABLE, "lspr_exclude must be pools such as ZIIP,ZAAP or -");
 			break;
 		}
-		rows[L->kb->nfamilies].line = t->line;
+		rows[slot].line = t->line;
 		if (!fam->key || !fam->display || !fam->description) {
 			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
 			break;
 		}
-		L->kb->nfamilies++;
+		if (slot == L->kb->nfamilies)
+			L->kb->nfamilies++;
 	}
 	free(t);
-	if (rc < 0)
+	return rc < 0 ? rc : 0;
+}
+
+static int load_families(struct loader *L)
+{
+	const char *text, *name;
+	size_t len, i;
+	int rc;
+	struct fam_row *rows = calloc(64, sizeof(*rows));
+
+	L->kb->families = mf_arena_alloc(L->a, 64 * sizeof(*L->kb->families));
+	if (!rows || !L->kb->families) {
+		free(rows);
+		return mf_error_set(L->err, MF_ENOMEM, "families.tsv", 0, 0, "out of memory");
+	}
+	/* The embedded families, then the overlay's rows (which may add or replace families). */
+	rc = load_file_from(L, "families.tsv", true, &text, &len, &name, FROM_EMBEDDED);
+	if (!rc)
+		rc = parse_families(L, text, len, name, rows);
+	if (!rc && L->dir) {
+		rc = load_file_from(L, "families.tsv", false, &text, &len, &name, FROM_DIR);
+		if (!rc && text)
+			rc = parse_families(L, text, len, name, rows);
+	}
+	if (rc)
 		goto out;
-	rc = 0;
 	if (L->kb->nfamilies == 0) {
 		rc = mf_error_set(L->err, MF_ETABLE, name, 0, 0, "no families defined");
 		goto out;
@@ -983,7 +1039,7 @@ static int load_families(struct loader *L)
 		if (!rc)
 			rc = load_report(L, fam, rows[i].report);
 		if (!rc && fam->lspr && (fam->idx_l1mp < 0 || fam->idx_rni < 0))
-			rc = mf_error_set(L->err, MF_ETABLE, name, rows[i].line, 0,
+			rc = mf_error_set(L->err, MF_ETABLE, rows[i].file, rows[i].line, 0,
 					  "family %s uses LSPR but defines no L1MP or RNI metric", fam->key);
 	}
 out:
