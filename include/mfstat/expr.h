@@ -22,7 +22,12 @@ enum mf_ref_kind {
 	MF_REF_METRIC = 3   /* another metric, by index */
 };
 
-enum { MF_VAR_CPSP = 0, MF_VAR_INTERVAL = 1, MF_NVARS = 2 };
+enum {
+	MF_VAR_CPSP = 0,         /* CPU speed, MHz */
+	MF_VAR_INTERVAL = 1,     /* interval length, seconds */
+	MF_VAR_MEM_PEAK_GBS = 2, /* peak memory bandwidth the user gives (--mem-peak), GB/s */
+	MF_NVARS = 3
+};
 
 /*
  * Resolves name[0..len) to a slot: returns 0 and sets *kind and *index, or

@@ -28,6 +28,7 @@ enum mf_lspr { MF_LSPR_NONE = -1, MF_LSPR_LOW = 0, MF_LSPR_AVERAGE = 1, MF_LSPR_
 
 #define MF_METRIC_NONNEG 0x1u /* a negative value means inconsistent data: warn */
 #define MF_METRIC_AUX 0x2u    /* a helper: listed, but not reported unless asked */
+#define MF_METRIC_MAX 0x4u    /* a value above max means inconsistent data: warn */
 
 struct mf_counter {
 	unsigned number;
@@ -42,7 +43,8 @@ struct mf_metric {
 	const char *unit;
 	int digits; /* decimals in text output */
 	unsigned flags;
-	const char *revision; /* date of the IBM formula revision it follows */
+	double max;           /* with MF_METRIC_MAX: the largest valid value */
+	const char *revision; /* date of the revision of the source formula it follows */
 	const char *formula;
 	const char *desc;
 	const char *file; /* where it was defined, for diagnostics */

@@ -21,7 +21,7 @@ enum {
 	MF_DOUBT_MIXED_CPSP = 1u << 0,   /* rows disagree on the CPU speed: CPSP not available */
 	MF_DOUBT_PARTIAL = 1u << 1,      /* a counter is missing in some rows: treated as absent */
 	MF_DOUBT_OVERFLOW = 1u << 2,     /* a counter sum overflowed 64 bits: treated as absent */
-	MF_DOUBT_NEGATIVE = 1u << 3,     /* a nonneg metric (e.g. the remote remainder) is negative */
+	MF_DOUBT_NEGATIVE = 1u << 3,     /* a metric outside its valid range (nonneg, max=N): inconsistent data */
 	MF_DOUBT_NOMINAL_CPSP = 1u << 4  /* CPSP is the machine's nominal speed */
 };
 
@@ -44,6 +44,10 @@ struct mf_result {
  * family->nmetrics entries.  Never fails.
  */
 void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, struct mf_result *r);
+
+/* The same, with the peak memory bandwidth (GB/s, --mem-peak; NaN when not given). */
+void mf_metrics_compute_opts(const struct mf_kb *kb, const struct mf_group *grp, double mem_peak_gbs,
+			     struct mf_result *r);
 
 /* Allocates results for n groups (values and reasons included); free with mf_results_free. */
 struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n);

@@ -231,7 +231,7 @@ static void show_metric(const struct mf_family *fam, const struct mf_metric *m)
 	printf("    unit:      %s\n", m->unit);
 	printf("    formula:   %s\n", mf_strbuf_str(&a));
 	printf("    linux:     %s\n", mf_strbuf_str(&b));
-	printf("    revision:  %s (IBM CPU MF formulas)\n", m->revision);
+	printf("    revision:  %s%s\n", m->revision, fam->named ? "" : " (IBM CPU MF formulas)");
 	if (m->flags & MF_METRIC_AUX)
 		printf("    note:      a helper used by other metrics; not a report column\n");
 	if (m->flags & MF_METRIC_NONNEG)
@@ -394,7 +394,10 @@ int cmd_machines(int argc, char **argv)
 					if (n > 0 && (size_t)n < sizeof(cfvn) - cu)
 						cu += (size_t)n;
 				}
-			printf("%-8s  %-10s  %-4d  %-4s  %s\n", fam->display, types, fam->csvn, cfvn, models);
+			if (fam->csvn)
+				printf("%-8s  %-10s  %-4d  %-4s  %s\n", fam->display, types, fam->csvn, cfvn, models);
+			else /* a family of named counters: no IBM machine types or versions */
+				printf("%-8s  %-10s  %-4s  %-4s  %s\n", fam->display, "-", "-", "-", fam->description);
 		}
 	} else {
 		const struct mf_family *fam;

@@ -32,7 +32,9 @@ static const char report_help[] =
 	"                     per machine family)\n"
 	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
 	"                     counting them by reason; also --skip-bad-records\n"
-	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
+	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
+	"                     ones (a new family: see README)\n"
+	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -v, --verbose      say why metrics are not available\n"
 	"  -h, --help         this help\n";
@@ -146,8 +148,7 @@ static void describe_group(const struct mf_group *g, const struct mf_strtab *tab
 static void doubt_warnings(const struct mf_result *res, size_t n, const struct mf_strtab *tab, struct warnings *w)
 {
 	static const struct { unsigned bit; const char *text; } kinds[] = {
-		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is negative (%.0f) in %zu group%s, first %s; the "
-				    "sourcing counters add up to more than the level-1 misses"},
+		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %.15g, %s, in %zu group%s, first %s (%s)"},
 		{MF_DOUBT_MIXED_CPSP, "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
 				      "are not available there"},
 		{MF_DOUBT_PARTIAL, "counter %s is present in only some rows of %zu group%s, first %s: treated as "
@@ -168,10 +169,17 @@ static void doubt_warnings(const struct mf_result *res, size_t n, const struct m
 			continue;
 		describe_group(res[first].group, tab, where, sizeof(where));
 		switch (kinds[k].bit) {
-		case MF_DOUBT_NEGATIVE:
-			add_warning(w, kinds[k].text, res[first].group->family->metrics[res[first].negative_metric].name,
-				    res[first].value[res[first].negative_metric], count, count == 1 ? "" : "s", where);
+		case MF_DOUBT_NEGATIVE: {
+			const struct mf_metric *m = &res[first].group->family->metrics[res[first].negative_metric];
+			char range[64];
+			if ((m->flags & MF_METRIC_MAX) && res[first].value[res[first].negative_metric] > m->max)
+				snprintf(range, sizeof(range), "above its limit of %g", m->max);
+			else
+				snprintf(range, sizeof(range), "below zero");
+			add_warning(w, kinds[k].text, m->name, res[first].value[res[first].negative_metric], range, count,
+				    count == 1 ? "" : "s", where, m->desc);
 			break;
+		}
 		case MF_DOUBT_PARTIAL:
 			add_warning(w, kinds[k].text,
 				    res[first].group->family->counters[res[first].partial_slot].short_name, count,
@@ -193,9 +201,11 @@ int cmd_report(int argc, char **argv)
 		{"skip-bad-records", no_argument, NULL, 's'},
 		{"tables", required_argument, NULL, 'T'}, {"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
+		{"mem-peak", required_argument, NULL, 'M'},
 		{NULL, 0, NULL, 0}};
 	const char *input = NULL, *format = "text", *out = NULL, *machine = NULL, *by_s = NULL, *tables = NULL;
 	bool skip = false, verbose = false, saw_smf = false;
+	double mem_peak = NAN;
 	struct mf_kb *kb = NULL;
 	struct mf_strtab *tab = NULL;
 	struct mf_grouper *grp = NULL;
@@ -228,6 +238,15 @@ int cmd_report(int argc, char **argv)
 		case 'T': tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'v': verbose = true; break;
+		case 'M': {
+			char *end;
+			mem_peak = strtod(optarg, &end);
+			if (end == optarg || *end || !(mem_peak > 0)) {
+				cli_err("report: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'h': fputs(report_help, stdout); return EXIT_OK;
 		case ':':
 			cli_err("report: option %s needs a value", argv[optind - 1]);
@@ -348,7 +367,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		for (i = 0; i < ngroups; i++)
-			mf_metrics_compute(kb, groups[i], &res[i]);
+			mf_metrics_compute_opts(kb, groups[i], mem_peak, &res[i]);
 	}
 	if (sk.total > MAX_SHOWN_SKIPS && !cli_quiet)
 		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(sk.total - MAX_SHOWN_SKIPS));

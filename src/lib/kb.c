@@ -309,7 +309,7 @@ static int load_counters(struct loader *L, struct mf_family *fam)
 
 const struct mf_counter *mf_family_counter(const struct mf_family *fam, const char *name, size_t len)
 {
-	int num = mf_short_counter_number(name, len);
+	int num = fam->named ? -1 : mf_short_counter_number(name, len);
 	size_t i;
 
 	if (num >= 0)
@@ -324,7 +324,8 @@ const struct mf_counter *mf_family_counter(const struct mf_family *fam, const ch
 
 const struct mf_counter *mf_family_counter_num(const struct mf_family *fam, unsigned number)
 {
-	if (number >= MF_MAX_COUNTER || fam->dense[number] < 0)
+	/* Named families number their counters only as ids, not as CPU-MF counters. */
+	if (fam->named || number >= MF_MAX_COUNTER || fam->dense[number] < 0)
 		return NULL;
 	return &fam->counters[fam->dense[number]];
 }
@@ -358,6 +359,11 @@ static int bind_name(void *vctx, const char *name, size_t len, int *kind, int *i
 	if (len == 8 && memcmp(name, "INTERVAL", 8) == 0) {
 		*kind = MF_REF_VAR;
 		*index = MF_VAR_INTERVAL;
+		return 0;
+	}
+	if (len == 12 && memcmp(name, "MEM_PEAK_GBS", 12) == 0) {
+		*kind = MF_REF_VAR;
+		*index = MF_VAR_MEM_PEAK_GBS;
 		return 0;
 	}
 	for (i = 0; i < ctx->nmetrics; i++) {
@@ -431,6 +437,7 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 			break;
 		}
 		if (strcmp(t->fz[0], "CPSP") == 0 || strcmp(t->fz[0], "INTERVAL") == 0 ||
+		    strcmp(t->fz[0], "MEM_PEAK_GBS") == 0 ||
 		    strcmp(t->fz[0], "LSPR") == 0 || mf_short_counter_number(t->fz[0], t->flen[0]) >= 0) {
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "'%s' is a reserved name", t->fz[0]);
 			break;
@@ -448,11 +455,21 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 			for (tok = strtok_r(fl, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (strcmp(tok, "nonneg") == 0)
 					r.m.flags |= MF_METRIC_NONNEG;
+				else if (strncmp(tok, "max=", 4) == 0) {
+					char *end;
+					r.m.max = strtod(tok + 4, &end);
+					if (end == tok + 4 || *end) {
+						rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
+								 "max= needs a number, as in max=16");
+						break;
+					}
+					r.m.flags |= MF_METRIC_MAX;
+				}
 				else if (strcmp(tok, "aux") == 0)
 					r.m.flags |= MF_METRIC_AUX;
 				else {
 					rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
-							 "unknown flag '%s' (known: nonneg, aux, or - for none)", tok);
+							 "unknown flag '%s' (known: nonneg, max=N, aux, or - for none)", tok);
 					break;
 				}
 			}

@@ -32,6 +32,12 @@ static void evaluate(const struct mf_family *fam, const uint64_t *sums, const ui
 
 void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, struct mf_result *r)
 {
+	mf_metrics_compute_opts(kb, grp, NAN, r);
+}
+
+void mf_metrics_compute_opts(const struct mf_kb *kb, const struct mf_group *grp, double mem_peak_gbs,
+			     struct mf_result *r)
+{
 	const struct mf_family *fam = grp->family;
 	uint64_t present[MF_BITWORDS];
 	double vars[MF_NVARS];
@@ -67,11 +73,13 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, stru
 		r->doubts |= MF_DOUBT_NOMINAL_CPSP;
 	/* INTERVAL is the wall-clock length, not a sum over engines (rule 2). */
 	vars[MF_VAR_INTERVAL] = mf_group_interval_seconds(grp);
+	vars[MF_VAR_MEM_PEAK_GBS] = mem_peak_gbs > 0 ? mem_peak_gbs : NAN;
 	r->cpsp = vars[MF_VAR_CPSP];
 	r->interval = vars[MF_VAR_INTERVAL];
 	evaluate(fam, grp->sum, present, vars, r->value, r->na);
 	for (i = 0; i < fam->nmetrics; i++) {
-		if ((fam->metrics[i].flags & MF_METRIC_NONNEG) && r->value[i] < 0) {
+		const struct mf_metric *m = &fam->metrics[i];
+		if (((m->flags & MF_METRIC_NONNEG) && r->value[i] < 0) || ((m->flags & MF_METRIC_MAX) && r->value[i] > m->max)) {
 			r->doubts |= MF_DOUBT_NEGATIVE;
 			if (r->negative_metric < 0)
 				r->negative_metric = (int)i;
@@ -163,7 +171,9 @@ void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *bu
 				 fam->counters[na->index].linux_name);
 		else if (na->kind == MF_REF_VAR)
 			snprintf(buf, n, "%s not known",
-				 na->index == MF_VAR_CPSP ? "CPU speed (cpsp)" : "interval length (interval_seconds)");
+				 na->index == MF_VAR_CPSP	  ? "CPU speed (cpsp)"
+				 : na->index == MF_VAR_INTERVAL ? "interval length (interval_seconds)"
+								: "peak memory bandwidth (--mem-peak)");
 		else if (na->kind == MF_REF_METRIC && na->index >= 0 && (size_t)na->index < fam->nmetrics)
 			snprintf(buf, n, "%s not available", fam->metrics[na->index].name);
 		else

@@ -207,6 +207,12 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		else
 			k2[n2++] = keys[k];
 	}
+	if (n1 == 0) {
+		/* A family without IBM's workload metrics (a bus or memory set): one table. */
+		memcpy(k1, k2, n2 * sizeof(*k1));
+		n1 = n2;
+		n2 = 0;
+	}
 	if (rep->ngroups) {
 		struct table t;
 		memset(&t, 0, sizeof(t));
