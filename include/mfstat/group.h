@@ -99,6 +99,15 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s);
  */
 struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n);
 
+/*
+ * Adds a whole group into g, as if its samples were added one by one: the key
+ * is src's under g's grouping (a coarser one folds many groups into one), and
+ * the sums, presence, intervals, CPUs and speeds are combined.  Sums add up,
+ * so metrics of the merged group are still "sum, then divide".  Returns 0 or
+ * MF_ENOMEM.
+ */
+int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src);
+
 /* The interval length of a group: the sum over its distinct intervals of
  * each interval's mean length; NaN when a length is unknown. */
 double mf_group_interval_seconds(const struct mf_group *grp);

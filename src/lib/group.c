@@ -478,3 +478,90 @@ uint64_t mf_group_cpus(const struct mf_group *grp)
 			most = grp->intervals[i].nrows;
 	return most;
 }
+
+int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
+{
+	struct mf_group key, *grp;
+	struct mf_sample probe;
+	size_t n = src->family->ncounters, i;
+
+	/* The key: src's fields that g groups on. */
+	memset(&key, 0, sizeof(key));
+	key.family = src->family;
+	key.system = (g->by & MF_BY_SYSTEM) ? src->system : 0;
+	key.lpar = (g->by & MF_BY_LPAR) ? src->lpar : 0;
+	key.pool = (g->by & MF_BY_POOL) ? src->pool : MF_POOL_NONE;
+	key.cpu = (g->by & MF_BY_CPU) ? src->cpu : -1;
+	key.has_start = (g->by & MF_BY_INTERVAL) ? src->has_start : false;
+	key.start_us = key.has_start ? src->start_us : 0;
+	grp = find_or_add(g, &key);
+	if (!grp)
+		return MF_ENOMEM;
+	if (grp->rows == 0)
+		grp->machine = src->machine;
+	else if (grp->machine != src->machine) {
+		grp->machine = NULL;
+		grp->machine_mixed = true;
+	}
+	grp->machine_mixed |= src->machine_mixed;
+	/* The LSPR sums: kept apart once counted and excluded engines mix (see mf_grouper_add). */
+	{
+		bool src_pure_lspr = src->rows_lspr == src->rows, src_pure_excl = src->rows_lspr == 0;
+		bool dst_pure_lspr = grp->rows_lspr == grp->rows, dst_pure_excl = grp->rows_lspr == 0;
+		bool mixed = grp->rows > 0 && !((src_pure_lspr && dst_pure_lspr) || (src_pure_excl && dst_pure_excl));
+		if ((mixed || src->sum_lspr) && !grp->sum_lspr) {
+			grp->sum_lspr = calloc(n ? n : 1, sizeof(*grp->sum_lspr));
+			if (!grp->sum_lspr)
+				return MF_ENOMEM;
+			if (grp->rows && dst_pure_lspr)
+				memcpy(grp->sum_lspr, grp->sum, n * sizeof(*grp->sum));
+		}
+		if (grp->sum_lspr) {
+			const uint64_t *add = src->sum_lspr ? src->sum_lspr : src_pure_lspr ? src->sum : NULL;
+			for (i = 0; add && i < n; i++)
+				if (__builtin_add_overflow(grp->sum_lspr[i], add[i], &grp->sum_lspr[i]))
+					grp->overflow[i >> 6] |= UINT64_C(1) << (i & 63);
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (__builtin_add_overflow(grp->sum[i], src->sum[i], &grp->sum[i]))
+			grp->overflow[i >> 6] |= UINT64_C(1) << (i & 63);
+	for (i = 0; i < grp->nwords; i++) {
+		grp->present_all[i] &= src->present_all[i];
+		grp->present_any[i] |= src->present_any[i];
+		grp->overflow[i] |= src->overflow[i];
+	}
+	grp->rows += src->rows;
+	grp->rows_lspr += src->rows_lspr;
+	if (src->ncpsp) {
+		if (src->cpsp_min < grp->cpsp_min)
+			grp->cpsp_min = src->cpsp_min;
+		if (src->cpsp_max > grp->cpsp_max)
+			grp->cpsp_max = src->cpsp_max;
+	}
+	grp->ncpsp += src->ncpsp;
+	grp->nnominal += src->nnominal;
+	grp->user_only |= src->user_only;
+	/* Intervals: the same start adds up (mean length), a new one is appended. */
+	mf_sample_reset(&probe);
+	for (i = 0; i < src->nintervals; i++) {
+		const struct mf_interval *si = &src->intervals[i];
+		struct mf_interval *iv;
+		probe.has_start = si->has_start;
+		probe.start_us = si->start_us;
+		iv = find_interval(grp, &probe);
+		if (!iv)
+			return MF_ENOMEM;
+		iv->nrows += si->nrows;
+		iv->sum_seconds += si->sum_seconds;
+		iv->nseconds += si->nseconds;
+	}
+	for (i = 0; i < src->ncpus; i++) {
+		probe.system = src->cpus[i].system;
+		probe.lpar = src->cpus[i].lpar;
+		probe.cpu = src->cpus[i].cpu;
+		if (add_cpu(grp, &probe))
+			return MF_ENOMEM;
+	}
+	return 0;
+}

@@ -145,11 +145,59 @@ static void doubts(void **state)
 	pipe_free(&p);
 }
 
+/* Merging per-interval groups into per-system ones gives exactly what grouping by system does. */
+static void merge(void **state)
+{
+	char path[512], *text;
+	FILE *fp;
+	size_t n, i, k, j;
+	struct pipe fine, coarse;
+	struct mf_grouper *g;
+	struct mf_group *const *mg;
+	struct mf_result *mr;
+	(void)state;
+	snprintf(path, sizeof(path), "%s/examples/z16-demo.csv", MFSTAT_SOURCE_DIR);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	text = calloc(1, 1 << 20);
+	n = fread(text, 1, (1 << 20) - 1, fp);
+	fclose(fp);
+	text[n] = '\0';
+	pipe_run(&fine, kb, text, MF_BY_DEFAULT);
+	pipe_run(&coarse, kb, text, MF_BY_SYSTEM);
+	g = mf_grouper_new(MF_BY_SYSTEM);
+	for (i = 0; i < fine.n; i++)
+		assert_int_equal(mf_grouper_merge(g, fine.groups[i]), 0);
+	mg = mf_grouper_groups(g, fine.tab, &n);
+	assert_int_equal(n, coarse.n);
+	mr = mf_results_new(mg, n);
+	for (i = 0; i < n; i++) {
+		const struct mf_family *fam = mg[i]->family;
+		mf_metrics_compute(kb, mg[i], &mr[i]);
+		assert_int_equal(mg[i]->rows, coarse.groups[i]->rows);
+		assert_int_equal(mf_group_cpus(mg[i]), mf_group_cpus(coarse.groups[i]));
+		assert_int_equal(mr[i].lspr, coarse.res[i].lspr);
+		assert_true(mr[i].interval == coarse.res[i].interval);
+		for (k = 0; k < fam->ncounters; k++)
+			assert_true(mg[i]->sum[k] == coarse.groups[i]->sum[k]);
+		for (j = 0; j < fam->nmetrics; j++) {
+			double a = mr[i].value[j], b = coarse.res[i].value[j];
+			if (!((isnan(a) && isnan(b)) || a == b))
+				fail_msg("%s: merged %.17g, direct %.17g", fam->metrics[j].name, a, b);
+		}
+	}
+	mf_results_free(mr, n);
+	mf_grouper_free(g);
+	pipe_free(&fine);
+	pipe_free(&coarse);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide), cmocka_unit_test(interval_length),
-		cmocka_unit_test(keys_and_order),  cmocka_unit_test(doubts),
+		cmocka_unit_test(keys_and_order),  cmocka_unit_test(doubts),          cmocka_unit_test(merge),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }
