@@ -10,17 +10,14 @@
  *
  * The record layout is the one of shared/reference/smf113-layout.md (sections 1-7) exactly,
  * including its inferred [I] parts; tools/README.md lists the choices.  The counter values follow
- * bench/gencsv.c's z16 model, with every family's sourcing counters (the ones its formulas in
- * data/metrics/<family>.tsv use) filled so that they add up to at most L1M = B2 + B4.
+ * the z16 model of gen_common.h (shared with bench/gencsv.c), with every family's sourcing
+ * counters (the ones its formulas in data/metrics/<family>.tsv use) filled so that they add up
+ * to at most L1M = B2 + B4.
  * Records are built in memory and written in large blocks.
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#define PROG "gensmf"
+#include "gen_common.h"
 
-#define PROG   "gensmf"
 #define NV     512   /* counter numbers 0..511 */
 #define X      511   /* a slot no family defines: writes to it are dropped */
 #define MAXREC 32756 /* largest SMF record incl. the RDW */
@@ -65,13 +62,6 @@ static const unsigned short ctr_z15[] = {
 	164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 224, 225, 226, 232, 243, 244, 245, 247,
 	252, 264, 265, 448, 449,
 };
-static const unsigned short ctr_z16[] = {
-	0,   1,   2,   3,   4,   5,   32,  33,  64,  65,  66,  67,  68,  69,  70,  71,  72,  73,  74,  75,
-	76,  77,  78,  79,  80,  81,  82,  83,  128, 129, 130, 131, 132, 134, 135, 137, 138, 139, 140, 141,
-	143, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 163,
-	164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175, 176, 177, 178, 179, 180, 181, 182, 183,
-	224, 225, 226, 232, 244, 245, 246, 248, 253, 256, 265, 266, 267, 268, 269, 270, 448, 449,
-};
 static const unsigned short ctr_z17[] = {
 	0,   1,   2,   3,   4,   5,   32,  33,  64,  65,  66,  67,  68,  69,  70,  71,  72,  73,  74,  75,
 	76,  77,  78,  79,  80,  81,  82,  83,  128, 129, 130, 131, 132, 134, 135, 137, 138, 139, 140, 141,
@@ -81,15 +71,6 @@ static const unsigned short ctr_z17[] = {
 	277, 278, 279, 448, 449,
 };
 /* clang-format on */
-
-/* Sourcing categories of gencsv's model; each family maps them to its own counters. */
-enum { CAT_L2, CAT_L3, CAT_L4L, CAT_L4R, CAT_MEM, NCAT };
-
-struct split {
-	unsigned char nd, ni; /* data-side and instruction-side counters (ni 0: all on the data side) */
-	unsigned short d[10], i[10];
-	double wd[10], wi[10];
-};
 
 /* Where a family keeps the non-sourcing extended counters of the model (X: not on this family). */
 struct emap {
@@ -123,18 +104,7 @@ struct family {
 #define NODEC X, X, X, X
 #define NODFL X, X, X, X, X
 
-/* z16 and z17 split (bench/gencsv.c); z17 has no I-side memory counters (E180-E183). */
-#define SP_Z16_L2 {2, 2, {145, 146}, {169, 170}, {0.93, 0.07}, {0.97, 0.03}}
-#define SP_Z16_L3                                                                                      \
-	{4, 4, {147, 149, 150, 151}, {171, 173, 174, 175}, {0.15, 0.60, 0.15, 0.10}, {0.20, 0.60, 0.10, 0.10}}
-#define SP_Z16_L4L                                                                                     \
-	{10,                                                                                           \
-	 4,                                                                                            \
-	 {148, 152, 153, 154, 160, 161, 162, 163, 164, 165},                                           \
-	 {172, 176, 177, 178},                                                                         \
-	 {0.10, 0.05, 0.30, 0.25, 0.06, 0.06, 0.04, 0.05, 0.05, 0.04},                                 \
-	 {0.15, 0.10, 0.40, 0.35}}
-#define SP_Z16_L4R {4, 1, {155, 166, 167, 168}, {179}, {0.60, 0.15, 0.15, 0.10}, {1.0}}
+/* z16 and z17 use the z16 split of gen_common.h; z17 has no I-side memory counters (E180-E183). */
 #define SP_Z14                                                                                         \
 	{                                                                                              \
 		{1, 1, {133}, {136}, {1}, {1}}, {2, 2, {144, 146}, {162, 164}, {0.85, 0.15}, {0.85, 0.15}}, \
@@ -205,7 +175,7 @@ static const struct family families[] = {
 		 SP_Z16_L3,
 		 SP_Z16_L4L,
 		 SP_Z16_L4R,
-		 {4, 4, {156, 157, 158, 159}, {180, 181, 182, 183}, {0.45, 0.25, 0.20, 0.10}, {0.45, 0.25, 0.20, 0.10}},
+		 SP_Z16_MEM,
 	 },
 	 {129, 130, 134, 135, 137, 138, X, 131, 132, 139, 128, 140, 141, 244, 245, 246, 224, 225, 226, 232, 248,
 	  253, 265, 266, 256, 143, X, X, 1, 0}},
@@ -240,115 +210,11 @@ static unsigned fam_sets(const struct family *f, int subtype, struct cset *s)
 	return k;
 }
 
-/* ---------------------------------------------------------------- PRNG (xoshiro256**) */
+/* ---------------------------------------------------------------- PRNG (gen_common.h) */
 
-typedef struct {
-	uint64_t s[4];
-} rng_t;
+static rng_t R2; /* the other record types (independent of the counter data; R: gen_common.h) */
 
-static rng_t R;  /* counter values, jitter */
-static rng_t R2; /* the other record types (independent of the counter data) */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15u);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t rnd_r(rng_t *g)
-{
-	uint64_t *rs = g->s;
-	uint64_t r = rotl(rs[1] * 5, 7) * 9, t = rs[1] << 17;
-	rs[2] ^= rs[0];
-	rs[3] ^= rs[1];
-	rs[1] ^= rs[2];
-	rs[0] ^= rs[3];
-	rs[2] ^= t;
-	rs[3] = rotl(rs[3], 45);
-	return r;
-}
-
-static inline uint64_t rnd(void)
-{
-	return rnd_r(&R);
-}
-
-static inline double U(double lo, double hi)
-{
-	return lo + (hi - lo) * ((double)(rnd() >> 11) * 0x1.0p-53);
-}
-
-static inline double clampd(double x, double lo, double hi)
-{
-	return x < lo ? lo : x > hi ? hi : x;
-}
-
-static inline uint64_t u64(double x)
-{
-	return x <= 0 ? 0 : (uint64_t)x;
-}
-
-/* ---------------------------------------------------------------- value model (bench/gencsv.c) */
-
-struct cpu {
-	double busy, cmplx, prb, crypto, dec;
-	int aiu, ziip;
-};
-
-struct prof {
-	double load, l1mp, t, cmplx;
-};
-
-enum { LOW, AVG, HIGH };
-static const int class_cycle[4] = {AVG, LOW, AVG, HIGH};
-
-static void make_profile(struct prof *p, int cls)
-{
-	switch (cls) {
-	case LOW:
-		p->l1mp = U(1.6, 2.6);
-		p->t = U(0.0, 0.06);
-		break;
-	case AVG:
-		p->l1mp = U(3.4, 5.4);
-		p->t = U(0.08, 0.20);
-		break;
-	default:
-		p->l1mp = U(3.6, 5.5);
-		p->t = U(0.32, 0.52);
-		break;
-	}
-	p->load = U(-0.15, 0.15);
-	p->cmplx = U(-0.15, 0.15);
-}
-
-/* adds n, spread over list with jittered base weights */
-static void distribute(uint64_t *v, uint64_t n, const unsigned short *list, const double *w, unsigned k)
-{
-	double ww[10], sum = 0;
-	if (k == 0)
-		return;
-	for (unsigned j = 0; j < k; j++) {
-		ww[j] = w[j] * U(0.75, 1.25);
-		sum += ww[j];
-	}
-	uint64_t left = n;
-	for (unsigned j = 1; j < k; j++) {
-		uint64_t c = u64((double)n * ww[j] / sum);
-		if (c > left)
-			c = left;
-		v[list[j]] += c;
-		left -= c;
-	}
-	v[list[0]] += left;
-}
+/* ---------------------------------------------------------------- value model (gen_common.h) */
 
 /* One interval of one cpu: fills v (all NV slots) with deltas for `cycles` elapsed cycles. */
 static void gen_row(uint64_t *v, const struct family *f, const struct cpu *c, const struct prof *p, double cycles)
@@ -356,94 +222,36 @@ static void gen_row(uint64_t *v, const struct family *f, const struct cpu *c, co
 	const struct emap *m = &f->m;
 	memset(v, 0, NV * sizeof *v);
 
-	double busy = clampd(c->busy + p->load + U(-0.05, 0.05), 0.20, 0.95);
-	double b0 = cycles * busy;
-
-	double l1mp = clampd(p->l1mp * U(0.95, 1.05), 1.5, 7.0);
-	double t = p->t + U(-0.01, 0.01);
-	if (t < 0)
-		t = 0;
-	double l3p = (8.0 + 12.0 * t) * U(0.92, 1.08);
-	double l4lp = (2.0 + 6.0 * t) * U(0.92, 1.08);
-	double l4rp = (0.05 + 1.95 * t) * U(0.92, 1.08);
-	double memp = (1.0 + 4.0 * t) * U(0.92, 1.08);
-	double rni = 4.1 * (0.45 * l3p + 1.3 * l4lp + 5.0 * l4rp + 6.1 * memp) / 100;
-	l3p *= f->nest;
-	l4lp *= f->nest;
-	l4rp *= f->nest;
-	memp *= f->nest;
-
-	double scpl1m = (10.0 + 14.0 * rni) * U(0.9, 1.1);
-	double finite = clampd(l1mp / 100 * scpl1m, 0.3, 1.5);
-	double cmplx = clampd(c->cmplx + p->cmplx + U(-0.05, 0.05), 0.9, 2.0);
-	double cpi = finite + cmplx;
-
-	uint64_t B0 = u64(b0);
-	uint64_t B1 = u64(b0 / cpi);
-	uint64_t L1M = u64((double)B1 * l1mp / 100);
-	double ish = U(0.25, 0.35);
-	uint64_t B2 = u64((double)L1M * ish), B4 = L1M - B2;
-	double pen;
-	double penr = U(0.55, 0.80);
-	if (f->fin_coef > 0) {
-		pen = (double)B1 * finite / f->fin_coef; /* FINITE_CPI = (B3+B5)/B1 * coef */
-	} else {
-		double e = finite - f->fin_add;
-		uint64_t E143 = u64((double)B1 * (e < 0.1 ? 0.1 : e));
-		v[m->e143] = E143;
-		pen = (double)E143 / penr; /* B3 + B5 >= E143 */
-	}
-	double ipen = U(0.25, 0.40);
-	v[0] = B0;
-	v[1] = B1;
-	v[2] = B2;
-	v[3] = u64(pen * ipen);
-	v[4] = B4;
-	v[5] = u64(pen * (1 - ipen));
+	struct core k;
+	gen_core(&k, c, p, cycles, f->nest);
+	gen_basic(v, &k, f->fin_coef, f->fin_add, m->e143);
 
 	/* problem state (P34-P37 exist with CFVN 1 only) */
-	double prb = clampd(c->prb + U(-0.05, 0.05), 0.30, 0.80);
-	v[32] = u64(b0 * prb);
-	v[33] = u64((double)B1 * clampd(prb + U(-0.03, 0.03), 0.30, 0.80));
+	double prb = gen_prb(v, &k, c);
 	double pm = clampd(prb + U(-0.05, 0.05), 0.2, 0.9);
 	v[34] = u64((double)v[2] * pm);
 	v[35] = u64((double)v[3] * pm);
 	v[36] = u64((double)v[4] * pm);
 	v[37] = u64((double)v[5] * pm);
 
-	/* sourcing */
-	uint64_t src = L1M - u64((double)L1M * U(0.0, 0.003));
-	uint64_t cat[NCAT];
-	cat[CAT_L3] = u64((double)L1M * l3p / 100);
-	cat[CAT_L4L] = u64((double)L1M * l4lp / 100);
-	cat[CAT_L4R] = u64((double)L1M * l4rp / 100);
-	cat[CAT_MEM] = u64((double)L1M * memp / 100);
-	cat[CAT_L2] = src - cat[CAT_L3] - cat[CAT_L4L] - cat[CAT_L4R] - cat[CAT_MEM];
-	for (unsigned k = 0; k < NCAT; k++) {
-		const struct split *s = &f->sp[k];
-		uint64_t ipart = u64((double)cat[k] * ish * U(0.9, 0.999));
-		if (ipart > cat[k] || s->ni == 0)
-			ipart = s->ni == 0 ? 0 : cat[k];
-		distribute(v, cat[k] - ipart, s->d, s->wd, s->nd);
-		distribute(v, ipart, s->i, s->wi, s->ni);
-	}
+	gen_sourcing(v, &k, f->sp);
 
 	/* TLB */
-	double dmiss = (double)B1 * U(0.0003, 0.0015), imiss = (double)B1 * U(0.00004, 0.0003);
+	double dmiss = (double)k.B1 * U(0.0003, 0.0015), imiss = (double)k.B1 * U(0.00004, 0.0003);
 	v[m->dw] = u64(dmiss);
 	v[m->dc] = u64(dmiss * U(60, 160));
 	v[m->iw] = u64(imiss);
 	v[m->ic] = u64(imiss * U(50, 140));
-	v[m->roexcl] = u64((double)B4 * U(0.05, 0.15));
+	v[m->roexcl] = u64((double)k.B4 * U(0.05, 0.15));
 	v[m->hpage] = u64((dmiss + imiss) * U(0.10, 0.30));
 	v[m->gpage] = rnd() % 4 == 0 ? rnd() % 50 : 0;
 	v[m->pte] = u64((dmiss + imiss) * U(0.60, 0.80));
 	v[m->crste] = u64((dmiss + imiss) * U(0.05, 0.15));
 	v[m->crste_hp] = u64((dmiss + imiss) * U(0.02, 0.08));
-	v[m->busy] = u64(b0 * U(0.01, 0.08));
-	v[m->l1i_inv] = u64((double)B2 * U(0.01, 0.05));
-	v[m->l2cst] = u64((double)B1 * U(0.01, 0.04));
-	double tx = (double)B1 * U(0.0, 2e-6);
+	v[m->busy] = u64(k.b0 * U(0.01, 0.08));
+	v[m->l1i_inv] = u64((double)k.B2 * U(0.01, 0.05));
+	v[m->l2cst] = u64((double)k.B1 * U(0.01, 0.04));
+	double tx = (double)k.B1 * U(0.0, 2e-6);
 	v[m->txc] = u64(tx * U(0.1, 0.3));
 	v[m->txnc] = u64(tx * U(0.7, 0.9));
 	v[m->ab_nc] = u64((double)v[m->txnc] * U(0.01, 0.05));
@@ -451,22 +259,12 @@ static void gen_row(uint64_t *v, const struct family *f, const struct cpu *c, co
 	v[m->ab_cs] = v[m->ab_c] / 20;
 
 	/* crypto (C80-C83 exist with CSVN 6 and later only) */
-	static const double cyc_per_fn[5] = {1500, 400, 600, 800, 20000}; /* PRNG SHA DEA AES ECC */
-	static const double fn_per_cyc[5] = {2e-8, 8e-7, 3e-8, 1.2e-6, 5e-9};
-	for (unsigned k = 0; k < 5; k++) {
-		double fn = b0 * c->crypto * fn_per_cyc[k] * U(0.5, 1.5);
-		double blk = fn * U(0.0, 0.01);
-		unsigned base = 64 + 4 * k;
-		v[base] = u64(fn);
-		v[base + 1] = u64(fn * cyc_per_fn[k] * U(0.8, 1.2));
-		v[base + 2] = u64(blk);
-		v[base + 3] = u64(blk * U(50, 300));
-	}
+	gen_crypto(v, &k, c);
 
 	/* decimal, compression, sort */
-	v[m->dec] = u64((double)B1 * c->dec * U(0.8, 1.2));
-	v[m->bcd] = u64((double)B1 * c->dec * U(0.02, 0.10));
-	v[m->vxbcd] = u64((double)B1 * c->dec * U(0.05, 0.30));
+	v[m->dec] = u64((double)k.B1 * c->dec * U(0.8, 1.2));
+	v[m->bcd] = u64((double)k.B1 * c->dec * U(0.02, 0.10));
+	v[m->vxbcd] = u64((double)k.B1 * c->dec * U(0.05, 0.30));
 	v[m->lht] = rnd() % 8 == 0 ? rnd() % 2000 : 0;
 	double dfl = c->ziip ? 0 : (double)(rnd() % 30000);
 	v[m->dfl_cc] = u64(dfl);
@@ -477,12 +275,7 @@ static void gen_row(uint64_t *v, const struct family *f, const struct cpu *c, co
 
 	/* AI accelerator */
 	if (m->nnpa && c->aiu && rnd() % 4 != 0) {
-		double hold = b0 * U(0.005, 0.05);
-		double inv = hold / U(5000, 50000);
-		v[267] = u64(inv);
-		v[268] = u64(inv * U(0.995, 1.0));
-		v[270] = u64(hold);
-		v[269] = u64(hold * U(0.02, 0.2));
+		double inv = gen_nnpa(v, &k);
 		if (m->nnpa == 2) {
 			double loc = U(0.80, 0.97);
 			v[272] = u64(inv * loc);
@@ -496,19 +289,14 @@ static void gen_row(uint64_t *v, const struct family *f, const struct cpu *c, co
 	}
 	if (m->thr) {
 		double same = c->ziip ? U(0.55, 0.80) : U(0.95, 1.0);
-		v[202] = u64(b0 * same);
-		v[203] = B0 - v[202];
-		v[204] = u64((double)B1 * same * U(0.98, 1.02));
-		v[205] = B1 > v[204] ? B1 - v[204] : 0;
-		v[206] = u64((double)B1 * U(0.002, 0.01));
+		v[202] = u64(k.b0 * same);
+		v[203] = k.B0 - v[202];
+		v[204] = u64((double)k.B1 * same * U(0.98, 1.02));
+		v[205] = k.B1 > v[204] ? k.B1 - v[204] : 0;
+		v[206] = u64((double)k.B1 * U(0.002, 0.01));
 	}
 
-	/* MT diagnostic: SMT-2 on the zIIPs only */
-	if (c->ziip) {
-		double two = U(0.15, 0.40);
-		v[449] = u64(b0 * two);
-		v[448] = u64(b0 * (1 - two) * U(0.6, 0.9));
-	}
+	gen_mt(v, &k, c);
 	v[X] = 0;
 }
 
@@ -628,84 +416,6 @@ static void emit(const unsigned char *r, size_t len)
 }
 
 /* ---------------------------------------------------------------- time, EBCDIC, packed */
-
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-	z += 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	unsigned doe = (unsigned)(z - era * 146097);
-	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	unsigned mp = (5 * doy + 2) / 153;
-	*d = doy - (153 * mp + 2) / 5 + 1;
-	*m = mp < 10 ? mp + 3 : mp - 9;
-	*y = (int64_t)yoe + era * 400 + (*m <= 2);
-}
-
-static int num(const char *s, size_t n, unsigned *out)
-{
-	unsigned v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-/* YYYY-MM-DDTHH:MM:SSZ -> seconds since the Unix epoch */
-static int parse_iso(const char *s, int64_t *t)
-{
-	unsigned y, mo, d, h, mi, se;
-	if (strlen(s) != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
-	    s[19] != 'Z')
-		return -1;
-	if (num(s, 4, &y) || num(s + 5, 2, &mo) || num(s + 8, 2, &d) || num(s + 11, 2, &h) || num(s + 14, 2, &mi) ||
-	    num(s + 17, 2, &se))
-		return -1;
-	if (y < 1971 || y > 2099 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59)
-		return -1;
-	*t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
-	return 0;
-}
-
-static void put2(char *p, unsigned v)
-{
-	p[0] = (char)('0' + v / 10 % 10);
-	p[1] = (char)('0' + v % 10);
-}
-
-static void fmt_iso(int64_t t, char out[21])
-{
-	int64_t days = t / 86400, y;
-	unsigned m, d, sec = (unsigned)(t % 86400);
-	civil_from_days(days, &y, &m, &d);
-	put2(out, (unsigned)(y / 100 % 100));
-	put2(out + 2, (unsigned)(y % 100));
-	out[4] = '-';
-	put2(out + 5, m);
-	out[7] = '-';
-	put2(out + 8, d);
-	out[10] = 'T';
-	put2(out + 11, sec / 3600);
-	out[13] = ':';
-	put2(out + 14, sec / 60 % 60);
-	out[16] = ':';
-	put2(out + 17, sec % 60);
-	out[19] = 'Z';
-	out[20] = 0;
-}
 
 /* STCK/TOD: bit 51 = 1 microsecond, epoch 1900-01-01 */
 static inline uint64_t tod_of_us(int64_t unix_us)
@@ -978,47 +688,6 @@ static void emit113(size_t len, int64_t t_us, const char *sid)
 
 /* ---------------------------------------------------------------- decimal output */
 
-static const char digits2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                 "8081828384858687888990919293949596979899";
-
-static inline unsigned ndigits(uint64_t v)
-{
-	unsigned n = 1;
-	for (;;) {
-		if (v < 10)
-			return n;
-		if (v < 100)
-			return n + 1;
-		if (v < 1000)
-			return n + 2;
-		if (v < 10000)
-			return n + 3;
-		v /= 10000;
-		n += 4;
-	}
-}
-
-static inline char *putu(char *p, uint64_t v)
-{
-	unsigned n = ndigits(v);
-	char *e = p + n;
-	char *q = e;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		*--q = digits2[d + 1];
-		*--q = digits2[d];
-	}
-	if (v >= 10) {
-		*--q = digits2[v * 2 + 1];
-		*--q = digits2[v * 2];
-	} else {
-		*--q = (char)('0' + v);
-	}
-	return e;
-}
-
 /* seconds with up to 6 decimals, no trailing zeros */
 static char *put_secs(char *p, int64_t us)
 {
@@ -1082,25 +751,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static void bad(const char *msg, const char *arg)
-{
-	fprintf(stderr, PROG ": %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-	usage(stderr);
-	exit(2);
-}
-
-static uint64_t parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi)
-{
-	char *end;
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		bad("bad number for", opt);
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		bad("bad or out-of-range number for", opt);
-	return v;
-}
-
 static int family_index(const char *s, size_t n)
 {
 	for (size_t i = 0; i < NFAM; i++) {
@@ -1141,21 +791,12 @@ int main(int argc, char **argv)
 			quiet = 1;
 			continue;
 		}
-		char name[32];
+		char name[OPT_NAME_MAX];
 		if (!strcmp(a, "-o")) {
 			strcpy(name, "--output");
-			if (i + 1 >= argc)
-				bad("missing value for", a);
-			val = argv[++i];
+			val = opt_value(NULL, argc, argv, &i, a);
 		} else {
-			if (strncmp(a, "--", 2) != 0)
-				bad("unexpected argument", a);
-			const char *eq = strchr(a, '=');
-			size_t nl = eq ? (size_t)(eq - a) : strlen(a);
-			if (nl >= sizeof name)
-				bad("unknown option", a);
-			memcpy(name, a, nl);
-			name[nl] = 0;
+			const char *eqval = opt_split(a, name);
 			static const char *const known[] = {
 			        "--output",      "--csv",        "--systems",
 			        "--cpus",        "--ziip",       "--family",
@@ -1169,12 +810,7 @@ int main(int argc, char **argv)
 				kn++;
 			if (kn == sizeof known / sizeof known[0])
 				bad("unknown option", name);
-			if (eq)
-				val = eq + 1;
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else
-				bad("missing value for", name);
+			val = opt_value(eqval, argc, argv, &i, name);
 		}
 
 		if (!strcmp(name, "--output"))
@@ -1261,7 +897,7 @@ int main(int argc, char **argv)
 	if (ziips > cpus)
 		bad("--ziip is larger than --cpus", NULL);
 	int64_t t0;
-	if (parse_iso(start, &t0))
+	if (parse_iso(start, 1971, 2099, &t0))
 		bad("bad --start (expected YYYY-MM-DDTHH:MM:SSZ, 1971-2042)", start);
 	/* the 64-bit TOD clock (STCK) wraps on 2042-09-17 */
 	if (t0 + (int64_t)(intervals * secs) + 120 > days_from_civil(2042, 9, 17) * 86400)
@@ -1269,14 +905,8 @@ int main(int argc, char **argv)
 	utc_offset_us = utc_off_min * 60 * 1000000;
 
 	init_ebcdic();
-	{
-		uint64_t sm = seed;
-		for (int k = 0; k < 4; k++)
-			R.s[k] = splitmix64(&sm);
-		sm = seed ^ 0x5DEECE66Du;
-		for (int k = 0; k < 4; k++)
-			R2.s[k] = splitmix64(&sm);
-	}
+	rng_seed(&R, seed);
+	rng_seed(&R2, seed ^ 0x5DEECE66Du);
 
 	smf.b = malloc(OUTBUF);
 	csv.b = csv_name ? malloc(OUTBUF) : NULL;
@@ -1340,16 +970,8 @@ int main(int argc, char **argv)
 			         (char)('A' + (s - 26) % 26));
 		snprintf(y->seq, sizeof y->seq, "00000000000%05X", (unsigned)(0x2A0B1 + 0x1357 * sysfam[s]));
 		y->cts_us = T0 - 1000000; /* the HIS run started 1 s before the first boundary */
-		for (uint64_t c = 0; c < cpus; c++) {
-			struct cpu *x = &cs[s * cpus + c];
-			x->ziip = c >= cpus - ziips;
-			x->busy = x->ziip ? U(0.25, 0.55) : U(0.40, 0.80);
-			x->cmplx = U(1.1, 1.8);
-			x->prb = x->ziip ? U(0.55, 0.75) : U(0.35, 0.70);
-			x->crypto = U(0.0, 1.0) < 0.3 ? U(0.0, 0.1) : U(0.2, 1.0);
-			x->dec = U(0.0, 1.0) < 0.5 ? U(0.0, 1e-4) : U(2e-4, 2e-3);
-			x->aiu = !x->ziip && ((c == 0 && s % 2 == 0) || U(0.0, 1.0) < 0.1);
-		}
+		for (uint64_t c = 0; c < cpus; c++)
+			cpu_init(&cs[s * cpus + c], c >= cpus - ziips, c == 0 && s % 2 == 0);
 	}
 
 	/* CSV header: the union of the families' columns, by counter number */
@@ -1366,10 +988,8 @@ int main(int argc, char **argv)
 		char *p = (char *)csv.b;
 		p += sprintf(p, "system,cpu,pool,machine,cpsp,interval_start,interval_seconds");
 		for (unsigned j = 0; j < ncols; j++) {
-			unsigned n = cols[j];
 			*p++ = ',';
-			*p++ = n < 32 ? 'B' : n < 64 ? 'P' : n < 128 ? 'C' : n < 448 ? 'E' : 'M';
-			p = putu(p, n);
+			p = put_ctr_name(p, cols[j]);
 		}
 		*p++ = '\n';
 		csv.n = (size_t)(p - (char *)csv.b);
