@@ -25,7 +25,8 @@ struct mf_report {
 	size_t nwarnings;
 	const char *const *warnings;
 	size_t nfiles;
-	const char *input_summary;    /* what the readers saw (SMF record counts), text output only */
+	const char *input_summary;    /* what the readers saw (SMF record counts), text and HTML output */
+	double mem_peak_gbs;          /* --mem-peak, NaN when not given (HTML recomputes period totals) */
 };
 
 /*
@@ -36,6 +37,7 @@ struct mf_report {
 int mf_out_text(FILE *fp, const struct mf_report *rep);
 int mf_out_csv(FILE *fp, const struct mf_report *rep);
 int mf_out_json(FILE *fp, const struct mf_report *rep);
+int mf_out_html(FILE *fp, const struct mf_report *rep);
 
 /*
  * The metric names (and LSPR) reported for the families present in rep, in

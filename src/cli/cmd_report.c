@@ -23,7 +23,8 @@ static const char report_help[] =
 	"  --input FORMAT     input format: csv, smf, perf (perf stat output) or\n"
 	"                     lshwc (CSV or JSON); default: detected from the\n"
 	"                     content; gzip and zstd files are read as well\n"
-	"  -f, --format FMT   output format: text (default), csv or json\n"
+	"  -f, --format FMT   output format: text (default), csv, json or html (one\n"
+	"                     self-contained page with charts and findings)\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
 	"                     type (e.g. 3931) for rows whose data names none\n"
@@ -258,8 +259,8 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-		cli_err("report: -f must be text, csv or json, not '%s'", format);
+	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html")) {
+		cli_err("report: -f must be text, csv, json or html, not '%s'", format);
 		return EXIT_USAGE;
 	}
 	if (input) {
@@ -423,8 +424,11 @@ int cmd_report(int argc, char **argv)
 	rep.warnings = (const char *const *)warn.w;
 	rep.nfiles = (size_t)(argc - optind);
 	rep.input_summary = mf_strbuf_str(&summary);
+	rep.mem_peak_gbs = mem_peak;
 	if (strcmp(format, "json") == 0)
 		c = mf_out_json(fp, &rep);
+	else if (strcmp(format, "html") == 0)
+		c = mf_out_html(fp, &rep);
 	else if (strcmp(format, "csv") == 0)
 		c = mf_out_csv(fp, &rep);
 	else

@@ -65,6 +65,7 @@ static inline int fuzz_reader(const uint8_t *data, size_t size, const char *form
 		mf_out_text(null, &rep);
 		mf_out_csv(null, &rep);
 		mf_out_json(null, &rep);
+		mf_out_html(null, &rep);
 		fclose(null);
 		mf_results_free(res, n);
 	}

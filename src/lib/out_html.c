@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HTML writer: one self-contained page (inline CSS and SVG, no script, nothing
+ * fetched) with, per series (the groups of --by over their intervals),
+ * charts of CPI, L1MP and RNI with the LSPR class as bands, LPARCPU, the
+ * sourcing of L1 misses, a summary over the whole period (sums merged, then
+ * divided) and the interval table; and findings in plain words.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/output.h"
+#include "mfstat/strbuf.h"
+#include "mfstat/svg.h"
+
+#define MAX_TABLE_ROWS 500 /* interval rows per series in the page; the CSV has them all */
+#define MAX_SERIES 200     /* series drawn; the rest are listed */
+
+static const char *const lspr_colors[3] = {"#2ca02c", "#ff7f0e", "#d62728"};
+static const char *const lspr_names[3] = {"LOW", "AVERAGE", "HIGH"};
+static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b",
+				      "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"};
+
+struct series {
+	const struct mf_group *first;  /* its key */
+	size_t n, cap;
+	const struct mf_result **pts;  /* per-interval results, in time order */
+	struct mf_group *total;        /* merged over the period */
+	struct mf_result total_res;
+};
+
+static bool same_series(const struct mf_group *a, const struct mf_group *b)
+{
+	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
+	       a->cpu == b->cpu;
+}
+
+static void esc(struct mf_strbuf *sb, const char *s)
+{
+	mf_svg_escape(sb, s ? s : "");
+}
+
+static void series_name(struct mf_strbuf *sb, const struct mf_report *rep, const struct mf_group *g)
+{
+	const char *sys = mf_strtab_get(rep->tab, g->system), *lpar = mf_strtab_get(rep->tab, g->lpar);
+	const char *pool = mf_pool_name(g->pool);
+	size_t before = sb->len;
+	if (sys)
+		esc(sb, sys);
+	if (lpar) {
+		mf_strbuf_puts(sb, sb->len > before ? " / " : "");
+		esc(sb, lpar);
+	}
+	if (pool) {
+		mf_strbuf_puts(sb, sb->len > before ? " / " : "");
+		esc(sb, pool);
+	}
+	if (g->cpu >= 0)
+		mf_strbuf_printf(sb, "%sCPU %lld", sb->len > before ? " / " : "", (long long)g->cpu);
+	if (sb->len == before)
+		mf_strbuf_puts(sb, "all data");
+	mf_strbuf_puts(sb, " (");
+	esc(sb, g->family->display);
+	mf_strbuf_puts(sb, ")");
+}
+
+static void num_cell(struct mf_strbuf *sb, const struct mf_family *fam, int idx, const struct mf_result *r)
+{
+	if (idx == MF_REPORT_LSPR) {
+		const char *l = mf_lspr_name(r->lspr);
+		mf_strbuf_printf(sb, "<td class=\"%s\">%s</td>", l ? l : "na", l ? l : "n/a");
+	} else if (idx < 0) {
+		mf_strbuf_puts(sb, "<td></td>");
+	} else if (isnan(r->value[idx])) {
+		mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
+	} else {
+		mf_strbuf_printf(sb, "<td>%.*f</td>", fam->metrics[idx].digits, r->value[idx] == 0 ? 0.0 : r->value[idx]);
+	}
+}
+
+static double val(const struct mf_result *r, const char *name)
+{
+	int idx = mf_family_metric(r->group->family, name);
+	return idx >= 0 ? r->value[idx] : NAN;
+}
+
+/* A line chart of some metrics of a series over its intervals, LSPR bands optional. */
+static void chart(struct mf_strbuf *sb, const struct series *s, const char *title, const char *ylabel,
+		  const char *const *names, size_t nnames, bool bands, bool stacked)
+{
+	struct mf_svg_series ser[10];
+	double *x = malloc(s->n * sizeof(*x));
+	double *y = malloc(s->n * nnames * sizeof(*y));
+	int *band = bands ? malloc(s->n * sizeof(*band)) : NULL;
+	struct mf_svg_chart c;
+	size_t i, k, used = 0;
+
+	if (!x || !y || (bands && !band))
+		goto out;
+	for (i = 0; i < s->n; i++) {
+		x[i] = s->pts[i]->group->has_start ? (double)s->pts[i]->group->start_us / 1e6 : (double)i;
+		if (band)
+			band[i] = s->pts[i]->lspr;
+	}
+	for (k = 0; k < nnames && used < 10; k++) {
+		if (mf_family_metric(s->first->family, names[k]) < 0)
+			continue;
+		for (i = 0; i < s->n; i++)
+			y[used * s->n + i] = val(s->pts[i], names[k]);
+		ser[used].name = names[k];
+		ser[used].color = palette[used % (sizeof(palette) / sizeof(palette[0]))];
+		ser[used].y = &y[used * s->n];
+		used++;
+	}
+	if (!used)
+		goto out;
+	memset(&c, 0, sizeof(c));
+	c.width = 760;
+	c.height = 240;
+	c.title = title;
+	c.y_label = ylabel;
+	c.n = s->n;
+	c.x = x;
+	c.x_is_time = s->n && s->pts[0]->group->has_start;
+	c.nseries = used;
+	c.series = ser;
+	c.stacked = stacked;
+	c.y_min = c.y_max = NAN;
+	if (stacked) {
+		c.y_min = 0;
+		c.y_max = 100;
+	}
+	c.band = band;
+	c.nbands = band ? 3 : 0;
+	c.band_names = lspr_names;
+	c.band_colors = lspr_colors;
+	mf_strbuf_puts(sb, "<figure>");
+	mf_svg_chart(sb, &c);
+	mf_strbuf_puts(sb, "</figure>\n");
+out:
+	free(x);
+	free(y);
+	free(band);
+}
+
+static void fmt_time(char *buf, size_t n, const struct mf_group *g)
+{
+	if (g->has_start)
+		mf_time_format(g->start_us, buf, n);
+	else
+		snprintf(buf, n, "-");
+}
+
+/* Findings: computed from the data, each with its numbers. */
+static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct series *ser, size_t nser)
+{
+	const struct mf_result *top = NULL;
+	size_t i, k, bad = 0, items = 0;
+	char t[48];
+	const struct mf_result *first_bad = NULL;
+
+	mf_strbuf_puts(sb, "<h2>Findings</h2>\n<ul class=\"findings\">\n");
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_result *r = &rep->results[i];
+		double rni = val(r, "RNI");
+		if (!isnan(rni) && (!top || rni > val(top, "RNI")))
+			top = r;
+		if (r->doubts & MF_DOUBT_NEGATIVE) {
+			if (!bad++)
+				first_bad = r;
+		}
+	}
+	if (top) {
+		static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
+		fmt_time(t, sizeof(t), top->group);
+		mf_strbuf_printf(sb, "<li>The highest RNI is <b>%.3f</b>, in ", val(top, "RNI"));
+		series_name(sb, rep, top->group);
+		mf_strbuf_printf(sb, " at %s (L1MP %.2f, CPI %.3f). Where its level-1 misses were found:", t,
+				 val(top, "L1MP"), val(top, "CPI"));
+		for (k = 0; k < sizeof(src) / sizeof(src[0]); k++) {
+			double v = val(top, src[k]);
+			if (!isnan(v))
+				mf_strbuf_printf(sb, " %s %.2f%%", src[k], v);
+		}
+		mf_strbuf_puts(sb, "; the farther caches and memory weigh most in RNI.</li>\n");
+		items++;
+	}
+	for (i = 0; i < nser; i++) {
+		unsigned cnt[3] = {0, 0, 0}, changes = 0;
+		int prev = -9;
+		const struct series *s = &ser[i];
+		if (!s->first->family->lspr)
+			continue;
+		for (k = 0; k < s->n; k++) {
+			int l = s->pts[k]->lspr;
+			if (l >= 0 && l < 3)
+				cnt[l]++;
+			if (l >= 0 && prev >= 0 && l != prev)
+				changes++;
+			if (l >= 0)
+				prev = l;
+		}
+		if (s->total_res.lspr_why == MF_LSPR_ONLY_EXCLUDED) {
+			mf_strbuf_puts(sb, "<li>");
+			series_name(sb, rep, s->first);
+			mf_strbuf_puts(sb, " has no LSPR class: its engines are zIIPs or zAAPs, which the LSPR match "
+					   "leaves out since December 2024.</li>\n");
+			items++;
+			continue;
+		}
+		if (s->total_res.lspr_why == MF_LSPR_NO_INPUT) {
+			mf_strbuf_puts(sb, "<li>");
+			series_name(sb, rep, s->first);
+			mf_strbuf_puts(sb, " has no LSPR class: L1MP or RNI is not available (the extended counters "
+					   "are missing or a divisor is zero).</li>\n");
+			items++;
+			continue;
+		}
+		if (s->n > 1 && cnt[0] + cnt[1] + cnt[2]) {
+			const char *whole = mf_lspr_name(s->total_res.lspr);
+			mf_strbuf_puts(sb, "<li>");
+			series_name(sb, rep, s->first);
+			mf_strbuf_printf(sb, ": LSPR class %s over the whole period (L1MP %.2f, RNI %.3f); per interval "
+					     "LOW %u, AVERAGE %u, HIGH %u times, changing %u time%s.</li>\n",
+					 whole ? whole : "n/a", s->total_res.lspr_l1mp, s->total_res.lspr_rni, cnt[0], cnt[1],
+					 cnt[2], changes, changes == 1 ? "" : "s");
+			items++;
+		}
+	}
+	if (bad) {
+		const struct mf_family *fam = first_bad->group->family;
+		fmt_time(t, sizeof(t), first_bad->group);
+		mf_strbuf_printf(sb, "<li class=\"warn\">%zu interval%s with inconsistent data: %s is out of its range "
+				     "(%.15g), first in ",
+				 bad, bad == 1 ? "" : "s", fam->metrics[first_bad->negative_metric].name,
+				 first_bad->value[first_bad->negative_metric]);
+		series_name(sb, rep, first_bad->group);
+		mf_strbuf_printf(sb, " at %s. ", t);
+		esc(sb, fam->metrics[first_bad->negative_metric].desc);
+		mf_strbuf_puts(sb, ".</li>\n");
+		items++;
+	}
+	if (!items)
+		mf_strbuf_puts(sb, "<li>No findings: the data has no RNI, LSPR class or range problems to report.</li>\n");
+	mf_strbuf_puts(sb, "</ul>\n");
+}
+
+static const char css[] =
+	"body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#222;background:#fff}"
+	"h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:2em}"
+	"table{border-collapse:collapse;font-size:.8em;margin:.5em 0}"
+	"th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}th{background:#f3f3f3}"
+	"td.id,th.id{text-align:left;white-space:nowrap}td.na{color:#999}td.LOW{background:#e3f4e3}"
+	".wide{overflow-x:auto}"
+	"td.AVERAGE{background:#fff0de}td.HIGH{background:#fadcdc}"
+	".warn{color:#a00}.note{color:#555;font-size:.85em}figure{margin:.5em 0}"
+	"ul.findings li{margin:.3em 0}"
+	"@media print{body{max-width:none}section{break-inside:avoid-page}details{display:block}}\n";
+
+int mf_out_html(FILE *fp, const struct mf_report *rep)
+{
+	struct mf_strbuf sb;
+	struct series *ser = NULL;
+	size_t nser = 0, cap = 0, i, k, nkeys;
+	const char **keys = mf_report_keys(rep, &nkeys);
+	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
+	struct mf_grouper *g = mf_grouper_new(rep->by & ~(unsigned)MF_BY_INTERVAL);
+	int rc = 0;
+
+	mf_strbuf_init(&sb);
+	if (!keys || !map || !g) {
+		rc = MF_ENOMEM;
+		goto out;
+	}
+	/* Series: the groups without their interval, in report order. */
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_result *r = &rep->results[i];
+		for (k = 0; k < nser && !same_series(ser[k].first, r->group); k++)
+			;
+		if (k == nser) {
+			if (nser == cap) {
+				size_t ncap = cap ? cap * 2 : 16;
+				struct series *n2 = realloc(ser, ncap * sizeof(*n2));
+				if (!n2) {
+					rc = MF_ENOMEM;
+					goto out;
+				}
+				ser = n2;
+				cap = ncap;
+			}
+			memset(&ser[nser], 0, sizeof(ser[nser]));
+			ser[nser].first = r->group;
+			nser++;
+		}
+		if (ser[k].n == ser[k].cap) {
+			size_t ncap = ser[k].cap ? ser[k].cap * 2 : 16;
+			const struct mf_result **p = realloc(ser[k].pts, ncap * sizeof(*p));
+			if (!p) {
+				rc = MF_ENOMEM;
+				goto out;
+			}
+			ser[k].pts = p;
+			ser[k].cap = ncap;
+		}
+		ser[k].pts[ser[k].n++] = r;
+		if (mf_grouper_merge(g, r->group)) {
+			rc = MF_ENOMEM;
+			goto out;
+		}
+	}
+	/* The whole period of each series: its merged group. */
+	{
+		size_t ng;
+		struct mf_group *const *mg = mf_grouper_groups(g, rep->tab, &ng);
+		for (k = 0; k < nser; k++) {
+			for (i = 0; i < ng; i++)
+				if (same_series(mg[i], ser[k].first))
+					ser[k].total = mg[i];
+			if (ser[k].total) {
+				ser[k].total_res.value = malloc(ser[k].total->family->nmetrics * sizeof(double) + 8);
+				ser[k].total_res.na = calloc(ser[k].total->family->nmetrics + 1, sizeof(struct mf_na));
+				if (!ser[k].total_res.value || !ser[k].total_res.na) {
+					rc = MF_ENOMEM;
+					goto out;
+				}
+				mf_metrics_compute_opts(rep->kb, ser[k].total, rep->mem_peak_gbs, &ser[k].total_res);
+			}
+		}
+	}
+	mf_strbuf_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			    "<title>mfstat report</title><style>");
+	mf_strbuf_puts(&sb, css);
+	mf_strbuf_puts(&sb, "</style></head><body>\n<h1>mfstat report</h1>\n");
+	mf_strbuf_printf(&sb, "<p>%llu row%s from %zu file%s, %zu group%s in %zu series.", (unsigned long long)rep->rows_read,
+			 rep->rows_read == 1 ? "" : "s", rep->nfiles, rep->nfiles == 1 ? "" : "s", rep->ngroups,
+			 rep->ngroups == 1 ? "" : "s", nser);
+	if (rep->rows_skipped)
+		mf_strbuf_printf(&sb, " <span class=\"warn\">%llu rows skipped.</span>", (unsigned long long)rep->rows_skipped);
+	mf_strbuf_puts(&sb, " Metrics over a series are computed from its summed counters, never by averaging "
+			    "ratios; n/a means not available.</p>\n");
+	for (i = 0; i < rep->nwarnings; i++) {
+		mf_strbuf_puts(&sb, "<p class=\"warn\">warning: ");
+		esc(&sb, rep->warnings[i]);
+		mf_strbuf_puts(&sb, "</p>\n");
+	}
+	findings(&sb, rep, ser, nser);
+	for (k = 0; k < nser && k < MAX_SERIES; k++) {
+		const struct series *s = &ser[k];
+		const struct mf_family *fam = s->first->family;
+		size_t f = (size_t)(fam - rep->kb->families), rows;
+		mf_strbuf_puts(&sb, "<section>\n<h2>");
+		series_name(&sb, rep, s->first);
+		mf_strbuf_printf(&sb, "</h2>\n<p class=\"note\">%zu interval%s.</p>\n", s->n, s->n == 1 ? "" : "s");
+		if (fam->lspr) {
+			static const char *const main3[] = {"CPI", "L1MP", "RNI"};
+			static const char *const busy[] = {"LPARCPU"};
+			static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
+			chart(&sb, s, "CPI, L1MP and RNI; background: LSPR class", NULL, main3, 3, true, false);
+			chart(&sb, s, "LPARCPU (% of one engine)", "%", busy, 1, false, false);
+			chart(&sb, s, "Where L1 misses were sourced (% of L1 misses)", "%", src, 8, false, true);
+		} else {
+			/* Other families: their reported metrics, a few per chart. */
+			const char *names[6];
+			size_t nn = 0, j;
+			for (j = 0; j < fam->nreport; j++) {
+				if (fam->report[j] < 0)
+					continue;
+				names[nn++] = fam->metrics[fam->report[j]].name;
+				if (nn == 3 || j + 1 == fam->nreport) {
+					chart(&sb, s, NULL, NULL, names, nn, false, false);
+					nn = 0;
+				}
+			}
+			if (nn)
+				chart(&sb, s, NULL, NULL, names, nn, false, false);
+		}
+		/* The whole period, then the intervals. */
+		mf_strbuf_puts(&sb, "<div class=\"wide\"><table><tr><th class=\"id\">period</th>");
+		for (i = 0; i < nkeys; i++)
+			if (map[f * nkeys + i] != -1) {
+				mf_strbuf_puts(&sb, "<th>");
+				esc(&sb, keys[i]);
+				mf_strbuf_puts(&sb, "</th>");
+			}
+		mf_strbuf_puts(&sb, "</tr>\n");
+		if (s->total) {
+			mf_strbuf_puts(&sb, "<tr><td class=\"id\"><b>whole period</b></td>");
+			for (i = 0; i < nkeys; i++)
+				if (map[f * nkeys + i] != -1)
+					num_cell(&sb, fam, map[f * nkeys + i], &s->total_res);
+			mf_strbuf_puts(&sb, "</tr>\n");
+		}
+		rows = s->n < MAX_TABLE_ROWS ? s->n : MAX_TABLE_ROWS;
+		for (i = 0; i < rows; i++) {
+			char t[48];
+			size_t j;
+			fmt_time(t, sizeof(t), s->pts[i]->group);
+			mf_strbuf_printf(&sb, "<tr><td class=\"id\">%s</td>", t);
+			for (j = 0; j < nkeys; j++)
+				if (map[f * nkeys + j] != -1)
+					num_cell(&sb, fam, map[f * nkeys + j], s->pts[i]);
+			mf_strbuf_puts(&sb, "</tr>\n");
+		}
+		mf_strbuf_puts(&sb, "</table></div>\n");
+		if (s->n > rows)
+			mf_strbuf_printf(&sb, "<p class=\"note\">%zu more intervals not shown: report with -f csv for all of "
+					      "them.</p>\n",
+					 s->n - rows);
+		mf_strbuf_puts(&sb, "</section>\n");
+	}
+	if (nser > MAX_SERIES)
+		mf_strbuf_printf(&sb, "<p class=\"note\">%zu more series not drawn: narrow the input or use -f csv.</p>\n",
+				 nser - MAX_SERIES);
+	if (rep->input_summary && rep->input_summary[0]) {
+		mf_strbuf_puts(&sb, "<h2>Input</h2>\n<pre>");
+		esc(&sb, rep->input_summary);
+		mf_strbuf_puts(&sb, "</pre>\n");
+	}
+	mf_strbuf_puts(&sb, "<p class=\"note\">Written by mfstat.</p>\n</body></html>\n");
+	if (sb.failed)
+		rc = MF_ENOMEM;
+	else
+		fwrite(sb.buf, 1, sb.len, fp);
+out:
+	for (k = 0; k < nser; k++) {
+		free(ser[k].pts);
+		free(ser[k].total_res.value);
+		free(ser[k].total_res.na);
+	}
+	free(ser);
+	mf_grouper_free(g);
+	free(keys);
+	free(map);
+	mf_strbuf_free(&sb);
+	return rc ? rc : (ferror(fp) ? MF_EIO : 0);
+}
