@@ -89,6 +89,8 @@ struct mf_perf_req {
 	uint32_t type;
 	uint64_t config;
 	const char *name;
+	bool one_cpu;  /* system-wide runs: count on cpu only (an uncore PMU's CPU) */
+	int cpu;
 };
 
 /*
@@ -109,5 +111,20 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 
 /* Parses a Linux CPU list ("0-3,8") into cpus; returns the count, or -1 when malformed or longer than max. */
 int mf_cpu_list(const char *s, int *cpus, size_t max);
+
+/* An Intel integrated memory controller PMU with its DRAM CAS events (for --fallback). */
+struct mf_uncore_imc {
+	char name[48];       /* uncore_imc_0 ... */
+	uint32_t type;
+	int cpu;             /* the CPU its events are opened on (first of its cpumask) */
+	uint64_t cas_read, cas_write; /* event configs, from the events and format files */
+};
+
+/*
+ * Finds the uncore_imc_* PMUs that have cas_count_read and cas_count_write
+ * (sysfs, through the seam).  Fills at most max and returns how many there
+ * are; 0 on machines without them (AMD, virtual machines, other vendors).
+ */
+size_t mf_uncore_probe(struct mf_sysif *sys, struct mf_uncore_imc *imc, size_t max);
 
 #endif

@@ -27,7 +27,10 @@ static const char stat_help[] =
 	"  --duration S       seconds to count system-wide\n"
 	"  --machine F        family or machine type, when /proc/sysinfo does not say\n"
 	"  --fallback         without CPU-MF counters, run COMMAND anyway and report\n"
-	"                     what this machine can count (hardware or software events)\n"
+	"                     what this machine can count (hardware or software events;\n"
+	"                     with -a on Intel also DRAM traffic from the memory\n"
+	"                     controllers, the intel_uncore metrics)\n"
+	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL\n"
 	"  -f, --format FMT   text (default), csv or json\n"
 	"  -o, --output FILE  write the report to FILE; with -f csv, FILE gets the raw\n"
 	"                     counters in the canonical counter CSV, which\n"
@@ -79,24 +82,88 @@ static void json_metric(const char *name, double v, bool comma)
 }
 
 /* Without CPU-MF: the generic events this machine may have, and the metrics they allow. */
-static int fallback(struct mf_sysif *sys, char *const argv[], double duration, const int *cpus, size_t ncpus,
-		    const char *format, const char *why)
+/* System-wide fallback on Intel: DRAM traffic from the memory controllers' CAS counts (intel_uncore). */
+static void uncore_report(const struct mf_kb *kb, size_t nimc, const struct mf_count *c, double wall,
+			  double mem_peak, bool json)
+{
+	const struct mf_family *fam = mf_kb_family(kb, "intel_uncore");
+	struct mf_sample *s = malloc(sizeof(*s));
+	struct mf_grouper *g = mf_grouper_new(0);
+	struct mf_group *const *groups;
+	struct mf_result *res;
+	uint64_t rd = 0, wr = 0;
+	size_t i, ng;
+	bool ok = true;
+	static const char *const show[] = {"DRAM_GBS", "DRAM_UTIL", "DRAM_READ_PCT"};
+
+	if (!fam || !s || !g) {
+		free(s);
+		mf_grouper_free(g);
+		return;
+	}
+	for (i = 0; i < nimc; i++) {
+		ok = ok && c[2 * i].ok && c[2 * i + 1].ok;
+		rd += c[2 * i].value;
+		wr += c[2 * i + 1].value;
+	}
+	mf_sample_reset(s);
+	s->family = fam;
+	s->seconds = wall;
+	if (ok) {
+		s->slot[0] = (uint16_t)fam->dense[mf_family_counter(fam, "cas_count_read", 14)->number];
+		s->value[0] = rd;
+		s->slot[1] = (uint16_t)fam->dense[mf_family_counter(fam, "cas_count_write", 15)->number];
+		s->value[1] = wr;
+		s->n = 2;
+	}
+	mf_grouper_add(g, s);
+	groups = mf_grouper_groups(g, NULL, &ng);
+	res = mf_results_new(groups, ng);
+	if (res && ng == 1) {
+		mf_metrics_compute_opts(kb, groups[0], mem_peak, &res[0]);
+		if (json) {
+			printf(",\"intel_uncore\":{\"imcs\":%zu", nimc);
+			for (i = 0; i < 3; i++)
+				json_metric(show[i], res[0].value[mf_family_metric(fam, show[i])], true);
+			printf("}");
+		} else {
+			printf("\nmemory (intel_uncore, %zu memory controllers, system-wide)\n", nimc);
+			for (i = 0; i < 3; i++) {
+				double v = res[0].value[mf_family_metric(fam, show[i])];
+				if (isnan(v))
+					printf("%-28s  %12s  %s\n", show[i], "n/a",
+					       !ok ? "CAS counts not countable" : i == 1 ? "give --mem-peak GB/s" : "");
+				else
+					printf("%-28s  %12.3f\n", show[i], v);
+			}
+		}
+	}
+	mf_results_free(res, ng);
+	mf_grouper_free(g);
+	free(s);
+}
+
+static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const argv[], double duration, const int *cpus,
+		    size_t ncpus, double mem_peak, const char *format, const char *why)
 {
 	static const struct mf_perf_req req[] = {
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles"},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions"},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, "cache-references"},
-		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "cache-misses"},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles", false, 0},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions", false, 0},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, "cache-references", false, 0},
+		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "cache-misses", false, 0},
 		{PERF_TYPE_HW_CACHE,
 		 PERF_COUNT_HW_CACHE_DTLB | (PERF_COUNT_HW_CACHE_OP_READ << 8) | (PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
-		 "dTLB-load-misses"},
-		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock"},
-		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches"},
-		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, "cpu-migrations"},
-		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults"},
+		 "dTLB-load-misses", false, 0},
+		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock", false, 0},
+		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches", false, 0},
+		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, "cpu-migrations", false, 0},
+		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults", false, 0},
 	};
-	enum { N = sizeof(req) / sizeof(req[0]) };
-	struct mf_count c[N];
+	enum { N = sizeof(req) / sizeof(req[0]), MAXIMC = 16 };
+	struct mf_perf_req all[N + 2 * MAXIMC];
+	struct mf_count c[N + 2 * MAXIMC];
+	struct mf_uncore_imc imc[MAXIMC];
+	size_t nimc = 0, ntot = N;
 	struct mf_error e;
 	int status = 0;
 	double wall;
@@ -106,8 +173,21 @@ static int fallback(struct mf_sysif *sys, char *const argv[], double duration, c
 	const char *miss_why = "cache-misses and instructions not countable here";
 
 	memset(c, 0, sizeof(c));
+	memcpy(all, req, sizeof(req));
+	/* System-wide on Intel: the memory controllers too (uncore PMUs count only system-wide). */
+	if (!argv) {
+		nimc = mf_uncore_probe(sys, imc, MAXIMC);
+		if (nimc > MAXIMC)
+			nimc = MAXIMC;
+		for (i = 0; i < nimc; i++) {
+			struct mf_perf_req r2 = {imc[i].type, imc[i].cas_read, "cas_count_read", true, imc[i].cpu};
+			struct mf_perf_req w2 = {imc[i].type, imc[i].cas_write, "cas_count_write", true, imc[i].cpu};
+			all[ntot++] = r2;
+			all[ntot++] = w2;
+		}
+	}
 	mf_error_clear(&e);
-	if (mf_perf_run(sys, req, N, argv, duration, cpus, ncpus, NULL, c, &status, &wall, &e)) {
+	if (mf_perf_run(sys, all, ntot, argv, duration, cpus, ncpus, NULL, c, &status, &wall, &e)) {
 		cli_diag(&e, "error");
 		return e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
 	}
@@ -134,7 +214,10 @@ static int fallback(struct mf_sysif *sys, char *const argv[], double duration, c
 		json_metric("CPI", cpi, false);
 		json_metric("CACHE_MISSES_PER_100_INSTR", l1, true);
 		json_metric("CPUS_UTILIZED", util, true);
-		printf("}}\n");
+		printf("}");
+		if (nimc)
+			uncore_report(kb, nimc, c + N, wall, mem_peak, true);
+		printf("}\n");
 	} else {
 		printf("fallback: no CPU-MF counters (%s)\n\n", why);
 		printf("%-18s  %20s  %s\n", "event", "count", "note");
@@ -159,6 +242,8 @@ static int fallback(struct mf_sysif *sys, char *const argv[], double duration, c
 		else
 			printf("%-28s  %12.3f\n", "CPUs utilized", util);
 		printf("%-28s  %12.3f\n", "seconds elapsed", wall);
+		if (nimc)
+			uncore_report(kb, nimc, c + N, wall, mem_peak, false);
 	}
 	report_status(status);
 	return EXIT_OK;
@@ -203,13 +288,14 @@ int cmd_stat(int argc, char **argv)
 	static const struct option opts[] = {
 		{"all-cpus", no_argument, NULL, 'a'},        {"duration", required_argument, NULL, 'd'},
 		{"cpu", required_argument, NULL, 'C'},       {"interval", required_argument, NULL, 'I'},
+		{"mem-peak", required_argument, NULL, 'M'},
 		{"machine", required_argument, NULL, 'm'},   {"fallback", no_argument, NULL, 'F'},
 		{"format", required_argument, NULL, 'f'},    {"output", required_argument, NULL, 'o'},
 		{"tables", required_argument, NULL, 'T'},    {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
 	const char *machine = NULL, *format = "text", *out = NULL, *tables = NULL, *root = getenv("MFSTAT_SYSROOT");
 	bool all = false, want_fallback = false;
-	double interval_ms = 0;
+	double interval_ms = 0, mem_peak = NAN;
 	int cpus[1024];
 	size_t ncpus = 0;
 	double duration = NAN;
@@ -246,6 +332,7 @@ int cmd_stat(int argc, char **argv)
 			break;
 		case 'm': machine = optarg; break;
 		case 'F': want_fallback = true; break;
+		case 'M': mem_peak = strtod(optarg, NULL); break;
 		case 'f': format = optarg; break;
 		case 'o': out = optarg; break;
 		case 'T': tables = optarg; break;
@@ -300,7 +387,8 @@ int cmd_stat(int argc, char **argv)
 			rc = EXIT_MEASURE;
 			goto out;
 		}
-		rc = fallback(sys, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, format, info->why);
+		rc = fallback(sys, kb, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, mem_peak, format,
+			      info->why);
 		goto out;
 	}
 	if (info->missing[0])
@@ -324,6 +412,7 @@ int cmd_stat(int argc, char **argv)
 			req[i].type = (uint32_t)info->pmu_type;
 			req[i].config = info->events[i].number;
 			req[i].name = info->events[i].name;
+			req[i].one_cpu = false;
 		}
 		mf_error_clear(&e);
 		tick.interval = interval_ms / 1000;

@@ -359,6 +359,8 @@ static void read_counts(struct mf_sysif *sys, const int *fds, size_t n, size_t n
 		counts[i].value = counts[i].enabled = counts[i].running = 0;
 		for (k = 0; k < nc; k++) {
 			uint64_t v[3];
+			if (fds[i * nc + k] < 0)
+				continue; /* an event opened on one CPU only */
 			if (sys_perf_read(sys, fds[i * nc + k], v)) {
 				counts[i].ok = false;
 				snprintf(counts[i].why, sizeof(counts[i].why), "read failed");
@@ -468,7 +470,10 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 		snprintf(counts[i].name, sizeof(counts[i].name), "%s", req[i].name);
 		counts[i].ok = false;
 		for (k = 0; k < nc; k++) {
-			int fd = sys_perf_open(sys, &attr, argv ? pid : -1, argv ? -1 : cpus[k]);
+			int fd;
+			if (!argv && req[i].one_cpu && k > 0)
+				break;
+			fd = sys_perf_open(sys, &attr, argv ? pid : -1, argv ? -1 : req[i].one_cpu ? req[i].cpu : cpus[k]);
 			if (fd < 0) {
 				if (!first_errno)
 					first_errno = -fd;
@@ -565,4 +570,76 @@ out:
 	}
 	free(fds);
 	return rc;
+}
+
+/*
+ * The config of a sysfs event such as "event=0x04,umask=0x03": each term is
+ * placed where its format file says ("config:0-7", "config:8-15").
+ */
+static int event_config(struct mf_sysif *sys, const char *pmu, const char *event, uint64_t *config)
+{
+	char path[512], buf[256], fmt[128];
+	char *save = NULL, *term;
+	*config = 0;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/events/%s", pmu, event);
+	if (mf_sysif_read_file(sys, path, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (term = strtok_r(buf, ",\n", &save); term; term = strtok_r(NULL, ",\n", &save)) {
+		char *eq = strchr(term, '=');
+		unsigned lo, hi;
+		uint64_t v;
+		if (!eq)
+			return -1;
+		*eq = '\0';
+		v = strtoull(eq + 1, NULL, 0);
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/%s", pmu, term);
+		if (mf_sysif_read_file(sys, path, fmt, sizeof(fmt)) <= 0)
+			return -1;
+		if (sscanf(fmt, "config:%u-%u", &lo, &hi) != 2) {
+			if (sscanf(fmt, "config:%u", &lo) != 1)
+				return -1;
+			hi = lo;
+		}
+		if (hi < lo || hi > 63)
+			return -1;
+		if (hi - lo < 63)
+			v &= (UINT64_C(1) << (hi - lo + 1)) - 1;
+		*config |= v << lo;
+	}
+	return 0;
+}
+
+size_t mf_uncore_probe(struct mf_sysif *sys, struct mf_uncore_imc *imc, size_t max)
+{
+	char path[4096], buf[256];
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0;
+
+	path_of(sys, "/sys/bus/event_source/devices", path, sizeof(path));
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct mf_uncore_imc u;
+		char rel[512];
+		if (strncmp(de->d_name, "uncore_imc", 10) != 0)
+			continue;
+		memset(&u, 0, sizeof(u));
+		snprintf(u.name, sizeof(u.name), "%.47s", de->d_name);
+		snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/%s/type", u.name);
+		if (mf_sysif_read_file(sys, rel, buf, sizeof(buf)) <= 0)
+			continue;
+		u.type = (uint32_t)atoi(buf);
+		snprintf(rel, sizeof(rel), "/sys/bus/event_source/devices/%s/cpumask", u.name);
+		u.cpu = mf_sysif_read_file(sys, rel, buf, sizeof(buf)) > 0 ? atoi(buf) : 0;
+		if (event_config(sys, u.name, "cas_count_read", &u.cas_read) ||
+		    event_config(sys, u.name, "cas_count_write", &u.cas_write))
+			continue;
+		if (n < max)
+			imc[n] = u;
+		n++;
+	}
+	closedir(d);
+	return n;
 }
