@@ -49,6 +49,13 @@ int mf_error_set(struct mf_error *e, int code, const char *file, long line, long
 void mf_error_set_text(struct mf_error *e, const char *line, size_t len);
 
 /*
+ * Sets the source text of the line [ls, le) for a fault at byte at: the whole
+ * line, or for a long line 100 bytes either side of the fault with the caret
+ * moved to match.
+ */
+void mf_error_set_text_at(struct mf_error *e, const char *ls, const char *le, const char *at);
+
+/*
  * Formats e as "FILE:LINE:COL: error: MESSAGE" followed, when the source text
  * is known, by the line and a caret under column COL.  Returns the length
  * written (truncated to n - 1), like snprintf.

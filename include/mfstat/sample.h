@@ -61,6 +61,9 @@ int mf_pool_parse(const char *s, size_t len);
  */
 int mf_time_parse(const char *s, size_t len, int64_t *us);
 
+/* The proleptic Gregorian date of a day number (days since 1970-01-01). */
+void mf_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+
 /* Formats us as "YYYY-MM-DDThh:mm:ssZ" (with .ffffff when not whole seconds). */
 void mf_time_format(int64_t us, char *buf, size_t n);
 

@@ -65,6 +65,23 @@ void mf_error_set_text(struct mf_error *e, const char *line, size_t len)
 	e->text[n] = '\0';
 }
 
+void mf_error_set_text_at(struct mf_error *e, const char *ls, const char *le, const char *at)
+{
+	if (!e)
+		return;
+	if (at - ls + 1 > 120 && le - ls > 200) {
+		/* Long rows: show 100 bytes either side of the fault. */
+		const char *ws = at - 100;
+		const char *we = at + 100 < le ? at + 100 : le;
+		char tmp[240];
+		int n = snprintf(tmp, sizeof(tmp), "...%.*s%s", (int)(we - ws), ws, we < le ? "..." : "");
+		mf_error_set_text(e, tmp, (size_t)(n > 0 ? n : 0));
+		e->caret = 104;
+	} else {
+		mf_error_set_text(e, ls, (size_t)(le - ls));
+	}
+}
+
 int mf_error_format(const struct mf_error *e, char *buf, size_t n)
 {
 	char pos[320];

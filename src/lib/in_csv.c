@@ -131,17 +131,7 @@ static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, i
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
-	if (col > 120 && le - ls > 200) {
-		/* Long rows: show 100 bytes either side of the fault. */
-		const char *ws = at - 100;
-		const char *we = at + 100 < le ? at + 100 : le;
-		char tmp[240];
-		int n = snprintf(tmp, sizeof(tmp), "...%.*s%s", (int)(we - ws), ws, we < le ? "..." : "");
-		mf_error_set_text(err, tmp, (size_t)(n > 0 ? n : 0));
-		err->caret = 104;
-	} else {
-		mf_error_set_text(err, ls, (size_t)(le - ls));
-	}
+	mf_error_set_text_at(err, ls, le, at);
 	return code;
 }
 

@@ -153,17 +153,7 @@ static int verror(struct mf_reader *r, struct mf_error *err, int code, long line
 	if (!err)
 		return code;
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	if (col > 120 && le - ls > 200) {
-		/* Long rows: show 100 bytes either side of the fault. */
-		const char *ws = at - 100;
-		const char *we = at + 100 < le ? at + 100 : le;
-		char tmp[240];
-		int n = snprintf(tmp, sizeof(tmp), "...%.*s%s", (int)(we - ws), ws, we < le ? "..." : "");
-		mf_error_set_text(err, tmp, (size_t)(n > 0 ? n : 0));
-		err->caret = 104;
-	} else {
-		mf_error_set_text(err, ls, (size_t)(le - ls));
-	}
+	mf_error_set_text_at(err, ls, le, at);
 	return code;
 }
 

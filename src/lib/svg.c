@@ -8,6 +8,7 @@
  * its left), x tick labels, legend rows (centered).  Text widths are
  * estimated from the characters, for a generic sans-serif font.
  */
+#include "mfstat/sample.h"
 #include "mfstat/svg.h"
 
 #include <math.h>
@@ -420,22 +421,6 @@ static void inner_ticks(struct axis *ax, double lo, double hi, double len, size_
 	}
 }
 
-/* Days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's algorithm). */
-static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-	int64_t era;
-	unsigned doe, yoe, doy, mp;
-	z += 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = (unsigned)(z - era * 146097);
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	*d = doy - (153 * mp + 2) / 5 + 1;
-	*m = mp < 10 ? mp + 3 : mp - 9;
-	*y = (int64_t)yoe + era * 400 + (*m <= 2);
-}
-
 struct utc {
 	int64_t year;
 	unsigned mon, day, hour, min, sec;
@@ -446,7 +431,7 @@ static void utc_of(double t, struct utc *u)
 	int64_t s = (int64_t)floor(fmax(-1e15, fmin(1e15, t))), days = s / 86400, r = s % 86400;
 	if (r < 0)
 		r += 86400, days--;
-	civil_from_days(days, &u->year, &u->mon, &u->day);
+	mf_civil_from_days(days, &u->year, &u->mon, &u->day);
 	u->hour = (unsigned)(r / 3600);
 	u->min = (unsigned)(r / 60 % 60);
 	u->sec = (unsigned)(r % 60);

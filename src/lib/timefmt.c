@@ -16,7 +16,7 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 	return era * 146097 + (int64_t)doe - 719468;
 }
 
-static void civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d)
+void mf_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 {
 	int64_t era;
 	unsigned doe, yoe, doy, mp;
@@ -28,7 +28,7 @@ static void civil_from_days(int64_t z, int *y, unsigned *m, unsigned *d)
 	mp = (5 * doy + 2) / 153;
 	*d = doy - (153 * mp + 2) / 5 + 1;
 	*m = mp < 10 ? mp + 3 : mp - 9;
-	*y = (int)(yoe + era * 400 + (*m <= 2));
+	*y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
 static int digits(const char *s, size_t len, size_t *i, size_t n, long *v)
@@ -107,10 +107,12 @@ void mf_time_format(int64_t us, char *buf, size_t n)
 	int64_t frac = us - secs * 1000000;
 	int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
 	int64_t rem = secs - days * 86400;
+	int64_t y64;
 	int y;
 	unsigned m, d;
 
-	civil_from_days(days, &y, &m, &d);
+	mf_civil_from_days(days, &y64, &m, &d);
+	y = (int)y64;
 	if (frac)
 		snprintf(buf, n, "%04d-%02u-%02uT%02d:%02d:%02d.%06dZ", y, m, d, (int)(rem / 3600),
 			 (int)(rem / 60 % 60), (int)(rem % 60), (int)frac);
