@@ -322,7 +322,15 @@ int cmd_stat(int argc, char **argv)
 			all = true;
 			break;
 		}
-		case 'd': duration = strtod(optarg, NULL); break;
+		case 'd': {
+			char *end;
+			duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(duration > 0)) {
+				cli_err("stat: --duration takes seconds, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'I':
 			interval_ms = strtod(optarg, NULL);
 			if (!(interval_ms >= 10)) {
@@ -332,7 +340,15 @@ int cmd_stat(int argc, char **argv)
 			break;
 		case 'm': machine = optarg; break;
 		case 'F': want_fallback = true; break;
-		case 'M': mem_peak = strtod(optarg, NULL); break;
+		case 'M': {
+			char *end;
+			mem_peak = strtod(optarg, &end);
+			if (end == optarg || *end || !(mem_peak > 0)) {
+				cli_err("stat: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'f': format = optarg; break;
 		case 'o': out = optarg; break;
 		case 'T': tables = optarg; break;
