@@ -6,7 +6,7 @@
 BUILD      ?= build
 BUILD_SAN  ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
-DEB_PKGS   := cmake make gcc libc6-dev pkg-config libcmocka-dev libjansson-dev zlib1g-dev libzstd-dev zstd gzip
+DEB_PKGS   := cmake make gcc libc6-dev pkg-config libcmocka-dev libjansson-dev zlib1g-dev libzstd-dev libdw-dev libelf-dev zstd gzip
 
 .PHONY: all deps build demo check check-asan test bench clean
 
@@ -54,6 +54,7 @@ check: test check-asan
 bench: build
 	bench/csv.sh
 	bench/smf.sh
+	bench/measure.sh
 
 clean:
 	rm -rf $(BUILD) $(BUILD_SAN)

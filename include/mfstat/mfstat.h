@@ -12,6 +12,7 @@
 #include "mfstat/reader.h"
 #include "mfstat/sample.h"
 #include "mfstat/smf.h"
+#include "mfstat/measure.h"
 #include "mfstat/stat.h"
 #include "mfstat/strbuf.h"
 

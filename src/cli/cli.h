@@ -31,5 +31,6 @@ int cmd_metrics(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
 int cmd_smf(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
 
 #endif

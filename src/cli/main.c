@@ -23,6 +23,8 @@ static void usage(FILE *fp)
 	      "  machines [F]                 list the machine families, or show one\n"
 	      "  smf list FILE...             list the type 113 records of SMF dumps\n"
 	      "  stat [OPTIONS] -- COMMAND    count CPU-MF events of a command (Linux on Z)\n"
+	      "  measure itlb|profile -- CMD  sample a program per function, line and cache line\n"
+	      "  measure report RUNFILE...    report saved measure runs again\n"
 	      "\n"
 	      "Options for every command:\n"
 	      "  --tables DIR   read knowledge-base files from DIR before the built-in ones\n"
@@ -63,6 +65,8 @@ int main(int argc, char **argv)
 		return cmd_smf(argc - 1, argv + 1);
 	if (strcmp(cmd, "stat") == 0)
 		return cmd_stat(argc - 1, argv + 1);
+	if (strcmp(cmd, "measure") == 0)
+		return cmd_measure(argc - 1, argv + 1);
 	cli_err("unknown command '%s' (see mfstat --help)", cmd);
 	return EXIT_USAGE;
 }

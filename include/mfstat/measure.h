@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_MEASURE_H
+#define MFSTAT_MEASURE_H
+
+/*
+ * mfstat measure: Caliper-style sampling of a program on Linux
+ * (caliper-measure.md).  The pieces, one module each:
+ *
+ *   perf_ring.c   kernel perf records: drain a ring buffer, decode records,
+ *                 ingest them into a run (address spaces, threads, samples)
+ *   mfdb.c        the run file (.mfdb): write while running, load to report
+ *   symbolize.c   ELF and DWARF (libdwfl): module load segments, functions,
+ *                 source lines of the sampled addresses
+ *   aggregate.c   thread -> module -> function -> line -> cache line
+ *   mreport.c     text, CSV and JSON reports in Caliper's shape
+ *   pe_probe.c    what perf_event_open allows here; the fallback ladder
+ *   pe_collect.c  fork/exec the program, open events, drain, read counts
+ *
+ * They share one model, struct mf_mrun: everything a report needs, filled
+ * by a live run or loaded from a run file.  Reports read only the model.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mfstat/error.h"
+
+/* ---- the run model ---------------------------------------------------- */
+
+/* What a sampled event stream stands for. */
+enum mf_mrole {
+	MF_ROLE_CPU = 0,   /* CPU time: cycles or task-clock samples */
+	MF_ROLE_ITLB = 1,  /* every sampled instruction-TLB miss */
+	MF_ROLE_STLB = 2,  /* misses that also missed the second-level TLB (page walk) */
+	MF_ROLE_FAULT = 3, /* page faults with their address (soft fills when on instruction fetch) */
+	MF_ROLE_N
+};
+
+/* One sampled event stream (one perf event with a sample period). */
+struct mf_mstream {
+	char name[64];     /* e.g. "task-clock", "page-faults", "FRONTEND_RETIRED.ITLB_MISS" */
+	int role;          /* enum mf_mrole */
+	uint32_t type;     /* perf_event_attr.type */
+	uint64_t config, config1;
+	int precise;       /* precise_ip used */
+	uint64_t period;   /* sample period (events, or ns for clocks) */
+	bool clock;        /* period counts nanoseconds */
+	uint64_t id;       /* the kernel's event id (PERF_EVENT_IOC_ID), as in PERF_SAMPLE_IDENTIFIER */
+};
+
+/* Status of an exact count. */
+enum mf_mcount_status { MF_CNT_OK = 0, MF_CNT_SCALED, MF_CNT_NOT_COUNTED, MF_CNT_NOT_SUPPORTED };
+
+/* One exact count of the whole run. */
+struct mf_mcount {
+	char name[64];     /* "instructions", "page-faults", "task-clock", ... */
+	char unit[16];     /* "events", "ns" */
+	uint64_t value;    /* scaled by enabled/running when multiplexed */
+	uint64_t enabled, running;
+	int status;        /* enum mf_mcount_status */
+	char why[160];     /* for not counted / not supported: why (e.g. "ENOENT: no hardware counter") */
+};
+
+/* A PT_LOAD segment of a module: file offset to ELF virtual address. */
+struct mf_mload {
+	uint64_t offset, vaddr, filesz;
+};
+
+#define MF_MOD_MAX_LOADS 8
+#define MF_MOD_NONE UINT32_MAX
+
+enum {
+	MF_MOD_ELF = 1,      /* the ELF file was read: loads are the file's */
+	MF_MOD_MISSING = 2,  /* the file could not be opened (reason in note) */
+	MF_MOD_CHANGED = 4,  /* the file changed since the run (build id differs) */
+	MF_MOD_SPECIAL = 8   /* [vdso], [anon], [heap], [stack], //anon: no file */
+};
+
+/* A load module: an executable, a shared library, the vDSO, anonymous memory. */
+struct mf_mmod {
+	const char *path;    /* as the kernel named it ("/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]") */
+	const char *name;    /* basename ("libc.so.6", "[vdso]") */
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+	uint32_t flags;
+	uint32_t nloads;     /* 0: offsets are not translated (vaddr = file offset) */
+	struct mf_mload loads[MF_MOD_MAX_LOADS];
+	const char *note;    /* why symbols are missing, or NULL */
+};
+
+/* A thread seen in the run. */
+struct mf_mthread {
+	uint32_t pid, tid;
+	const char *comm;
+};
+
+enum {
+	MF_MS_IFETCH = 1,   /* a page fault on instruction fetch (addr within 15 bytes after ip, in an executable map) */
+	MF_MS_SKID = 2,     /* a non-precise hardware sample: the ip may be after the cause */
+	MF_MS_KERNEL = 4    /* ip in the kernel (PERF_RECORD_MISC_KERNEL) */
+};
+
+/* One sample, with its module resolved. */
+struct mf_msample {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t ip;       /* absolute address */
+	uint64_t addr;     /* data address (page faults), else 0 */
+	uint64_t period;   /* events (or ns) this sample stands for */
+	uint32_t stream;   /* index in run->streams */
+	uint32_t mod;      /* index in run->mods, or MF_MOD_NONE */
+	uint64_t off;      /* file offset of ip in the module (ip - map start + pgoff) */
+	uint64_t vaddr;    /* module-relative ELF virtual address (after mf_mrun_finish) */
+	uint32_t flags;    /* MF_MS_* */
+};
+
+enum { MF_SYM_INLINE = 1 /* the address lies in code inlined from another function: line approximate */ };
+
+/* A resolved address: the function that contains it and its source line. */
+struct mf_msym {
+	uint32_t mod;
+	uint64_t addr;         /* module-relative ELF virtual address */
+	const char *func;      /* symbol name, or NULL (stripped, JIT): reported as module+0xOFF */
+	uint64_t func_start;   /* module-relative, valid when func */
+	uint64_t func_size;
+	const char *file;      /* source path, or NULL */
+	uint32_t line;         /* 0 unknown */
+	uint32_t flags;        /* MF_SYM_* */
+};
+
+/* One row of a DWARF line table near sampled code (for statements of a cache line). */
+struct mf_msrc {
+	uint32_t mod;
+	uint64_t addr;         /* module-relative */
+	const char *file;
+	uint32_t line;
+	uint32_t flags;        /* MF_SYM_INLINE */
+};
+
+/* Rungs of the fallback ladder (caliper-measure.md §4). */
+enum mf_rung {
+	MF_RUNG_PRECISE = 0,
+	MF_RUNG_NONPRECISE = 1,
+	MF_RUNG_COUNTING = 2,
+	MF_RUNG_SOFTWARE = 3,
+	MF_RUNG_USERONLY = 4, /* a modifier on the others; kept as a flag in run->user_only_forced */
+	MF_RUNG_IMPOSSIBLE = 5
+};
+
+struct mf_mrun {
+	/* what was measured */
+	char measurement[16];    /* "itlb" or "profile" */
+	int argc;
+	char **argv;             /* owned */
+	int pid;
+	int wait_status;         /* as from wait4; see exited/signalled macros */
+	int64_t start_us;        /* wall-clock start, microseconds since the epoch (UTC) */
+	double wall_s, user_s, sys_s;
+
+	/* where */
+	char host[64];           /* host name */
+	char arch[32];           /* uname -m */
+	char cpu_model[128];     /* /proc/cpuinfo model name */
+	char kernel[128];        /* uname -r */
+	int ncpus;
+	int vm;                  /* 1 yes (hypervisor flag), 0 no, -1 unknown */
+
+	/* how */
+	char spec_requested[160];/* "10000, 5%, itlb_miss" as asked (defaults filled) */
+	char spec_used[160];     /* what ran, after any fallback */
+	char privilege[8];       /* "user" or "all" */
+	uint64_t variation;      /* events (or ns) of variation, 0 none */
+	uint64_t seed;           /* of the period redraws */
+	uint32_t line_size;      /* bytes */
+	char line_size_source[96];
+	int rung;                /* enum mf_rung */
+	bool user_only_forced;   /* rung 4 applied on top */
+	char mode[400];          /* "precise" or the fallback reason line(s) */
+	char attribution[8];     /* "line" or "ip" */
+	char database[4200];     /* the run file path, or "not saved (reason)" */
+
+	/* how the kernel's records are laid out */
+	uint64_t sample_type;    /* perf_event_attr.sample_type of every sampled stream */
+	bool sample_id_all;
+
+	/* what happened */
+	uint64_t lost;           /* records lost (PERF_RECORD_LOST sums) */
+	uint64_t lost_samples;   /* PERF_RECORD_LOST_SAMPLES sums */
+	uint64_t throttles, unthrottles;
+	uint64_t unknown_records;/* records of types not used, counted */
+	uint64_t unmapped;       /* samples whose ip is in no known mapping */
+	bool incomplete;         /* the run file had no END section */
+
+	size_t nwarnings;
+	char **warnings;         /* owned */
+
+	size_t nstreams;
+	struct mf_mstream *streams;
+	size_t ncounts;
+	struct mf_mcount *counts;
+	size_t nmods;
+	struct mf_mmod *mods;
+	size_t nthreads;
+	struct mf_mthread *threads;
+	size_t nsamples;
+	struct mf_msample *samples;
+	size_t nsyms;
+	struct mf_msym *syms;    /* sorted by (mod, addr) after mf_mrun_sort_syms */
+	size_t nsrc;
+	struct mf_msrc *src;     /* sorted by (mod, addr, line) after mf_mrun_sort_syms */
+
+	/* private: allocation bookkeeping and ingest state */
+	struct mf_mrun_priv *priv;
+};
+
+/* Initialises an empty run (zeroed, rung 0, attribution "line", line size 64, vm -1). */
+void mf_mrun_init(struct mf_mrun *run);
+/* Frees everything the run owns; the run is left as after mf_mrun_init. */
+void mf_mrun_free(struct mf_mrun *run);
+/* A copy of s owned by the run (interned: equal strings share one copy); NULL on ENOMEM, NULL for NULL. */
+const char *mf_mrun_str(struct mf_mrun *run, const char *s);
+/* Appends a warning (printf style). */
+void mf_mrun_warn(struct mf_mrun *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sets argv (copied). */
+int mf_mrun_set_argv(struct mf_mrun *run, int argc, char *const argv[]);
+
+/* Appends and returns a zeroed element, or NULL on ENOMEM. */
+struct mf_mstream *mf_mrun_add_stream(struct mf_mrun *run);
+struct mf_mcount *mf_mrun_add_count(struct mf_mrun *run);
+struct mf_msample *mf_mrun_add_sample(struct mf_mrun *run);
+struct mf_msym *mf_mrun_add_sym(struct mf_mrun *run);
+struct mf_msrc *mf_mrun_add_src(struct mf_mrun *run);
+/* The module of this path, added if new (name = basename; special when path starts with '[' or "//anon"); MF_MOD_NONE on ENOMEM. */
+uint32_t mf_mrun_module(struct mf_mrun *run, const char *path);
+/* The thread tid, added if new; comm replaced when given. */
+struct mf_mthread *mf_mrun_thread(struct mf_mrun *run, uint32_t pid, uint32_t tid, const char *comm);
+/* Index of the stream with this kernel id, or -1. */
+int mf_mrun_stream_by_id(const struct mf_mrun *run, uint64_t id);
+
+/* Module-relative ELF virtual address of a file offset in module m (identity without loads). */
+uint64_t mf_mrun_vaddr(const struct mf_mrun *run, uint32_t mod, uint64_t off);
+/* Sets every sample's vaddr from its off and its module's loads. */
+void mf_mrun_finish(struct mf_mrun *run);
+/* Sorts syms and src and drops duplicate syms (same mod and addr). */
+void mf_mrun_sort_syms(struct mf_mrun *run);
+/* The resolved address (mod, addr), or NULL (needs mf_mrun_sort_syms). */
+const struct mf_msym *mf_mrun_sym(const struct mf_mrun *run, uint32_t mod, uint64_t addr);
+/* Index of the first src row of mod at or after lo; *n gets the count of rows in [lo, hi). */
+size_t mf_mrun_src_range(const struct mf_mrun *run, uint32_t mod, uint64_t lo, uint64_t hi, size_t *n);
+
+/*
+ * Adds the samples, counts, modules, threads and symbols of src to dst (runs
+ * of one measurement, for `measure report DB...`): modules are matched by
+ * path, streams by name, counts by name (summed), times summed, samples and
+ * symbols re-indexed.  src is left as it was.  Returns 0 or MF_ENOMEM.
+ */
+int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src);
+
+/* ---- kernel records (perf_ring.c) ------------------------------------- */
+
+/*
+ * Copies the records between data_tail and data_head of a perf mmap ring
+ * (meta is the first, metadata page; data_size the data area, a power of
+ * two) to sink, handling a record that wraps the end of the buffer, then
+ * advances data_tail (with release order; data_head is read with acquire).
+ * Only whole records are passed on.  Returns bytes passed, or MF_EFORMAT
+ * (with err: the ring offset and what is wrong) for a record of size 0 or
+ * one running past data_head.
+ */
+typedef int (*mf_ring_sink)(void *ctx, const void *bytes, size_t n);
+long mf_ring_drain(void *meta, size_t data_size, mf_ring_sink sink, void *ctx, struct mf_error *err);
+
+/*
+ * Decodes a stream of whole kernel records (as written to the run file) into
+ * run: MMAP/MMAP2 build per-process address spaces (module, start, length,
+ * pgoff, protection), FORK copies the parent's, COMM names threads (an exec
+ * COMM clears the process's maps), EXIT ends a thread, LOST, LOST_SAMPLES,
+ * THROTTLE and UNTHROTTLE are counted, SAMPLE becomes an mf_msample with its
+ * stream (by PERF_SAMPLE_IDENTIFIER), module and file offset resolved, page
+ * faults flagged MF_MS_IFETCH when on instruction fetch; other types are
+ * counted in run->unknown_records.  run->sample_type, sample_id_all and the
+ * streams must be set first.  May be called repeatedly: state carries over.
+ * Returns 0, or MF_EFORMAT with err->offset (byte offset in the stream
+ * given to the first call) for a malformed record.  file names err->file.
+ */
+int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char *file, struct mf_error *err);
+
+/* ---- run files (mfdb.c) ----------------------------------------------- */
+
+struct mf_mfdb_writer;
+
+/* Creates path (truncating) and writes the file header. */
+int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_error *err);
+/* Appends kernel records as RECORDS sections of at most 1 MiB each. */
+int mf_mfdb_put_records(struct mf_mfdb_writer *w, const void *bytes, size_t n, struct mf_error *err);
+/* Writes RUN, EVENT and COUNT sections from run (everything but records and symbols). */
+int mf_mfdb_put_run(struct mf_mfdb_writer *w, const struct mf_mrun *run, struct mf_error *err);
+/* Writes MODULE, SYMBOLS and SOURCE sections from run. */
+int mf_mfdb_put_symbols(struct mf_mfdb_writer *w, const struct mf_mrun *run, struct mf_error *err);
+/* Writes END, sets the total length in the header, closes.  Frees w even on error. */
+int mf_mfdb_close(struct mf_mfdb_writer *w, struct mf_error *err);
+/* Closes and frees without END (a run that failed); the file stays, unfinished. */
+void mf_mfdb_abandon(struct mf_mfdb_writer *w);
+
+/*
+ * Loads a run file into run (initialised by the caller): the settings,
+ * streams and counts, then the records through mf_mrun_ingest, then modules,
+ * symbols and source rows, then mf_mrun_finish and mf_mrun_sort_syms.
+ * Errors (MF_EFORMAT, MF_EIO) name the file, the byte offset and the
+ * section.  A file without END loads what is complete, sets run->incomplete
+ * and returns MF_EFORMAT with err set, so the caller can report and exit 1.
+ */
+int mf_mfdb_load(const char *path, struct mf_mrun *run, struct mf_error *err);
+/* The same from memory (fuzzing, tests); name is used in messages. */
+int mf_mfdb_load_mem(const void *data, size_t n, const char *name, struct mf_mrun *run, struct mf_error *err);
+
+/* ---- symbols (symbolize.c) -------------------------------------------- */
+
+/*
+ * Reads every module of run that has a file (ELF load segments, build id)
+ * through libdwfl, sets the samples' vaddr (mf_mrun_finish), and resolves
+ * into run->syms: every sampled address, and the first byte of each sampled
+ * address's cache line for line sizes 32, 64, 128, 256 and run->line_size;
+ * into run->src: the DWARF line rows of each sampled function and of the
+ * 256-byte block around each sampled address.  The vDSO is read from this
+ * process's own image (same kernel).  A module that cannot be read keeps
+ * nloads 0, gets MF_MOD_MISSING and a note; its addresses stay unresolved
+ * (reported as module+0xOFF).  Results are cached per module and address.
+ * Returns 0 or MF_ENOMEM.
+ */
+int mf_symbolize(struct mf_mrun *run, struct mf_error *err);
+
+/* ---- aggregation and reports (aggregate.c, mreport.c) ----------------- */
+
+enum mf_mformat { MF_MFMT_TEXT = 0, MF_MFMT_CSV, MF_MFMT_JSON };
+
+struct mf_cutoff {
+	double pct;     /* rows while their % >= pct */
+	double cum;     /* and the cumulative % before them <= cum */
+	unsigned min;   /* but at least min rows */
+};
+
+struct mf_mreport_opts {
+	int format;                 /* enum mf_mformat */
+	struct mf_cutoff summary;   /* default 1, 100, 5 */
+	struct mf_cutoff detail;    /* default 5, 90, 1 */
+	uint32_t line_size;         /* 0: the run's */
+	bool attribute_ip;          /* --attribute ip: each sample's own function owns it */
+};
+
+/* Text (Caliper's layout), CSV (the function table) or JSON of run to fp. */
+int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
+/* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv cache_lines.csv. */
+int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
+
+/* ---- perf_event_open through one seam (pe_probe.c, pe_collect.c) -------- */
+
+struct perf_event_attr;
+
+/*
+ * Every perf call of measure goes through these, so tests can script the
+ * kernel's answers (caliper-measure.md §8).  Calls return what the system
+ * call does, but failures as -errno.
+ */
+struct mf_perf_ops {
+	void *ctx;
+	int (*open)(void *ctx, struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags);
+	int (*ioctl)(void *ctx, int fd, unsigned long req, unsigned long arg);
+	void *(*mmap)(void *ctx, int fd, size_t len); /* NULL on failure, errno set */
+	void (*munmap)(void *ctx, void *p, size_t len);
+	long (*read)(void *ctx, int fd, void *buf, size_t n);
+	void (*close)(void *ctx, int fd);
+};
+
+/* The real system calls.  Borrowed. */
+const struct mf_perf_ops *mf_perf_ops_real(void);
+
+/* What this machine allows, read below a root prefix ("" for the real system). */
+struct mf_mprobe {
+	int paranoid;              /* kernel.perf_event_paranoid, -99 unknown */
+	long mlock_kb;             /* kernel.perf_event_mlock_kb, -1 unknown */
+	bool cap_perfmon, cap_sys_admin;
+	bool root;
+	char vendor[32];           /* GenuineIntel, AuthenticAMD, IBM/S390, ... */
+	char model[128];
+	char arch[32];
+	int family, model_number;
+	int vm;                    /* hypervisor flag: 1 yes, 0 no, -1 unknown */
+	bool cpu_pmu;              /* a core PMU (cpu, cpu_core, cpum_cf, armv8_pmuv3...) in sysfs */
+	char pmus[512];            /* PMUs found, space-separated */
+	uint32_t line_size;
+	char line_size_source[96];
+	int ncpus;                 /* online CPUs */
+};
+
+/* Reads the probe facts under root (paths as /proc/..., /sys/...).  Never fails: unknowns stay unknown. */
+void mf_mprobe_read(const char *root, struct mf_mprobe *p);
+
+/* One event the plan opens. */
+struct mf_mplan_ev {
+	char name[64];
+	int role;              /* enum mf_mrole for sampled events, -1 for counted ones */
+	uint32_t type;
+	uint64_t config, config1;
+	int precise;
+	uint64_t period;       /* 0 for counting */
+	bool clock;            /* period in ns */
+	bool want_addr;        /* PERF_SAMPLE_ADDR needed (page faults) */
+	char unit[16];
+};
+
+/* What was asked: the merged -s specification and options. */
+struct mf_mplan_req {
+	char measurement[16];  /* itlb | profile */
+	char event[64];        /* abstract name (events.tsv), or rHEX */
+	uint64_t rate;         /* events (or ns for clocks) per sample; 0: the event's default */
+	bool rate_clock;       /* rate was given as a time (500us, 1ms) */
+	uint64_t variation;    /* absolute, 0 none */
+	double variation_pct;  /* percent of rate when > 0 (then variation is derived) */
+	bool all;              /* :all privilege asked */
+	bool fallback_none;    /* --fallback none */
+};
+
+#define MF_MPLAN_MAX 8
+
+struct mf_mplan {
+	int rung;                   /* enum mf_rung */
+	bool user_only;             /* exclude_kernel forced (rung 4 on top of rung) */
+	char reason[400];           /* "precise" or the fallback line(s), '\n' between two */
+	int exit_code;              /* 0 ok, 2 usage (bad event), 3 impossible */
+	char error[400];            /* when exit_code != 0 */
+	size_t nsampled;
+	struct mf_mplan_ev sampled[MF_MPLAN_MAX];
+	size_t ncounted;
+	struct mf_mplan_ev counted[MF_MPLAN_MAX];
+	char used_spec[160];
+};
+
+/*
+ * The text of data/measure/events.tsv: DIR/measure/events.tsv when tables_dir
+ * has one, else the embedded copy.  *text is the caller's (free); name gets
+ * the file name for messages.  Returns 0, MF_EIO or MF_ENOMEM with err.
+ */
+int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, char *name, size_t namelen,
+			   struct mf_error *err);
+
+/*
+ * Chooses the events of a measurement by trial-opening the ladder's
+ * candidates on this process (disabled, user only unless :all) through ops
+ * (caliper-measure.md §4).  events_tsv is the text of data/measure/events.tsv
+ * (name for messages).  Returns 0 with plan filled (exit_code 0), or fills
+ * plan->exit_code and plan->error when no rung works or --fallback none
+ * forbids the step down.
+ */
+int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe, const struct mf_mplan_req *req,
+		    const char *events_tsv, size_t events_len, const char *events_name, struct mf_mplan *plan,
+		    struct mf_error *err);
+
+/*
+ * Runs argv under the plan: fork, open the events on the child (disabled,
+ * enable_on_exec, inherit; sampled events per CPU with one ring buffer per
+ * CPU), let it exec, drain the rings into db (RECORDS, when db is not NULL)
+ * and into run (mf_mrun_ingest), read the exact counts, fill run (streams,
+ * counts, times, status).  ring_pages: data pages per ring (power of two).
+ * Returns 0; MF_EUSAGE with err when the program cannot be run (exit 2);
+ * MF_EIO with err when the events cannot be opened (exit 3).
+ */
+int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *plan, char *const argv[],
+		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db,
+		       struct mf_mrun *run, struct mf_error *err);
+
+#endif

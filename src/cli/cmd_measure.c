@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/* mfstat measure: Caliper's itlb and profile measurements (caliper-measure.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void measure_usage(FILE *fp)
+{
+	fputs("Usage: mfstat measure itlb|profile [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	      "       mfstat measure report [OPTIONS] RUNFILE...\n"
+	      "       mfstat measure probe [-f text|json]\n"
+	      "\n"
+	      "Samples a program's instruction-TLB misses (itlb) or its CPU time (profile)\n"
+	      "with perf_event_open and reports them per thread, load module, function,\n"
+	      "source line and cache line, in HP Caliper's layout.  Every run is saved to a\n"
+	      "run file that `measure report` reads again without re-running.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -o, --output FILE          write the report to FILE (default stdout)\n"
+	      "  -f, --format text|csv|json text (default), csv (the function table) or json\n"
+	      "  --csv DIR                  also write every table as CSV files in DIR\n"
+	      "  -d, --database FILE        the run file (default .mfstat/MEASUREMENT-TIME-PID.mfdb)\n"
+	      "  -s, --sampling RATE[,VARIATION[,EVENT]]\n"
+	      "                             events per sample, its variation (events or %),\n"
+	      "                             the event; empty fields keep the default\n"
+	      "                             (itlb: 10000,5%,itlb_miss; profile: 1000000,5%,cycles);\n"
+	      "                             EVENT may end in :user (default) or :all\n"
+	      "  --summary-cutoff P[,CUM[,MIN]]  summary rows (default 1,100,5)\n"
+	      "  --detail-cutoff P[,CUM[,MIN]]   functions with details (default 5,90,1)\n"
+	      "  --line-size N|auto         cache-line bytes (a power of two; auto: from the CPU)\n"
+	      "  --attribute line|ip        a cache line's samples go to the function owning\n"
+	      "                             its first byte (line, default) or to each sample's own\n"
+	      "  --fallback auto|none       none: exit 3 instead of any step down the ladder\n"
+	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
+	      "  -q, --quiet                no warnings on stderr\n"
+	      "\n"
+	      "Exit status: the program's own status when it ran and failed (a signal is\n"
+	      "128+N), else 0; 1 data error (a damaged run file, a write error); 2 usage\n"
+	      "error or a program that cannot be run; 3 measurement impossible.\n",
+	      fp);
+}
+
+struct mopts {
+	const char *out, *csv_dir, *db, *tables;
+	int format;
+	bool line_size_auto;
+	uint32_t line_size;
+	struct mf_mreport_opts ro;
+	bool fallback_none;
+	/* -s, merged field by field */
+	char rate[32], var[32], event[80];
+	bool any_collect_option;
+	bool attribute_set;
+};
+
+static int parse_cutoff(const char *s, struct mf_cutoff *c, const char *opt)
+{
+	char buf[128], *f[3] = {0}, *p;
+	int n = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	p = buf;
+	while (n < 3) {
+		f[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	if (p) {
+		cli_err("%s: '%s' has more than three fields", opt, s);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char *e;
+		double v;
+		if (!*f[i])
+			continue;
+		errno = 0;
+		v = strtod(f[i], &e);
+		if (*e || errno || v < 0 || (i < 2 && v > 100) || (i == 2 && v != (unsigned)v)) {
+			cli_err("%s: '%s' is not a %s", opt, f[i],
+				i == 2 ? "whole number of rows" : "percentage from 0 to 100");
+			return -1;
+		}
+		if (i == 0)
+			c->pct = v;
+		else if (i == 1)
+			c->cum = v;
+		else
+			c->min = (unsigned)v;
+	}
+	return 0;
+}
+
+/* -s RATE[,VARIATION[,EVENT]]: empty fields keep the lower layer; a later -s replaces what it gives. */
+static int merge_spec(struct mopts *o, const char *s)
+{
+	char buf[200], *f[3] = {0}, *p;
+	int n = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	p = buf;
+	while (n < 3) {
+		f[n++] = p;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		*p++ = '\0';
+	}
+	if (p) {
+		cli_err("-s: '%s' has more than three fields (RATE,VARIATION,EVENT)", s);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char *t = f[i];
+		while (*t == ' ')
+			t++;
+		for (char *e = t + strlen(t); e > t && e[-1] == ' ';)
+			*--e = '\0';
+		if (!*t)
+			continue;
+		if (i == 0)
+			snprintf(o->rate, sizeof(o->rate), "%s", t);
+		else if (i == 1)
+			snprintf(o->var, sizeof(o->var), "%s", t);
+		else
+			snprintf(o->event, sizeof(o->event), "%s", t);
+	}
+	return 0;
+}
+
+/* "10000", "500us", "1ms", "2s" -> events or ns. */
+static int parse_amount(const char *s, uint64_t *v, bool *is_time)
+{
+	char *e;
+	double d;
+	errno = 0;
+	d = strtod(s, &e);
+	if (e == s || errno || d < 0)
+		return -1;
+	*is_time = true;
+	if (strcmp(e, "ns") == 0)
+		;
+	else if (strcmp(e, "us") == 0)
+		d *= 1e3;
+	else if (strcmp(e, "ms") == 0)
+		d *= 1e6;
+	else if (strcmp(e, "s") == 0)
+		d *= 1e9;
+	else if (*e == '\0') {
+		*is_time = false;
+		if (d != (double)(uint64_t)d)
+			return -1;
+	} else
+		return -1;
+	if (d > 1e18)
+		return -1;
+	*v = (uint64_t)d;
+	return 0;
+}
+
+static int build_req(const struct mopts *o, const char *measurement, struct mf_mplan_req *req, char *requested,
+		     size_t rn)
+{
+	const char *def_rate = strcmp(measurement, "itlb") == 0 ? "10000" : "1000000";
+	const char *def_event = strcmp(measurement, "itlb") == 0 ? "itlb_miss" : "cycles";
+	const char *rate = o->rate[0] ? o->rate : def_rate;
+	const char *var = o->var[0] ? o->var : "5%";
+	char ev[80];
+	char *colon;
+	uint64_t r = 0;
+	bool t = false;
+
+	memset(req, 0, sizeof(*req));
+	snprintf(req->measurement, sizeof(req->measurement), "%s", measurement);
+	snprintf(ev, sizeof(ev), "%s", o->event[0] ? o->event : def_event);
+	colon = strrchr(ev, ':');
+	if (colon) {
+		if (strcmp(colon, ":all") == 0)
+			req->all = true;
+		else if (strcmp(colon, ":user") != 0) {
+			cli_err("-s: event '%s': the privilege suffix is :user or :all", ev);
+			return -1;
+		}
+		*colon = '\0';
+	}
+	snprintf(req->event, sizeof(req->event), "%.63s", ev);
+	if (parse_amount(rate, &r, &t) || r < 1) {
+		cli_err("-s: rate '%s' is not a whole number of events (>= 1) or a time such as 500us or 1ms", rate);
+		return -1;
+	}
+	req->rate = r;
+	req->rate_clock = t;
+	if (var[strlen(var) - 1] == '%') {
+		char *e;
+		double p = strtod(var, &e);
+		if (e == var || *e != '%' || p < 0 || p >= 100) {
+			cli_err("-s: variation '%s' is not a percentage below 100", var);
+			return -1;
+		}
+		req->variation_pct = p;
+		req->variation = (uint64_t)((double)r * p / 100.0);
+	} else {
+		uint64_t v;
+		bool vt;
+		if (parse_amount(var, &v, &vt) || v >= r) {
+			cli_err("-s: variation '%s' must be below the rate %s", var, rate);
+			return -1;
+		}
+		req->variation = v;
+	}
+	req->fallback_none = o->fallback_none;
+	snprintf(requested, rn, "%s, %s, %s:%s", rate, var, req->event, req->all ? "all" : "user");
+	return 0;
+}
+
+static int write_reports(const struct mopts *o, const struct mf_mrun *run)
+{
+	struct mf_error e;
+	FILE *fp;
+	int rc;
+	mf_error_clear(&e);
+	if (o->csv_dir && mf_mreport_csv_dir(o->csv_dir, run, &o->ro, &e) != 0) {
+		cli_diag(&e, "error");
+		return EXIT_DATA;
+	}
+	fp = cli_open_out(o->out);
+	if (!fp)
+		return EXIT_DATA;
+	rc = mf_mreport_write(fp, run, &o->ro, &e);
+	if (rc) {
+		cli_diag(&e, "error");
+		if (fp != stdout)
+			fclose(fp);
+		return EXIT_DATA;
+	}
+	return cli_close_out(fp, o->out);
+}
+
+static int status_exit(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 0;
+}
+
+/* .mfstat/itlb-20261123T101500Z-1234.mfdb, with .mfstat/latest-itlb pointing at it. */
+static void default_db(char *out, size_t n, const char *measurement, char *link, size_t ln)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char ts[32];
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(out, n, ".mfstat/%s-%s-%ld.mfdb", measurement, ts, (long)getpid());
+	snprintf(link, ln, ".mfstat/latest-%s", measurement);
+}
+
+static int do_collect(struct mopts *o, const char *measurement, int argc, char **argv)
+{
+	struct mf_mprobe probe;
+	struct mf_mplan_req req;
+	struct mf_mplan plan;
+	struct mf_mrun run;
+	struct mf_error e;
+	struct mf_mfdb_writer *db = NULL;
+	char requested[160], evname[300], dbpath[4096], link[256] = "";
+	char *events = NULL;
+	size_t evlen = 0;
+	struct utsname u;
+	int rc, ex = EXIT_OK;
+	size_t i;
+
+	mf_error_clear(&e);
+	if (build_req(o, measurement, &req, requested, sizeof(requested)))
+		return EXIT_USAGE;
+	if (mf_measure_events_text(o->tables, &events, &evlen, evname, sizeof(evname), &e)) {
+		cli_diag(&e, "error");
+		return EXIT_DATA;
+	}
+	mf_mprobe_read("", &probe);
+	rc = mf_measure_plan(mf_perf_ops_real(), &probe, &req, events, evlen, evname, &plan, &e);
+	free(events);
+	if (rc) {
+		cli_diag(&e, "error");
+		return EXIT_DATA;
+	}
+	if (plan.exit_code) {
+		cli_err("%s", plan.error);
+		return plan.exit_code;
+	}
+	/* Every step down is said, never silent (§4). */
+	if (strcmp(plan.reason, "precise") != 0) {
+		char *line = plan.reason, *nl;
+		do {
+			nl = strchr(line, '\n');
+			fprintf(stderr, "mfstat: %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+			line = nl ? nl + 1 : NULL;
+		} while (line);
+	}
+	for (i = 0; i < plan.nsampled; i++)
+		if (plan.sampled[i].type != 1 /* software */ && plan.sampled[i].period < 1000 && !plan.sampled[i].clock)
+			cli_warn("a hardware rate under 1000 (%" PRIu64 ") makes the kernel interrupt nearly every event",
+				 plan.sampled[i].period);
+
+	mf_mrun_init(&run);
+	snprintf(run.measurement, sizeof(run.measurement), "%s", measurement);
+	mf_mrun_set_argv(&run, argc, argv);
+	if (uname(&u) == 0) {
+		snprintf(run.host, sizeof(run.host), "%.63s", u.nodename);
+		snprintf(run.kernel, sizeof(run.kernel), "%.127s", u.release);
+	}
+	snprintf(run.arch, sizeof(run.arch), "%s", probe.arch);
+	snprintf(run.cpu_model, sizeof(run.cpu_model), "%s", probe.model);
+	run.ncpus = probe.ncpus;
+	run.vm = probe.vm;
+	snprintf(run.spec_requested, sizeof(run.spec_requested), "%s", requested);
+	snprintf(run.spec_used, sizeof(run.spec_used), "%s", plan.used_spec);
+	snprintf(run.privilege, sizeof(run.privilege), "%s", plan.user_only ? "user" : "all");
+	run.variation = plan.nsampled ? (req.variation_pct > 0
+						 ? (uint64_t)((double)plan.sampled[0].period * req.variation_pct / 100.0)
+						 : req.variation)
+				      : 0;
+	if (plan.nsampled && run.variation >= plan.sampled[0].period)
+		run.variation = plan.sampled[0].period ? plan.sampled[0].period - 1 : 0;
+	run.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	if (o->line_size) {
+		run.line_size = o->line_size;
+		snprintf(run.line_size_source, sizeof(run.line_size_source), "--line-size");
+	} else {
+		run.line_size = probe.line_size;
+		snprintf(run.line_size_source, sizeof(run.line_size_source), "%s", probe.line_size_source);
+	}
+	run.rung = plan.rung;
+	run.user_only_forced = plan.user_only && req.all;
+	snprintf(run.mode, sizeof(run.mode), "%s", plan.reason);
+	snprintf(run.attribution, sizeof(run.attribution), "%s", o->ro.attribute_ip ? "ip" : "line");
+
+	if (o->db) {
+		snprintf(dbpath, sizeof(dbpath), "%s", o->db);
+	} else {
+		default_db(dbpath, sizeof(dbpath), measurement, link, sizeof(link));
+		if (mkdir(".mfstat", 0777) != 0 && errno != EEXIST) {
+			snprintf(run.database, sizeof(run.database), "not saved (cannot create .mfstat: %s)",
+				 strerror(errno));
+			cli_warn("run file not saved: cannot create .mfstat: %s", strerror(errno));
+			dbpath[0] = '\0';
+		}
+	}
+	if (dbpath[0]) {
+		if (mf_mfdb_create(&db, dbpath, &e) != 0) {
+			snprintf(run.database, sizeof(run.database), "not saved (%s)", e.msg);
+			cli_warn("run file not saved: %s", e.msg);
+			db = NULL;
+		} else {
+			snprintf(run.database, sizeof(run.database), "%s", dbpath);
+		}
+	}
+
+	rc = mf_measure_collect(mf_perf_ops_real(), &plan, argv, &probe, 64, db, &run, &e);
+	if (rc) {
+		cli_err("%s", e.msg);
+		if (db)
+			mf_mfdb_abandon(db);
+		if (dbpath[0] && db)
+			unlink(dbpath);
+		mf_mrun_free(&run);
+		return rc == MF_EUSAGE ? EXIT_USAGE : EXIT_MEASURE;
+	}
+	if (mf_symbolize(&run, &e) != 0) {
+		cli_diag(&e, "error");
+		if (db)
+			mf_mfdb_abandon(db);
+		mf_mrun_free(&run);
+		return EXIT_DATA;
+	}
+	if (db) {
+		if (mf_mfdb_put_run(db, &run, &e) || mf_mfdb_put_symbols(db, &run, &e)) {
+			cli_warn("run file not saved completely: %s", e.msg);
+			mf_mfdb_abandon(db);
+			db = NULL;
+		} else if (mf_mfdb_close(db, &e)) {
+			cli_warn("run file not saved completely: %s", e.msg);
+			db = NULL;
+		} else if (link[0]) {
+			/* .mfstat/latest-itlb -> the file just written */
+			unlink(link);
+			if (symlink(strrchr(dbpath, '/') + 1, link) != 0)
+				cli_warn("cannot link %s: %s", link, strerror(errno));
+		}
+	}
+	/* Report from the saved file when there is one, so `measure report` gives the same bytes. */
+	if (dbpath[0] && strcmp(run.database, dbpath) == 0) {
+		struct mf_mrun saved;
+		int st = run.wait_status;
+		mf_mrun_init(&saved);
+		if (mf_mfdb_load(dbpath, &saved, &e) == 0) {
+			mf_mrun_free(&run);
+			run = saved;
+			run.wait_status = st;
+		} else {
+			cli_diag(&e, "warning");
+			mf_mrun_free(&saved);
+		}
+	}
+	for (i = 0; i < run.nwarnings; i++)
+		cli_warn("%s", run.warnings[i]);
+	if (run.lost || run.lost_samples)
+		cli_warn("%" PRIu64 " records and %" PRIu64 " samples were lost (ring buffer full)", run.lost,
+			 run.lost_samples);
+	if (run.throttles)
+		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)", run.throttles);
+	ex = write_reports(o, &run);
+	if (ex == EXIT_OK && status_exit(run.wait_status) != 0) {
+		if (WIFSIGNALED(run.wait_status))
+			fprintf(stderr, "mfstat: %s was killed by signal %d (%s)\n", argv[0], WTERMSIG(run.wait_status),
+				strsignal(WTERMSIG(run.wait_status)));
+		else
+			fprintf(stderr, "mfstat: %s exited with status %d\n", argv[0], WEXITSTATUS(run.wait_status));
+		ex = status_exit(run.wait_status);
+	}
+	mf_mrun_free(&run);
+	return ex;
+}
+
+static int do_report(struct mopts *o, int argc, char **argv)
+{
+	struct mf_mrun run, one;
+	struct mf_error e;
+	int i, ex;
+	if (argc < 1) {
+		cli_err("measure report: no run file given (see mfstat measure --help)");
+		return EXIT_USAGE;
+	}
+	if (o->any_collect_option) {
+		cli_err("measure report: -s, -d and --fallback only apply when measuring");
+		return EXIT_USAGE;
+	}
+	mf_mrun_init(&run);
+	for (i = 0; i < argc; i++) {
+		mf_error_clear(&e);
+		mf_mrun_init(&one);
+		if (mf_mfdb_load(argv[i], &one, &e) != 0) {
+			cli_diag(&e, "error");
+			mf_mrun_free(&one);
+			mf_mrun_free(&run);
+			return EXIT_DATA;
+		}
+		if (i == 0) {
+			run = one;
+			continue;
+		}
+		if (strcmp(one.measurement, run.measurement) != 0) {
+			cli_err("%s: a %s run cannot be merged with %s runs", argv[i], one.measurement, run.measurement);
+			mf_mrun_free(&one);
+			mf_mrun_free(&run);
+			return EXIT_USAGE;
+		}
+		if (mf_mrun_merge(&run, &one) != 0) {
+			cli_err("out of memory");
+			mf_mrun_free(&one);
+			mf_mrun_free(&run);
+			return EXIT_DATA;
+		}
+		mf_mrun_free(&one);
+	}
+	if (argc > 1)
+		mf_mrun_warn(&run, "%d run files merged: counts, samples and times are sums", argc);
+	/* Without --attribute, re-report with the rule the run was made with. */
+	if (!o->attribute_set)
+		o->ro.attribute_ip = strcmp(run.attribution, "ip") == 0;
+	ex = write_reports(o, &run);
+	mf_mrun_free(&run);
+	return ex;
+}
+
+static int do_probe(const struct mopts *o)
+{
+	struct mf_mprobe p;
+	struct mf_mplan plan;
+	struct mf_mplan_req req;
+	struct mf_error e;
+	char *events = NULL, evname[300];
+	size_t evlen;
+	const char *ms[2] = {"itlb", "profile"};
+	int k;
+	mf_error_clear(&e);
+	mf_mprobe_read("", &p);
+	if (mf_measure_events_text(o->tables, &events, &evlen, evname, sizeof(evname), &e)) {
+		cli_diag(&e, "error");
+		return EXIT_DATA;
+	}
+	if (o->format == MF_MFMT_JSON)
+		printf("{\"schema\":1,\"paranoid\":%d,\"mlock_kb\":%ld,\"cap_perfmon\":%s,\"cap_sys_admin\":%s,"
+		       "\"vendor\":\"%s\",\"arch\":\"%s\",\"vm\":%s,\"cpu_pmu\":%s,\"pmus\":\"%s\",\"line_size\":%u,"
+		       "\"ncpus\":%d,\"measurements\":{",
+		       p.paranoid, p.mlock_kb, p.cap_perfmon ? "true" : "false", p.cap_sys_admin ? "true" : "false",
+		       p.vendor, p.arch, p.vm == 1 ? "true" : p.vm == 0 ? "false" : "null", p.cpu_pmu ? "true" : "false",
+		       p.pmus, p.line_size, p.ncpus);
+	else
+		printf("perf_event_paranoid  %d\nperf_event_mlock_kb  %ld\nCAP_PERFMON          %s\nCAP_SYS_ADMIN        "
+		       "%s\nCPU                  %s %s (%s)\nvirtual machine      %s\ncore PMU             %s\nPMUs        "
+		       "         %s\nline size            %u (%s)\nonline CPUs          %d\n",
+		       p.paranoid, p.mlock_kb, p.cap_perfmon ? "yes" : "no", p.cap_sys_admin ? "yes" : "no", p.vendor,
+		       p.model, p.arch, p.vm == 1 ? "yes" : p.vm == 0 ? "no" : "unknown", p.cpu_pmu ? "yes" : "no",
+		       p.pmus, p.line_size, p.line_size_source, p.ncpus);
+	for (k = 0; k < 2; k++) {
+		struct mopts d;
+		char requested[160];
+		memset(&d, 0, sizeof(d));
+		if (build_req(&d, ms[k], &req, requested, sizeof(requested)))
+			break;
+		mf_measure_plan(mf_perf_ops_real(), &p, &req, events, evlen, evname, &plan, &e);
+		if (o->format == MF_MFMT_JSON) {
+			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":\"", k ? "," : "", ms[k], plan.rung,
+			       plan.exit_code);
+			for (const char *c = plan.exit_code ? plan.error : plan.reason; *c; c++)
+				if (*c == '"' || *c == '\\')
+					printf("\\%c", *c);
+				else if (*c == '\n')
+					printf("\\n");
+				else
+					putchar(*c);
+			printf("\",\"used\":\"%s\"}", plan.used_spec);
+		} else {
+			printf("%-20s rung %d: %s\n", ms[k], plan.rung, plan.exit_code ? plan.error : plan.reason);
+		}
+	}
+	if (o->format == MF_MFMT_JSON)
+		printf("}}\n");
+	free(events);
+	return EXIT_OK;
+}
+
+int cmd_measure(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, 'f'},
+		{"csv", required_argument, NULL, 1},
+		{"database", required_argument, NULL, 'd'},
+		{"sampling", required_argument, NULL, 's'},
+		{"summary-cutoff", required_argument, NULL, 2},
+		{"detail-cutoff", required_argument, NULL, 3},
+		{"line-size", required_argument, NULL, 4},
+		{"attribute", required_argument, NULL, 5},
+		{"fallback", required_argument, NULL, 6},
+		{"tables", required_argument, NULL, 7},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct mopts o;
+	const char *sub;
+	int c;
+
+	if (argc < 2) {
+		measure_usage(stderr);
+		return EXIT_USAGE;
+	}
+	sub = argv[1];
+	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+		measure_usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(sub, "itlb") && strcmp(sub, "profile") && strcmp(sub, "report") && strcmp(sub, "probe")) {
+		cli_err("measure: unknown measurement '%s' (itlb, profile, report or probe)", sub);
+		return EXIT_USAGE;
+	}
+	memset(&o, 0, sizeof(o));
+	o.ro.summary = (struct mf_cutoff){1, 100, 5};
+	o.ro.detail = (struct mf_cutoff){5, 90, 1};
+	argc--;
+	argv++;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:f:d:s:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.out = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				o.format = MF_MFMT_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				o.format = MF_MFMT_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				o.format = MF_MFMT_JSON;
+			else {
+				cli_err("-f: unknown format '%s' (text, csv or json)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 1: o.csv_dir = optarg; break;
+		case 'd':
+			o.db = optarg;
+			o.any_collect_option = true;
+			break;
+		case 's':
+			if (merge_spec(&o, optarg))
+				return EXIT_USAGE;
+			o.any_collect_option = true;
+			break;
+		case 2:
+			if (parse_cutoff(optarg, &o.ro.summary, "--summary-cutoff"))
+				return EXIT_USAGE;
+			break;
+		case 3:
+			if (parse_cutoff(optarg, &o.ro.detail, "--detail-cutoff"))
+				return EXIT_USAGE;
+			break;
+		case 4:
+			if (strcmp(optarg, "auto") == 0) {
+				o.line_size = 0;
+			} else {
+				char *e;
+				unsigned long v = strtoul(optarg, &e, 10);
+				if (*e || v < 8 || v > 4096 || (v & (v - 1))) {
+					cli_err("--line-size: '%s' is not a power of two from 8 to 4096, or auto", optarg);
+					return EXIT_USAGE;
+				}
+				o.line_size = (uint32_t)v;
+			}
+			break;
+		case 5:
+			o.attribute_set = true;
+			if (strcmp(optarg, "line") == 0)
+				o.ro.attribute_ip = false;
+			else if (strcmp(optarg, "ip") == 0)
+				o.ro.attribute_ip = true;
+			else {
+				cli_err("--attribute: '%s' is not line or ip", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 6:
+			if (strcmp(optarg, "auto") == 0)
+				o.fallback_none = false;
+			else if (strcmp(optarg, "none") == 0)
+				o.fallback_none = true;
+			else {
+				cli_err("--fallback: '%s' is not auto or none", optarg);
+				return EXIT_USAGE;
+			}
+			o.any_collect_option = true;
+			break;
+		case 7: o.tables = optarg; break;
+		case 'q': cli_quiet = true; break;
+		case 'h': measure_usage(stdout); return EXIT_OK;
+		case ':': cli_err("option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: cli_err("unknown option '%s' (see mfstat measure --help)", argv[optind - 1]); return EXIT_USAGE;
+		}
+	}
+	o.ro.format = o.format;
+	o.ro.line_size = o.line_size;
+	if (strcmp(sub, "probe") == 0)
+		return do_probe(&o);
+	if (strcmp(sub, "report") == 0)
+		return do_report(&o, argc - optind, argv + optind);
+	if (optind >= argc) {
+		cli_err("measure %s: no program given (mfstat measure %s [OPTIONS] -- PROGRAM [ARGS])", sub, sub);
+		return EXIT_USAGE;
+	}
+	return do_collect(&o, sub, argc - optind, argv + optind);
+}

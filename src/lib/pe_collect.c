@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector of mfstat measure (caliper-measure.md §3 "Collector"): fork
+ * the program, open the plan's events on it before it execs, let it exec,
+ * drain one ring buffer per CPU while it runs, then read the exact counts.
+ */
+#include "mfstat/measure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CPUS 1024
+#define SAMPLE_TYPE                                                                                                \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |          \
+	 PERF_SAMPLE_PERIOD)
+
+/*
+ * The program being measured, for the SIGTERM/SIGHUP forwarder: a signal
+ * handler can reach nothing else.  Set only while one collection runs.
+ */
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+struct ring {
+	int fd;       /* the CPU's first sampled event, which owns the buffer */
+	void *base;
+	size_t len;
+};
+
+struct collector {
+	const struct mf_perf_ops *ops;
+	const struct mf_mplan *plan;
+	struct mf_mrun *run;
+	struct mf_mfdb_writer *db;
+	struct mf_error *err;
+	size_t ncpus;
+	size_t data_size;
+	struct ring *rings;
+	int *sfd;          /* sampled fds, [cpu * nsampled + j] */
+	uint64_t *canon;   /* kernel id -> canonical id (the stream's), pairs */
+	size_t ncanon;
+	int cfd[MF_MPLAN_MAX];
+	/* one drain round */
+	unsigned char *round;
+	size_t rlen, rcap;
+	unsigned char *sorted;
+	size_t scap;
+	struct recpos {
+		uint64_t time;
+		size_t off;
+		uint16_t size;
+	} *pos;
+	size_t pcap;
+	uint64_t rng;
+	uint64_t drain_errors;
+	int ingest_rc;
+};
+
+static int round_sink(void *ctx, const void *bytes, size_t n)
+{
+	struct collector *c = ctx;
+	if (c->rlen + n > c->rcap) {
+		size_t nc = c->rcap ? c->rcap : 1 << 20;
+		unsigned char *nb;
+		while (nc < c->rlen + n)
+			nc *= 2;
+		nb = realloc(c->round, nc);
+		if (!nb)
+			return MF_ENOMEM;
+		c->round = nb;
+		c->rcap = nc;
+	}
+	memcpy(c->round + c->rlen, bytes, n);
+	c->rlen += n;
+	return 0;
+}
+
+static int cmp_pos(const void *a, const void *b)
+{
+	const struct recpos *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * Orders one round's records by time across the CPUs' rings (a sample must
+ * come after the MMAP2 of its code) and replaces each per-CPU event id by its
+ * stream's id, so the run file names one id per stream.  Records are copied
+ * otherwise unchanged.
+ */
+static int flush_round(struct collector *c)
+{
+	size_t off = 0, n = 0, i, w = 0;
+	int rc = 0;
+	if (!c->rlen)
+		return 0;
+	while (off + sizeof(struct perf_event_header) <= c->rlen) {
+		struct perf_event_header h;
+		memcpy(&h, c->round + off, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > c->rlen)
+			break;
+		if (n == c->pcap) {
+			size_t nc = c->pcap ? c->pcap * 2 : 4096;
+			struct recpos *np = realloc(c->pos, nc * sizeof(*np));
+			if (!np)
+				return MF_ENOMEM;
+			c->pos = np;
+			c->pcap = nc;
+		}
+		c->pos[n].off = off;
+		c->pos[n].size = h.size;
+		/* SAMPLE: identifier, ip, pid/tid, time; others: the sample_id_all trailer ends tid, time, identifier */
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 32)
+			c->pos[n].time = get64(c->round + off + sizeof(h) + 24);
+		else if (h.size >= sizeof(h) + 24)
+			c->pos[n].time = get64(c->round + off + h.size - 16);
+		else
+			c->pos[n].time = 0;
+		n++;
+		off += h.size;
+	}
+	qsort(c->pos, n, sizeof(*c->pos), cmp_pos);
+	if (c->scap < c->rlen) {
+		unsigned char *nb = realloc(c->sorted, c->rlen);
+		if (!nb)
+			return MF_ENOMEM;
+		c->sorted = nb;
+		c->scap = c->rlen;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char *r = c->sorted + w;
+		struct perf_event_header h;
+		size_t idoff, k;
+		memcpy(r, c->round + c->pos[i].off, c->pos[i].size);
+		memcpy(&h, r, sizeof(h));
+		idoff = h.type == PERF_RECORD_SAMPLE ? sizeof(h) : (size_t)h.size - 8;
+		if (h.size >= sizeof(h) + 8) {
+			uint64_t id = get64(r + idoff);
+			for (k = 0; k < c->ncanon; k++)
+				if (c->canon[2 * k] == id) {
+					memcpy(r + idoff, &c->canon[2 * k + 1], 8);
+					break;
+				}
+		}
+		w += c->pos[i].size;
+	}
+	if (c->db)
+		rc = mf_mfdb_put_records(c->db, c->sorted, w, c->err);
+	if (!rc && !c->ingest_rc) {
+		c->ingest_rc = mf_mrun_ingest(c->run, c->sorted, w, "perf ring buffer", c->err);
+		if (c->ingest_rc)
+			mf_mrun_warn(c->run, "records could not be decoded: %s", c->err->msg);
+	}
+	c->rlen = 0;
+	return rc;
+}
+
+static uint64_t next_rand(uint64_t *s)
+{
+	/* xorshift64*: a reproducible stream from the stored seed */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+/* Draws new periods in [RATE - VAR, RATE + VAR] for the sampled events (§2: applied per wakeup). */
+static void redraw_periods(struct collector *c)
+{
+	size_t cpu, j;
+	uint64_t var = c->run->variation;
+	if (!var)
+		return;
+	for (j = 0; j < c->plan->nsampled; j++) {
+		uint64_t base = c->plan->sampled[j].period, p, v;
+		if (base <= 1 || c->plan->sampled[j].role == MF_ROLE_FAULT)
+			continue;
+		/* run->variation belongs to the first stream's rate; the others keep its share */
+		v = (uint64_t)((double)var * (double)base / (double)c->plan->sampled[0].period);
+		if (v >= base)
+			v = base - 1;
+		if (!v)
+			continue;
+		p = base - v + next_rand(&c->rng) % (2 * v + 1);
+		if (p == 0)
+			p = 1;
+		for (cpu = 0; cpu < c->ncpus; cpu++) {
+			int fd = c->sfd[cpu * c->plan->nsampled + j];
+			if (fd >= 0)
+				c->ops->ioctl(c->ops->ctx, fd, PERF_EVENT_IOC_PERIOD, (unsigned long)(uintptr_t)&p);
+		}
+	}
+}
+
+static int drain_all(struct collector *c)
+{
+	size_t cpu;
+	for (cpu = 0; cpu < c->ncpus; cpu++) {
+		struct ring *r = &c->rings[cpu];
+		long got;
+		if (!r->base)
+			continue;
+		got = mf_ring_drain(r->base, c->data_size, round_sink, c, c->err);
+		if (got < 0) {
+			if (got == MF_ENOMEM)
+				return MF_ENOMEM;
+			c->drain_errors++;
+		}
+	}
+	return flush_round(c);
+}
+
+static const char *errno_text(int e)
+{
+	switch (e) {
+	case ENOENT: return "ENOENT: the kernel has no such event here (no hardware counter for it)";
+	case ENODEV: return "ENODEV: no such PMU";
+	case EOPNOTSUPP: return "EOPNOTSUPP: not supported by this PMU";
+	case EACCES: return "EACCES: not permitted (perf_event_paranoid)";
+	case EPERM: return "EPERM: not permitted";
+	case EINVAL: return "EINVAL: invalid for this PMU";
+	default: return strerror(e);
+	}
+}
+
+static void fill_attr(struct perf_event_attr *a, const struct mf_mplan_ev *e, bool user_only)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = e->type;
+	a->config = e->config;
+	a->config1 = e->config1;
+	a->precise_ip = (unsigned)e->precise & 3;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->inherit = 1;
+	a->exclude_kernel = user_only;
+	a->exclude_hv = 1;
+}
+
+static void close_all(struct collector *c)
+{
+	size_t i;
+	if (c->rings)
+		for (i = 0; i < c->ncpus; i++)
+			if (c->rings[i].base)
+				c->ops->munmap(c->ops->ctx, c->rings[i].base, c->rings[i].len);
+	if (c->sfd)
+		for (i = 0; i < c->ncpus * c->plan->nsampled; i++)
+			if (c->sfd[i] >= 0)
+				c->ops->close(c->ops->ctx, c->sfd[i]);
+	for (i = 0; i < c->plan->ncounted; i++)
+		if (c->cfd[i] >= 0)
+			c->ops->close(c->ops->ctx, c->cfd[i]);
+	free(c->rings);
+	free(c->sfd);
+	free(c->canon);
+	free(c->round);
+	free(c->sorted);
+	free(c->pos);
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *plan, char *const argv[],
+		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db,
+		       struct mf_mrun *run, struct mf_error *err)
+{
+	struct collector c;
+	int go[2] = {-1, -1}, ep[2] = {-1, -1}, pidfd = -1, rc = 0, status = 0, e;
+	pid_t pid = -1;
+	size_t cpu, j, page = (size_t)sysconf(_SC_PAGESIZE);
+	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
+	struct rusage ru;
+	struct timespec rt;
+	double t0, t1;
+	bool exited = false;
+
+	memset(&c, 0, sizeof(c));
+	memset(&ru, 0, sizeof(ru));
+	for (j = 0; j < MF_MPLAN_MAX; j++)
+		c.cfd[j] = -1;
+	c.ops = ops;
+	c.plan = plan;
+	c.run = run;
+	c.db = db;
+	c.err = err;
+	c.ncpus = probe->ncpus > 0 ? (size_t)probe->ncpus : 1;
+	if (c.ncpus > MAX_CPUS)
+		c.ncpus = MAX_CPUS;
+	c.rng = run->seed ? run->seed : 0x9e3779b97f4a7c15ULL;
+	if (ring_pages == 0 || (ring_pages & (ring_pages - 1)))
+		ring_pages = 64;
+
+	run->sample_type = SAMPLE_TYPE;
+	run->sample_id_all = true;
+	for (j = 0; j < plan->nsampled; j++) {
+		struct mf_mstream *s = mf_mrun_add_stream(run);
+		if (!s)
+			return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+		snprintf(s->name, sizeof(s->name), "%s", plan->sampled[j].name);
+		s->role = plan->sampled[j].role;
+		s->type = plan->sampled[j].type;
+		s->config = plan->sampled[j].config;
+		s->config1 = plan->sampled[j].config1;
+		s->precise = plan->sampled[j].precise;
+		s->period = plan->sampled[j].period;
+		s->clock = plan->sampled[j].clock;
+	}
+
+	c.rings = calloc(c.ncpus, sizeof(*c.rings));
+	c.sfd = malloc(c.ncpus * (plan->nsampled ? plan->nsampled : 1) * sizeof(*c.sfd));
+	c.canon = calloc(2 * c.ncpus * (plan->nsampled ? plan->nsampled : 1), sizeof(*c.canon));
+	if (!c.rings || !c.sfd || !c.canon) {
+		rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+		goto out;
+	}
+	for (j = 0; j < c.ncpus * plan->nsampled; j++)
+		c.sfd[j] = -1;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		/* The child: wait for the events, then become the program.  Nothing here is measured (enable_on_exec). */
+		char b;
+		close(go[1]);
+		close(ep[0]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	go[0] = -1;
+	close(ep[1]);
+	ep[1] = -1;
+
+	/* Sampled events: one per CPU (an inherited per-task event cannot be mmapped), one ring per CPU. */
+	for (cpu = 0; cpu < c.ncpus; cpu++) {
+		for (j = 0; j < plan->nsampled; j++) {
+			struct perf_event_attr a;
+			const struct mf_mplan_ev *ev = &plan->sampled[j];
+			int fd;
+			uint64_t id = 0;
+			fill_attr(&a, ev, plan->user_only);
+			a.sample_period = ev->period ? ev->period : 1;
+			a.sample_type = SAMPLE_TYPE;
+			a.sample_id_all = 1;
+			if (j == 0) {
+				a.mmap = 1;
+				a.mmap2 = 1;
+				a.comm = 1;
+				a.comm_exec = 1;
+				a.task = 1;
+				a.watermark = 1;
+			}
+			fd = ops->open(ops->ctx, &a, pid, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0) {
+				if (j == 0 && cpu > 0 && fd == -ENODEV) /* an offline CPU: nothing runs there */
+					break;
+				rc = mf_error_set(err, MF_EIO, "", 0, 0, "measurement impossible: cannot open %s on CPU %zu (%s)",
+						  ev->name, cpu, errno_text(-fd));
+				goto out;
+			}
+			c.sfd[cpu * plan->nsampled + j] = fd;
+			if (j == 0) {
+				size_t pages = ring_pages;
+				void *base;
+				for (;;) {
+					base = ops->mmap(ops->ctx, fd, (1 + pages) * page);
+					if (base || pages <= 8)
+						break;
+					pages = 8; /* the mlock limit refused: halve down to 8 (§3) */
+				}
+				if (!base) {
+					rc = mf_error_set(err, MF_EIO, "", 0, 0,
+							  "measurement impossible: cannot map the ring buffer of CPU %zu: %s "
+							  "(kernel.perf_event_mlock_kb)",
+							  cpu, strerror(errno));
+					goto out;
+				}
+				if (pages != ring_pages && !c.data_size)
+					mf_mrun_warn(run, "ring buffers reduced to %zu pages: the mlock limit refused %zu",
+						     pages, ring_pages);
+				c.rings[cpu].fd = fd;
+				c.rings[cpu].base = base;
+				c.rings[cpu].len = (1 + pages) * page;
+				c.data_size = pages * page;
+			} else {
+				int r = ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT,
+						   (unsigned long)c.sfd[cpu * plan->nsampled]);
+				if (r < 0) {
+					rc = mf_error_set(err, MF_EIO, "", 0, 0,
+							  "measurement impossible: cannot join %s to the ring of CPU %zu (%s)",
+							  ev->name, cpu, errno_text(-r));
+					goto out;
+				}
+			}
+			if (ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_ID, (unsigned long)(uintptr_t)&id) == 0) {
+				if (cpu == 0)
+					run->streams[j].id = id;
+				c.canon[2 * c.ncanon] = id;
+				c.canon[2 * c.ncanon + 1] = run->streams[j].id;
+				c.ncanon++;
+			}
+		}
+	}
+	/* Exact counts: one per-task fd each, following children; a missing event is reported, not fatal. */
+	for (j = 0; j < plan->ncounted; j++) {
+		struct perf_event_attr a;
+		struct mf_mcount *cnt = mf_mrun_add_count(run);
+		if (!cnt) {
+			rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+			goto out;
+		}
+		snprintf(cnt->name, sizeof(cnt->name), "%s", plan->counted[j].name);
+		snprintf(cnt->unit, sizeof(cnt->unit), "%s", plan->counted[j].unit);
+		fill_attr(&a, &plan->counted[j], plan->user_only);
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+		c.cfd[j] = ops->open(ops->ctx, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (c.cfd[j] < 0) {
+			cnt->status = MF_CNT_NOT_SUPPORTED;
+			snprintf(cnt->why, sizeof(cnt->why), "%s", errno_text(-c.cfd[j]));
+			c.cfd[j] = -1;
+		}
+	}
+
+	/* Ignore ^C and ^\ while the program runs (it gets them); pass SIGTERM and SIGHUP on. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	memset(&fwd, 0, sizeof(fwd));
+	fwd.sa_handler = forward_signal;
+	child_pid = pid;
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	sigaction(SIGTERM, &fwd, &old_term);
+	sigaction(SIGHUP, &fwd, &old_hup);
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	run->start_us = (int64_t)rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
+	t0 = mono_s();
+	run->pid = pid;
+	if (write(go[1], "g", 1) != 1) {
+		rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot start the program: %s", strerror(errno));
+		goto restore;
+	}
+	close(go[1]);
+	go[1] = -1;
+	{
+		ssize_t got;
+		do
+			got = read(ep[0], &e, sizeof(e));
+		while (got < 0 && errno == EINTR);
+		if (got == (ssize_t)sizeof(e)) {
+			waitpid(pid, &status, 0);
+			pid = -1;
+			rc = mf_error_set(err, MF_EUSAGE, argv[0], 0, 0, "cannot run %s: %s", argv[0], strerror(e));
+			goto restore;
+		}
+	}
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	while (!exited) {
+		struct pollfd pf[MAX_CPUS + 1];
+		nfds_t n = 0;
+		for (cpu = 0; cpu < c.ncpus; cpu++)
+			if (c.rings[cpu].base) {
+				pf[n].fd = c.rings[cpu].fd;
+				pf[n].events = POLLIN;
+				n++;
+			}
+		if (pidfd >= 0) {
+			pf[n].fd = pidfd;
+			pf[n].events = POLLIN;
+			n++;
+		}
+		/* Without a pidfd (kernels before 5.3) look for the exit every 50 ms. */
+		if (poll(pf, n, pidfd >= 0 ? 1000 : 50) < 0 && errno != EINTR) {
+			rc = mf_error_set(err, MF_EIO, "", 0, 0, "poll: %s", strerror(errno));
+			break;
+		}
+		rc = drain_all(&c);
+		if (rc)
+			break;
+		redraw_periods(&c);
+		{
+			pid_t w = wait4(pid, &status, WNOHANG, &ru);
+			if (w == pid)
+				exited = true;
+			else if (w < 0 && errno != EINTR && errno != EAGAIN) {
+				rc = mf_error_set(err, MF_EIO, "", 0, 0, "wait4: %s", strerror(errno));
+				break;
+			}
+		}
+	}
+	if (!exited && pid > 0) {
+		kill(pid, SIGKILL);
+		wait4(pid, &status, 0, &ru);
+	}
+	pid = -1;
+	t1 = mono_s();
+	run->wall_s = t1 - t0;
+	run->user_s = tv_s(ru.ru_utime);
+	run->sys_s = tv_s(ru.ru_stime);
+	run->wait_status = status;
+	if (!rc)
+		rc = drain_all(&c);
+	if (c.drain_errors)
+		mf_mrun_warn(run, "%" PRIu64 " ring buffer reads found a damaged record and skipped the rest of that read",
+			     c.drain_errors);
+
+	/* Counts arrive when the threads that made them exit: read after the wait (§3 step 5). */
+	for (j = 0; j < plan->ncounted; j++) {
+		struct mf_mcount *cnt = &run->counts[run->ncounts - plan->ncounted + j];
+		uint64_t v[4];
+		long got;
+		if (c.cfd[j] < 0)
+			continue;
+		got = ops->read(ops->ctx, c.cfd[j], v, sizeof(v));
+		if (got < (long)(3 * sizeof(uint64_t))) {
+			cnt->status = MF_CNT_NOT_COUNTED;
+			snprintf(cnt->why, sizeof(cnt->why), "the count could not be read (%s)",
+				 got < 0 ? strerror((int)-got) : "short read");
+			continue;
+		}
+		cnt->enabled = v[1];
+		cnt->running = v[2];
+		if (v[2] == 0) {
+			cnt->status = MF_CNT_NOT_COUNTED;
+			snprintf(cnt->why, sizeof(cnt->why), "never scheduled on a counter");
+		} else if (v[2] < v[1]) {
+			cnt->status = MF_CNT_SCALED;
+			cnt->value = (uint64_t)((long double)v[0] * (long double)v[1] / (long double)v[2]);
+		} else {
+			cnt->status = MF_CNT_OK;
+			cnt->value = v[0];
+		}
+	}
+
+restore:
+	child_pid = 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	if (ep[0] >= 0)
+		close(ep[0]);
+	if (ep[1] >= 0)
+		close(ep[1]);
+	close_all(&c);
+	return rc;
+}

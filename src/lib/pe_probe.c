@@ -1,0 +1,812 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What perf_event_open allows on this machine, and the fallback ladder of
+ * mfstat measure (caliper-measure.md §3 "Probe", §4).  Every perf call goes
+ * through struct mf_perf_ops so the ladder can be tested against scripted
+ * kernel answers.
+ */
+#include "mfstat/measure.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "embedded.h"
+#include "tsv.h"
+
+/* ---- the real system calls ---------------------------------------------- */
+
+static int real_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+	long fd;
+	(void)ctx;
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static int real_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
+{
+	(void)ctx;
+	return ioctl(fd, req, arg) < 0 ? -errno : 0;
+}
+
+static void *real_mmap(void *ctx, int fd, size_t len)
+{
+	void *p;
+	(void)ctx;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void real_munmap(void *ctx, void *p, size_t len)
+{
+	(void)ctx;
+	munmap(p, len);
+}
+
+static long real_read(void *ctx, int fd, void *buf, size_t n)
+{
+	ssize_t got;
+	(void)ctx;
+	got = read(fd, buf, n);
+	return got < 0 ? -errno : (long)got;
+}
+
+static void real_close(void *ctx, int fd)
+{
+	(void)ctx;
+	close(fd);
+}
+
+static const struct mf_perf_ops real_ops = {NULL, real_open, real_ioctl, real_mmap, real_munmap, real_read, real_close};
+
+const struct mf_perf_ops *mf_perf_ops_real(void)
+{
+	return &real_ops;
+}
+
+/* ---- probe -------------------------------------------------------------- */
+
+static long read_small(const char *root, const char *path, char *buf, size_t n)
+{
+	char p[4096];
+	int fd;
+	ssize_t got;
+	size_t used = 0;
+	snprintf(p, sizeof(p), "%s%s", root, path);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (used + 1 < n && (got = read(fd, buf + used, n - 1 - used)) > 0)
+		used += (size_t)got;
+	close(fd);
+	buf[used] = '\0';
+	return (long)used;
+}
+
+/* The value of "key : value" in /proc/cpuinfo-like text, first occurrence. */
+static bool field_of(const char *text, const char *key, char *out, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+	while (p && *p) {
+		if (strncmp(p, key, kl) == 0 && (p[kl] == ' ' || p[kl] == '\t' || p[kl] == ':')) {
+			const char *v = strchr(p, ':'), *e;
+			size_t len;
+			if (!v)
+				return false;
+			v++;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			e = strchr(v, '\n');
+			len = e ? (size_t)(e - v) : strlen(v);
+			if (len >= n)
+				len = n - 1;
+			memcpy(out, v, len);
+			out[len] = '\0';
+			return true;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* Copies s into dst of n bytes, cut to fit. */
+static void cpy(char *dst, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+	if (l >= n)
+		l = n - 1;
+	memcpy(dst, s, l);
+	dst[l] = '\0';
+}
+
+static bool is_core_pmu(const char *name)
+{
+	return strcmp(name, "cpu") == 0 || strcmp(name, "cpu_core") == 0 || strcmp(name, "cpu_atom") == 0 ||
+	       strcmp(name, "cpum_cf") == 0 || strcmp(name, "cpum_sf") == 0 || strncmp(name, "armv", 4) == 0 ||
+	       strncmp(name, "arm_cortex", 10) == 0 || strncmp(name, "power", 5) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void mf_mprobe_read(const char *root, struct mf_mprobe *p)
+{
+	char buf[65536], val[256], path[4200];
+	DIR *d;
+	int i;
+	struct utsname u;
+
+	memset(p, 0, sizeof(*p));
+	p->paranoid = -99;
+	p->mlock_kb = -1;
+	p->vm = -1;
+	if (!root)
+		root = "";
+	if (read_small(root, "/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) > 0)
+		p->paranoid = atoi(buf);
+	if (read_small(root, "/proc/sys/kernel/perf_event_mlock_kb", buf, sizeof(buf)) > 0)
+		p->mlock_kb = atol(buf);
+	if (read_small(root, "/proc/self/status", buf, sizeof(buf)) > 0 && field_of(buf, "CapEff", val, sizeof(val))) {
+		unsigned long long cap = strtoull(val, NULL, 16);
+		p->cap_perfmon = (cap >> 38) & 1;
+		p->cap_sys_admin = (cap >> 21) & 1;
+	}
+	if (read_small(root, "/proc/self/status", buf, sizeof(buf)) > 0 && field_of(buf, "Uid", val, sizeof(val)))
+		p->root = atoi(val) == 0;
+	if (read_small(root, "/proc/cpuinfo", buf, sizeof(buf)) > 0) {
+		if (field_of(buf, "vendor_id", val, sizeof(val)))
+			cpy(p->vendor, sizeof(p->vendor), val);
+		if (field_of(buf, "model name", val, sizeof(val)) || field_of(buf, "machine", val, sizeof(val)))
+			cpy(p->model, sizeof(p->model), val);
+		if (field_of(buf, "cpu family", val, sizeof(val)))
+			p->family = atoi(val);
+		if (field_of(buf, "model", val, sizeof(val)))
+			p->model_number = atoi(val);
+		if (field_of(buf, "flags", val, sizeof(val)) || field_of(buf, "features", val, sizeof(val))) {
+			char flags[65536];
+			/* the flags line is long: take it whole */
+			const char *f = strstr(buf, "\nflags");
+			snprintf(flags, sizeof(flags), "%s", f ? f : val);
+			{
+				char *e = strchr(flags + 1, '\n');
+				if (e)
+					*e = '\0';
+			}
+			p->vm = strstr(flags, " hypervisor") != NULL;
+		}
+	}
+	if (read_small(root, "/proc/sys/kernel/arch", buf, sizeof(buf)) > 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		cpy(p->arch, sizeof(p->arch), buf);
+	} else if (root[0] == '\0' && uname(&u) == 0) {
+		cpy(p->arch, sizeof(p->arch), u.machine);
+	}
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices", root);
+	d = opendir(path);
+	if (d) {
+		struct dirent *de;
+		char *names[256];
+		size_t n = 0, k, used = 0;
+		while ((de = readdir(d)) && n < 256) {
+			if (de->d_name[0] == '.')
+				continue;
+			names[n] = strdup(de->d_name);
+			if (names[n])
+				n++;
+		}
+		closedir(d);
+		qsort(names, n, sizeof(*names), cmp_str);
+		for (k = 0; k < n; k++) {
+			if (is_core_pmu(names[k]))
+				p->cpu_pmu = true;
+			if (used + strlen(names[k]) + 2 < sizeof(p->pmus))
+				used += (size_t)snprintf(p->pmus + used, sizeof(p->pmus) - used, "%s%s", used ? " " : "",
+							 names[k]);
+			free(names[k]);
+		}
+	}
+	/* Line size: the instruction cache's coherency line size, then sysconf, then 64 (§9). */
+	for (i = 0; i < 8 && !p->line_size; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		if (read_small(root, path, buf, sizeof(buf)) <= 0)
+			continue;
+		if (strncmp(buf, "Instruction", 11) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
+		if (read_small(root, path, buf, sizeof(buf)) > 0 && atoi(buf) > 0) {
+			p->line_size = (uint32_t)atoi(buf);
+			snprintf(p->line_size_source, sizeof(p->line_size_source),
+				 "cpu0/cache/index%d/coherency_line_size (instruction cache)", i);
+		}
+	}
+	if (!p->line_size && root[0] == '\0') {
+		long ls = sysconf(_SC_LEVEL1_ICACHE_LINESIZE);
+		if (ls > 0) {
+			p->line_size = (uint32_t)ls;
+			snprintf(p->line_size_source, sizeof(p->line_size_source), "sysconf(_SC_LEVEL1_ICACHE_LINESIZE)");
+		}
+	}
+	if (!p->line_size) {
+		p->line_size = 64;
+		snprintf(p->line_size_source, sizeof(p->line_size_source), "default (no cache information)");
+	}
+	if (read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) > 0) {
+		/* "0-3,8": count the CPUs */
+		const char *s = buf;
+		while (*s && *s != '\n') {
+			char *e;
+			long a = strtol(s, &e, 10), b = a;
+			if (e == s)
+				break;
+			if (*e == '-')
+				b = strtol(e + 1, &e, 10);
+			if (b >= a)
+				p->ncpus += (int)(b - a + 1);
+			s = *e == ',' ? e + 1 : e;
+		}
+	}
+	if (p->ncpus <= 0 && root[0] == '\0')
+		p->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (p->ncpus <= 0)
+		p->ncpus = 1;
+}
+
+/* ---- events.tsv ----------------------------------------------------------- */
+
+int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, char *name, size_t namelen,
+			   struct mf_error *err)
+{
+	const struct mf_embedded_file *f;
+	*text = NULL;
+	*len = 0;
+	if (tables_dir) {
+		char path[4096];
+		FILE *fp;
+		snprintf(path, sizeof(path), "%s/measure/events.tsv", tables_dir);
+		fp = fopen(path, "rb");
+		if (fp) {
+			char *buf = NULL;
+			size_t n = 0, cap = 0, got;
+			do {
+				if (cap - n < 4096) {
+					char *nb = realloc(buf, cap + 65536 + 1);
+					if (!nb) {
+						free(buf);
+						fclose(fp);
+						return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+					}
+					buf = nb;
+					cap += 65536;
+				}
+				got = fread(buf + n, 1, cap - n, fp);
+				n += got;
+			} while (got > 0);
+			fclose(fp);
+			buf[n] = '\0';
+			*text = buf;
+			*len = n;
+			snprintf(name, namelen, "%s", path);
+			return 0;
+		}
+		if (errno != ENOENT)
+			return mf_error_set(err, MF_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
+	}
+	for (f = mf_embedded_files; f->path; f++)
+		if (strcmp(f->path, "measure/events.tsv") == 0) {
+			*text = malloc(f->len + 1);
+			if (!*text)
+				return mf_error_set(err, MF_ENOMEM, "data/measure/events.tsv", 0, 0, "out of memory");
+			memcpy(*text, f->data, f->len + 1);
+			*len = f->len;
+			snprintf(name, namelen, "data/measure/events.tsv");
+			return 0;
+		}
+	return mf_error_set(err, MF_ETABLE, "measure/events.tsv", 0, 0, "table file missing");
+}
+
+struct ev_row {
+	char name[64];
+	char vendor[16];
+	int role; /* -1 count */
+	uint32_t type;
+	uint64_t config, config1;
+	int precise;
+	bool clock;
+	uint64_t period;
+};
+
+#define MAX_ROWS 128
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *e;
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &e, 0);
+	return (*e || errno) ? -1 : 0;
+}
+
+static int load_rows(const char *text, size_t len, const char *name, struct ev_row *rows, size_t *n,
+		     struct mf_error *err)
+{
+	static const char *const cols[] = {"name",    "vendor", "role",  "type",   "config",
+					   "config1", "precise", "clock", "period", "description", NULL};
+	struct mf_tsv *t = malloc(sizeof(*t));
+	int rc;
+	*n = 0;
+	if (!t)
+		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+	rc = mf_tsv_open(t, name, text, len, cols, err);
+	while (rc == 0 && (rc = mf_tsv_next(t, err)) == 1) {
+		struct ev_row *r = &rows[*n];
+		const char *role = t->fz[2], *type = t->fz[3];
+		uint64_t v;
+		rc = 0;
+		if (*n == MAX_ROWS) {
+			rc = mf_tsv_fail(t, err, 0, 0, MF_ETABLE, "too many events (at most %d)", MAX_ROWS);
+			break;
+		}
+		memset(r, 0, sizeof(*r));
+		snprintf(r->name, sizeof(r->name), "%s", t->fz[0]);
+		snprintf(r->vendor, sizeof(r->vendor), "%s", t->fz[1]);
+		if (strcmp(role, "cpu") == 0)
+			r->role = MF_ROLE_CPU;
+		else if (strcmp(role, "itlb") == 0)
+			r->role = MF_ROLE_ITLB;
+		else if (strcmp(role, "stlb") == 0)
+			r->role = MF_ROLE_STLB;
+		else if (strcmp(role, "fault") == 0)
+			r->role = MF_ROLE_FAULT;
+		else if (strcmp(role, "count") == 0)
+			r->role = -1;
+		else {
+			rc = mf_tsv_fail(t, err, 2, 0, MF_ETABLE, "role '%s' is not cpu, itlb, stlb, fault or count",
+					 role);
+			break;
+		}
+		if (strcmp(type, "hardware") == 0)
+			r->type = PERF_TYPE_HARDWARE;
+		else if (strcmp(type, "hw_cache") == 0)
+			r->type = PERF_TYPE_HW_CACHE;
+		else if (strcmp(type, "software") == 0)
+			r->type = PERF_TYPE_SOFTWARE;
+		else if (strcmp(type, "raw") == 0)
+			r->type = PERF_TYPE_RAW;
+		else {
+			rc = mf_tsv_fail(t, err, 3, 0, MF_ETABLE, "type '%s' is not hardware, hw_cache, software or raw",
+					 type);
+			break;
+		}
+		if (parse_u64(t->fz[4], &r->config)) {
+			rc = mf_tsv_fail(t, err, 4, 0, MF_ETABLE, "config '%s' is not a number", t->fz[4]);
+			break;
+		}
+		if (parse_u64(t->fz[5], &r->config1)) {
+			rc = mf_tsv_fail(t, err, 5, 0, MF_ETABLE, "config1 '%s' is not a number", t->fz[5]);
+			break;
+		}
+		if (parse_u64(t->fz[6], &v) || v > 3) {
+			rc = mf_tsv_fail(t, err, 6, 0, MF_ETABLE, "precise '%s' is not 0 to 3", t->fz[6]);
+			break;
+		}
+		r->precise = (int)v;
+		if (strcmp(t->fz[7], "yes") && strcmp(t->fz[7], "no")) {
+			rc = mf_tsv_fail(t, err, 7, 0, MF_ETABLE, "clock '%s' is not yes or no", t->fz[7]);
+			break;
+		}
+		r->clock = strcmp(t->fz[7], "yes") == 0;
+		if (parse_u64(t->fz[8], &r->period)) {
+			rc = mf_tsv_fail(t, err, 8, 0, MF_ETABLE, "period '%s' is not a number", t->fz[8]);
+			break;
+		}
+		(*n)++;
+	}
+	free(t);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the ladder ------------------------------------------------------------ */
+
+static const char *errno_name(int e)
+{
+	switch (e) {
+	case ENOENT: return "ENOENT";
+	case ENODEV: return "ENODEV";
+	case ENXIO: return "ENXIO";
+	case EINVAL: return "EINVAL";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case EBUSY: return "EBUSY";
+	case EMFILE: return "EMFILE";
+	case ENOSYS: return "ENOSYS";
+	case E2BIG: return "E2BIG";
+	case ENOSPC: return "ENOSPC";
+	default: return "error";
+	}
+}
+
+static void ev_from_row(struct mf_mplan_ev *e, const struct ev_row *r, uint64_t period, int precise)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", r->name);
+	e->role = r->role;
+	e->type = r->type;
+	e->config = r->config;
+	e->config1 = r->config1;
+	e->precise = precise;
+	e->period = period;
+	e->clock = r->clock;
+	e->want_addr = r->role == MF_ROLE_FAULT;
+	snprintf(e->unit, sizeof(e->unit), "%s", r->clock ? "ns" : "events");
+}
+
+/* Opens e on this process, disabled, and closes it: 0 or -errno. */
+static int trial(const struct mf_perf_ops *ops, const struct mf_mplan_ev *e, bool sampling, bool user_only)
+{
+	struct perf_event_attr a;
+	int fd;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = e->type;
+	a.config = e->config;
+	a.config1 = e->config1;
+	a.disabled = 1;
+	a.exclude_kernel = user_only;
+	a.exclude_hv = 1;
+	a.precise_ip = (unsigned)e->precise & 3;
+	if (sampling) {
+		a.sample_period = e->period ? e->period : 1;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_PERIOD | (e->want_addr ? PERF_SAMPLE_ADDR : 0);
+	}
+	fd = ops->open(ops->ctx, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return fd;
+	ops->close(ops->ctx, fd);
+	return 0;
+}
+
+static const char *vendor_key(const struct mf_mprobe *p)
+{
+	if (strcmp(p->vendor, "GenuineIntel") == 0)
+		return "intel";
+	if (strcmp(p->vendor, "AuthenticAMD") == 0 || strcmp(p->vendor, "HygonGenuine") == 0)
+		return "amd";
+	return "";
+}
+
+static void fmt_rate(char *out, size_t n, uint64_t rate, bool clock)
+{
+	if (clock && rate % 1000000 == 0)
+		snprintf(out, n, "%" PRIu64 "ms", rate / 1000000);
+	else if (clock && rate % 1000 == 0)
+		snprintf(out, n, "%" PRIu64 "us", rate / 1000);
+	else if (clock)
+		snprintf(out, n, "%" PRIu64 "ns", rate);
+	else
+		snprintf(out, n, "%" PRIu64, rate);
+}
+
+static void fmt_spec(char *out, size_t n, uint64_t rate, bool clock, const struct mf_mplan_req *req, const char *ev,
+		     bool user_only)
+{
+	char r[32], v[32];
+	fmt_rate(r, sizeof(r), rate, clock);
+	if (req->variation_pct > 0)
+		snprintf(v, sizeof(v), "%g%%", req->variation_pct);
+	else
+		fmt_rate(v, sizeof(v), req->variation, clock);
+	snprintf(out, n, "%s, %s, %s:%s", r, v, ev, user_only ? "user" : "all");
+}
+
+static int add_sampled(struct mf_mplan *plan, const struct ev_row *r, uint64_t period, int precise)
+{
+	if (plan->nsampled == MF_MPLAN_MAX)
+		return -1;
+	ev_from_row(&plan->sampled[plan->nsampled++], r, period, precise);
+	return 0;
+}
+
+static void add_counted(struct mf_mplan *plan, const struct ev_row *rows, size_t nrows, const char *name)
+{
+	size_t i;
+	for (i = 0; i < nrows && plan->ncounted < MF_MPLAN_MAX; i++)
+		if (strcmp(rows[i].name, name) == 0 && strcmp(rows[i].vendor, "any") == 0) {
+			ev_from_row(&plan->counted[plan->ncounted], &rows[i], 0, 0);
+			plan->counted[plan->ncounted].role = -1;
+			/* counts carry their own names as perf spells them */
+			snprintf(plan->counted[plan->ncounted].name, sizeof(plan->counted[0].name), "%s",
+				 strcmp(name, "task_clock") == 0	 ? "task-clock"
+				 : strcmp(name, "page_faults") == 0 ? "page-faults"
+				 : strcmp(name, "itlb_misses") == 0 ? "iTLB-load-misses"
+								    : name);
+			plan->ncounted++;
+			return;
+		}
+}
+
+static const struct ev_row *find_row(const struct ev_row *rows, size_t n, const char *name, const char *vendor)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (strcmp(rows[i].name, name) == 0 && strcmp(rows[i].vendor, vendor) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+static int impossible(struct mf_mplan *plan, const char *fmt, const char *a, int e, const struct mf_mprobe *pr)
+{
+	char why[200];
+	snprintf(why, sizeof(why), fmt, a, errno_name(e), pr->paranoid);
+	plan->exit_code = 3;
+	snprintf(plan->error, sizeof(plan->error), "%s", why);
+	return 0;
+}
+
+/* Steps down: with --fallback none that is exit 3 with the same reason. */
+static bool step_down(struct mf_mplan *plan, const struct mf_mplan_req *req, const char *line)
+{
+	size_t used = strlen(plan->reason);
+	if (used && strcmp(plan->reason, "precise") != 0)
+		snprintf(plan->reason + used, sizeof(plan->reason) - used, "\n%s", line);
+	else
+		snprintf(plan->reason, sizeof(plan->reason), "%s", line);
+	if (req->fallback_none) {
+		plan->exit_code = 3;
+		snprintf(plan->error, sizeof(plan->error), "%s (--fallback none)", line);
+		return false;
+	}
+	return true;
+}
+
+int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe, const struct mf_mplan_req *req,
+		    const char *events_tsv, size_t events_len, const char *events_name, struct mf_mplan *plan,
+		    struct mf_error *err)
+{
+	struct ev_row *rows = calloc(MAX_ROWS, sizeof(*rows));
+	size_t nrows = 0, i;
+	const char *vk = vendor_key(probe);
+	const struct ev_row *set[4];
+	size_t nset = 0;
+	bool user_only = !req->all, itlb = strcmp(req->measurement, "itlb") == 0;
+	const struct ev_row *tc, *pf;
+	uint64_t rate;
+	int rc, e, hw_err = 0;
+	char line[300], hwname[64] = "";
+
+	memset(plan, 0, sizeof(*plan));
+	plan->rung = MF_RUNG_PRECISE;
+	if (!rows)
+		return mf_error_set(err, MF_ENOMEM, events_name, 0, 0, "out of memory");
+	rc = load_rows(events_tsv, events_len, events_name, rows, &nrows, err);
+	if (rc)
+		goto out;
+	tc = find_row(rows, nrows, "task_clock", "any");
+	pf = find_row(rows, nrows, "page_faults", "any");
+	if (!tc || !pf) {
+		rc = mf_error_set(err, MF_ETABLE, events_name, 0, 0, "task_clock and page_faults must be defined");
+		goto out;
+	}
+
+	/* The requested event's rows: the vendor's first, else the generic ones. */
+	for (i = 0; i < nrows && nset < 4; i++)
+		if (strcmp(rows[i].name, req->event) == 0 && vk[0] && strcmp(rows[i].vendor, vk) == 0 &&
+		    rows[i].role >= 0)
+			set[nset++] = &rows[i];
+	if (!nset)
+		for (i = 0; i < nrows && nset < 4; i++)
+			if (strcmp(rows[i].name, req->event) == 0 && strcmp(rows[i].vendor, "any") == 0 &&
+			    rows[i].role >= 0)
+				set[nset++] = &rows[i];
+	if (!nset) {
+		plan->exit_code = 2;
+		snprintf(plan->error, sizeof(plan->error),
+			 "unknown sampling event '%s' (%s names the events: itlb_miss, cycles, task_clock, page_faults...)",
+			 req->event, events_name);
+		goto out;
+	}
+	rate = req->rate ? req->rate : set[0]->period;
+
+	/* Rung 4 first: the kernel side only when the kernel lets us (§4). */
+	if (req->all) {
+		struct mf_mplan_ev probe_ev;
+		ev_from_row(&probe_ev, tc, 0, 0);
+		e = trial(ops, &probe_ev, false, false);
+		if (e == -EACCES || e == -EPERM) {
+			user_only = true;
+			plan->user_only = true;
+			if (probe->paranoid > 1)
+				snprintf(line, sizeof(line), "fallback: kernel.perf_event_paranoid=%d allows user space only",
+					 probe->paranoid);
+			else
+				snprintf(line, sizeof(line),
+					 "fallback: kernel events refused (%s) without CAP_PERFMON; user space only",
+					 errno_name(-e));
+			if (!step_down(plan, req, line))
+				goto out;
+		}
+	}
+
+	if (set[0]->type == PERF_TYPE_SOFTWARE) {
+		/* A software event asked for by name: nothing to fall back from. */
+		for (i = 0; i < nset; i++) {
+			struct mf_mplan_ev ev;
+			ev_from_row(&ev, set[i], i == 0 ? rate : set[i]->period, 0);
+			e = trial(ops, &ev, true, user_only);
+			if (e) {
+				impossible(plan,
+					   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); "
+					   "lower it, grant CAP_PERFMON or allow the call in seccomp",
+					   set[i]->name, -e, probe);
+				goto out;
+			}
+			add_sampled(plan, set[i], i == 0 ? rate : set[i]->period, 0);
+		}
+		if (!plan->reason[0])
+			snprintf(plan->reason, sizeof(plan->reason), "software event as requested");
+		goto counted;
+	}
+
+	/* Rungs 0 and 1: the hardware set, precise_ip from the row's maximum down to 0. */
+	{
+		int p, got = -1;
+		bool precise_refused = false;
+		struct mf_mplan_ev ev;
+		snprintf(hwname, sizeof(hwname), "%s", set[0]->name);
+		for (p = set[0]->precise; p >= 0; p--) {
+			ev_from_row(&ev, set[0], rate, p);
+			e = trial(ops, &ev, true, user_only);
+			if (e == 0) {
+				got = p;
+				break;
+			}
+			if (e == -EINVAL && p > 0)
+				continue; /* the next precise level (§4) */
+			if (e == -EOPNOTSUPP && p > 0) {
+				precise_refused = true;
+				hw_err = e;
+				p = 1; /* straight to non-precise */
+				continue;
+			}
+			if ((e == -EBUSY || e == -EMFILE) && p > 0) {
+				precise_refused = true;
+				hw_err = e;
+				p = 1;
+				continue;
+			}
+			hw_err = e;
+			break;
+		}
+		if (got >= 0) {
+			/* the other members of the set (Intel's STLB_MISS) at the same level */
+			for (i = 1; i < nset; i++) {
+				ev_from_row(&ev, set[i], rate, got);
+				if (trial(ops, &ev, true, user_only) != 0)
+					break;
+			}
+			nset = i; /* keep those that opened */
+			for (i = 0; i < nset; i++)
+				add_sampled(plan, set[i], rate, got);
+			if (got > 0) {
+				plan->rung = MF_RUNG_PRECISE;
+				if (!plan->reason[0])
+					snprintf(plan->reason, sizeof(plan->reason), "precise");
+			} else {
+				plan->rung = MF_RUNG_NONPRECISE;
+				if (precise_refused || set[0]->precise > 0) {
+					snprintf(line, sizeof(line),
+						 "fallback: precise sampling not supported (%s); addresses may skid",
+						 errno_name(hw_err ? -hw_err : EOPNOTSUPP));
+					if (!step_down(plan, req, line))
+						goto out;
+				}
+			}
+			if (itlb) /* soft fills come from page faults (§5) */
+				add_sampled(plan, pf, pf->period, 0);
+			goto counted;
+		}
+	}
+
+	/* Rung 2: the counter counts but cannot interrupt. */
+	if (hw_err == -EOPNOTSUPP) {
+		struct mf_mplan_ev ev;
+		ev_from_row(&ev, set[0], 0, 0);
+		e = trial(ops, &ev, false, user_only);
+		if (e == 0) {
+			plan->rung = MF_RUNG_COUNTING;
+			snprintf(line, sizeof(line),
+				 "fallback: hardware counters cannot interrupt; totals exact, placement from task-clock samples");
+			if (!step_down(plan, req, line))
+				goto out;
+			add_sampled(plan, tc, tc->period, 0);
+			if (itlb)
+				add_sampled(plan, pf, pf->period, 0);
+			if (plan->ncounted < MF_MPLAN_MAX) {
+				ev_from_row(&plan->counted[plan->ncounted], set[0], 0, 0);
+				plan->counted[plan->ncounted++].role = -1;
+			}
+			goto counted;
+		}
+		hw_err = e;
+	}
+
+	/* Rung 3: software events. */
+	plan->rung = MF_RUNG_SOFTWARE;
+	if (hw_err == -EACCES || hw_err == -EPERM)
+		snprintf(line, sizeof(line), "fallback: hardware events refused (%s: %s); sampling software events %s",
+			 hwname, errno_name(-hw_err), itlb ? "task-clock and page-faults" : "task-clock");
+	else if (hw_err == -EBUSY || hw_err == -EMFILE)
+		snprintf(line, sizeof(line), "fallback: hardware counters busy (%s: %s); sampling software events %s",
+			 hwname, errno_name(-hw_err), itlb ? "task-clock and page-faults" : "task-clock");
+	else
+		snprintf(line, sizeof(line),
+			 "fallback: no hardware counters (%s: %s, hypervisor: %s); sampling software events %s", hwname,
+			 errno_name(hw_err ? -hw_err : ENOENT), probe->vm == 1 ? "yes" : probe->vm == 0 ? "no" : "unknown",
+			 itlb ? "task-clock and page-faults" : "task-clock");
+	if (!step_down(plan, req, line))
+		goto out;
+	{
+		struct mf_mplan_ev ev;
+		ev_from_row(&ev, tc, tc->period, 0);
+		e = trial(ops, &ev, true, user_only);
+		if (e) {
+			impossible(plan,
+				   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); lower it, "
+				   "grant CAP_PERFMON or allow the call in seccomp",
+				   "task-clock", -e, probe);
+			goto out;
+		}
+		add_sampled(plan, tc, tc->period, 0);
+		if (itlb) {
+			ev_from_row(&ev, pf, pf->period, 0);
+			e = trial(ops, &ev, true, user_only);
+			if (e) {
+				impossible(plan,
+					   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); "
+					   "lower it, grant CAP_PERFMON or allow the call in seccomp",
+					   "page-faults", -e, probe);
+				goto out;
+			}
+			add_sampled(plan, pf, pf->period, 0);
+		}
+	}
+
+counted:
+	/* The exact counts of the whole run; those the machine lacks say so at collection. */
+	add_counted(plan, rows, nrows, "task_clock");
+	add_counted(plan, rows, nrows, "page_faults");
+	add_counted(plan, rows, nrows, "instructions");
+	add_counted(plan, rows, nrows, "cycles");
+	if (itlb)
+		add_counted(plan, rows, nrows, "itlb_misses");
+	plan->user_only = user_only;
+	if (plan->nsampled) {
+		const struct mf_mplan_ev *s0 = &plan->sampled[0];
+		fmt_spec(plan->used_spec, sizeof(plan->used_spec), s0->period, s0->clock, req,
+			 plan->rung == MF_RUNG_SOFTWARE || plan->rung == MF_RUNG_COUNTING ? "task_clock" : req->event,
+			 user_only);
+	}
+	rc = 0;
+out:
+	free(rows);
+	return rc;
+}

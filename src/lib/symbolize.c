@@ -1,0 +1,1005 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolizer of mfstat measure (caliper-measure.md §3 "Symbolizer"):
+ * load segments and build ids from the modules' ELF files, then for the
+ * sampled addresses their function, source line and inlining through libdwfl,
+ * and the DWARF line rows around them (the statements of a cache line).
+ *
+ * Addresses.  Samples carry file offsets; once the load segments are known,
+ * mf_mrun_finish turns them into module-relative ELF virtual addresses
+ * ("vaddr", what nm and addr2line print), and everything stored in the run is
+ * in those.  libdwfl works in an address space of its own: each module is
+ * reported alone in a session of its own, an ET_EXEC file at its link
+ * addresses, an ET_DYN file at DWFL_BASE (dwfl_report_elf with add_p_vaddr:
+ * the base is added to p_vaddr), and a dwfl address is vaddr + the bias
+ * libdwfl reports for the module (dwfl_module_getelf).
+ *
+ * Speed (§3: a one-second program must stay within 5 % extra): each distinct
+ * (module, address) is resolved once; addresses are resolved in address order
+ * so consecutive addresses inside one function reuse its symbol instead of
+ * another symbol-table search; inlined ranges and line tables are read once
+ * per compilation unit.
+ */
+#include "mfstat/measure.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* Where ET_DYN modules sit in libdwfl's address space (any aligned nonzero base would do). */
+#define DWFL_BASE 0x100000000000ULL
+/* The cache-line sizes whose first bytes are resolved besides run->line_size (measure.h). */
+static const uint32_t line_sizes[] = {32, 64, 128, 256};
+/* Source rows are kept for this block around every sampled address (brief H2, step 4). */
+#define SRC_BLOCK 256u
+
+/* ---- small helpers ------------------------------------------------------ */
+
+/* Makes room for need elements in an array of capacity *cap; the (possibly moved) array, or NULL on ENOMEM. */
+static void *grow(void *arr, size_t *cap, size_t need, size_t size)
+{
+	size_t nc;
+	void *na;
+	if (need <= *cap)
+		return arr;
+	nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc *= 2;
+	na = realloc(arr, nc * size);
+	if (!na)
+		return NULL;
+	*cap = nc;
+	return na;
+}
+
+/* An address range [lo, hi). */
+struct span {
+	uint64_t lo, hi;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Sorts spans and merges those that overlap or touch; returns the new count. */
+static size_t merge_spans(struct span *s, size_t n)
+{
+	size_t i, k = 0;
+	if (n == 0)
+		return 0;
+	qsort(s, n, sizeof(*s), cmp_span);
+	for (i = 1; i < n; i++) {
+		if (s[i].lo <= s[k].hi) {
+			if (s[i].hi > s[k].hi)
+				s[k].hi = s[i].hi;
+		} else {
+			s[++k] = s[i];
+		}
+	}
+	return k + 1;
+}
+
+/* Whether a lies in one of n sorted, disjoint spans. */
+static bool in_spans(const struct span *s, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s[mid].hi <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && s[lo].lo <= a;
+}
+
+/* ---- the addresses to resolve -------------------------------------------- */
+
+/* A distinct (module, module-relative address) to resolve. */
+struct want {
+	uint64_t addr;
+	uint32_t mod;     /* MF_MOD_NONE: an empty slot of the set */
+	uint32_t sampled; /* a sample's own address, not only a cache line's first byte */
+};
+
+/* Open addressing over (mod, addr): 100 000 samples hit a few hundred slots. */
+struct wantset {
+	struct want *slot;
+	size_t nslot, n;
+};
+
+static uint64_t want_hash(uint32_t mod, uint64_t addr)
+{
+	uint64_t h = (addr ^ ((uint64_t)mod << 47)) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static int wantset_resize(struct wantset *ws, size_t nslot)
+{
+	struct want *ns = malloc(nslot * sizeof(*ns));
+	size_t i;
+	if (!ns)
+		return -1;
+	for (i = 0; i < nslot; i++)
+		ns[i].mod = MF_MOD_NONE;
+	for (i = 0; i < ws->nslot; i++) {
+		const struct want *w = &ws->slot[i];
+		size_t j;
+		if (w->mod == MF_MOD_NONE)
+			continue;
+		j = want_hash(w->mod, w->addr) & (nslot - 1);
+		while (ns[j].mod != MF_MOD_NONE)
+			j = (j + 1) & (nslot - 1);
+		ns[j] = *w;
+	}
+	free(ws->slot);
+	ws->slot = ns;
+	ws->nslot = nslot;
+	return 0;
+}
+
+static int wantset_add(struct wantset *ws, uint32_t mod, uint64_t addr, uint32_t sampled)
+{
+	size_t j;
+	if ((ws->n + 1) * 2 > ws->nslot && wantset_resize(ws, ws->nslot ? ws->nslot * 2 : 256))
+		return -1;
+	j = want_hash(mod, addr) & (ws->nslot - 1);
+	while (ws->slot[j].mod != MF_MOD_NONE) {
+		if (ws->slot[j].mod == mod && ws->slot[j].addr == addr) {
+			ws->slot[j].sampled |= sampled;
+			return 0;
+		}
+		j = (j + 1) & (ws->nslot - 1);
+	}
+	ws->slot[j].mod = mod;
+	ws->slot[j].addr = addr;
+	ws->slot[j].sampled = sampled;
+	ws->n++;
+	return 0;
+}
+
+static int cmp_want(const void *a, const void *b)
+{
+	const struct want *x = a, *y = b;
+	if (x->mod != y->mod)
+		return x->mod < y->mod ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* ---- ELF files: load segments and build id (brief H2 step 1) -------------- */
+
+/* Marks m unreadable with the reason (MF_MOD_MISSING); -1 on ENOMEM. */
+static int mod_missing(struct mf_mrun *run, struct mf_mmod *m, const char *why)
+{
+	m->flags |= MF_MOD_MISSING;
+	m->flags &= ~(uint32_t)MF_MOD_ELF;
+	m->nloads = 0;
+	m->note = mf_mrun_str(run, why);
+	return m->note ? 0 : -1;
+}
+
+/*
+ * Reads m's load segments and build id from the ELF file open on fd.  NULL
+ * when done, else why the file is unusable (in why[n]).  A build id differing
+ * from the one the kernel recorded for the run marks the module changed; the
+ * recorded one is kept, as it names what actually ran.
+ */
+static const char *read_elf(struct mf_mrun *run, struct mf_mmod *m, int fd, char *why, size_t n)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	size_t phnum = 0, i, nl = 0, total = 0;
+	const void *bid = NULL;
+	ssize_t blen;
+	int pass;
+
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+		snprintf(why, n, "not an ELF file");
+		goto fail;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		snprintf(why, n, "not an executable or shared object (ELF type %u)", (unsigned)eh.e_type);
+		goto fail;
+	}
+	if (elf_getphdrnum(e, &phnum) != 0) {
+		snprintf(why, n, "unreadable program headers (%s)", elf_errmsg(-1));
+		goto fail;
+	}
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
+			total++;
+	}
+	/* More PT_LOADs than fit is rare; then the executable ones go first, as samples land there. */
+	for (pass = total > MF_MOD_MAX_LOADS ? 0 : 1; pass < 2; pass++) {
+		for (i = 0; i < phnum && nl < MF_MOD_MAX_LOADS; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (total > MF_MOD_MAX_LOADS && (pass == 0) != ((ph.p_flags & PF_X) != 0))
+				continue;
+			m->loads[nl].offset = ph.p_offset;
+			m->loads[nl].vaddr = ph.p_vaddr;
+			m->loads[nl].filesz = ph.p_filesz;
+			nl++;
+		}
+	}
+	if (nl == 0) {
+		snprintf(why, n, "no loadable segment");
+		goto fail;
+	}
+	m->nloads = (uint32_t)nl;
+
+	blen = dwelf_elf_gnu_build_id(e, &bid);
+	if (blen > 0 && bid) {
+		size_t k = (size_t)blen < sizeof(m->build_id) ? (size_t)blen : sizeof(m->build_id);
+		if (m->build_id_len == 0) {
+			memcpy(m->build_id, bid, k);
+			m->build_id_len = (uint8_t)k;
+		} else if (m->build_id_len != k || memcmp(m->build_id, bid, k) != 0) {
+			m->flags |= MF_MOD_CHANGED;
+			mf_mrun_warn(run, "%s: the file changed since the run (build id differs); symbols may be wrong",
+				     m->path);
+		}
+	}
+	m->flags |= MF_MOD_ELF;
+	elf_end(e);
+	return NULL;
+fail:
+	if (e)
+		elf_end(e);
+	return why;
+}
+
+/*
+ * A memfd holding this process's vDSO image (the kernel maps the same one into
+ * every process of an architecture), or -1 with why filled.  The image's
+ * extent is the furthest byte its headers, segments and sections name.
+ */
+static int vdso_memfd(char *why, size_t n)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	ElfW(Ehdr) eh;
+	size_t size, i, done = 0;
+	int fd;
+
+	if (!img) {
+		snprintf(why, n, "no vDSO in this process");
+		return -1;
+	}
+	memcpy(&eh, img, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)) ||
+	    (eh.e_shnum && eh.e_shentsize != sizeof(ElfW(Shdr)))) {
+		snprintf(why, n, "unexpected vDSO image");
+		return -1;
+	}
+	size = sizeof(eh);
+	if (eh.e_phoff + (size_t)eh.e_phnum * sizeof(ElfW(Phdr)) > size)
+		size = eh.e_phoff + (size_t)eh.e_phnum * sizeof(ElfW(Phdr));
+	if (eh.e_shoff + (size_t)eh.e_shnum * sizeof(ElfW(Shdr)) > size)
+		size = eh.e_shoff + (size_t)eh.e_shnum * sizeof(ElfW(Shdr));
+	for (i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph;
+		memcpy(&ph, img + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_offset + ph.p_filesz > size)
+			size = ph.p_offset + ph.p_filesz;
+	}
+	for (i = 0; i < eh.e_shnum; i++) {
+		ElfW(Shdr) sh;
+		memcpy(&sh, img + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size > size)
+			size = sh.sh_offset + sh.sh_size;
+	}
+	if (size > (64u << 20)) {
+		snprintf(why, n, "implausible vDSO size %zu", size);
+		return -1;
+	}
+	fd = memfd_create("mfstat-vdso", MFD_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, n, "cannot copy the vDSO (memfd_create: %s)", strerror(errno));
+		return -1;
+	}
+	while (done < size) {
+		ssize_t w = write(fd, img + done, size - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			snprintf(why, n, "cannot copy the vDSO (write: %s)", w < 0 ? strerror(errno) : "short write");
+			close(fd);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return fd;
+}
+
+/* The ELF file of module m open for reading, or -1 with why filled (the vDSO: a dup of vdso_fd). */
+static int open_module(const struct mf_mmod *m, int vdso_fd, char *why, size_t n)
+{
+	struct stat st;
+	int fd;
+	if (strcmp(m->path, "[vdso]") == 0) {
+		if (vdso_fd < 0) {
+			snprintf(why, n, "no vDSO image");
+			return -1;
+		}
+		fd = fcntl(vdso_fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			snprintf(why, n, "cannot copy the vDSO (%s)", strerror(errno));
+		return fd;
+	}
+	/* O_NONBLOCK: a FIFO in the maps must not hang us; it is refused below. */
+	fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(why, n, "cannot open (%s)", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, n, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Whether module m is read here: a file (not special, an absolute path), or
+ * the vDSO.  Other special modules ([heap], //anon, ...) stay unresolved.
+ */
+static bool has_image(const struct mf_mmod *m)
+{
+	if (!m->path)
+		return false;
+	if (m->flags & MF_MOD_SPECIAL)
+		return strcmp(m->path, "[vdso]") == 0;
+	return m->path[0] == '/';
+}
+
+/* ---- libdwfl sessions ------------------------------------------------------ */
+
+/*
+ * find_debuginfo: the build-id directories, then .gnu_debuglink beside the
+ * file, in its .debug/ and under /usr/lib/debug/ (§3 "debug files via build-id
+ * and .gnu_debuglink").  Not dwfl_standard_find_debuginfo: that one asks
+ * debuginfod servers whenever DEBUGINFOD_URLS is set (Debian sets it for login
+ * shells), and §3 wants no network lookups unless asked.
+ */
+static int crc_matches(int fd, uint32_t want)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0;
+		}
+		crc = crc32(crc, buf, (uInt)r);
+	}
+	lseek(fd, 0, SEEK_SET);
+	return (uint32_t)crc == want;
+}
+
+static int find_debuginfo(Dwfl_Module *dm, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **debugname)
+{
+	static const char *const fmts[] = {"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"};
+	struct stat main_st, st;
+	const char *slash;
+	size_t i;
+	int fd = dwfl_build_id_find_debuginfo(dm, userdata, modname, base, file_name, debuglink, crc, debugname);
+
+	if (fd >= 0 || !debuglink || !*debuglink || !file_name || file_name[0] != '/' || strchr(debuglink, '/'))
+		return fd;
+	if (stat(file_name, &main_st) != 0)
+		return -1;
+	slash = strrchr(file_name, '/');
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char path[4096];
+		int len = snprintf(path, sizeof(path), fmts[i], (int)(slash - file_name), file_name, debuglink);
+		if (len < 0 || (size_t)len >= sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Not the main file under another name, and the CRC the link names. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    !(st.st_dev == main_st.st_dev && st.st_ino == main_st.st_ino) && crc_matches(fd, crc)) {
+			*debugname = strdup(path);
+			if (*debugname)
+				return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.section_address = NULL,
+	.debuginfo_path = NULL,
+};
+
+/* A symbol of the module's table (dwfl addresses), for aliases and for reusing a look-up. */
+struct fsym {
+	uint64_t start, size;
+	const char *name; /* libdwfl's, valid until dwfl_end */
+	int rank;         /* 0 global, 1 weak, 2 local, 3 other */
+};
+
+static int cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return strcmp(x->name, y->name);
+}
+
+/* A compilation unit met, with its inlined code ranges (dwfl addresses, merged). */
+struct cuinfo {
+	Dwarf_Die *cu; /* libdwfl's own DIE: dwfl_getsrclines needs this very pointer */
+	struct span *inl;
+	size_t ninl, capinl;
+	size_t stamp; /* 1 + the range whose rows were last taken from it */
+};
+
+/* One module's session. */
+struct sess {
+	struct mf_mrun *run;
+	uint32_t mod;
+	Dwfl *dwfl;
+	Dwfl_Module *dm;
+	uint64_t bias; /* dwfl address = vaddr + bias */
+	struct fsym *syms;
+	size_t nsyms;
+	struct cuinfo *cus;
+	size_t ncus, capcus;
+	struct span *ranges; /* for source rows: module-relative */
+	size_t nranges, capranges;
+	uint64_t *probes; /* addresses whose CU gives source rows: module-relative */
+	size_t nprobes, capprobes;
+	bool oom;
+};
+
+static int binding_rank(unsigned char info)
+{
+	switch (GELF_ST_BIND(info)) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE: return 0;
+	case STB_WEAK: return 1;
+	case STB_LOCAL: return 2;
+	default: return 3;
+	}
+}
+
+/* Reads the module's symbol table (what dwfl_module_addrinfo searches), sorted by address, rank, name. */
+static void load_syms(struct sess *s)
+{
+	int n = dwfl_module_getsymtab(s->dm), i;
+	size_t k = 0;
+	if (n <= 1)
+		return;
+	s->syms = malloc((size_t)n * sizeof(*s->syms));
+	if (!s->syms) {
+		s->oom = true;
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(s->dm, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE ||
+		    type == STT_TLS)
+			continue;
+		s->syms[k].start = addr;
+		s->syms[k].size = sym.st_size;
+		s->syms[k].name = name;
+		s->syms[k].rank = binding_rank(sym.st_info);
+		k++;
+	}
+	s->nsyms = k;
+	qsort(s->syms, k, sizeof(*s->syms), cmp_fsym);
+}
+
+/* Index of the first symbol starting at or after a (n when none). */
+static size_t sym_lower(const struct sess *s, uint64_t a)
+{
+	size_t lo = 0, hi = s->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->syms[mid].start < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The CU of dwfl address a with its inlined ranges read (NULL: no DWARF there). */
+static void add_inlined(struct sess *s, struct cuinfo *c, Dwarf_Die *die, Dwarf_Addr dwbias, int depth);
+
+static struct cuinfo *cu_at(struct sess *s, uint64_t a)
+{
+	Dwarf_Addr dwbias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(s->dm, a, &dwbias);
+	struct cuinfo *c, *nc;
+	size_t i;
+	if (!cu)
+		return NULL;
+	for (i = 0; i < s->ncus; i++)
+		if (s->cus[i].cu == cu)
+			return &s->cus[i];
+	nc = grow(s->cus, &s->capcus, s->ncus + 1, sizeof(*s->cus));
+	if (!nc) {
+		s->oom = true;
+		return NULL;
+	}
+	s->cus = nc;
+	c = &s->cus[s->ncus++];
+	memset(c, 0, sizeof(*c));
+	c->cu = cu;
+	add_inlined(s, c, cu, dwbias, 0);
+	c->ninl = merge_spans(c->inl, c->ninl);
+	return c;
+}
+
+/*
+ * Collects the code ranges of the DW_TAG_inlined_subroutine DIEs under die.
+ * Only DIEs that can hold concrete code are descended into: functions and
+ * blocks with addresses, namespaces.  Types, variables and abstract instances
+ * have no code and are skipped, which keeps the walk short.
+ */
+static void add_inlined(struct sess *s, struct cuinfo *c, Dwarf_Die *die, Dwarf_Addr dwbias, int depth)
+{
+	Dwarf_Die child;
+	if (depth > 256 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		bool has_pc = dwarf_hasattr(&child, DW_AT_low_pc) || dwarf_hasattr(&child, DW_AT_ranges);
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			/* Inlined code nested in it lies within its ranges: no need to descend. */
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				struct span *ns;
+				if (hi <= lo)
+					continue;
+				ns = grow(c->inl, &c->capinl, c->ninl + 1, sizeof(*c->inl));
+				if (!ns) {
+					s->oom = true;
+					return;
+				}
+				c->inl = ns;
+				c->inl[c->ninl].lo = lo + dwbias;
+				c->inl[c->ninl].hi = hi + dwbias;
+				c->ninl++;
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_module ||
+			   ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
+			     tag == DW_TAG_catch_block || tag == DW_TAG_entry_point) &&
+			    has_pc)) {
+			add_inlined(s, c, &child, dwbias, depth + 1);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static void add_range(struct sess *s, uint64_t lo, uint64_t hi)
+{
+	struct span *ns = grow(s->ranges, &s->capranges, s->nranges + 1, sizeof(*s->ranges));
+	if (!ns) {
+		s->oom = true;
+		return;
+	}
+	s->ranges = ns;
+	s->ranges[s->nranges].lo = lo;
+	s->ranges[s->nranges].hi = hi;
+	s->nranges++;
+}
+
+static void add_probe(struct sess *s, uint64_t a)
+{
+	uint64_t *np = grow(s->probes, &s->capprobes, s->nprobes + 1, sizeof(*s->probes));
+	if (!np) {
+		s->oom = true;
+		return;
+	}
+	s->probes = np;
+	s->probes[s->nprobes++] = a;
+}
+
+/*
+ * The function name as reported: without a symbol version.  A debug file's
+ * .symtab names versioned definitions "fopencookie@@GLIBC_2.2.5" while .dynsym
+ * says "fopencookie"; dropping the version keeps a function's name the same
+ * whether or not debug files are installed.
+ */
+static const char *func_name(struct mf_mrun *run, const char *name)
+{
+	const char *at = strchr(name, '@');
+	char buf[1024];
+	size_t n = at ? (size_t)(at - name) : 0;
+	if (!at || n == 0 || n >= sizeof(buf))
+		return mf_mrun_str(run, name);
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	return mf_mrun_str(run, buf);
+}
+
+/* The symbol last found, reused for the next addresses while no other symbol starts before them. */
+struct lastfunc {
+	bool valid;
+	uint64_t start, end, next; /* dwfl addresses; next: the next symbol's start */
+	const char *name;          /* interned */
+	uint64_t size;
+};
+
+/*
+ * The function containing dwfl address a: dwfl_module_addrinfo's symbol
+ * (.symtab, else .dynsym), then among the symbols starting at the same
+ * address and containing a, the best by the §3 alias rule (global, weak,
+ * local, then name as stored).  Fills *lf; lf->name NULL when there is none.
+ */
+static void func_at(struct sess *s, uint64_t a, struct lastfunc *lf)
+{
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name = dwfl_module_addrinfo(s->dm, a, &off, &sym, NULL, NULL, NULL);
+	size_t i;
+	memset(lf, 0, sizeof(*lf));
+	if (!name)
+		return;
+	lf->start = a - off;
+	lf->size = sym.st_size;
+	for (i = sym_lower(s, lf->start); i < s->nsyms && s->syms[i].start == lf->start; i++) {
+		const struct fsym *f = &s->syms[i];
+		if (f->size ? a - f->start < f->size : sym.st_size == 0) {
+			name = f->name;
+			lf->size = f->size;
+			break;
+		}
+	}
+	lf->name = func_name(s->run, name);
+	if (!lf->name) {
+		s->oom = true;
+		return;
+	}
+	lf->end = lf->start + lf->size;
+	i = sym_lower(s, lf->start + 1);
+	lf->next = i < s->nsyms ? s->syms[i].start : UINT64_MAX;
+	/* Reuse only a sized symbol that the table knows (else another look-up is needed). */
+	lf->valid = lf->size != 0 && s->nsyms != 0;
+}
+
+/* Resolves module-relative address w->addr into a new mf_msym. */
+static void resolve(struct sess *s, const struct want *w, struct lastfunc *lf)
+{
+	uint64_t a = w->addr + s->bias;
+	struct mf_msym *sym;
+	struct cuinfo *c;
+	Dwfl_Line *line;
+	const char *fname = NULL;
+
+	if (!(lf->valid && a >= lf->start && a < lf->end && a < lf->next))
+		func_at(s, a, lf);
+	if (s->oom)
+		return;
+	sym = mf_mrun_add_sym(s->run);
+	if (!sym) {
+		s->oom = true;
+		return;
+	}
+	sym->mod = s->mod;
+	sym->addr = w->addr;
+	if (lf->name) {
+		sym->func = lf->name;
+		sym->func_start = lf->start - s->bias;
+		sym->func_size = lf->size;
+	}
+	line = dwfl_module_getsrc(s->dm, a);
+	if (line) {
+		int lno = 0;
+		fname = dwfl_lineinfo(line, NULL, &lno, NULL, NULL, NULL);
+		if (fname && lno > 0) {
+			sym->file = mf_mrun_str(s->run, fname);
+			sym->line = (uint32_t)lno;
+			if (!sym->file)
+				s->oom = true;
+		}
+	}
+	c = cu_at(s, a);
+	if (c && in_spans(c->inl, c->ninl, a))
+		sym->flags |= MF_SYM_INLINE;
+
+	/* Source rows: the 256-byte block around a sampled address and its whole function (step 4). */
+	if (w->sampled) {
+		uint64_t lo = w->addr - w->addr % SRC_BLOCK;
+		add_range(s, lo, lo + SRC_BLOCK);
+		add_probe(s, lo);
+		add_probe(s, w->addr);
+		add_probe(s, lo + SRC_BLOCK - 1);
+		if (sym->func && sym->func_size) {
+			add_range(s, sym->func_start, sym->func_start + sym->func_size);
+			add_probe(s, sym->func_start);
+		}
+	}
+}
+
+/* Index of the first line row of CU c at or after dwfl address a. */
+static size_t first_row(Dwarf_Die *cu, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		Dwarf_Addr ra = 0;
+		Dwfl_Line *l = dwfl_onesrcline(cu, mid);
+		if (l && dwfl_lineinfo(l, &ra, NULL, NULL, NULL, NULL) && ra < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Adds the statement rows of CU c in [lo, hi) (dwfl addresses). */
+static void rows_in(struct sess *s, const struct cuinfo *c, uint64_t lo, uint64_t hi)
+{
+	size_t n = 0, i;
+	if (dwfl_getsrclines(c->cu, &n) != 0 || n == 0)
+		return;
+	for (i = first_row(c->cu, n, lo); i < n; i++) {
+		Dwfl_Line *l = dwfl_onesrcline(c->cu, i);
+		Dwarf_Addr ra = 0, lbias;
+		Dwarf_Line *dl;
+		int lno = 0;
+		bool stmt = false, end = true;
+		const char *file;
+		struct mf_msrc *src;
+		if (!l)
+			continue;
+		file = dwfl_lineinfo(l, &ra, &lno, NULL, NULL, NULL);
+		if (ra >= hi)
+			break;
+		dl = dwfl_dwarf_line(l, &lbias);
+		if (!dl || dwarf_linebeginstatement(dl, &stmt) != 0 || dwarf_lineendsequence(dl, &end) != 0)
+			continue;
+		/* Statements only; an end_sequence row marks the address after the code (step 4). */
+		if (!stmt || end || !file || lno <= 0 || ra < lo)
+			continue;
+		src = mf_mrun_add_src(s->run);
+		if (!src || !(src->file = mf_mrun_str(s->run, file))) {
+			s->oom = true;
+			return;
+		}
+		src->mod = s->mod;
+		src->addr = ra - s->bias;
+		src->line = (uint32_t)lno;
+		if (in_spans(c->inl, c->ninl, ra))
+			src->flags |= MF_SYM_INLINE;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The source rows of the merged ranges.  The CUs to read are those of the
+ * probes (sampled addresses, block edges, function starts) inside each range,
+ * so a range is searched only in the few CUs it touches.
+ */
+static void add_rows(struct sess *s)
+{
+	size_t r, p = 0, i;
+	s->nranges = merge_spans(s->ranges, s->nranges);
+	if (s->nprobes)
+		qsort(s->probes, s->nprobes, sizeof(*s->probes), cmp_u64);
+	for (r = 0; r < s->nranges && !s->oom; r++) {
+		const struct span *rg = &s->ranges[r];
+		while (p < s->nprobes && s->probes[p] < rg->lo)
+			p++;
+		for (; p < s->nprobes && s->probes[p] < rg->hi && !s->oom; p++) {
+			struct cuinfo *c;
+			if (p > 0 && s->probes[p] == s->probes[p - 1])
+				continue;
+			c = cu_at(s, s->probes[p] + s->bias);
+			if (!c || c->stamp == r + 1)
+				continue;
+			c->stamp = r + 1;
+			rows_in(s, c, rg->lo + s->bias, rg->hi + s->bias);
+		}
+	}
+	for (i = 0; i < s->ncus; i++)
+		s->cus[i].stamp = 0;
+}
+
+static void sess_free(struct sess *s)
+{
+	size_t i;
+	for (i = 0; i < s->ncus; i++)
+		free(s->cus[i].inl);
+	free(s->cus);
+	free(s->syms);
+	free(s->ranges);
+	free(s->probes);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+}
+
+/*
+ * Resolves the n wants of module mod (sorted by address) in a libdwfl session
+ * of their own.  A module libdwfl cannot take gets a note and stays
+ * unresolved.  Returns -1 on ENOMEM.
+ */
+static int resolve_module(struct mf_mrun *run, uint32_t mod, const struct want *w, size_t n, int vdso_fd)
+{
+	struct mf_mmod *m = &run->mods[mod];
+	struct sess s;
+	struct lastfunc lf;
+	char why[512];
+	GElf_Addr bias = 0;
+	size_t i;
+	int fd, rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	memset(&lf, 0, sizeof(lf));
+	s.run = run;
+	s.mod = mod;
+	fd = open_module(m, vdso_fd, why, sizeof(why));
+	if (fd < 0)
+		return mod_missing(run, m, why);
+	s.dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!s.dwfl) {
+		close(fd);
+		return -1;
+	}
+	dwfl_report_begin(s.dwfl);
+	/* On success libdwfl owns fd (closed by dwfl_end); on failure it is still ours. */
+	s.dm = dwfl_report_elf(s.dwfl, m->name, m->path, fd, DWFL_BASE, true);
+	if (!s.dm)
+		close(fd);
+	if (dwfl_report_end(s.dwfl, NULL, NULL) != 0 || !s.dm || !dwfl_module_getelf(s.dm, &bias)) {
+		snprintf(why, sizeof(why), "libdwfl cannot read it (%s)", dwfl_errmsg(-1));
+		m->note = mf_mrun_str(run, why);
+		rc = m->note ? 0 : -1;
+		goto out;
+	}
+	s.bias = bias;
+	load_syms(&s);
+	for (i = 0; i < n && !s.oom; i++)
+		resolve(&s, &w[i], &lf);
+
+	if (!s.oom)
+		add_rows(&s);
+	rc = s.oom ? -1 : 0;
+out:
+	sess_free(&s);
+	return rc;
+}
+
+/* ---- the entry point ------------------------------------------------------- */
+
+int mf_symbolize(struct mf_mrun *run, struct mf_error *err)
+{
+	struct wantset ws = {0};
+	struct want *wants = NULL, *samp = NULL;
+	char why[512];
+	int vdso_fd = -1;
+	size_t i, k, nw = 0, ns = 0;
+	int rc = 0;
+
+	elf_version(EV_CURRENT);
+
+	/* 1. Load segments and build ids; unreadable modules get a note and stay unresolved. */
+	for (i = 0; i < run->nmods; i++) {
+		struct mf_mmod *m = &run->mods[i];
+		const char *bad;
+		int fd;
+		if (!has_image(m)) {
+			if (!(m->flags & MF_MOD_SPECIAL) && mod_missing(run, m, "no file to read"))
+				goto oom;
+			continue;
+		}
+		m->flags &= ~(uint32_t)(MF_MOD_ELF | MF_MOD_MISSING);
+		m->nloads = 0;
+		m->note = NULL;
+		if (m->path[0] == '[' && vdso_fd < 0) {
+			vdso_fd = vdso_memfd(why, sizeof(why));
+			if (vdso_fd < 0) {
+				if (mod_missing(run, m, why))
+					goto oom;
+				continue;
+			}
+		}
+		fd = open_module(m, vdso_fd, why, sizeof(why));
+		if (fd < 0) {
+			if (mod_missing(run, m, why))
+				goto oom;
+			continue;
+		}
+		bad = read_elf(run, m, fd, why, sizeof(why));
+		close(fd);
+		if (bad && mod_missing(run, m, bad))
+			goto oom;
+	}
+
+	/* 2. Every sample's module-relative address. */
+	mf_mrun_finish(run);
+
+	/* 3. The distinct addresses: samples', and their cache lines' first bytes. */
+	for (i = 0; i < run->nsamples; i++) {
+		const struct mf_msample *sm = &run->samples[i];
+		if (sm->mod >= run->nmods || !(run->mods[sm->mod].flags & MF_MOD_ELF))
+			continue;
+		if (wantset_add(&ws, sm->mod, sm->vaddr, 1))
+			goto oom;
+	}
+	samp = malloc((ws.n ? ws.n : 1) * sizeof(*samp));
+	if (!samp)
+		goto oom;
+	for (i = 0, ns = 0; i < ws.nslot; i++)
+		if (ws.slot[i].mod != MF_MOD_NONE)
+			samp[ns++] = ws.slot[i];
+	for (i = 0; i < ns; i++) {
+		for (k = 0; k < sizeof(line_sizes) / sizeof(line_sizes[0]); k++)
+			if (wantset_add(&ws, samp[i].mod, samp[i].addr - samp[i].addr % line_sizes[k], 0))
+				goto oom;
+		if (run->line_size && wantset_add(&ws, samp[i].mod, samp[i].addr - samp[i].addr % run->line_size, 0))
+			goto oom;
+	}
+	wants = malloc((ws.n ? ws.n : 1) * sizeof(*wants));
+	if (!wants)
+		goto oom;
+	for (i = 0, nw = 0; i < ws.nslot; i++)
+		if (ws.slot[i].mod != MF_MOD_NONE)
+			wants[nw++] = ws.slot[i];
+	free(ws.slot);
+	ws.slot = NULL;
+	qsort(wants, nw, sizeof(*wants), cmp_want);
+
+	/* 3-4. Per module: functions, lines, inlining, then the source rows. */
+	for (i = 0; i < nw; i = k) {
+		for (k = i; k < nw && wants[k].mod == wants[i].mod; k++)
+			;
+		if (resolve_module(run, wants[i].mod, &wants[i], k - i, vdso_fd))
+			goto oom;
+	}
+
+	/* 5. Sorted for mf_mrun_sym and mf_mrun_src_range (duplicate rows dropped). */
+	mf_mrun_sort_syms(run);
+	goto out;
+oom:
+	rc = mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory while resolving symbols");
+out:
+	free(ws.slot);
+	free(samp);
+	free(wants);
+	if (vdso_fd >= 0)
+		close(vdso_fd);
+	return rc;
+}

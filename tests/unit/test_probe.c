@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fallback ladder of mfstat measure (caliper-measure.md §4) against
+ * scripted kernel answers, and the probe on fake /proc and /sys trees.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+/* A scripted kernel: the first rule that matches an open decides its errno. */
+struct rule {
+	int type;       /* -1 any */
+	long long config; /* -1 any */
+	int precise;    /* -1 any */
+	int sampling;   /* -1 any, 0 counting, 1 sampling */
+	int kernel;     /* -1 any, 1 kernel included (exclude_kernel = 0) */
+	int err;        /* errno to fail with, 0 success */
+};
+
+struct script {
+	const struct rule *rules;
+	size_t n;
+	int opens;
+};
+
+static int fake_open(void *ctx, struct perf_event_attr *a, int pid, int cpu, int group_fd, unsigned long flags)
+{
+	struct script *s = ctx;
+	size_t i;
+	(void)pid, (void)cpu, (void)group_fd, (void)flags;
+	s->opens++;
+	for (i = 0; i < s->n; i++) {
+		const struct rule *r = &s->rules[i];
+		if (r->type >= 0 && (int)a->type != r->type)
+			continue;
+		if (r->config >= 0 && (long long)a->config != r->config)
+			continue;
+		if (r->precise >= 0 && (int)a->precise_ip != r->precise)
+			continue;
+		if (r->sampling >= 0 && (a->sample_period != 0) != r->sampling)
+			continue;
+		if (r->kernel >= 0 && (!a->exclude_kernel) != r->kernel)
+			continue;
+		return r->err ? -r->err : 3;
+	}
+	return 3;
+}
+
+static int fake_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
+{
+	(void)ctx, (void)fd, (void)req, (void)arg;
+	return 0;
+}
+
+static void *fake_mmap(void *ctx, int fd, size_t len)
+{
+	(void)ctx, (void)fd, (void)len;
+	return NULL;
+}
+
+static void fake_munmap(void *ctx, void *p, size_t len)
+{
+	(void)ctx, (void)p, (void)len;
+}
+
+static long fake_read(void *ctx, int fd, void *buf, size_t n)
+{
+	(void)ctx, (void)fd, (void)buf, (void)n;
+	return -EIO;
+}
+
+static void fake_close(void *ctx, int fd)
+{
+	(void)ctx, (void)fd;
+}
+
+static struct mf_mprobe vm_probe(const char *vendor, int paranoid)
+{
+	struct mf_mprobe p;
+	memset(&p, 0, sizeof(p));
+	snprintf(p.vendor, sizeof(p.vendor), "%s", vendor);
+	p.paranoid = paranoid;
+	p.vm = 1;
+	p.ncpus = 2;
+	p.line_size = 64;
+	return p;
+}
+
+/* Plans measurement with the -s fields given (NULL: default) against the rules. */
+static void plan_with(const struct rule *rules, size_t n, const struct mf_mprobe *probe, const char *measurement,
+		      const char *event, bool all, bool none, struct mf_mplan *plan)
+{
+	struct script s = {rules, n, 0};
+	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_mplan_req req;
+	struct mf_error e;
+	char *text = NULL, name[300];
+	size_t len;
+	memset(&req, 0, sizeof(req));
+	snprintf(req.measurement, sizeof(req.measurement), "%s", measurement);
+	snprintf(req.event, sizeof(req.event), "%s",
+		 event ? event : strcmp(measurement, "itlb") == 0 ? "itlb_miss" : "cycles");
+	req.variation_pct = 5;
+	req.all = all;
+	req.fallback_none = none;
+	mf_error_clear(&e);
+	assert_int_equal(mf_measure_events_text(NULL, &text, &len, name, sizeof(name), &e), 0);
+	assert_int_equal(mf_measure_plan(&ops, probe, &req, text, len, name, plan, &e), 0);
+	free(text);
+}
+
+#define HW_ANY(err) {PERF_TYPE_HARDWARE, -1, -1, -1, -1, err}, {PERF_TYPE_HW_CACHE, -1, -1, -1, -1, err}, \
+		{PERF_TYPE_RAW, -1, -1, -1, -1, err}
+
+static void test_vm_profile_software(void **state)
+{
+	static const struct rule r[] = {HW_ANY(ENOENT)};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan plan;
+	(void)state;
+	plan_with(r, 3, &p, "profile", NULL, false, false, &plan);
+	assert_int_equal(plan.exit_code, 0);
+	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
+	assert_string_equal(plan.reason, "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
+					 "sampling software events task-clock");
+	assert_int_equal(plan.nsampled, 1);
+	assert_string_equal(plan.sampled[0].name, "task_clock");
+	assert_int_equal(plan.sampled[0].role, MF_ROLE_CPU);
+	assert_true(plan.sampled[0].clock);
+	assert_int_equal(plan.sampled[0].period, 1000000);
+	assert_true(plan.user_only);
+	assert_string_equal(plan.used_spec, "1ms, 5%, task_clock:user");
+	/* counts: task-clock, page-faults, instructions, cycles */
+	assert_int_equal(plan.ncounted, 4);
+	assert_string_equal(plan.counted[0].name, "task-clock");
+}
+
+static void test_vm_itlb_software(void **state)
+{
+	static const struct rule enodev[] = {HW_ANY(ENODEV)}, enxio[] = {HW_ANY(ENXIO)};
+	const struct rule *sets[] = {enodev, enxio};
+	const char *names[] = {"ENODEV", "ENXIO"};
+	struct mf_mprobe p = vm_probe("AuthenticAMD", 1);
+	struct mf_mplan plan;
+	char want[300];
+	int k;
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		plan_with(sets[k], 3, &p, "itlb", NULL, false, false, &plan);
+		assert_int_equal(plan.exit_code, 0);
+		assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
+		snprintf(want, sizeof(want),
+			 "fallback: no hardware counters (itlb_miss: %s, hypervisor: yes); sampling software events "
+			 "task-clock and page-faults",
+			 names[k]);
+		assert_string_equal(plan.reason, want);
+		assert_int_equal(plan.nsampled, 2);
+		assert_int_equal(plan.sampled[1].role, MF_ROLE_FAULT);
+		assert_true(plan.sampled[1].want_addr);
+		assert_int_equal(plan.sampled[1].period, 1);
+		assert_int_equal(plan.ncounted, 5); /* + iTLB-load-misses */
+	}
+}
+
+static void test_intel_precise(void **state)
+{
+	static const struct rule ok[] = {{-1, -1, -1, -1, -1, 0}};
+	static const struct rule einval3[] = {{PERF_TYPE_RAW, -1, 3, -1, -1, EINVAL}};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan plan;
+	(void)state;
+	p.vm = 0;
+	plan_with(ok, 1, &p, "itlb", NULL, false, false, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_PRECISE);
+	assert_string_equal(plan.reason, "precise");
+	assert_int_equal(plan.nsampled, 3); /* ITLB_MISS, STLB_MISS, page faults */
+	assert_int_equal(plan.sampled[0].role, MF_ROLE_ITLB);
+	assert_int_equal(plan.sampled[0].type, PERF_TYPE_RAW);
+	assert_int_equal(plan.sampled[0].config1, 0x14);
+	assert_int_equal(plan.sampled[1].role, MF_ROLE_STLB);
+	assert_int_equal(plan.sampled[1].config1, 0x15);
+	assert_int_equal(plan.sampled[0].precise, 3);
+	assert_string_equal(plan.used_spec, "10000, 5%, itlb_miss:user");
+	/* EINVAL at precise 3: the next level */
+	plan_with(einval3, 1, &p, "itlb", NULL, false, false, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_PRECISE);
+	assert_int_equal(plan.sampled[0].precise, 2);
+	assert_int_equal(plan.sampled[1].precise, 2);
+}
+
+static void test_nonprecise(void **state)
+{
+	static const struct rule r[] = {{PERF_TYPE_HARDWARE, -1, 3, -1, -1, EOPNOTSUPP},
+					{PERF_TYPE_HARDWARE, -1, 2, -1, -1, EOPNOTSUPP},
+					{PERF_TYPE_HARDWARE, -1, 1, -1, -1, EOPNOTSUPP}};
+	struct mf_mprobe p = vm_probe("IBM/S390", 2);
+	struct mf_mplan plan;
+	(void)state;
+	plan_with(r, 3, &p, "profile", NULL, false, false, &plan);
+	assert_int_equal(plan.exit_code, 0);
+	assert_int_equal(plan.rung, MF_RUNG_NONPRECISE);
+	assert_string_equal(plan.reason, "fallback: precise sampling not supported (EOPNOTSUPP); addresses may skid");
+	assert_int_equal(plan.sampled[0].precise, 0);
+	assert_string_equal(plan.sampled[0].name, "cycles");
+	/* --fallback none: the same step is exit 3 with the same reason */
+	plan_with(r, 3, &p, "profile", NULL, false, true, &plan);
+	assert_int_equal(plan.exit_code, 3);
+	assert_string_equal(plan.error, "fallback: precise sampling not supported (EOPNOTSUPP); addresses may skid "
+					"(--fallback none)");
+}
+
+static void test_counting_only(void **state)
+{
+	static const struct rule r[] = {{PERF_TYPE_HARDWARE, -1, -1, 1, -1, EOPNOTSUPP}};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan plan;
+	(void)state;
+	plan_with(r, 1, &p, "profile", NULL, false, false, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_COUNTING);
+	assert_string_equal(plan.reason,
+			    "fallback: hardware counters cannot interrupt; totals exact, placement from task-clock samples");
+	assert_string_equal(plan.sampled[0].name, "task_clock");
+	/* the hardware event is still counted exactly */
+	assert_string_equal(plan.counted[0].name, "cycles");
+}
+
+static void test_user_only(void **state)
+{
+	static const struct rule r[] = {{-1, -1, -1, -1, 1, EACCES}, HW_ANY(ENOENT)};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan plan;
+	(void)state;
+	plan_with(r, 4, &p, "profile", NULL, true, false, &plan);
+	assert_int_equal(plan.exit_code, 0);
+	assert_true(plan.user_only);
+	assert_string_equal(plan.reason, "fallback: kernel.perf_event_paranoid=2 allows user space only\n"
+					 "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
+					 "sampling software events task-clock");
+	assert_string_equal(plan.used_spec, "1ms, 5%, task_clock:user");
+	/* EPERM, paranoid 1 (no CAP_PERFMON) */
+	{
+		static const struct rule r2[] = {{-1, -1, -1, -1, 1, EPERM}};
+		p.paranoid = 1;
+		plan_with(r2, 1, &p, "profile", NULL, true, false, &plan);
+		assert_true(plan.user_only);
+		assert_string_equal(plan.reason, "fallback: kernel events refused (EPERM) without CAP_PERFMON; user space only");
+		assert_int_equal(plan.rung, MF_RUNG_PRECISE);
+		plan_with(r2, 1, &p, "profile", NULL, true, true, &plan);
+		assert_int_equal(plan.exit_code, 3);
+	}
+	/* :all allowed: kernel included */
+	{
+		static const struct rule ok[] = {{-1, -1, -1, -1, -1, 0}};
+		plan_with(ok, 1, &p, "profile", NULL, true, false, &plan);
+		assert_false(plan.user_only);
+		assert_string_equal(plan.used_spec, "1000000, 5%, cycles:all");
+	}
+}
+
+static void test_impossible(void **state)
+{
+	static const struct rule eacces[] = {{-1, -1, -1, -1, -1, EACCES}};
+	static const struct rule eperm[] = {HW_ANY(ENOENT), {PERF_TYPE_SOFTWARE, -1, -1, -1, -1, EPERM}};
+	static const struct rule enosys[] = {{-1, -1, -1, -1, -1, ENOSYS}};
+	static const struct rule pf[] = {HW_ANY(ENOENT), {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, -1, -1, -1, EACCES}};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 3);
+	struct mf_mplan plan;
+	(void)state;
+	plan_with(eacces, 1, &p, "profile", NULL, false, false, &plan);
+	assert_int_equal(plan.exit_code, 3);
+	/* hardware refused first (EACCES names the step), then task-clock too */
+	assert_string_equal(plan.error, "measurement impossible: perf_event_open refused task-clock (EACCES, "
+					"perf_event_paranoid=3); lower it, grant CAP_PERFMON or allow the call in seccomp");
+	assert_string_equal(plan.reason, "fallback: hardware events refused (cycles: EACCES); sampling software events "
+					 "task-clock");
+	plan_with(eperm, 4, &p, "profile", NULL, false, false, &plan);
+	assert_int_equal(plan.exit_code, 3);
+	assert_non_null(strstr(plan.error, "(EPERM, perf_event_paranoid=3)"));
+	plan_with(enosys, 1, &p, "itlb", NULL, false, false, &plan);
+	assert_int_equal(plan.exit_code, 3);
+	assert_non_null(strstr(plan.error, "refused task-clock (ENOSYS"));
+	plan_with(pf, 4, &p, "itlb", NULL, false, false, &plan);
+	assert_int_equal(plan.exit_code, 3);
+	assert_non_null(strstr(plan.error, "refused page-faults (EACCES"));
+}
+
+static void test_busy_and_none(void **state)
+{
+	static const struct rule busy[] = {HW_ANY(EBUSY)};
+	static const struct rule emfile[] = {HW_ANY(EMFILE)};
+	static const struct rule enoent[] = {HW_ANY(ENOENT)};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan plan;
+	(void)state;
+	plan_with(busy, 3, &p, "profile", NULL, false, false, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
+	assert_string_equal(plan.reason, "fallback: hardware counters busy (cycles: EBUSY); sampling software events "
+					 "task-clock");
+	plan_with(emfile, 3, &p, "itlb", NULL, false, false, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
+	assert_non_null(strstr(plan.reason, "(itlb_miss: EMFILE)"));
+	plan_with(enoent, 3, &p, "itlb", NULL, false, true, &plan);
+	assert_int_equal(plan.exit_code, 3);
+	assert_string_equal(plan.error, "fallback: no hardware counters (itlb_miss: ENOENT, hypervisor: yes); sampling "
+					"software events task-clock and page-faults (--fallback none)");
+}
+
+static void test_events(void **state)
+{
+	static const struct rule ok[] = {{-1, -1, -1, -1, -1, 0}};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan plan;
+	(void)state;
+	plan_with(ok, 1, &p, "profile", "no_such_event", false, false, &plan);
+	assert_int_equal(plan.exit_code, 2);
+	assert_non_null(strstr(plan.error, "unknown sampling event 'no_such_event'"));
+	/* a software event by name: no ladder */
+	plan_with(ok, 1, &p, "profile", "task_clock", false, false, &plan);
+	assert_int_equal(plan.exit_code, 0);
+	assert_int_equal(plan.rung, MF_RUNG_PRECISE);
+	assert_string_equal(plan.reason, "software event as requested");
+	/* AMD: the generic ITLB event, one stream (no STLB split) */
+	p = vm_probe("AuthenticAMD", 2);
+	plan_with(ok, 1, &p, "itlb", NULL, false, false, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_PRECISE);
+	assert_int_equal(plan.sampled[0].type, PERF_TYPE_HW_CACHE);
+	assert_int_equal(plan.nsampled, 2); /* + page faults */
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[4096], dir[4096], *slash;
+	FILE *fp;
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = dir + strlen(root) + 1; (slash = strchr(slash, '/')); slash++) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+		*slash = '/';
+	}
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void test_probe_tree(void **state)
+{
+	char root[] = "/tmp/mfstat-probe-XXXXXX";
+	struct mf_mprobe p;
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put(root, "/proc/sys/kernel/perf_event_paranoid", "2\n");
+	put(root, "/proc/sys/kernel/perf_event_mlock_kb", "516\n");
+	put(root, "/proc/self/status", "Name:\tx\nUid:\t1000\t1000\t1000\t1000\nCapEff:\t0000004000000000\n");
+	put(root, "/proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+				   "model name\t: Intel(R) Xeon(R) Platinum\nflags\t\t: fpu vme hypervisor lahf_lm\n\n");
+	put(root, "/sys/bus/event_source/devices/cpu/type", "4\n");
+	put(root, "/sys/bus/event_source/devices/software/type", "1\n");
+	put(root, "/sys/devices/system/cpu/cpu0/cache/index0/type", "Data\n");
+	put(root, "/sys/devices/system/cpu/cpu0/cache/index1/type", "Instruction\n");
+	put(root, "/sys/devices/system/cpu/cpu0/cache/index1/coherency_line_size", "128\n");
+	put(root, "/sys/devices/system/cpu/online", "0-3,8\n");
+	put(root, "/proc/sys/kernel/arch", "x86_64\n");
+	mf_mprobe_read(root, &p);
+	assert_int_equal(p.paranoid, 2);
+	assert_int_equal(p.mlock_kb, 516);
+	assert_true(p.cap_perfmon);
+	assert_false(p.cap_sys_admin);
+	assert_false(p.root);
+	assert_string_equal(p.vendor, "GenuineIntel");
+	assert_string_equal(p.model, "Intel(R) Xeon(R) Platinum");
+	assert_int_equal(p.family, 6);
+	assert_int_equal(p.model_number, 143);
+	assert_int_equal(p.vm, 1);
+	assert_true(p.cpu_pmu);
+	assert_string_equal(p.pmus, "cpu software");
+	assert_int_equal(p.line_size, 128);
+	assert_non_null(strstr(p.line_size_source, "index1"));
+	assert_int_equal(p.ncpus, 5);
+	assert_string_equal(p.arch, "x86_64");
+
+	/* A VM without a core PMU and without cache information */
+	{
+		char root2[] = "/tmp/mfstat-probe-XXXXXX";
+		assert_non_null(mkdtemp(root2));
+		put(root2, "/proc/cpuinfo", "vendor_id\t: AuthenticAMD\nflags\t\t: fpu vme\n");
+		put(root2, "/sys/bus/event_source/devices/software/type", "1\n");
+		mf_mprobe_read(root2, &p);
+		assert_int_equal(p.vm, 0);
+		assert_false(p.cpu_pmu);
+		assert_int_equal(p.line_size, 64);
+		assert_string_equal(p.line_size_source, "default (no cache information)");
+		assert_int_equal(p.paranoid, -99);
+		assert_int_equal(p.ncpus, 1);
+	}
+}
+
+static void test_events_table_errors(void **state)
+{
+	static const struct rule ok[] = {{-1, -1, -1, -1, -1, 0}};
+	struct script s = {ok, 1, 0};
+	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan_req req;
+	struct mf_mplan plan;
+	struct mf_error e;
+	const char *bad = "name\tvendor\trole\ttype\tconfig\tconfig1\tprecise\tclock\tperiod\tdescription\n"
+			  "cycles\tany\tcpu\tweird\t0\t0\t3\tno\t1000\tx\n";
+	char buf[1024];
+	(void)state;
+	memset(&req, 0, sizeof(req));
+	strcpy(req.measurement, "profile");
+	strcpy(req.event, "cycles");
+	mf_error_clear(&e);
+	assert_int_equal(mf_measure_plan(&ops, &p, &req, bad, strlen(bad), "t/measure/events.tsv", &plan, &e), MF_ETABLE);
+	mf_error_format(&e, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "t/measure/events.tsv:2:"));
+	assert_non_null(strstr(buf, "type 'weird'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vm_profile_software), cmocka_unit_test(test_vm_itlb_software),
+		cmocka_unit_test(test_intel_precise),       cmocka_unit_test(test_nonprecise),
+		cmocka_unit_test(test_counting_only),       cmocka_unit_test(test_user_only),
+		cmocka_unit_test(test_impossible),          cmocka_unit_test(test_busy_and_none),
+		cmocka_unit_test(test_events),              cmocka_unit_test(test_probe_tree),
+		cmocka_unit_test(test_events_table_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
