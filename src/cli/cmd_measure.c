@@ -64,20 +64,28 @@ struct mopts {
 	bool attribute_set;
 };
 
-static int parse_cutoff(const char *s, struct mf_cutoff *c, const char *opt)
+/* Splits buf at commas into at most three fields; returns how many, or -1 when there are more. */
+static int split3(char *buf, char *f[3])
 {
-	char buf[128], *f[3] = {0}, *p;
+	char *p = buf;
 	int n = 0;
-	snprintf(buf, sizeof(buf), "%s", s);
-	p = buf;
 	while (n < 3) {
 		f[n++] = p;
 		p = strchr(p, ',');
 		if (!p)
-			break;
+			return n;
 		*p++ = '\0';
 	}
-	if (p) {
+	return -1;
+}
+
+static int parse_cutoff(const char *s, struct mf_cutoff *c, const char *opt)
+{
+	char buf[128], *f[3] = {0};
+	int n;
+	snprintf(buf, sizeof(buf), "%s", s);
+	n = split3(buf, f);
+	if (n < 0) {
 		cli_err("%s: '%s' has more than three fields", opt, s);
 		return -1;
 	}
@@ -106,18 +114,11 @@ static int parse_cutoff(const char *s, struct mf_cutoff *c, const char *opt)
 /* -s RATE[,VARIATION[,EVENT]]: empty fields keep the lower layer; a later -s replaces what it gives. */
 static int merge_spec(struct mopts *o, const char *s)
 {
-	char buf[200], *f[3] = {0}, *p;
-	int n = 0;
+	char buf[200], *f[3] = {0};
+	int n;
 	snprintf(buf, sizeof(buf), "%s", s);
-	p = buf;
-	while (n < 3) {
-		f[n++] = p;
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		*p++ = '\0';
-	}
-	if (p) {
+	n = split3(buf, f);
+	if (n < 0) {
 		cli_err("-s: '%s' has more than three fields (RATE,VARIATION,EVENT)", s);
 		return -1;
 	}
