@@ -84,7 +84,8 @@ static long read_small(const char *root, const char *path, char *buf, size_t n)
 	int fd;
 	ssize_t got;
 	size_t used = 0;
-	snprintf(p, sizeof(p), "%s%s", root, path);
+	if ((size_t)snprintf(p, sizeof(p), "%s%s", root, path) >= sizeof(p))
+		return -ENAMETOOLONG;
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -555,10 +556,11 @@ static const struct ev_row *find_row(const struct ev_row *rows, size_t n, const 
 
 static int impossible(struct mf_mplan *plan, const char *fmt, const char *a, int e, const struct mf_mprobe *pr)
 {
-	char why[200];
-	snprintf(why, sizeof(why), fmt, a, errno_name(e), pr->paranoid);
+	/* A message longer than the buffer is cut, which is all right for a diagnostic. */
+	if ((size_t)snprintf(plan->error, sizeof(plan->error), fmt, a, errno_name(e), pr->paranoid) >=
+	    sizeof(plan->error))
+		plan->error[sizeof(plan->error) - 2] = '.';
 	plan->exit_code = 3;
-	snprintf(plan->error, sizeof(plan->error), "%s", why);
 	return 0;
 }
 
