@@ -4,6 +4,7 @@
 
 /* The public API of libmfstat: one header per module. */
 #include "mfstat/error.h"
+#include "mfstat/escape.h"
 #include "mfstat/expr.h"
 #include "mfstat/group.h"
 #include "mfstat/kb.h"

@@ -503,14 +503,19 @@ static int do_probe(const struct mopts *o)
 		cli_diag(&e, "error");
 		return EXIT_DATA;
 	}
-	if (o->format == MF_MFMT_JSON)
+	if (o->format == MF_MFMT_JSON) {
+		/* vendor, arch and the PMU names come from the system's files: escaped like any text. */
 		printf("{\"schema\":1,\"paranoid\":%d,\"mlock_kb\":%ld,\"cap_perfmon\":%s,\"cap_sys_admin\":%s,"
-		       "\"vendor\":\"%s\",\"arch\":\"%s\",\"vm\":%s,\"cpu_pmu\":%s,\"pmus\":\"%s\",\"line_size\":%u,"
-		       "\"ncpus\":%d,\"measurements\":{",
-		       p.paranoid, p.mlock_kb, p.cap_perfmon ? "true" : "false", p.cap_sys_admin ? "true" : "false",
-		       p.vendor, p.arch, p.vm == 1 ? "true" : p.vm == 0 ? "false" : "null", p.cpu_pmu ? "true" : "false",
-		       p.pmus, p.line_size, p.ncpus);
-	else
+		       "\"vendor\":",
+		       p.paranoid, p.mlock_kb, p.cap_perfmon ? "true" : "false", p.cap_sys_admin ? "true" : "false");
+		mf_escape_json_file(stdout, p.vendor);
+		fputs(",\"arch\":", stdout);
+		mf_escape_json_file(stdout, p.arch);
+		printf(",\"vm\":%s,\"cpu_pmu\":%s,\"pmus\":", p.vm == 1 ? "true" : p.vm == 0 ? "false" : "null",
+		       p.cpu_pmu ? "true" : "false");
+		mf_escape_json_file(stdout, p.pmus);
+		printf(",\"line_size\":%u,\"ncpus\":%d,\"measurements\":{", p.line_size, p.ncpus);
+	} else
 		printf("perf_event_paranoid  %d\nperf_event_mlock_kb  %ld\nCAP_PERFMON          %s\nCAP_SYS_ADMIN        "
 		       "%s\nCPU                  %s %s (%s)\nvirtual machine      %s\ncore PMU             %s\nPMUs        "
 		       "         %s\nline size            %u (%s)\nonline CPUs          %d\n",
@@ -525,16 +530,12 @@ static int do_probe(const struct mopts *o)
 			break;
 		mf_measure_plan(mf_perf_ops_real(), &p, &req, events, evlen, evname, &plan, &e);
 		if (o->format == MF_MFMT_JSON) {
-			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":\"", k ? "," : "", ms[k], plan.rung,
+			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":", k ? "," : "", ms[k], plan.rung,
 			       plan.exit_code);
-			for (const char *c = plan.exit_code ? plan.error : plan.reason; *c; c++)
-				if (*c == '"' || *c == '\\')
-					printf("\\%c", *c);
-				else if (*c == '\n')
-					printf("\\n");
-				else
-					putchar(*c);
-			printf("\",\"used\":\"%s\"}", plan.used_spec);
+			mf_escape_json_file(stdout, plan.exit_code ? plan.error : plan.reason);
+			fputs(",\"used\":", stdout);
+			mf_escape_json_file(stdout, plan.used_spec);
+			putchar('}');
 		} else {
 			printf("%-20s rung %d: %s\n", ms[k], plan.rung, plan.exit_code ? plan.error : plan.reason);
 		}

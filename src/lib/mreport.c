@@ -6,6 +6,7 @@
  * are formatted without the locale (integer arithmetic or mf_fmt_g15), and
  * everything is built in memory before one write.
  */
+#include "mfstat/escape.h"
 #include "mfstat/measure.h"
 #include "mfstat/sample.h"
 #include "mfstat/strbuf.h"
@@ -1178,96 +1179,16 @@ struct em {
 
 enum { F_NA, F_STR, F_U64, F_I64, F_NUM, F_BOOL };
 
-/* RFC 4180: quote a field that holds a comma, a quote or a line break. */
+/* A text cell: RFC 4180 with the formula guard; numbers do not come here (include/mfstat/escape.h). */
 static void csv_field(struct mf_strbuf *sb, const char *s)
 {
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		mf_strbuf_puts(sb, s);
-		return;
-	}
-	mf_strbuf_putc(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			mf_strbuf_putc(sb, '"');
-		mf_strbuf_putc(sb, *s);
-	}
-	mf_strbuf_putc(sb, '"');
+	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT);
 }
 
-/* Length of a valid UTF-8 sequence at s, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n, i;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* A JSON string; bytes that are not UTF-8 become U+FFFD so the document stays valid. */
+/* A JSON string, or null for NULL (include/mfstat/escape.h). */
 static void json_str(struct mf_strbuf *sb, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	if (!s) {
-		mf_strbuf_puts(sb, "null");
-		return;
-	}
-	mf_strbuf_putc(sb, '"');
-	while (*p) {
-		size_t n;
-		switch (*p) {
-		case '"':
-			mf_strbuf_puts(sb, "\\\"");
-			p++;
-			continue;
-		case '\\':
-			mf_strbuf_puts(sb, "\\\\");
-			p++;
-			continue;
-		case '\n':
-			mf_strbuf_puts(sb, "\\n");
-			p++;
-			continue;
-		case '\r':
-			mf_strbuf_puts(sb, "\\r");
-			p++;
-			continue;
-		case '\t':
-			mf_strbuf_puts(sb, "\\t");
-			p++;
-			continue;
-		default: break;
-		}
-		if (*p < 0x20 || *p == 0x7f) {
-			mf_strbuf_printf(sb, "\\u%04x", *p);
-			p++;
-		} else if ((n = utf8_len(p)) == 0) {
-			mf_strbuf_puts(sb, "\\ufffd");
-			p++;
-		} else {
-			mf_strbuf_add(sb, (const char *)p, n);
-			p += n;
-		}
-	}
-	mf_strbuf_putc(sb, '"');
+	mf_escape_json(sb, s);
 }
 
 static void em_field(struct em *e, const char *key, int type, const char *s, uint64_t u, int64_t i, double d)

@@ -5,25 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/escape.h"
 #include "mfstat/output.h"
 #include "mfstat/strbuf.h"
 
-/* RFC 4180: quote a field only when it holds a comma, quote or line break. */
+/* A text cell (RFC 4180, with the formula guard: include/mfstat/escape.h). */
 static void csv_str(FILE *fp, const char *s)
 {
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
+	mf_escape_csv_file(fp, s, MF_ESCAPE_CSV_TEXT);
 }
 
 static void csv_num(FILE *fp, double v)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/escape.h"
 #include "mfstat/output.h"
 #include "mfstat/strbuf.h"
 #include "mfstat/svg.h"
@@ -37,9 +38,10 @@ static bool same_series(const struct mf_group *a, const struct mf_group *b)
 	       a->cpu == b->cpu;
 }
 
+/* Text from the input or the tables, for element text and attribute values (include/mfstat/escape.h). */
 static void esc(struct mf_strbuf *sb, const char *s)
 {
-	mf_svg_escape(sb, s ? s : "");
+	mf_escape_xml(sb, s);
 }
 
 static void series_name(struct mf_strbuf *sb, const struct mf_report *rep, const struct mf_group *g)

@@ -5,42 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/escape.h"
 #include "mfstat/output.h"
 #include "mfstat/strbuf.h"
 
-/* Writes s as a JSON string; bytes that are not valid UTF-8 become U+FFFD. */
+/* Writes s as a JSON string (include/mfstat/escape.h). */
 static void json_str(FILE *fp, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', fp);
-	while (*p) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			fputc('\\', fp);
-			fputc(c, fp);
-			p++;
-		} else if (c < 0x20) {
-			fprintf(fp, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			fputc(c, fp);
-			p++;
-		} else {
-			size_t need = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : 0;
-			size_t k;
-			bool ok = need > 0 && c < 0xf5;
-			for (k = 1; ok && k <= need; k++)
-				ok = (p[k] & 0xc0) == 0x80;
-			if (ok) {
-				fwrite(p, 1, need + 1, fp);
-				p += need + 1;
-			} else {
-				fputs("\\ufffd", fp);
-				p++;
-			}
-		}
-	}
-	fputc('"', fp);
+	mf_escape_json_file(fp, s);
 }
 
 static void json_num(FILE *fp, double v)
