@@ -178,7 +178,7 @@ struct mf_mrun {
 	int rung;                /* enum mf_rung */
 	bool user_only_forced;   /* rung 4 applied on top */
 	char mode[400];          /* "precise" or the fallback reason line(s) */
-	char attribution[8];     /* "line" or "ip" */
+	char attribution[8];     /* "ip" or "line": the rule the run's report was made with */
 	char database[4200];     /* the run file path, or "not saved (reason)" */
 
 	/* how the kernel's records are laid out */
@@ -215,7 +215,7 @@ struct mf_mrun {
 	struct mf_mrun_priv *priv;
 };
 
-/* Initialises an empty run (zeroed, rung 0, attribution "line", line size 64, vm -1). */
+/* Initialises an empty run (zeroed, rung 0, attribution "ip", line size 64, vm -1). */
 void mf_mrun_init(struct mf_mrun *run);
 /* Frees everything the run owns; the run is left as after mf_mrun_init. */
 void mf_mrun_free(struct mf_mrun *run);
@@ -347,7 +347,9 @@ struct mf_mreport_opts {
 	struct mf_cutoff summary;   /* default 1, 100, 5 */
 	struct mf_cutoff detail;    /* default 5, 90, 1 */
 	uint32_t line_size;         /* 0: the run's */
-	bool attribute_ip;          /* --attribute ip: each sample's own function owns it */
+	bool attribute_line;        /* --attribute line (Caliper's rule): a cache line and its samples go to
+	                               the function owning its first byte; false (the default, ip): each
+	                               sample goes to the function, line and module of its own address */
 };
 
 /* Text (Caliper's layout), CSV (the function table) or JSON of run to fp. */

@@ -39,8 +39,13 @@ static void measure_usage(FILE *fp)
 	      "  --summary-cutoff P[,CUM[,MIN]]  summary rows (default 1,100,5)\n"
 	      "  --detail-cutoff P[,CUM[,MIN]]   functions with details (default 5,90,1)\n"
 	      "  --line-size N|auto         cache-line bytes (a power of two; auto: from the CPU)\n"
-	      "  --attribute line|ip        a cache line's samples go to the function owning\n"
-	      "                             its first byte (line, default) or to each sample's own\n"
+	      "  --attribute ip|line        ip (default): each sample goes to the function,\n"
+	      "                             source line and module of its own address; line:\n"
+	      "                             Caliper's rule, a cache line's samples go to the\n"
+	      "                             function owning its first byte, which can be a\n"
+	      "                             neighbour (a two-thread -O1 program: 75% to the C\n"
+	      "                             runtime's frame_dummy, its second hot function gone)\n"
+	      "                             measure report: the rule the run was made with\n"
 	      "  --fallback auto|none       none: exit 3 instead of any step down the ladder\n"
 	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
 	      "  -q, --quiet                no warnings on stderr\n"
@@ -347,7 +352,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	run.rung = plan.rung;
 	run.user_only_forced = plan.user_only && req.all;
 	snprintf(run.mode, sizeof(run.mode), "%s", plan.reason);
-	snprintf(run.attribution, sizeof(run.attribution), "%s", o->ro.attribute_ip ? "ip" : "line");
+	snprintf(run.attribution, sizeof(run.attribution), "%s", o->ro.attribute_line ? "line" : "ip");
 
 	if (o->db) {
 		snprintf(dbpath, sizeof(dbpath), "%s", o->db);
@@ -440,6 +445,7 @@ static int do_report(struct mopts *o, int argc, char **argv)
 {
 	struct mf_mrun run, one;
 	struct mf_error e;
+	bool mixed = false;
 	int i, ex;
 	if (argc < 1) {
 		cli_err("measure report: no run file given (see mfstat measure --help)");
@@ -469,6 +475,8 @@ static int do_report(struct mopts *o, int argc, char **argv)
 			mf_mrun_free(&run);
 			return EXIT_USAGE;
 		}
+		if (strcmp(one.attribution, run.attribution) != 0)
+			mixed = true;
 		if (mf_mrun_merge(&run, &one) != 0) {
 			cli_err("out of memory");
 			mf_mrun_free(&one);
@@ -479,9 +487,22 @@ static int do_report(struct mopts *o, int argc, char **argv)
 	}
 	if (argc > 1)
 		mf_mrun_warn(&run, "%d run files merged: counts, samples and times are sums", argc);
-	/* Without --attribute, re-report with the rule the run was made with. */
-	if (!o->attribute_set)
-		o->ro.attribute_ip = strcmp(run.attribution, "ip") == 0;
+	/*
+	 * Without --attribute, re-report with the rule the run's report was made with, so a re-report is the
+	 * same report.  Run files made before ip became the default say "line" (Caliper's rule, which can give
+	 * a function's time to its neighbour): say so, since their samples hold exact addresses and
+	 * --attribute ip re-attributes them.  Runs made with different rules merge under the default, ip.
+	 */
+	if (!o->attribute_set) {
+		o->ro.attribute_line = !mixed && strcmp(run.attribution, "line") == 0;
+		if (mixed)
+			cli_warn("the run files were reported with different --attribute rules: using ip, the default");
+		else if (o->ro.attribute_line)
+			cli_warn("%s made with --attribute line, so reported with it (Caliper's rule, mfstat's default "
+				 "before ip): a cache line's samples go to the function owning its first byte, which can "
+				 "be a neighbour; --attribute ip gives each sample to its own function",
+				 argc > 1 ? "the run files were" : "the run file was");
+	}
 	ex = write_reports(o, &run);
 	mf_mrun_free(&run);
 	return ex;
@@ -636,9 +657,9 @@ int cmd_measure(int argc, char **argv)
 		case 5:
 			o.attribute_set = true;
 			if (strcmp(optarg, "line") == 0)
-				o.ro.attribute_ip = false;
+				o.ro.attribute_line = true;
 			else if (strcmp(optarg, "ip") == 0)
-				o.ro.attribute_ip = true;
+				o.ro.attribute_line = false;
 			else {
 				cli_err("--attribute: '%s' is not line or ip", optarg);
 				return EXIT_USAGE;
