@@ -420,6 +420,7 @@ struct mf_mplan_req {
 	uint64_t rate;         /* events (or ns for clocks) per sample; 0: the event's default */
 	bool rate_clock;       /* rate was given as a time (500us, 1ms) */
 	uint64_t variation;    /* absolute, 0 none */
+	bool variation_clock;  /* variation is a time (given as one, or a bare number beside a time rate) */
 	double variation_pct;  /* percent of rate when > 0 (then variation is derived) */
 	bool all;              /* :all privilege asked */
 	bool fallback_none;    /* --fallback none */
@@ -438,6 +439,9 @@ struct mf_mplan {
 	size_t ncounted;
 	struct mf_mplan_ev counted[MF_MPLAN_MAX];
 	char used_spec[160];
+	uint64_t variation;         /* absolute variation of sampled[0]'s period (below it) */
+	char rate_note[512];        /* "" when the requested rate (and variation) were kept for the event
+	                               sampled, else what could not be converted and what is used instead */
 };
 
 /*
@@ -452,7 +456,10 @@ int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, cha
  * Chooses the events of a measurement by trial-opening the ladder's
  * candidates on this process (disabled, user only unless :all) through ops
  * (caliper-measure.md §4).  events_tsv is the text of data/measure/events.tsv
- * (name for messages).  Returns 0 with plan filled (exit_code 0), or fills
+ * (name for messages).  The requested rate is kept when it converts to the
+ * event sampled (a time for a clock, a count for the event asked for), else
+ * that event's default is used and plan->rate_note says why.  Returns 0 with
+ * plan filled (exit_code 0), or fills
  * plan->exit_code and plan->error when no rung works or --fallback none
  * forbids the step down.
  */
