@@ -658,7 +658,7 @@ static void text_header(struct ctx *x, struct mf_strbuf *sb)
 	hline(sb, "Database:", "%s", run->database[0] ? run->database : "not saved");
 	hline(sb, "Mode:", "%s", mode_text(run));
 	hline(sb, "Attribution:", "%s",
-	      x->o.attribute_ip ? "ip (each sample goes to the function of its own address)"
+	      !x->o.attribute_line ? "ip (each sample goes to the function of its own address)"
 	                        : "line (a cache line and its samples go to the function owning its first byte)");
 	if (x->a.itlb && x->a.by_cpu)
 		hline(sb, "Sorted by:", "CPU samples (the run has no sampled ITLB misses)");
@@ -1028,7 +1028,7 @@ static size_t cl_statements(const struct ctx *x, const struct mf_agg_row *f, con
 	size_t n = 0, first, cnt, i;
 	const struct mf_msym *s;
 
-	if (x->o.attribute_ip && f->func) {
+	if (!x->o.attribute_line && f->func) {
 		if (f->start > lo)
 			lo = f->start;
 		if (f->size && f->start + f->size < hi && f->start + f->size > lo)
@@ -1486,7 +1486,7 @@ static void emit_run(const struct ctx *x, struct em *e)
 	em_str(e, "virtual_machine", vm_text(run->vm));
 	em_str(e, "database", run->database);
 	em_str(e, "mode", mode_text(run));
-	em_str(e, "attribution", x->o.attribute_ip ? "ip" : "line");
+	em_str(e, "attribution", x->o.attribute_line ? "line" : "ip");
 	em_str(e, "sort_metric", !x->a.itlb ? "samples" : x->a.by_cpu ? "cpu_samples" : "sampled_misses");
 	em_str(e, "estimated_events_unit", x->a.clock ? "ns" : "events");
 	em_u64(e, "data_faults", true, x->a.data_faults);
@@ -1610,7 +1610,7 @@ static int setup(struct ctx *x, const struct mf_mrun *run, const struct mf_mrepo
 	x->line_size = x->o.line_size ? x->o.line_size : run->line_size ? run->line_size : 64;
 	if (x->o.format < MF_MFMT_TEXT || x->o.format > MF_MFMT_JSON)
 		return mf_error_set(err, MF_EINVAL, "", 0, 0, "unknown report format %d", x->o.format);
-	return mf_agg_build(&x->a, run, x->line_size, x->o.attribute_ip, err);
+	return mf_agg_build(&x->a, run, x->line_size, !x->o.attribute_line, err);
 }
 
 static void teardown(struct ctx *x)
