@@ -18,7 +18,6 @@ struct mf_smfdec {
 	long long chain_off;
 	long recno;
 	bool dead;
-	bool alt_packing;         /* counter-set sections validated only with the alternative packing */
 	bool no_interval_warned;
 	struct mf_smf_stats stats;
 	/* Per family and counter set: the entries the family defines (most sets are sparse). */
