@@ -165,10 +165,12 @@ static int at_end(struct mf_reader *r, struct smfstate *s, struct mf_error *err)
 	if (st->by_type[113] == 0 && s->bad_records == 0) {
 		types_text(st, types, sizeof(types));
 		return mf_error_set(err, MF_EIO, r->path, 0, 0,
-				    "no SMF type 113 records in %s (%" PRIu64 " record%s of type%s %s): check that SMF "
-				    "collects type 113 and the dump selects it",
-				    r->path, st->records, st->records == 1 ? "" : "s",
-				    strchr(types, ',') ? "s" : "", types[0] ? types : "none");
+				    "no SMF type 113 records in %s (%" PRIu64 " record%s of type%s %s): %s",
+				    r->path, st->records, st->records == 1 ? "" : "s", strchr(types, ',') ? "s" : "",
+				    types[0] ? types : "none",
+				    st->by_type[0xC9] ? "type 201 is what type 113 becomes in an ASCII (text) transfer: "
+							"transfer the dump again in binary with RDWs kept"
+						      : "check that SMF collects type 113 and the dump selects it");
 	}
 	return 0;
 }

@@ -118,6 +118,85 @@ static void ebcdic_str(const unsigned char *p, size_t n, char *out)
 	out[end] = '\0';
 }
 
+/* SMFxxTME: binary hundredths of a second since midnight (a leap second allowed). */
+static bool time_ok(const unsigned char *p)
+{
+	return u32(p) <= 8640100;
+}
+
+/* SMFxxDTE: packed 0cyydddF, c 0-2, ddd 001-366. */
+static bool date_ok(const unsigned char *p)
+{
+	unsigned ddd;
+	if (p[0] > 2 || (p[1] >> 4) > 9 || (p[1] & 15) > 9 || (p[2] >> 4) > 9 || (p[2] & 15) > 9 || (p[3] >> 4) > 9 ||
+	    (p[3] & 15) != 15)
+		return false;
+	ddd = (p[2] >> 4) * 100u + (p[2] & 15) * 10u + (p[3] >> 4);
+	return ddd >= 1 && ddd <= 366;
+}
+
+/*
+ * An SMF record header at offset 0 without a descriptor in front: flag, type, time, date.  That
+ * is what an FTP binary transfer without `quote site rdw` gives (smf113-layout.md §1.3).
+ */
+static bool header_without_rdw(const unsigned char *b, size_t n)
+{
+	return n >= 14 && time_ok(b + 2) && date_ok(b + 6) && !date_ok(b + 10);
+}
+
+/* System ids (SMFxxSID) in ASCII: 4 characters A-Z, 0-9, @ # $. */
+static bool ascii_sid(const unsigned char *p)
+{
+	int i;
+	for (i = 0; i < 4; i++)
+		if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '@' || p[i] == '#' ||
+		      p[i] == '$'))
+			return false;
+	return true;
+}
+
+int mf_smf_explain(const char *cbuf, size_t n, char *msg, size_t size)
+{
+	const unsigned char *b = (const unsigned char *)cbuf;
+	size_t start = 0, j, records = 0, sids = 0, crlf = 0;
+
+	/*
+	 * ASCII (text) transfer: every byte went through an EBCDIC to ASCII table, each record
+	 * ends with X'0D0A' and the system ids became ASCII (X'71', type 113, became X'C9').
+	 * Look at the record starts (offset 0 and after each X'0D0A'): the SID sits at +10 without
+	 * RDWs, +14 with them.
+	 */
+	for (;;) {
+		if (start + 18 <= n) {
+			records++;
+			if (ascii_sid(b + start + 10) || ascii_sid(b + start + 14))
+				sids++;
+		}
+		for (j = start; j + 1 < n && !(b[j] == 0x0D && b[j + 1] == 0x0A); j++)
+			;
+		if (j + 1 >= n)
+			break;
+		crlf++;
+		start = j + 2;
+	}
+	if (crlf >= 1 && sids >= 1 && 2 * sids >= records) {
+		snprintf(msg, size,
+			 "this looks like an SMF dump transferred in ASCII (text) mode: its records end with X'0D0A' "
+			 "and its system ids are ASCII text (type 113 records then show as type 201); transfer the "
+			 "dump again in binary with RDWs kept (FTP: binary, then quote site rdw)");
+		return 1;
+	}
+	if (header_without_rdw(b, n)) {
+		snprintf(msg, size,
+			 "this looks like an SMF dump without record descriptor words (an SMF record header at "
+			 "offset 0, type %u): the record boundaries were lost in the transfer; transfer the dump "
+			 "again in binary with RDWs kept (FTP: binary, then quote site rdw) or as VBS blocks",
+			 b[1]);
+		return 1;
+	}
+	return 0;
+}
+
 /* §1.4: a BDW followed by a plausible SDW means VBS blocks; a plausible RDW an RDW stream. */
 int mf_smf_probe(const char *cbuf, size_t n, int *framing)
 {
@@ -125,8 +204,15 @@ int mf_smf_probe(const char *cbuf, size_t n, int *framing)
 	unsigned l0, l1;
 
 	*framing = 0;
+	if (n >= 4 && n < 8 && b[2] == 0 && b[3] == 0 && u16(b) >= 18) {
+		/* Shorter than its own first descriptor says: a truncated record, reported as such. */
+		*framing = SMF_RDW;
+		return 50;
+	}
 	if (n < 8)
 		return 0;
+	if (header_without_rdw(b, n))
+		return 0; /* a header where the descriptor should be (see mf_smf_explain) */
 	l0 = u16(b);
 	/* Descriptor bytes 2-3: zero, or a segment code in the low 2 bits of byte 2. */
 	if ((b[2] & 0xFC) != 0 || b[3] != 0)
@@ -154,10 +240,14 @@ int mf_smfdec_init(struct mf_smfdec *d, struct mf_stream *st, const struct mf_kb
 	d->st = st;
 	d->kb = kb;
 	d->name = st->name;
-	if (!mf_smf_probe(st->buf + st->pos, st->len - st->pos, &d->framing))
+	if (!mf_smf_probe(st->buf + st->pos, st->len - st->pos, &d->framing)) {
+		char why[400];
+		if (mf_smf_explain(st->buf + st->pos, st->len - st->pos, why, sizeof(why)))
+			return mf_error_set(err, MF_EFORMAT, d->name, 0, 0, "not an SMF dump as mfstat reads it: %s", why);
 		return mf_error_set(err, MF_EFORMAT, d->name, 0, 0,
 				    "not an SMF dump: no RDW or BDW at the start (transfer the dump in binary "
 				    "with RDWs kept, or as VBS blocks)");
+	}
 	d->stats.framing = d->framing == SMF_VBS ? "VBS" : "RDW";
 	return 0;
 }
@@ -282,6 +372,11 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 		p = (const unsigned char *)st->buf + st->pos;
 		ll = u16(p);
 		seg = p[2] & 3;
+		if (p[0] == 0x0D && p[1] == 0x0A)
+			return fail_at(d, err, MF_EIO, here, d->recno + 1,
+				       "X'0D0A' where a record descriptor should be: the dump was transferred in ASCII "
+				       "(text) mode; transfer it again in binary with RDWs kept (FTP: binary, then quote "
+				       "site rdw)");
 		if ((p[2] & 0xFC) || p[3])
 			return fail_at(d, err, MF_EIO, here, d->recno + 1,
 				       "bad record descriptor: bytes 2-3 are %02X%02X (expected a segment code 0-3 and 0)",
