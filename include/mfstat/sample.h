@@ -50,7 +50,7 @@ struct mf_sample {
 void mf_sample_reset(struct mf_sample *s);
 
 /*
- * Parses a pool name: GCP (or CP), ZIIP, ZAAP, IFL, ICF case-insensitively, or
+ * Parses a pool name: GCP (or CP), ZIIP, ZAAP, ZCBP, IFL, ICF case-insensitively, or
  * an RMF pool number 1 (GCP), 3 (zAAP), 6 (zIIP).  Returns the pool or -1.
  */
 int mf_pool_parse(const char *s, size_t len);

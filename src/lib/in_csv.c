@@ -527,7 +527,7 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 		s->pool = mf_pool_parse(f, fl);
 		if (s->pool < 0)
 			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-					 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, IFL, ICF or RMF pool 1, 3, 6)",
+					 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, ZCBP, IFL, ICF or RMF pool 1, 3, 6)",
 					 (int)(fl > 20 ? 20 : fl), f);
 		break;
 	case COL_MACHINE:
