@@ -64,6 +64,16 @@ MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -- true > /dev/null; st=$?
 [ $st = 0 ] || { echo "FAIL: exit $st for a command that succeeded"; fail=1; }
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -o /nonexistent/dir/out.txt -- sh -c 'exit 5' 2> /dev/null; st=$?
 [ $st = 1 ] || { echo "FAIL: a report that cannot be written is exit 1 whatever the command did, not $st"; fail=1; }
+# ^C at the terminal (SIGINT to the process group) ends the command, not mfstat, which reports
+# and exits 130.  setsid makes a group of mfstat and the command alone; skipped where this shell
+# started with SIGINT ignored (the command would then ignore it too).
+if (( (0x$(awk '/^SigIgn/ { print $2 }' /proc/$$/status) & 2) == 0 )) && command -v setsid > /dev/null; then
+	MFSTAT_SYSROOT=$root setsid "$MFSTAT" stat -q -f json -- sh -c 'kill -INT 0; sleep 2' > "$tmp/jint"; st=$?
+	[ $st = 130 ] || { echo "FAIL: SIGINT: exit $st, expected 130"; fail=1; }
+	grep -q '"CPI":3,' "$tmp/jint" || { echo "FAIL: no report after SIGINT: $(cat "$tmp/jint")"; fail=1; }
+else
+	echo "note: SIGINT ignored here or no setsid: the ^C check is skipped"
+fi
 
 # --fallback on a recorded machine without cpum_cf: the generic events are replayed by config
 # (the seam ignores the type: cycles 0, instructions and task-clock 1, cache-misses and

@@ -405,6 +405,8 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 	size_t i, opened = 0, k, nc;
 	struct timespec t0, t1;
 	int first_errno = 0, rc = 0;
+	struct sigaction old_int, old_quit;
+	bool restore = false;
 
 	*status = 0;
 	*wall = NAN;
@@ -454,6 +456,19 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 		close(go[0]);
 		close(fail[1]);
 		go[0] = fail[1] = -1;
+		/*
+		 * ^C or ^\ at the terminal goes to the command, which it may end;
+		 * mfstat lives on to report its counts and its status, as perf stat.
+		 */
+		{
+			struct sigaction ign;
+			memset(&ign, 0, sizeof(ign));
+			ign.sa_handler = SIG_IGN;
+			sigemptyset(&ign.sa_mask);
+			sigaction(SIGINT, &ign, &old_int);
+			sigaction(SIGQUIT, &ign, &old_quit);
+			restore = true;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		struct perf_event_attr attr;
@@ -567,6 +582,10 @@ out:
 	if (pid > 0) {
 		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 			;
+	}
+	if (restore) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
 	}
 	free(fds);
 	return rc;
