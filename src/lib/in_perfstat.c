@@ -351,6 +351,25 @@ static int add_event(struct mf_reader *r, struct pstate *s, struct pline *pl, co
 	return 0;
 }
 
+/*
+ * An aggregation id of perf stat --per-socket, --per-die, --per-core or
+ * --per-node (S0, S0-D0, S0-D0-C3, N0): those layouts are not read.
+ */
+static bool aggregation_id(const char *p, size_t n)
+{
+	size_t i = 1;
+	if (n < 2 || (p[0] != 'S' && p[0] != 'N') || !isdigit((unsigned char)p[1]))
+		return false;
+	while (i < n && (isdigit((unsigned char)p[i]) || ((p[i] == '-') && i + 2 < n + 1 &&
+							  (p[i + 1] == 'D' || p[i + 1] == 'C'))))
+		i += p[i] == '-' ? 2 : 1;
+	return i == n;
+}
+
+#define AGGREGATION_MSG                                                                                         \
+	"'%.*s' is an aggregation id of perf stat --per-socket, --per-die, --per-core or --per-node, which "     \
+	"mfstat does not read: count without them (per CPU with -A)"
+
 /* Skips blanks at both ends of [*p, *p + *n). */
 static void trim(const char **p, size_t *n)
 {
@@ -386,7 +405,8 @@ static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const 
 			trim(&f[k], &fl[k]);
 	/* A leading timestamp (-I) has a decimal point; a leading CPUn is -A. */
 	if (nf > 3 && fl[0] && memchr(f[0], '.', fl[0]) && isdigit((unsigned char)f[0][0]) && fl[1] &&
-	    (isdigit((unsigned char)f[1][0]) || f[1][0] == '<' || strncmp(f[1], "CPU", 3) == 0)) {
+	    (isdigit((unsigned char)f[1][0]) || f[1][0] == '<' || strncmp(f[1], "CPU", 3) == 0 ||
+	     aggregation_id(f[1], fl[1]))) {
 		char tmp[40];
 		char *end;
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(fl[0] < 39 ? fl[0] : 39), f[0]);
@@ -395,6 +415,8 @@ static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const 
 			return perr(r, err, MF_EFORMAT, ln, (long)(f[0] - ls) + 1, ls, "bad interval timestamp '%s'", tmp);
 		i++;
 	}
+	if (nf > i && aggregation_id(f[i], fl[i]))
+		return perr(r, err, MF_EFORMAT, ln, (long)(f[i] - ls) + 1, ls, AGGREGATION_MSG, (int)fl[i], f[i]);
 	if (nf > i + 3 && fl[i] > 3 && strncmp(f[i], "CPU", 3) == 0) {
 		char *end;
 		char tmp[24];
@@ -447,12 +469,16 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 	if (nt == 0)
 		return 0;
 	if (nt >= 3 && memchr(tok[0], '.', tl[0]) && isdigit((unsigned char)tok[0][0]) &&
-	    (isdigit((unsigned char)tok[1][0]) || tok[1][0] == '<' || strncmp(tok[1], "CPU", 3) == 0)) {
+	    (isdigit((unsigned char)tok[1][0]) || tok[1][0] == '<' || strncmp(tok[1], "CPU", 3) == 0 ||
+	     aggregation_id(tok[1], tl[1]))) {
 		char tmp[40];
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(tl[0] < 39 ? tl[0] : 39), tok[0]);
 		pl.ts = strtod(tmp, NULL);
 		i++;
 	}
+	if (nt > i && aggregation_id(tok[i], tl[i]))
+		return perr(r, err, MF_EFORMAT, ln, (long)(tok[i] - ls) + 1, ls, AGGREGATION_MSG,
+			    (int)(tl[i] > 30 ? 30 : tl[i]), tok[i]);
 	if (nt > i + 1 && tl[i] > 3 && strncmp(tok[i], "CPU", 3) == 0 && isdigit((unsigned char)tok[i][3])) {
 		pl.cpu = strtol(tok[i] + 3, NULL, 10);
 		i++;

@@ -158,6 +158,8 @@ static void bad_input(void **state)
 		{"   1,000      CPU_CYCLES\n   12x      INSTRUCTIONS\n", NULL, MF_EFORMAT, 2, "count '12x' is not a number"},
 		{"   1,000      CPU_CYCLES\n   2,000\n", NULL, MF_EFORMAT, 2, "truncated line"},
 		{"   1,000      CPU_CYCLES\n   5  msec  task-clock  extra\n", NULL, MF_EFORMAT, 2, "unexpected 'extra' after"},
+		{"S0        2          1,234      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "'S0' is an aggregation id of perf stat --per-socket"},
+		{"     1.000500000,S0-D0-C3,1,1234,,CPU_CYCLES,100,100.00,,\n", NULL, MF_EFORMAT, 1, "'S0-D0-C3' is an aggregation id"},
 		{"   5      DFLT_CCERROR\n", "z16", MF_ENOCOUNTER, 1, "DFLT_CCERROR is not a z16 counter (it is the name"},
 		{"   5      DFLT_CCERROR\n   5      DCW_REQ\n", NULL, MF_EFORMAT, 1, "not all z15 counters"},
 		{"   5      DCW_REQ\n   5      L1D_L2_SOURCED_WRITES\n", NULL, MF_EFORMAT, 0, "mix machine families"},
