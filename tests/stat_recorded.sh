@@ -97,6 +97,10 @@ MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -- sh -c 'exit 4' > "$tmp/fbtext
 [ $st = 4 ] || { echo "FAIL: fallback exit $st, expected the command's 4"; fail=1; }
 grep -q '^linux_perf ' "$tmp/fbtext" || { echo "FAIL: fallback text report: $(cat "$tmp/fbtext")"; fail=1; }
 
+# --machine names an IBM Z family: linux_perf (or any named family) is a usage error, not run.
+MFSTAT_SYSROOT=$root "$MFSTAT" stat --machine linux_perf -- touch "$tmp/ran0" 2> "$tmp/err"; st=$?
+[ $st = 2 ] && grep -q 'not an IBM Z family' "$tmp/err" && [ ! -e "$tmp/ran0" ] || { echo "FAIL: --machine linux_perf: exit $st $(cat "$tmp/err")"; fail=1; }
+
 # The basic set not authorized: exit 3, the reason named, the command not run.
 printf 'CPU-MF: Counter facility: version=3.7 authorization=0001\n' > "$root/proc/service_levels"
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -- touch "$tmp/ran" 2> "$tmp/err"

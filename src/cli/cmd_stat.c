@@ -552,6 +552,12 @@ int cmd_stat(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (fam && fam->named) {
+		cli_err("stat: --machine %s is not an IBM Z family: CPU-MF counters are counted as z10 ... z17 "
+			"(--fallback counts the generic events of linux_perf by itself)", fam->display);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (root) {
 		struct mf_error e;
 		if (mf_sysif_recorded(&sys, root, &e)) {
