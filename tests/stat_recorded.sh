@@ -115,6 +115,9 @@ MFSTAT_SYSROOT=$root "$MFSTAT" stat -f json -- true > "$tmp/json2" 2> "$tmp/err"
 grep -q 'extended counter set is not authorized' "$tmp/err" || { echo "FAIL: extended reason: $(cat "$tmp/err")"; fail=1; }
 grep -q '"RNI":null' "$tmp/json2" || { echo "FAIL: RNI should be null"; fail=1; }
 grep -q '"LPARCPU":null' "$tmp/json2" && { echo "FAIL: LPARCPU should use the nominal speed"; fail=1; }
+# ... and the warnings say so, not that LPARCPU is not available.
+grep -q 'LPARCPU and AIU times are not available' "$tmp/err" && { echo "FAIL: contradicting warnings: $(cat "$tmp/err")"; fail=1; }
+grep -q 'used the nominal speed of machine type 3931 (5200 MHz)' "$tmp/err" || { echo "FAIL: nominal speed not said: $(cat "$tmp/err")"; fail=1; }
 
 # No machine type: asks for --machine; --machine z16 works.
 printf 'Manufacturer: IBM\n' > "$root/proc/sysinfo"

@@ -621,8 +621,8 @@ int cmd_stat(int argc, char **argv)
 		col.cpsp[0] = info->cpu_speed;
 		if (isnan(col.cpsp[0]) && info->machine) {
 			col.cpsp[0] = info->machine->nominal_mhz;
-			add_warning(&w, "CPU speed unknown: used the nominal speed of machine type %u (%g MHz)",
-				    info->machine->type, col.cpsp[0]);
+			add_warning(&w, "CPU speed unknown (no cpu_speed= in /proc/service_levels): used the nominal "
+				    "speed of machine type %u (%g MHz)", info->machine->type, col.cpsp[0]);
 		}
 		col.n = info->nevents;
 		col.dest_fam = dest_fam;

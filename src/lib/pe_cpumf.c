@@ -221,9 +221,7 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 	if (!info->has_versions)
 		add_missing(info, "counter versions and authorization (no 'CPU-MF: Counter facility' line in "
 				  "/proc/service_levels)");
-	if (isnan(info->cpu_speed))
-		add_missing(info, "CPU speed (no cpu_speed= in /proc/service_levels): LPARCPU and AIU times are not "
-				  "available");
+
 	if (mf_sysif_read_file(sys, "/proc/sysinfo", buf, sizeof(buf)) > 0 &&
 	    parse_uint_after(buf, "Type:", &v, 10) == 0)
 		info->machine_type = v;
@@ -231,6 +229,9 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 		 parse_uint_after(buf, "machine =", &v, 10) == 0)
 		info->machine_type = v;
 	info->machine = info->machine_type ? mf_kb_machine(kb, info->machine_type) : NULL;
+	if (isnan(info->cpu_speed) && !info->machine)
+		add_missing(info, "CPU speed (no cpu_speed= in /proc/service_levels) and no known machine type for "
+				  "its nominal speed: LPARCPU and AIU times are not available");
 	info->family = force ? force : info->machine ? info->machine->family : NULL;
 	if (!info->family) {
 		snprintf(info->why, sizeof(info->why),
