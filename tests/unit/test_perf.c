@@ -298,6 +298,22 @@ static void odd_lines(void **state)
 	assert_true(metric(&p, 0, "CPI") == 3.0);
 	assert_true(fabs(p.res[0].interval - 0.05412) < 1e-12);
 	pipe_free(&p);
+	/* The default event list as perf prints it on Linux on Z: cycles and instructions are counted. */
+	assert_int_equal(run_perf(&p,
+				  " Performance counter stats for 'sleep 0.1':\n\n"
+				  "              0.78 msec task-clock                #    0.008 CPUs utilized\n"
+				  "                75      page-faults               #   96.441 K/sec\n"
+				  "         2,469,134      cycles                    #    3.166 GHz\n"
+				  "           823,045      instructions              #    0.33  insn per cycle\n"
+				  "   <not supported>      branches\n\n"
+				  "       0.100226547 seconds time elapsed\n",
+				  NULL, &e),
+			 0);
+	assert_string_equal(p.groups[0]->family->key, "generic");
+	assert_true(fabs(metric(&p, 0, "CPI") - 2469134.0 / 823045.0) < 1e-12);
+	assert_non_null(strstr(warnings, "3 lines of events that are not CPU-MF counters left out (task-clock, "
+					 "page-faults, branches)"));
+	pipe_free(&p);
 	/* Multiplexed "(50.00%)"; cpum_cf/event=0x0/ is counter 0; unknown names are left out, named. */
 	assert_int_equal(run_perf(&p,
 				  "     6,000      cpum_cf/event=0x0/                        (50.00%)\n"
