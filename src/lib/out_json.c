@@ -40,6 +40,7 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
 	char tbuf[48];
+	bool first;
 
 	if (!keys || !map) {
 		free(keys);
@@ -73,12 +74,13 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 		fputs(",\"machine\":", fp);
 		json_str(fp, g->family->display);
 		fprintf(fp, ",\"cpus\":%llu,\"metrics\":{", (unsigned long long)mf_group_cpus(g));
-		for (k = 0; k < nkeys; k++) {
+		for (k = 0, first = true; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			if (idx == -1)
 				continue; /* not defined on this family: absent */
-			if (k)
+			if (!first)
 				fputc(',', fp);
+			first = false;
 			json_str(fp, keys[k]);
 			fputc(':', fp);
 			if (idx == MF_REPORT_LSPR)
