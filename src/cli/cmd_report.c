@@ -26,6 +26,8 @@ static const char report_help[] =
 	"  -f, --format FMT   output format: text (default), csv, json or html (one\n"
 	"                     self-contained page with charts and findings)\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
+	"                     (never to one of the inputs; FILE is replaced only\n"
+	"                     when the report is complete)\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
 	"                     type (e.g. 3931) for rows whose data names none\n"
 	"  --by LIST          group by any of system,lpar,pool,interval,cpu\n"
@@ -282,6 +284,12 @@ int cmd_report(int argc, char **argv)
 	if (optind >= argc) {
 		cli_err("report: no input files (give - to read standard input)");
 		return EXIT_USAGE;
+	}
+	for (i = (size_t)optind; out && i < (size_t)argc; i++) {
+		if (cli_same_file(out, argv[i])) {
+			cli_err("report: -o %s names the input %s: refusing to overwrite an input", out, argv[i]);
+			return EXIT_USAGE;
+		}
 	}
 	kb = cli_load_kb(tables);
 	if (!kb)
