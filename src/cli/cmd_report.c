@@ -214,6 +214,7 @@ int cmd_report(int argc, char **argv)
 	struct mf_grouper *grp = NULL;
 	struct mf_sample *s = NULL;
 	struct mf_result *res = NULL;
+	struct mf_dedup *dd = NULL;
 	struct skips sk;
 	struct warnings warn;
 	struct mf_reader_opts ro;
@@ -309,7 +310,8 @@ int cmd_report(int argc, char **argv)
 	tab = mf_strtab_new();
 	grp = mf_grouper_new(by);
 	s = malloc(sizeof(*s));
-	if (!tab || !grp || !s) {
+	dd = mf_dedup_new();
+	if (!tab || !grp || !s || !dd) {
 		cli_err("out of memory");
 		rc = EXIT_DATA;
 		goto out;
@@ -334,7 +336,29 @@ int cmd_report(int argc, char **argv)
 			if (got == 0)
 				break;
 			if (got == 1) {
-				rows++;
+				got = mf_dedup_check(dd, argv[i], s, &e);
+				if (got >= 0)
+					rows++;
+				if (got == MF_DEDUP_DUPLICATE)
+					continue;
+				if (got == MF_EFORMAT && skip) {
+					count_skip(&sk, e.msg);
+					if (shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
+						cli_diag(&e, "skipped");
+					continue;
+				}
+				if (got == MF_EFORMAT) {
+					cli_diag(&e, "error");
+					fprintf(stderr, "mfstat: (use --skip-bad-%s to keep the first copy and count the others)\n",
+						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows");
+				}
+				if (got == MF_EFORMAT || got == MF_ENOMEM) {
+					if (got == MF_ENOMEM)
+						cli_err("out of memory");
+					rc = EXIT_DATA;
+					mf_reader_close(r);
+					goto out;
+				}
 				if (mf_grouper_add(grp, s)) {
 					cli_err("out of memory");
 					rc = EXIT_DATA;
@@ -383,6 +407,10 @@ int cmd_report(int argc, char **argv)
 	if (sk.total)
 		add_warning(&warn, "%llu bad %s%s skipped (--skip-bad-%ss)", (unsigned long long)sk.total,
 			    saw_smf ? "record" : "row", sk.total == 1 ? "" : "s", saw_smf ? "record" : "row");
+	if (mf_dedup_duplicates(dd))
+		add_warning(&warn, "%llu duplicate sample%s dropped (read before with the same system, LPAR, CPU, "
+			    "pool, interval and counters: a file given twice, or overlapping inputs)",
+			    (unsigned long long)mf_dedup_duplicates(dd), mf_dedup_duplicates(dd) == 1 ? "" : "s");
 	doubt_warnings(res, ngroups, tab, &warn);
 	if (rows == 0)
 		add_warning(&warn, "no data rows in the input");
@@ -449,6 +477,7 @@ int cmd_report(int argc, char **argv)
 out:
 	mf_results_free(res, ngroups);
 	mf_grouper_free(grp);
+	mf_dedup_free(dd);
 	mf_strtab_free(tab);
 	mf_kb_free(kb);
 	free(s);

@@ -149,6 +149,7 @@ static void fill_identity(struct mf_reader *r, const struct mf_smf_record *rec, 
 	smp->cpu = rec->cpu;
 	smp->pool = rec->pool;
 	smp->cpsp = rec->cpsp > 0 ? rec->cpsp : NAN;
+	smp->offset = rec->offset;
 	(void)r;
 }
 

@@ -181,6 +181,71 @@ static void interval_spans_systems(void **state)
 	free(csv);
 }
 
+/* Duplicates (dedup.h): an SMF dump read twice; a changed copy names both byte offsets. */
+static void dedup_smf(void **state)
+{
+	char path[512];
+	struct mf_reader_opts ro = {0};
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_dedup *d = mf_dedup_new();
+	struct mf_sample *s = malloc(sizeof(*s));
+	struct mf_error e;
+	uint64_t n = 0;
+	int pass, rc;
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/data/small-s1.smf", MFSTAT_SOURCE_DIR);
+	ro.kb = kb;
+	ro.strtab = tab;
+	for (pass = 0; pass < 2; pass++) {
+		struct mf_reader *r = NULL;
+		mf_error_clear(&e);
+		assert_int_equal(mf_reader_open(&r, path, &ro, &e), 0);
+		while ((rc = mf_reader_next(r, s, &e)) == 1) {
+			assert_true(s->offset >= 0 && s->line == 0);
+			if (pass == 0) {
+				n++;
+				assert_int_equal(mf_dedup_check(d, path, s, &e), MF_DEDUP_KEEP);
+			} else {
+				assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_DUPLICATE);
+			}
+		}
+		assert_int_equal(rc, 0);
+		mf_reader_close(r);
+	}
+	assert_true(n > 0);
+	assert_int_equal(mf_dedup_duplicates(d), n);
+	/* The last sample again with one counter changed: a conflict at its offset, naming the first. */
+	s->value[0]++;
+	mf_error_clear(&e);
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_EFORMAT);
+	assert_int_equal(e.offset, s->offset);
+	assert_string_equal(e.file, "copy.smf");
+	{
+		char want[128];
+		snprintf(want, sizeof(want), "small-s1.smf offset 0x%llx", (unsigned long long)s->offset);
+		assert_non_null(strstr(e.msg, want));
+	}
+	assert_int_equal(mf_dedup_conflicts(d), 1);
+	/* The order of the counters does not matter; the interval's length to the second does. */
+	s->value[0]--;
+	{
+		uint16_t ts = s->slot[0];
+		uint64_t tv = s->value[0];
+		s->slot[0] = s->slot[1], s->value[0] = s->value[1];
+		s->slot[1] = ts, s->value[1] = tv;
+	}
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_DUPLICATE);
+	s->seconds += 5;
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_KEEP);
+	/* Without a system or a start: never checked. */
+	s->system = 0;
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_KEEP);
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_KEEP);
+	mf_dedup_free(d);
+	mf_strtab_free(tab);
+	free(s);
+}
+
 /* Keys, their sort order, and that families never share a group. */
 static void keys_and_order(void **state)
 {
@@ -297,7 +362,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide), cmocka_unit_test(interval_length),
 		cmocka_unit_test(keys_and_order),  cmocka_unit_test(doubts),          cmocka_unit_test(merge),
-		cmocka_unit_test(interval_spans_systems),
+		cmocka_unit_test(interval_spans_systems), cmocka_unit_test(dedup_smf),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }
