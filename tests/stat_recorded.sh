@@ -49,7 +49,7 @@ grep -q '^3931,5200,[0-9.]*,3000000000,1000000000,' "$tmp/one.csv" || { echo "FA
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -I 40 -f csv -- sleep 0.2 > "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
 rows=$(($(wc -l < "$tmp/iv.csv") - 1))
 [ "$rows" -ge 3 ] || { echo "FAIL: -I gave $rows intervals"; cat "$tmp/iv.csv"; fail=1; }
-sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
+sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
 
 # The basic set not authorized: exit 3, the reason named, the command not run.
 printf 'CPU-MF: Counter facility: version=3.7 authorization=0001\n' > "$root/proc/service_levels"

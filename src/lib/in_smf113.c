@@ -350,11 +350,10 @@ static void counts_smf(struct mf_reader *r, mf_count_fn *fn, void *ctx)
 		snprintf(what, sizeof(what), "type %zu", t);
 		fn(ctx, MF_COUNT_RECORDS, what, st->by_type[t]);
 	}
+	/* Bad records are errors, or skipped and counted by the caller (--skip-bad-records). */
 	for (t = 0; t < NDROPS; t++)
 		if (s->drops[t])
 			fn(ctx, MF_COUNT_DROPPED, drop_text[t], s->drops[t]);
-	if (s->bad_records)
-		fn(ctx, MF_COUNT_DROPPED, "bad records", s->bad_records);
 }
 
 const struct mf_reader_ops mf_smf_reader = {

@@ -357,7 +357,8 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 				char where[300];
 				mf_group_describe(rep->results[first].group, rep->tab, where, sizeof(where));
 				mf_notes_warn(n, "%zu interval%s with fewer CPUs than the other intervals of %s system "
-					      "(data lost?), first %s with %llu of %llu: marked, their load is not a dip",
+					      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a lower "
+					      "LPARCPU there is missing data, not less load",
 					      count, count == 1 ? "" : "s", count == 1 ? "its" : "their", where,
 					      (unsigned long long)mf_group_cpus(rep->results[first].group),
 					      (unsigned long long)exp[first]);
