@@ -187,6 +187,17 @@ FILE *cli_open_out(const char *path)
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
+	if (fd < 0 && tmp && exists && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		/* A writable file in a directory we may not add to: in place, as before, and say so. */
+		cli_warn("%s: cannot create a temporary file beside it (%s): writing it in place", path,
+			 strerror(errno));
+		free(tmp);
+		free(final);
+		fp = fopen(path, "w");
+		if (!fp)
+			cli_err("%s: cannot create: %s", path, strerror(errno));
+		return fp;
+	}
 	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
 		cli_err("%s: cannot create: %s", path, strerror(errno ? errno : ENOMEM));
 		if (fd >= 0) {
