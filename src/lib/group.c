@@ -540,6 +540,8 @@ double mf_group_interval_seconds(const struct mf_group *grp)
 
 	if (grp->nintervals == 0)
 		return NAN;
+	if (grp->nintervals == 1) /* the usual group of one interval of one system */
+		return grp->intervals[0].nseconds ? grp->intervals[0].sum_seconds / grp->intervals[0].nseconds : NAN;
 	for (i = 0; i < grp->nintervals; i++) {
 		const struct mf_interval *iv = &grp->intervals[i];
 		if (iv->nseconds == 0)
