@@ -49,7 +49,7 @@ grep -q '^3931,5200,[0-9.]*,3000000000,1000000000,' "$tmp/one.csv" || { echo "FA
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -I 40 -f csv -- sleep 0.2 > "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
 rows=$(($(wc -l < "$tmp/iv.csv") - 1))
 [ "$rows" -ge 3 ] || { echo "FAIL: -I gave $rows intervals"; cat "$tmp/iv.csv"; fail=1; }
-sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
+sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
 
 # The command's exit status is mfstat's, after the report (128+N for a signal N), as perf stat
 # does: a failing build under mfstat stat fails too.
@@ -92,7 +92,7 @@ grep -q '"TASK_MS":1000,' "$tmp/fb.json" || { echo "FAIL: fallback TASK_MS is no
 grep -q 'no cpum_cf PMU' "$tmp/fb.json" || { echo "FAIL: fallback reason not in the JSON warnings"; fail=1; }
 MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -f csv -I 40 -- sleep 0.2 > "$tmp/fbiv.csv" || { echo "FAIL: fallback -I"; fail=1; }
 [ "$(grep -c ',linux_perf,' "$tmp/fbiv.csv")" -ge 3 ] || { echo "FAIL: fallback -I intervals: $(cat "$tmp/fbiv.csv")"; fail=1; }
-sed -n 2p "$tmp/fbiv.csv" | grep -q ',linux_perf,1,3,3,2,' || { echo "FAIL: fallback -I first interval: $(sed -n 2p "$tmp/fbiv.csv")"; fail=1; }
+sed -n 2p "$tmp/fbiv.csv" | grep -q ',linux_perf,1,1,3,3,2,' || { echo "FAIL: fallback -I first interval: $(sed -n 2p "$tmp/fbiv.csv")"; fail=1; }
 MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -- sh -c 'exit 4' > "$tmp/fbtext"; st=$?
 [ $st = 4 ] || { echo "FAIL: fallback exit $st, expected the command's 4"; fail=1; }
 grep -q '^linux_perf ' "$tmp/fbtext" || { echo "FAIL: fallback text report: $(cat "$tmp/fbtext")"; fail=1; }

@@ -38,7 +38,7 @@ printf '772\t1000000000\n3076\t500000000\n' > "$root/counts.tsv"
 MFSTAT_SYSROOT=$root "$MFSTAT" stat --fallback -a --duration 0.2 -f json > "$tmp/json" 2> "$tmp/err" || { echo "FAIL: exit $?: $(cat "$tmp/err")"; fail=1; }
 # Two families in one report: linux_perf (the generic events) and intel_uncore, one group each.
 grep -q '"machine":"linux_perf"' "$tmp/json" || { echo "FAIL: no linux_perf group: $(cat "$tmp/json")"; fail=1; }
-grep -q '"machine":"intel_uncore","cpus":1,"metrics":{"DRAM_GBS":[0-9]' "$tmp/json" || { echo "FAIL: no DRAM_GBS: $(cat "$tmp/json")"; fail=1; }
+grep -q '"machine":"intel_uncore","cpus":1,"cpus_expected":1,"metrics":{"DRAM_GBS":[0-9]' "$tmp/json" || { echo "FAIL: no DRAM_GBS: $(cat "$tmp/json")"; fail=1; }
 # A family without the first report key (CPI) still gets valid JSON: no '{,'.
 ! grep -q '{,' "$tmp/json" || { echo "FAIL: invalid JSON: $(cat "$tmp/json")"; fail=1; }
 grep -q '"DRAM_UTIL":null' "$tmp/json" || { echo "FAIL: DRAM_UTIL without --mem-peak should be null"; fail=1; }

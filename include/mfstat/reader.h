@@ -55,6 +55,22 @@ void mf_reader_close(struct mf_reader *r);
 /* Appends what the reader saw (for SMF: records by type, drops) to sb; nothing for CSV. */
 void mf_reader_summary(struct mf_reader *r, struct mf_strbuf *sb);
 
+/* What a count of mf_reader_counts is about. */
+enum mf_count_kind {
+	MF_COUNT_RECORDS = 0, /* records of the input by kind ("type 113 subtype 1", "type 30") */
+	MF_COUNT_DROPPED = 1  /* records read but not turned into samples, by reason */
+};
+
+/* Receives one count: kind, what it counts (borrowed for the call), the number. */
+typedef void mf_count_fn(void *ctx, enum mf_count_kind kind, const char *what, uint64_t n);
+
+/*
+ * The structured form of mf_reader_summary: calls fn for each nonzero count
+ * the reader keeps (SMF: records by type and subtype, drops by reason);
+ * nothing for readers whose every record is a sample or an error.
+ */
+void mf_reader_counts(struct mf_reader *r, mf_count_fn *fn, void *ctx);
+
 /* The name of the format being read ("csv", "smf"). */
 const char *mf_reader_format(const struct mf_reader *r);
 

@@ -39,6 +39,8 @@ struct mf_sample {
 	double cpsp;        /* CPU speed in MHz; NaN = unknown */
 	bool cpsp_nominal;  /* cpsp is the machine's nominal speed, not data */
 	unsigned user_only; /* counters counted in problem state only (perf :u) */
+	long line;          /* where it was read: its (first) line in a text input, 0 = unknown */
+	long long offset;   /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 
 	const uint64_t *present_bits;     /* optional: bitmap of the slots below, when the reader has it */
 	size_t n;                         /* number of counters present */

@@ -615,6 +615,7 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 /* No speed in the data: the machine's nominal speed, said aloud (see README). */
 static void finish_sample(struct csv *c, struct mf_sample *s)
 {
+	s->line = c->line;
 	if (isnan(s->cpsp) && s->machine) {
 		s->cpsp = s->machine->nominal_mhz;
 		s->cpsp_nominal = true;

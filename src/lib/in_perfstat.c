@@ -733,6 +733,7 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 	mf_sample_reset(smp);
 	smp->family = s->fam;
 	smp->cpu = cpu;
+	smp->line = s->lines[first].line;
 	smp->user_only = s->user_only;
 	/* The lines of this interval: up to the first line with another timestamp. */
 	for (i = first; i < s->nlines; i++) {

@@ -225,6 +225,7 @@ static void fill_identity(struct mf_reader *r, const struct mf_smf_record *rec, 
 	smp->cpu = rec->cpu;
 	smp->pool = rec->pool;
 	smp->cpsp = rec->cpsp > 0 ? rec->cpsp : NAN;
+	smp->offset = rec->offset;
 	(void)r;
 }
 
@@ -422,6 +423,30 @@ static void summary_smf(struct mf_reader *r, struct mf_strbuf *sb)
 		mf_strbuf_printf(sb, "  bad records: %" PRIu64 " (see the messages above)\n", s->bad_records);
 }
 
+/* The counts of summary_smf, one by one (mf_reader_counts). */
+static void counts_smf(struct mf_reader *r, mf_count_fn *fn, void *ctx)
+{
+	struct smfstate *s = r->state;
+	const struct mf_smf_stats *st = &s->dec.stats;
+	static const char *const sub[3] = {"type 113 other subtypes", "type 113 subtype 1", "type 113 subtype 2"};
+	char what[32];
+	size_t t;
+
+	for (t = 1; t < 4; t++)
+		if (st->t113[t % 3])
+			fn(ctx, MF_COUNT_RECORDS, sub[t % 3], st->t113[t % 3]);
+	for (t = 0; t < 256; t++) {
+		if (t == 113 || !st->by_type[t])
+			continue;
+		snprintf(what, sizeof(what), "type %zu", t);
+		fn(ctx, MF_COUNT_RECORDS, what, st->by_type[t]);
+	}
+	/* Bad records are errors, or skipped and counted by the caller (--skip-bad-records). */
+	for (t = 0; t < NDROPS; t++)
+		if (s->drops[t])
+			fn(ctx, MF_COUNT_DROPPED, drop_text[t], s->drops[t]);
+}
+
 const struct mf_reader_ops mf_smf_reader = {
 	.name = "smf",
 	.probe = probe,
@@ -429,6 +454,7 @@ const struct mf_reader_ops mf_smf_reader = {
 	.next = next_smf,
 	.close = close_smf,
 	.summary = summary_smf,
+	.counts = counts_smf,
 };
 
 /* The record-level API used by `mfstat smf list`. */

@@ -29,13 +29,17 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	size_t nkeys, i, k;
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
+	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 	char tbuf[48];
 
-	if (!keys || !map) {
+	if (!keys || !map || !expected) {
 		free(keys);
+		free(map);
+		free(expected);
 		return MF_ENOMEM;
 	}
-	fputs("system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus", fp);
+	mf_report_cpus_expected(rep, expected);
+	fputs("system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus,cpus_expected", fp);
 	for (k = 0; k < nkeys; k++) {
 		fputc(',', fp);
 		fputs(keys[k], fp);
@@ -61,7 +65,7 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		csv_num(fp, r->interval);
 		fputc(',', fp);
 		csv_str(fp, g->family->display);
-		fprintf(fp, ",%llu", (unsigned long long)mf_group_cpus(g));
+		fprintf(fp, ",%llu,%llu", (unsigned long long)mf_group_cpus(g), (unsigned long long)expected[i]);
 		for (k = 0; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			fputc(',', fp);
@@ -77,5 +81,6 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	}
 	free(keys);
 	free(map);
+	free(expected);
 	return ferror(fp) ? MF_EIO : 0;
 }

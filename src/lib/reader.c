@@ -300,6 +300,12 @@ void mf_reader_summary(struct mf_reader *r, struct mf_strbuf *sb)
 		r->ops->summary(r, sb);
 }
 
+void mf_reader_counts(struct mf_reader *r, mf_count_fn *fn, void *ctx)
+{
+	if (r->ops->counts && r->state)
+		r->ops->counts(r, fn, ctx);
+}
+
 const char *mf_reader_format(const struct mf_reader *r)
 {
 	return r->ops->name;

@@ -18,6 +18,8 @@ void mf_sample_reset(struct mf_sample *s)
 	s->cpsp = NAN;
 	s->cpsp_nominal = false;
 	s->user_only = 0;
+	s->line = 0;
+	s->offset = -1;
 	s->present_bits = NULL;
 	s->n = 0;
 }
