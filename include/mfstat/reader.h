@@ -41,8 +41,9 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
  * Reads the next sample into s.  Returns 1 for a sample, 0 at the end, or a
  * negative code with err filled.  After MF_EFORMAT, MF_ENOCOUNTER or
  * MF_ENOMACHINE about one row the reader has moved past it, and calling again
- * continues with the next row (--skip-bad-rows); after MF_EIO or MF_ENOMEM it
- * returns 0.
+ * continues with the next row (--skip-bad-rows); after MF_EIO, MF_ENOMEM or
+ * MF_ENODATA (the whole input holds no data of its kind, e.g. a dump without
+ * type 113 records: never a bad row to skip) it returns 0.
  */
 /* Like mf_reader_open, reading data[0..len) (which must stay valid until close) named name. */
 int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,

@@ -220,9 +220,10 @@ int cmd_report(int argc, char **argv)
 				}
 				continue;
 			}
-			if (!skip || got == MF_ENOMEM) {
+			/* A file with no data at all is not a bad record: --skip-bad-records does not hide it. */
+			if (!skip || got == MF_ENOMEM || got == MF_ENODATA) {
 				cli_diag(&e, "error");
-				if (!skip && got != MF_EIO && got != MF_ENOMEM)
+				if (!skip && got != MF_EIO && got != MF_ENOMEM && got != MF_ENODATA)
 					fprintf(stderr, "mfstat: (use --skip-bad-%s to skip bad %s and count them)\n",
 						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows",
 						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows");
@@ -287,7 +288,7 @@ int cmd_report(int argc, char **argv)
 					if (res[i].lspr == MF_LSPR_NONE)
 						fprintf(stderr, "mfstat: %s: LSPR n/a: %s\n", where,
 							res[i].lspr_why == MF_LSPR_ONLY_EXCLUDED
-								? "only zIIP/zAAP engines, which the LSPR match leaves out"
+								? "only zIIP, zAAP or zCBP engines, which the LSPR match leaves out"
 								: "L1MP or RNI not available");
 					continue;
 				}

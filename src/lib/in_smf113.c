@@ -164,7 +164,7 @@ static int at_end(struct mf_reader *r, struct smfstate *s, struct mf_error *err)
 			       r->path);
 	if (st->by_type[113] == 0 && s->bad_records == 0) {
 		types_text(st, types, sizeof(types));
-		return mf_error_set(err, MF_EIO, r->path, 0, 0,
+		return mf_error_set(err, MF_ENODATA, r->path, 0, 0,
 				    "no SMF type 113 records in %s (%" PRIu64 " record%s of type%s %s): %s",
 				    r->path, st->records, st->records == 1 ? "" : "s", strchr(types, ',') ? "s" : "",
 				    types[0] ? types : "none",

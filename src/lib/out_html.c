@@ -207,7 +207,7 @@ static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct s
 		if (s->total_res.lspr_why == MF_LSPR_ONLY_EXCLUDED) {
 			mf_strbuf_puts(sb, "<li>");
 			series_name(sb, rep, s->first);
-			mf_strbuf_puts(sb, " has no LSPR class: its engines are zIIPs or zAAPs, which the LSPR match "
+			mf_strbuf_puts(sb, " has no LSPR class: its engines are zIIPs, zAAPs or zCBPs, which the LSPR match "
 					   "leaves out since December 2024.</li>\n");
 			items++;
 			continue;

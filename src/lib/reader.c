@@ -274,7 +274,7 @@ int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *er
 	if (r->dead)
 		return 0;
 	rc = r->ops->next(r, s, err);
-	if (rc == MF_EIO || rc == MF_ENOMEM)
+	if (rc == MF_EIO || rc == MF_ENOMEM || rc == MF_ENODATA)
 		r->dead = true;
 	return rc;
 }

@@ -38,6 +38,9 @@ for f in nordw.smf ascii.smf week.smf.xz week.smf.bz2 week.zip week.tar week.tar
 done
 "$MFSTAT" report - < week.smf.xz
 echo "exit $?"
+# --skip-bad-records skips bad records, not a whole dump without any type 113 record.
+"$MFSTAT" report --skip-bad-records no113.smf
+echo "exit $?"
 "$MFSTAT" report --input smf nordw.smf
 echo "exit $?"
 "$MFSTAT" report -f csv --by system cut.smf
