@@ -11,6 +11,8 @@
 enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2, EXIT_MEASURE = 3 };
 
 extern bool cli_quiet;
+/* Set when cli_close_out has reported a write error on standard output (main says it once). */
+extern bool cli_stdout_reported;
 
 /* Prints "mfstat: error: ..." to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -12,6 +12,7 @@
 #include "cli.h"
 
 bool cli_quiet;
+bool cli_stdout_reported;
 
 void cli_err(const char *fmt, ...)
 {
@@ -261,6 +262,8 @@ int cli_close_out(FILE *fp, const char *path)
 		}
 	}
 	if (bad) {
+		if (fp == stdout)
+			cli_stdout_reported = true;
 		cli_err("%s: write error: %s%s", path && strcmp(path, "-") ? path : "<stdout>",
 			strerror(err ? err : EIO), fp != stdout ? " (the file was left as it was)" : "");
 		return EXIT_DATA;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mfstat: the command-line front end.  Options and printing only. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 
 #include "cli.h"
@@ -36,7 +38,30 @@ static void usage(FILE *fp)
 	      fp);
 }
 
-int main(int argc, char **argv)
+/*
+ * Standard output is checked once, here, for every command: a full disk,
+ * /dev/full or a closed descriptor is exit 1 with "write error", never a
+ * silent 0 (unless cli_close_out already said so).  A closed standard output
+ * that nothing was written to is not an error.
+ */
+static int finish(int rc)
+{
+	bool pending = __fpending(stdout) != 0, failed = ferror(stdout) != 0;
+	int err = 0;
+	if (fclose(stdout) != 0) {
+		err = errno;
+		if (pending || err != EBADF)
+			failed = true;
+	}
+	if (failed && !cli_stdout_reported) {
+		cli_err("write error on standard output: %s", strerror(err ? err : EIO));
+		if (rc == EXIT_OK)
+			rc = EXIT_DATA;
+	}
+	return rc;
+}
+
+static int run(int argc, char **argv)
 {
 	const char *cmd;
 
@@ -69,4 +94,9 @@ int main(int argc, char **argv)
 		return cmd_measure(argc - 1, argv + 1);
 	cli_err("unknown command '%s' (see mfstat --help)", cmd);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	return finish(run(argc, argv));
 }
