@@ -90,7 +90,15 @@ struct mf_grouper;
 struct mf_grouper *mf_grouper_new(unsigned by);
 void mf_grouper_free(struct mf_grouper *g);
 
-/* Adds a sample to its group.  Returns 0 or MF_ENOMEM. */
+/*
+ * Caps the number of groups (0, the default, is no cap): memory grows with the
+ * groups, about 1 to 2 KiB each, so a key as fine as interval and CPU over a
+ * long period needs a bound.  Beyond it mf_grouper_add returns MF_ELIMIT.
+ */
+void mf_grouper_set_max_groups(struct mf_grouper *g, size_t max);
+
+/* Adds a sample to its group.  Returns 0, MF_ENOMEM, or MF_ELIMIT when the
+ * sample needs a new group beyond the cap (the grouper is unchanged). */
 int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s);
 
 /*

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mfstat report: read counter files, group, compute, write. */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,31 @@
 #include "cli.h"
 
 #define MAX_SHOWN_SKIPS 10
+/* A bound on memory (1-2 KiB a group) that no real study reaches: a year of 15-minute
+ * intervals of 50 CPUs is 1.75 million groups with --by interval,cpu. */
+#define MAX_GROUPS_DEFAULT 2000000ULL
+
+/* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
+static const char *by_keys_text(unsigned by)
+{
+	static char buf[96];
+	static const struct { unsigned bit; const char *name; } keys[] = {
+		{MF_BY_SYSTEM, "system"}, {MF_BY_LPAR, "LPAR"}, {MF_BY_POOL, "pool"},
+		{MF_BY_INTERVAL, "interval"}, {MF_BY_CPU, "CPU"}};
+	size_t k, n = 0, used = 0;
+	buf[0] = '\0';
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		n += (by & keys[k].bit) != 0;
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (!(by & keys[k].bit))
+			continue;
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s", used ? (--n == 1 ? " and " : ", ") : "",
+					 keys[k].name);
+		if (!used || used >= sizeof(buf))
+			break;
+	}
+	return buf[0] ? buf : "machine family";
+}
 
 static const char report_help[] =
 	"Usage: mfstat report [OPTIONS] FILE...\n"
@@ -37,6 +63,8 @@ static const char report_help[] =
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
 	"                     ones (a new family: see README)\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
+	"  --max-groups N     stop with an error beyond N groups (default 2000000,\n"
+	"                     about 1-2 KiB of memory each; 0: no limit)\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -v, --verbose      say why metrics are not available\n"
 	"  -h, --help         this help\n";
@@ -51,10 +79,12 @@ int cmd_report(int argc, char **argv)
 		{"tables", required_argument, NULL, 'T'}, {"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
 		{"mem-peak", required_argument, NULL, 'M'},
+		{"max-groups", required_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0}};
 	const char *input = NULL, *format = "text", *out = NULL, *machine = NULL, *by_s = NULL, *tables = NULL;
 	bool skip = false, verbose = false;
 	double mem_peak = NAN;
+	unsigned long long max_groups = MAX_GROUPS_DEFAULT;
 	struct mf_kb *kb = NULL;
 	struct mf_strtab *tab = NULL;
 	struct mf_grouper *grp = NULL;
@@ -88,6 +118,16 @@ int cmd_report(int argc, char **argv)
 		case 'T': tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'v': verbose = true; break;
+		case 'G': {
+			char *end;
+			errno = 0;
+			max_groups = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || optarg[0] == '-') {
+				cli_err("report: --max-groups takes a number of groups (0: no limit), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'M': {
 			char *end;
 			mem_peak = strtod(optarg, &end);
@@ -155,6 +195,8 @@ int cmd_report(int argc, char **argv)
 	}
 	tab = mf_strtab_new();
 	grp = mf_grouper_new(by);
+	if (grp)
+		mf_grouper_set_max_groups(grp, (size_t)max_groups);
 	s = malloc(sizeof(*s));
 	dd = mf_dedup_new();
 	inputs = calloc((size_t)(argc - optind), sizeof(*inputs));
@@ -212,7 +254,20 @@ int cmd_report(int argc, char **argv)
 					mf_reader_close(r);
 					goto out;
 				}
-				if (mf_grouper_add(grp, s)) {
+				if ((got = mf_grouper_add(grp, s)) == MF_ELIMIT) {
+					char at[64] = "";
+					if (s->line > 0)
+						snprintf(at, sizeof(at), ":%ld", s->line);
+					else if (s->offset >= 0)
+						snprintf(at, sizeof(at), ": offset 0x%llx", (unsigned long long)s->offset);
+					cli_err("%s%s: more than %llu groups (--max-groups): every distinct %s makes a group; "
+						"group by fewer keys (for example --by system,pool) or raise --max-groups",
+						argv[i], at, max_groups, by_keys_text(by));
+					rc = EXIT_DATA;
+					mf_reader_close(r);
+					goto out;
+				}
+				if (got) {
 					cli_err("out of memory");
 					rc = EXIT_DATA;
 					mf_reader_close(r);

@@ -19,6 +19,7 @@ const char *mf_strerror(int code)
 	case MF_EUSAGE: return "cannot do what was asked";
 	case MF_EOF: return "end of input";
 	case MF_ENODATA: return "no data of the kind asked for";
+	case MF_ELIMIT: return "a limit was reached";
 	default: return "unknown error";
 	}
 }

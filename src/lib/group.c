@@ -15,6 +15,8 @@ struct mf_grouper {
 	struct mf_group *last;
 	bool sorted;
 	const struct mf_strtab *tab; /* for sorting */
+	size_t max_groups;           /* 0: no limit */
+	bool limit_hit;              /* find_or_add refused a new group: the limit, not memory */
 };
 
 int mf_by_parse(const char *s, unsigned *by, size_t *bad)
@@ -54,6 +56,11 @@ struct mf_grouper *mf_grouper_new(unsigned by)
 		return NULL;
 	g->by = by;
 	return g;
+}
+
+void mf_grouper_set_max_groups(struct mf_grouper *g, size_t max)
+{
+	g->max_groups = max;
 }
 
 static void group_free(struct mf_group *grp)
@@ -144,6 +151,10 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	for (j = key_hash(k) & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
 		if (key_eq(g->slots[j], k))
 			return g->last = g->slots[j];
+	if (g->max_groups && g->n >= g->max_groups) {
+		g->limit_hit = true;
+		return NULL;
+	}
 	grp = calloc(1, sizeof(*grp));
 	if (!grp)
 		return NULL;
@@ -331,7 +342,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	make_key(g, s, &key);
 	grp = find_or_add(g, &key);
 	if (!grp)
-		return MF_ENOMEM;
+		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
 	lspr = !(s->family->lspr_exclude & (1u << s->pool));
 	if (grp->rows == 0) {
 		grp->machine = s->machine;
@@ -643,7 +654,7 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	key.start_us = key.has_start ? src->start_us : 0;
 	grp = find_or_add(g, &key);
 	if (!grp)
-		return MF_ENOMEM;
+		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
 	if (grp->rows == 0)
 		grp->machine = src->machine;
 	else if (grp->machine != src->machine) {

@@ -306,6 +306,39 @@ static void doubts(void **state)
 }
 
 /* Merging per-interval groups into per-system ones gives exactly what grouping by system does. */
+/* --max-groups: a sample that needs a group beyond the cap is refused with MF_ELIMIT, not
+ * taken for lack of memory, and the grouper is left as it was; existing groups still grow. */
+static void max_groups(void **state)
+{
+	struct mf_grouper *g = mf_grouper_new(MF_BY_CPU);
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	size_t n;
+	(void)state;
+	assert_non_null(g);
+	assert_non_null(s);
+	mf_grouper_set_max_groups(g, 2);
+	mf_sample_reset(s);
+	s->family = mf_kb_generic(kb);
+	s->seconds = 60;
+	s->cpu = 0;
+	assert_int_equal(mf_grouper_add(g, s), 0);
+	s->cpu = 1;
+	assert_int_equal(mf_grouper_add(g, s), 0);
+	s->cpu = 2;
+	assert_int_equal(mf_grouper_add(g, s), MF_ELIMIT);
+	s->cpu = 0;
+	assert_int_equal(mf_grouper_add(g, s), 0);
+	mf_grouper_groups(g, NULL, &n);
+	assert_int_equal(n, 2);
+	mf_grouper_set_max_groups(g, 0);
+	s->cpu = 2;
+	assert_int_equal(mf_grouper_add(g, s), 0);
+	mf_grouper_groups(g, NULL, &n);
+	assert_int_equal(n, 3);
+	mf_grouper_free(g);
+	free(s);
+}
+
 static void merge(void **state)
 {
 	char path[512], *text;
@@ -362,7 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide), cmocka_unit_test(interval_length),
 		cmocka_unit_test(keys_and_order),  cmocka_unit_test(doubts),          cmocka_unit_test(merge),
-		cmocka_unit_test(interval_spans_systems), cmocka_unit_test(dedup_smf),
+		cmocka_unit_test(interval_spans_systems), cmocka_unit_test(dedup_smf), cmocka_unit_test(max_groups),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }
