@@ -6,7 +6,9 @@
 # shares within 10 points of what perf record/report give on the same program,
 # the text report must name the source file and the lines of both loops,
 # `measure report` must reproduce the saved run byte for byte, itlb must state
-# its fallback, and errors must exit as documented.
+# its fallback, the report must leave the program's standard output alone (on
+# stderr, -o FILE or -o -), -s rates must be kept or said not to fit, -q must
+# silence the fallback line, and errors must exit as documented.
 #   measure_real.sh MFSTAT PROG_HOT PROG_SRC
 set -u
 MFSTAT=$1
@@ -91,6 +93,38 @@ if echo "$probe" | grep -q '"cpu_pmu":false'; then
   grep -q 'fallback none' none.err || no "--fallback none did not say why"
 fi
 grep -q 'ITLB' itlb.txt && grep -q 'Soft' itlb.txt || no "itlb report lacks the fill columns"
+
+# Where the report goes (issue 12 item 12): a program's standard output stays its own; the report goes to
+# standard error as perf stat's does, to -o FILE, or with -o - to standard output; measure report keeps stdout.
+"$MFSTAT" measure profile -d io.mfdb -- sh -c 'echo program-output; exec "$0" 0.1' "$PROG" >io.out 2>io.err ||
+  no "measure profile of a printing program exited $?"
+[ "$(cat io.out)" = "program-output" ] || { no "stdout holds more than the program's output"; head -5 io.out; }
+grep -q '^Function Summary' io.err || no "the report did not go to stderr without -o"
+"$MFSTAT" measure profile -d io2.mfdb -o - -- sh -c 'echo program-output; exec "$0" 0.1' "$PROG" >io2.out 2>io2.err ||
+  no "measure profile -o - exited $?"
+grep -q '^program-output$' io2.out && grep -q '^Function Summary' io2.out || no "-o - did not put the report on stdout"
+grep -q '^Function Summary' io2.err && no "-o - still wrote the report to stderr"
+"$MFSTAT" measure report io.mfdb >rr.out 2>rr.err || no "measure report exited $?"
+grep -q '^Function Summary' rr.out || no "measure report did not write to stdout"
+grep -q '^Function Summary' rr.err && no "measure report wrote the report to stderr"
+
+# -s with a unit the sampled event takes is kept; one it cannot take is said; -q silences the fallback line.
+"$MFSTAT" measure profile -s 250us -d s1.mfdb -o s1.txt -- "$PROG" 0.1 2>s1.err || no "-s 250us exited $?"
+"$MFSTAT" measure profile -s 5000 -d s2.mfdb -o s2.txt -- "$PROG" 0.1 2>s2.err || no "-s 5000 exited $?"
+"$MFSTAT" measure profile -q -s 5000 -d s3.mfdb -o s3.txt -- "$PROG" 0.1 2>s3.err || no "-q -s 5000 exited $?"
+if echo "$probe" | grep -q '"cpu_pmu":false'; then
+  # task-clock samples: 250us converts, 5000 cycles do not
+  grep -q '^Event: *task_clock (CPU samples), period 250000 ns' s1.txt || { no "-s 250us was not kept"; grep Event s1.txt; }
+  grep -q 'warning' s1.err && { no "-s 250us warned"; cat s1.err; }
+  grep -q 'rate 5000 counts cycles events and cannot be converted for task_clock' s2.err ||
+    { no "-s 5000 on task-clock did not warn"; cat s2.err; }
+  grep -q '^Warning: .*rate 5000 counts cycles' s2.txt || no "the report header lacks the rate warning"
+  grep -q '^Event: *task_clock (CPU samples), period 1000000 ns' s2.txt || no "-s 5000 did not fall to 1ms"
+  grep -q 'fallback: no hardware counters' s2.err || no "the fallback line is missing without -q"
+else
+  grep -q 'rate 250us is a time, but cycles counts events' s1.err || { no "-s 250us on cycles did not warn"; cat s1.err; }
+fi
+[ -s s3.err ] && { no "-q did not silence the fallback line and warnings"; cat s3.err; }
 
 # Errors: a program that cannot run (2), a program's own status passed through, a damaged run file (1).
 "$MFSTAT" measure profile -d x.mfdb -- /nonexistent/prog 2>e2.txt

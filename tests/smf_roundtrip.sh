@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Metrics from a generated SMF dump equal those from the same counters given as CSV
 # (tools/gensmf.c writes both), for every family, both subtypes, both framings, spanned
-# records, jitter, lost intervals, 4-byte counters, mixed families and compression.
+# records, jitter, lost intervals, 4-byte counters, mixed families and compression; zCBPs and
+# lost MT-diagnostic data; both subtypes in one dump (reported once, from subtype 1).
 set -u
 MFSTAT=$1
 GENSMF=$2
@@ -37,6 +38,8 @@ for fam in z10 z196 zec12 z13 z14 z15 z16 z17; do
 		--block-size 700 --jitter-ms 300 --lost 5
 done
 check both-subtypes --systems 2 --cpus 2 --intervals 4 --subtype both --framing vbs --block-size 64
+check zcbp-mt-lost --families z13,z17 --systems 2 --cpus 4 --ziip 1 --zcbp 1 --intervals 3 --subtype both \
+	--mt-lost 3 --lost 7 --framing vbs --block-size 900
 check mixed-scds --families z13,z16,z17 --systems 3 --cpus 2 --intervals 3 --scds --jitter-ms 450 --other-ratio 9
 echo "$n comparisons"
 exit $fail

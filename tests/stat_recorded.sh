@@ -49,7 +49,57 @@ grep -q '^3931,5200,[0-9.]*,3000000000,1000000000,' "$tmp/one.csv" || { echo "FA
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -I 40 -f csv -- sleep 0.2 > "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
 rows=$(($(wc -l < "$tmp/iv.csv") - 1))
 [ "$rows" -ge 3 ] || { echo "FAIL: -I gave $rows intervals"; cat "$tmp/iv.csv"; fail=1; }
-sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
+sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
+
+# The command's exit status is mfstat's, after the report (128+N for a signal N), as perf stat
+# does: a failing build under mfstat stat fails too.
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -f json -- sh -c 'exit 5' > "$tmp/j5"; st=$?
+[ $st = 5 ] || { echo "FAIL: exit $st, expected the command's 5"; fail=1; }
+grep -q '"CPI":3,' "$tmp/j5" || { echo "FAIL: no report for a failing command"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -f csv -o "$tmp/raw9.csv" -- sh -c 'kill -KILL $$' > /dev/null 2> "$tmp/err"; st=$?
+[ $st = 137 ] || { echo "FAIL: SIGKILL: exit $st, expected 137"; fail=1; }
+grep -q 'killed by signal 9' "$tmp/err" || { echo "FAIL: signal not named: $(cat "$tmp/err")"; fail=1; }
+grep -q '^3931,5200,' "$tmp/raw9.csv" || { echo "FAIL: no raw CSV for a killed command"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -- true > /dev/null; st=$?
+[ $st = 0 ] || { echo "FAIL: exit $st for a command that succeeded"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -o /nonexistent/dir/out.txt -- sh -c 'exit 5' 2> /dev/null; st=$?
+[ $st = 1 ] || { echo "FAIL: a report that cannot be written is exit 1 whatever the command did, not $st"; fail=1; }
+# ^C at the terminal (SIGINT to the process group) ends the command, not mfstat, which reports
+# and exits 130.  setsid makes a group of mfstat and the command alone; skipped where this shell
+# started with SIGINT ignored (the command would then ignore it too).
+if (( (0x$(awk '/^SigIgn/ { print $2 }' /proc/$$/status) & 2) == 0 )) && command -v setsid > /dev/null; then
+	MFSTAT_SYSROOT=$root setsid "$MFSTAT" stat -q -f json -- sh -c 'kill -INT 0; sleep 2' > "$tmp/jint"; st=$?
+	[ $st = 130 ] || { echo "FAIL: SIGINT: exit $st, expected 130"; fail=1; }
+	grep -q '"CPI":3,' "$tmp/jint" || { echo "FAIL: no report after SIGINT: $(cat "$tmp/jint")"; fail=1; }
+else
+	echo "note: SIGINT ignored here or no setsid: the ^C check is skipped"
+fi
+
+# --fallback on a recorded machine without cpum_cf: the generic events are replayed by config
+# (the seam ignores the type: cycles 0, instructions and task-clock 1, cache-misses and
+# context-switches 3), reported as family linux_perf by the normal writers, -o and -I honoured.
+fb=$tmp/x86
+mkdir -p "$fb/proc/sys/kernel"
+echo 0 > "$fb/proc/sys/kernel/perf_event_paranoid"
+printf '0\t3000000000\n1\t1000000000\n3\t20000000\n' > "$fb/counts.tsv"
+MFSTAT_SYSROOT=$fb "$MFSTAT" stat --fallback -f json -o "$tmp/fb.json" -- true > "$tmp/fbout" 2> "$tmp/err" || { echo "FAIL: fallback: $(cat "$tmp/err")"; fail=1; }
+[ ! -s "$tmp/fbout" ] || { echo "FAIL: fallback -o FILE wrote to standard output"; fail=1; }
+grep -q '"machine":"linux_perf"' "$tmp/fb.json" || { echo "FAIL: fallback family: $(cat "$tmp/fb.json")"; fail=1; }
+grep -q '"CPI":3,' "$tmp/fb.json" || { echo "FAIL: fallback CPI is not 3: $(cat "$tmp/fb.json")"; fail=1; }
+grep -q '"CACHE_MP":2,' "$tmp/fb.json" || { echo "FAIL: fallback cache misses per 100 instr"; fail=1; }
+grep -q '"GHZ":3,' "$tmp/fb.json" || { echo "FAIL: fallback GHZ is not 3"; fail=1; }
+grep -q '"TASK_MS":1000,' "$tmp/fb.json" || { echo "FAIL: fallback TASK_MS is not 1000"; fail=1; }
+grep -q 'no cpum_cf PMU' "$tmp/fb.json" || { echo "FAIL: fallback reason not in the JSON warnings"; fail=1; }
+MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -f csv -I 40 -- sleep 0.2 > "$tmp/fbiv.csv" || { echo "FAIL: fallback -I"; fail=1; }
+[ "$(grep -c ',linux_perf,' "$tmp/fbiv.csv")" -ge 3 ] || { echo "FAIL: fallback -I intervals: $(cat "$tmp/fbiv.csv")"; fail=1; }
+sed -n 2p "$tmp/fbiv.csv" | grep -q ',linux_perf,1,1,3,3,2,' || { echo "FAIL: fallback -I first interval: $(sed -n 2p "$tmp/fbiv.csv")"; fail=1; }
+MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -- sh -c 'exit 4' > "$tmp/fbtext"; st=$?
+[ $st = 4 ] || { echo "FAIL: fallback exit $st, expected the command's 4"; fail=1; }
+grep -q '^linux_perf ' "$tmp/fbtext" || { echo "FAIL: fallback text report: $(cat "$tmp/fbtext")"; fail=1; }
+
+# --machine names an IBM Z family: linux_perf (or any named family) is a usage error, not run.
+MFSTAT_SYSROOT=$root "$MFSTAT" stat --machine linux_perf -- touch "$tmp/ran0" 2> "$tmp/err"; st=$?
+[ $st = 2 ] && grep -q 'not an IBM Z family' "$tmp/err" && [ ! -e "$tmp/ran0" ] || { echo "FAIL: --machine linux_perf: exit $st $(cat "$tmp/err")"; fail=1; }
 
 # The basic set not authorized: exit 3, the reason named, the command not run.
 printf 'CPU-MF: Counter facility: version=3.7 authorization=0001\n' > "$root/proc/service_levels"
@@ -65,6 +115,9 @@ MFSTAT_SYSROOT=$root "$MFSTAT" stat -f json -- true > "$tmp/json2" 2> "$tmp/err"
 grep -q 'extended counter set is not authorized' "$tmp/err" || { echo "FAIL: extended reason: $(cat "$tmp/err")"; fail=1; }
 grep -q '"RNI":null' "$tmp/json2" || { echo "FAIL: RNI should be null"; fail=1; }
 grep -q '"LPARCPU":null' "$tmp/json2" && { echo "FAIL: LPARCPU should use the nominal speed"; fail=1; }
+# ... and the warnings say so, not that LPARCPU is not available.
+grep -q 'LPARCPU and AIU times are not available' "$tmp/err" && { echo "FAIL: contradicting warnings: $(cat "$tmp/err")"; fail=1; }
+grep -q 'used the nominal speed of machine type 3931 (5200 MHz)' "$tmp/err" || { echo "FAIL: nominal speed not said: $(cat "$tmp/err")"; fail=1; }
 
 # No machine type: asks for --machine; --machine z16 works.
 printf 'Manufacturer: IBM\n' > "$root/proc/sysinfo"

@@ -500,8 +500,8 @@ struct sysinfo {
 	int64_t cts_us; /* HIS collection run start */
 };
 
-/* Header, self-defining, product and identification sections of a 113 record: 110 bytes.
- * Returns the offset of the data section. */
+/* Header, self-defining, product and identification sections of a 113 record: 112 bytes.
+ * Returns the offset of the data section.  Section layouts: smf113-layout.md §4 (Source A). */
 static size_t hdr113(unsigned char *r, const struct sysinfo *s, unsigned sty, int64_t istart, int64_t iend,
                      unsigned dln)
 {
@@ -510,37 +510,47 @@ static size_t hdr113(unsigned char *r, const struct sysinfo *s, unsigned sty, in
 	put16(r + 26, 24); /* SDL */
 	/* self-defining section at 28: SOF/SLN/SON, IOF/ILN/ION, DOF/DLN/DON */
 	put32(r + 28, 52);
-	put16(r + 32, 18);
+	put16(r + 32, 20);
 	put16(r + 34, 1);
-	put32(r + 36, 70);
+	put32(r + 36, 72);
 	put16(r + 40, 40);
 	put16(r + 42, 1);
-	put32(r + 44, 110);
+	put32(r + 44, 112);
 	put16(r + 48, dln);
 	put16(r + 50, 1);
-	/* product section at 52: RVN, PNM, OSL */
-	ebc(r + 52, "01", 2);
-	ebc(r + 54, "HIS", 8);
-	ebc(r + 62, "SP7.3.0", 8);
-	/* identification section at 70: JBN, RST, RSD, STP, INTERVALSTART, INTERVALEND */
-	ebc(r + 70, "HIS", 8);
+	/* product section SMF113SSS at 52, 20 bytes: 2 unnamed bytes, RVN@2, PNM@4, OSL@12 */
+	r[52] = r[53] = 0;
+	ebc(r + 54, "01", 2);
+	ebc(r + 56, "HIS", 8);
+	ebc(r + 64, "SP7.3.0", 8);
+	/* identification section SMF113ID at 72: JBN, RST, RSD, STP, INTERVALSTART, INTERVALEND */
+	ebc(r + 72, "HIS", 8);
 	{
 		unsigned char tme[4], dte[4];
 		tme_dte(s->cts_us, tme, dte);
-		memcpy(r + 78, tme, 4);
-		memcpy(r + 82, dte, 4);
+		memcpy(r + 80, tme, 4);
+		memcpy(r + 84, dte, 4);
 	}
-	ebc(r + 86, "HIS", 8);
-	put64(r + 94, tod_of_us(istart));
-	put64(r + 102, tod_of_us(iend));
-	return 110;
+	ebc(r + 88, "HIS", 8);
+	put64(r + 96, tod_of_us(istart));
+	put64(r + 104, tod_of_us(iend));
+	return 112;
 }
 
 static int use_scds;
 
-/* subtype 1: deltas v of one cpu over [istart, iend] */
-static size_t rec113_1(const struct sysinfo *s, const unsigned char *def, unsigned cpuid, int ziip, int64_t istart,
-                       int64_t iend, int lost, const uint64_t *v)
+/* Kinds of cpu: processor class 0, 4, or 2 with the zCBP flag (SMF113_1_Flags bit 3, SMF113_2_CF bit 5). */
+enum { K_GCP, K_ZIIP, K_ZCBP };
+static const char *const kind_pool[] = {"GCP", "ZIIP", "ZCBP"};
+
+static unsigned kind_class(int kind)
+{
+	return kind == K_ZIIP ? 4 : kind == K_ZCBP ? 2 : 0;
+}
+
+/* subtype 1: deltas v of one cpu over [istart, iend]; lost: X'8000', mt_lost: X'2000' */
+static size_t rec113_1(const struct sysinfo *s, const unsigned char *def, unsigned cpuid, int kind, int64_t istart,
+                       int64_t iend, int lost, int mt_lost, const uint64_t *v)
 {
 	const struct family *f = s->f;
 	unsigned char *r = rec;
@@ -553,7 +563,7 @@ static size_t rec113_1(const struct sysinfo *s, const unsigned char *def, unsign
 	put64(h + 0, tod_of_us(s->cts_us));
 	put64(h + 8, tod_of_us(iend));
 	put16(h + 16, cpuid);
-	h[18] = ziip ? 4 : 0;
+	h[18] = (unsigned char)kind_class(kind);
 	h[19] = 0;
 	put32(h + 20, f->cpsp);
 	ebc(h + 24, f->type, 4);
@@ -561,7 +571,7 @@ static size_t rec113_1(const struct sysinfo *s, const unsigned char *def, unsign
 	put16(h + 44, 1);
 	put16(h + 46, f->cfvn);
 	put16(h + 48, f->csvn);
-	put16(h + 50, lost ? 0x8000 : 0);
+	put16(h + 50, (lost ? 0x8000 : 0) | (mt_lost ? 0x2000 : 0) | (kind == K_ZCBP ? 0x1000 : 0));
 	put32(h + 52, (uint32_t)csof);
 	put16(h + 56, 12);
 	put16(h + 58, ns);
@@ -600,24 +610,24 @@ static size_t rec113_1(const struct sysinfo *s, const unsigned char *def, unsign
 }
 
 /* subtype 2: cumulative values cum of one cpu at iend */
-static size_t rec113_2(const struct sysinfo *s, const unsigned char *def, unsigned cpuid, int ziip, int64_t istart,
+static size_t rec113_2(const struct sysinfo *s, const unsigned char *def, unsigned cpuid, int kind, int64_t istart,
                        int64_t iend, unsigned cf, const uint64_t *cum)
 {
 	const struct family *f = s->f;
 	unsigned char *r = rec;
-	size_t dof = hdr113(r, s, 2, istart, iend, 82);
+	size_t dof = hdr113(r, s, 2, istart, iend, 84);
 	unsigned char *h = r + dof;
 	struct cset cs[6];
 	unsigned ns = fam_sets(f, 2, cs), total = 0;
 	for (unsigned k = 0; k < ns; k++)
 		total += cs[k].n;
-	size_t csof = dof + 82, cdof = csof + 4 * ns;
+	size_t csof = dof + 84, cdof = csof + 4 * ns;
 
 	put64(h + 0, tod_of_us(s->cts_us));
 	put64(h + 8, tod_of_us(iend));
 	h[16] = (unsigned char)cpuid;
-	h[17] = ziip ? 4 : 0;
-	put16(h + 18, cf);
+	h[17] = (unsigned char)kind_class(kind);
+	put16(h + 18, cf | (kind == K_ZCBP ? 0x0400 : 0));
 	put16(h + 20, f->cfvn);
 	put16(h + 22, f->csvn);
 	put32(h + 24, (uint32_t)csof);
@@ -630,11 +640,14 @@ static size_t rec113_2(const struct sysinfo *s, const unsigned char *def, unsign
 	ebc(h + 44, f->type, 4);
 	ebc(h + 48, f->model, 16);
 	put16(h + 64, cpuid);
-	ebc(h + 66, s->seq, 16);
+	h[66] = h[67] = 0;
+	ebc(h + 68, s->seq, 16);
 
 	unsigned char *q = r + cdof;
 	for (unsigned k = 0; k < ns; k++) {
-		put16(r + csof + 4 * k, cs[k].type);
+		/* SMF113_2_CSS: CST is one byte, then a reserved byte, then CSN (2 bytes) */
+		r[csof + 4 * k] = (unsigned char)cs[k].type;
+		r[csof + 4 * k + 1] = 0;
 		put16(r + csof + 4 * k + 2, cs[k].n);
 		for (unsigned j = 0; j < cs[k].n; j++, q += 8) {
 			unsigned n = cs[k].first + j;
@@ -724,6 +737,8 @@ static void usage(FILE *f)
 	      "  --cpus N              cpus per system, numbered 0.. (default 4, at most 256)\n"
 	      "  --ziip N              how many of them are zIIPs (class 4), the highest numbers\n"
 	      "                        (default 1, 0 with one cpu)\n"
+	      "  --zcbp N              how many are zCBPs (class 2 with the zCBP flag), the numbers\n"
+	      "                        below the zIIPs (default 0)\n"
 	      "  --family F            z10 z196 zec12 z13 z14 z15 z16 z17 (default z16)\n"
 	      "  --families LIST       comma-separated families, system i gets entry i mod count\n"
 	      "  --intervals N         intervals per cpu (default 96)\n"
@@ -742,6 +757,9 @@ static void usage(FILE *f)
 	      "                        default 0); interval_seconds is then each record's own length\n"
 	      "  --lost N              flag every Nth (system, cpu, interval) as lost counter data; it\n"
 	      "                        gets no CSV row (default 0: none)\n"
+	      "  --mt-lost N           flag every Nth subtype-1 record of a family with MT-diagnostic\n"
+	      "                        counters as lost MT-diagnostic data (X'2000'); its CSV row has\n"
+	      "                        no MT-diagnostic counters (default 0: none)\n"
 	      "  --other-ratio R       bytes of other record types per byte of type 113 (default 0.2;\n"
 	      "                        9 makes about 90% of the bytes non-113)\n"
 	      "  --utc-offset MIN      local time (SMF TME/DTE) minus UTC in minutes (default 0)\n"
@@ -771,6 +789,7 @@ static int family_index(const char *s, size_t n)
 int main(int argc, char **argv)
 {
 	uint64_t systems = 1, cpus = 4, ziips = 1, intervals = 96, secs = 900, seed = 1, jitter_ms = 0, lost_n = 0;
+	uint64_t zcbps = 0, mt_lost_n = 0;
 	int have_ziip = 0, subtype = 1, quiet = 0;
 	int64_t utc_off_min = 0;
 	const char *start = "2025-03-04T00:00:00Z", *out_name = NULL, *csv_name = NULL;
@@ -804,6 +823,7 @@ int main(int argc, char **argv)
 			        "--start",       "--subtype",    "--framing",
 			        "--block-size",  "--jitter-ms",  "--lost",
 			        "--other-ratio", "--utc-offset", "--seed",
+			        "--zcbp",        "--mt-lost",
 			};
 			size_t kn = 0;
 			while (kn < sizeof known / sizeof known[0] && strcmp(known[kn], name) != 0)
@@ -871,6 +891,10 @@ int main(int argc, char **argv)
 			jitter_ms = parse_u64(name, val, 0, 499);
 		else if (!strcmp(name, "--lost"))
 			lost_n = parse_u64(name, val, 0, UINT32_MAX);
+		else if (!strcmp(name, "--mt-lost"))
+			mt_lost_n = parse_u64(name, val, 0, UINT32_MAX);
+		else if (!strcmp(name, "--zcbp"))
+			zcbps = parse_u64(name, val, 0, 256);
 		else if (!strcmp(name, "--other-ratio")) {
 			char *end;
 			errno = 0;
@@ -896,6 +920,8 @@ int main(int argc, char **argv)
 		ziips = cpus > 1 ? 1 : 0;
 	if (ziips > cpus)
 		bad("--ziip is larger than --cpus", NULL);
+	if (zcbps > cpus - ziips)
+		bad("--zcbp and --ziip add up to more than --cpus", NULL);
 	int64_t t0;
 	if (parse_iso(start, 1971, 2099, &t0))
 		bad("bad --start (expected YYYY-MM-DDTHH:MM:SSZ, 1971-2042)", start);
@@ -952,13 +978,16 @@ int main(int argc, char **argv)
 	struct cpu *cs = calloc(systems * cpus, sizeof *cs);
 	struct prof *pr = calloc(systems, sizeof *pr);
 	int64_t *bnd = calloc(systems * cpus, sizeof *bnd);
+	int *kind = calloc(cpus, sizeof *kind);
 	uint64_t *cum = subtype & 2 ? calloc(systems * cpus * NV, sizeof *cum) : NULL;
 	uint64_t *v = calloc(NV, sizeof *v);
-	if (!sys || !sysfam || !cs || !pr || !bnd || !v || ((subtype & 2) && !cum)) {
+	if (!sys || !sysfam || !cs || !pr || !bnd || !kind || !v || ((subtype & 2) && !cum)) {
 		fputs(PROG ": out of memory\n", stderr);
 		return 1;
 	}
 	int64_t T0 = t0 * 1000000, S = (int64_t)secs * 1000000, J = (int64_t)jitter_ms * 1000;
+	for (uint64_t c = 0; c < cpus; c++)
+		kind[c] = c >= cpus - ziips ? K_ZIIP : c >= cpus - ziips - zcbps ? K_ZCBP : K_GCP;
 	for (uint64_t s = 0; s < systems; s++) {
 		struct sysinfo *y = &sys[s];
 		sysfam[s] = (unsigned)famlist[s % (uint64_t)nfam];
@@ -1015,14 +1044,14 @@ int main(int argc, char **argv)
 			if (subtype & 2) {
 				uint64_t *cu = cum + k * NV;
 				memcpy(cu, v, NV * sizeof *v);
-				size_t len = rec113_2(&sys[s], def[sysfam[s]], (unsigned)c, cs[k].ziip, sys[s].cts_us,
+				size_t len = rec113_2(&sys[s], def[sysfam[s]], (unsigned)c, kind[c], sys[s].cts_us,
 				                      bnd[k], 0x8000, cu);
 				emit113(len, bnd[k], sys[s].sid);
 			}
 		}
 	}
 
-	uint64_t cell = 0, rows = 0;
+	uint64_t cell = 0, rows = 0, mt_cell = 0;
 	for (uint64_t iv = 0; iv < intervals; iv++) {
 		char ts[21];
 		fmt_iso(t0 + (int64_t)(iv * secs), ts);
@@ -1044,8 +1073,10 @@ int main(int argc, char **argv)
 						v[n] /= 2;
 					v[1] = v[1] * 2 / 3;
 				}
+				int mt_lost = 0;
 				if (subtype & 1) {
-					size_t len = rec113_1(y, def[fi], (unsigned)c, cs[k].ziip, a, b, lost, v);
+					mt_lost = mt_lost_n && f->mt_n && ++mt_cell % mt_lost_n == 0;
+					size_t len = rec113_1(y, def[fi], (unsigned)c, kind[c], a, b, lost, mt_lost, v);
 					emit113(len, b, y->sid);
 				}
 				if (subtype & 2) {
@@ -1053,7 +1084,7 @@ int main(int argc, char **argv)
 					for (unsigned n = 0; n < NV; n++)
 						cu[n] += v[n];
 					unsigned cf = (last ? 0x2000 : 0x4000) | (lost ? 0x0800 : 0);
-					size_t len = rec113_2(y, def[fi], (unsigned)c, cs[k].ziip, a, b, cf, cu);
+					size_t len = rec113_2(y, def[fi], (unsigned)c, kind[c], a, b, cf, cu);
 					emit113(len, b, y->sid);
 				}
 				bnd[k] = b;
@@ -1067,7 +1098,7 @@ int main(int argc, char **argv)
 				p += 4;
 				*p++ = ',';
 				p = putu(p, c);
-				p += sprintf(p, ",%s,%s,%u,", cs[k].ziip ? "ZIIP" : "GCP", f->type, f->cpsp);
+				p += sprintf(p, ",%s,%s,%u,", kind_pool[kind[c]], f->type, f->cpsp);
 				memcpy(p, ts, 20);
 				p += 20;
 				*p++ = ',';
@@ -1076,7 +1107,7 @@ int main(int argc, char **argv)
 				for (unsigned j = 0; j < ncols; j++) {
 					unsigned n = cols[j];
 					*p++ = ',';
-					if (cl[n])
+					if (cl[n] && !(mt_lost && n >= 448 && n < 496))
 						p = putu(p, v[n]);
 				}
 				*p++ = '\n';
@@ -1124,6 +1155,7 @@ int main(int argc, char **argv)
 	free(cs);
 	free(pr);
 	free(bnd);
+	free(kind);
 	free(cum);
 	free(v);
 	free(smf.b);

@@ -15,7 +15,8 @@ enum {
 	MF_ENOMACHINE = -6, /* an unknown machine family or type */
 	MF_ETABLE = -7,     /* a knowledge-base table is broken */
 	MF_EUSAGE = -8,     /* the request cannot be served as asked (e.g. format not detected) */
-	MF_EOF = -9         /* end of input (not an error for readers) */
+	MF_EOF = -9,        /* end of input (not an error for readers) */
+	MF_ENODATA = -10    /* the input holds none of the data asked for (e.g. no SMF type 113 record) */
 };
 
 /* Returns a static English description of an MF_E* code. */

@@ -33,7 +33,9 @@ int mf_by_parse(const char *s, unsigned *by, size_t *bad);
 
 #define MF_BITWORDS (MF_MAX_COUNTER / 64)
 
+/* One interval of one system (system and LPAR) within a group. */
 struct mf_interval {
+	uint32_t system, lpar;    /* 0 when the rows name none */
 	int64_t start_us;
 	bool has_start;
 	double sum_seconds; /* over the rows that gave a length */
@@ -75,7 +77,7 @@ struct mf_group {
 	struct mf_interval *intervals; /* iv_first until a second interval arrives */
 	struct mf_interval iv_first;
 	size_t last_interval;
-	uint32_t *ihash;          /* index+1 by start time, once there are many intervals */
+	uint32_t *ihash;          /* index+1 by system and start, once there are many intervals */
 	size_t ihash_size;
 
 	size_t ncpus, capcpus;
@@ -108,12 +110,21 @@ struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_
  */
 int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src);
 
-/* The interval length of a group: the sum over its distinct intervals of
- * each interval's mean length; NaN when a length is unknown. */
+/*
+ * The interval length of a group (INTERVAL): the wall-clock time its
+ * intervals cover, the length of the union of their spans.  An interval of a
+ * system (system and LPAR) spans from its start for its length, the mean of
+ * its rows' lengths; spans of one system that overlap by less than a second
+ * count as adjacent (their lengths add up), so one system's INTERVAL is the
+ * sum of its intervals' lengths.  Intervals without a start are taken to
+ * begin together (the longest counts), apart from those with one.  NaN when
+ * a length is unknown.
+ */
 double mf_group_interval_seconds(const struct mf_group *grp);
 
 /* Distinct CPUs (system, LPAR and CPU number) of a group, or when rows carry
- * no CPU number the most rows seen in one interval. */
+ * no CPU number the most rows seen in one interval (all systems' rows with
+ * the same start counted together). */
 uint64_t mf_group_cpus(const struct mf_group *grp);
 
 #endif

@@ -22,7 +22,9 @@ enum mf_set { MF_SET_BASIC, MF_SET_PROBLEM, MF_SET_CRYPTO, MF_SET_EXTENDED, MF_S
 	      MF_SET_OTHER = MF_NSETS /* the counters of a family with named counters */ };
 
 /* Engine pools (processor classes). */
-enum mf_pool { MF_POOL_NONE = 0, MF_POOL_GCP, MF_POOL_ZIIP, MF_POOL_ZAAP, MF_POOL_IFL, MF_POOL_ICF, MF_NPOOLS };
+enum mf_pool { MF_POOL_NONE = 0, MF_POOL_GCP, MF_POOL_ZIIP, MF_POOL_ZAAP, MF_POOL_IFL, MF_POOL_ICF,
+	      MF_POOL_ZCBP, /* z/OS Container Based Processor: SMF 113 class 2 with the zCBP flag */
+	      MF_NPOOLS };
 
 enum mf_lspr { MF_LSPR_NONE = -1, MF_LSPR_LOW = 0, MF_LSPR_AVERAGE = 1, MF_LSPR_HIGH = 2 };
 

@@ -178,7 +178,7 @@ struct mf_mrun {
 	int rung;                /* enum mf_rung */
 	bool user_only_forced;   /* rung 4 applied on top */
 	char mode[400];          /* "precise" or the fallback reason line(s) */
-	char attribution[8];     /* "line" or "ip" */
+	char attribution[8];     /* "ip" or "line": the rule the run's report was made with */
 	char database[4200];     /* the run file path, or "not saved (reason)" */
 
 	/* how the kernel's records are laid out */
@@ -215,7 +215,7 @@ struct mf_mrun {
 	struct mf_mrun_priv *priv;
 };
 
-/* Initialises an empty run (zeroed, rung 0, attribution "line", line size 64, vm -1). */
+/* Initialises an empty run (zeroed, rung 0, attribution "ip", line size 64, vm -1). */
 void mf_mrun_init(struct mf_mrun *run);
 /* Frees everything the run owns; the run is left as after mf_mrun_init. */
 void mf_mrun_free(struct mf_mrun *run);
@@ -347,7 +347,9 @@ struct mf_mreport_opts {
 	struct mf_cutoff summary;   /* default 1, 100, 5 */
 	struct mf_cutoff detail;    /* default 5, 90, 1 */
 	uint32_t line_size;         /* 0: the run's */
-	bool attribute_ip;          /* --attribute ip: each sample's own function owns it */
+	bool attribute_line;        /* --attribute line (Caliper's rule): a cache line and its samples go to
+	                               the function owning its first byte; false (the default, ip): each
+	                               sample goes to the function, line and module of its own address */
 };
 
 /* Text (Caliper's layout), CSV (the function table) or JSON of run to fp. */
@@ -418,6 +420,7 @@ struct mf_mplan_req {
 	uint64_t rate;         /* events (or ns for clocks) per sample; 0: the event's default */
 	bool rate_clock;       /* rate was given as a time (500us, 1ms) */
 	uint64_t variation;    /* absolute, 0 none */
+	bool variation_clock;  /* variation is a time (given as one, or a bare number beside a time rate) */
 	double variation_pct;  /* percent of rate when > 0 (then variation is derived) */
 	bool all;              /* :all privilege asked */
 	bool fallback_none;    /* --fallback none */
@@ -436,6 +439,9 @@ struct mf_mplan {
 	size_t ncounted;
 	struct mf_mplan_ev counted[MF_MPLAN_MAX];
 	char used_spec[160];
+	uint64_t variation;         /* absolute variation of sampled[0]'s period (below it) */
+	char rate_note[512];        /* "" when the requested rate (and variation) were kept for the event
+	                               sampled, else what could not be converted and what is used instead */
 };
 
 /*
@@ -450,7 +456,10 @@ int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, cha
  * Chooses the events of a measurement by trial-opening the ladder's
  * candidates on this process (disabled, user only unless :all) through ops
  * (caliper-measure.md §4).  events_tsv is the text of data/measure/events.tsv
- * (name for messages).  Returns 0 with plan filled (exit_code 0), or fills
+ * (name for messages).  The requested rate is kept when it converts to the
+ * event sampled (a time for a clock, a count for the event asked for), else
+ * that event's default is used and plan->rate_note says why.  Returns 0 with
+ * plan filled (exit_code 0), or fills
  * plan->exit_code and plan->error when no rung works or --fallback none
  * forbids the step down.
  */

@@ -3,7 +3,9 @@
 #define MFSTAT_MFSTAT_H
 
 /* The public API of libmfstat: one header per module. */
+#include "mfstat/dedup.h"
 #include "mfstat/error.h"
+#include "mfstat/escape.h"
 #include "mfstat/expr.h"
 #include "mfstat/group.h"
 #include "mfstat/kb.h"

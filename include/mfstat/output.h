@@ -10,6 +10,29 @@
 #include "mfstat/kb.h"
 #include "mfstat/metrics.h"
 
+/* One count of an input: what it counts and how many. */
+struct mf_input_count {
+	char *what;
+	uint64_t n;
+};
+
+/* What was read from one input file (JSON "inputs"). */
+struct mf_input {
+	char *file;
+	const char *format;          /* "csv", "smf", "perf", "lshwc" */
+	uint64_t samples;            /* samples read, duplicates included */
+	uint64_t skipped;            /* bad rows or records skipped (--skip-bad-rows) */
+	uint64_t duplicates;         /* samples dropped as copies of samples read before */
+	size_t nrecords, ndropped;
+	struct mf_input_count *records; /* records by kind (SMF: by type and subtype) */
+	struct mf_input_count *dropped; /* records not turned into samples, by reason (the reader's) */
+};
+
+/* Fills in (zeroed by the caller) with the file name, format and the reader's counts; 0 or MF_ENOMEM. */
+struct mf_reader;
+int mf_input_collect(struct mf_input *in, const char *file, struct mf_reader *r);
+void mf_input_free(struct mf_input *in);
+
 /* Everything a report writer needs; all borrowed. */
 struct mf_report {
 	const struct mf_kb *kb;
@@ -27,7 +50,51 @@ struct mf_report {
 	size_t nfiles;
 	const char *input_summary;    /* what the readers saw (SMF record counts), text and HTML output */
 	double mem_peak_gbs;          /* --mem-peak, NaN when not given (HTML recomputes period totals) */
+	size_t ninputs;               /* what was read from each file (JSON "inputs"); 0 = not told */
+	const struct mf_input *inputs;
+	uint64_t duplicates;          /* samples dropped as copies (mf_dedup) */
 };
+
+/*
+ * Skipped rows by reason and warnings, composed the same way for every
+ * program using the library.  Reasons are messages with quoted values and
+ * numbers blanked, so rows skipped for the same cause count together.
+ */
+#define MF_NOTES_MAX_REASONS 32
+struct mf_notes {
+	uint64_t skipped;
+	size_t nreasons;
+	char *reason[MF_NOTES_MAX_REASONS];
+	uint64_t reason_count[MF_NOTES_MAX_REASONS];
+	size_t nwarnings, capwarnings;
+	char **warnings;
+};
+
+void mf_notes_init(struct mf_notes *n);
+void mf_notes_free(struct mf_notes *n);
+/* Counts one skipped row or record under the reason its message gives. */
+void mf_notes_skip(struct mf_notes *n, const char *msg);
+/* Adds a warning (dropped silently only when out of memory). */
+void mf_notes_warn(struct mf_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Adds the warnings that follow from a report: rows skipped (n->skipped),
+ * duplicate samples (rep->duplicates), the data doubts of the groups (one
+ * warning per kind, naming the first group and the count), intervals with
+ * fewer CPUs than the other intervals of their system, and no data at all.
+ * rep->inputs says whether rows are SMF records.
+ */
+void mf_notes_report(struct mf_notes *n, const struct mf_report *rep);
+
+/* A group's identity in words ("z16 system SYSA pool GCP interval ..."), into buf. */
+void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, char *buf, size_t n);
+
+/*
+ * The CPUs each group is expected to have: for a group of one interval, the
+ * most CPUs of any interval of the same system, LPAR, pool and CPU key (its
+ * series); else its own.  A group with fewer lost data: writers mark it
+ * instead of showing a dip in load.  out has rep->ngroups entries.
+ */
+void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out);
 
 /*
  * Writers, one per format.  Each writes the whole report to fp and returns 0,

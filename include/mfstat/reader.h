@@ -41,8 +41,9 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
  * Reads the next sample into s.  Returns 1 for a sample, 0 at the end, or a
  * negative code with err filled.  After MF_EFORMAT, MF_ENOCOUNTER or
  * MF_ENOMACHINE about one row the reader has moved past it, and calling again
- * continues with the next row (--skip-bad-rows); after MF_EIO or MF_ENOMEM it
- * returns 0.
+ * continues with the next row (--skip-bad-rows); after MF_EIO, MF_ENOMEM or
+ * MF_ENODATA (the whole input holds no data of its kind, e.g. a dump without
+ * type 113 records: never a bad row to skip) it returns 0.
  */
 /* Like mf_reader_open, reading data[0..len) (which must stay valid until close) named name. */
 int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
@@ -54,6 +55,22 @@ void mf_reader_close(struct mf_reader *r);
 
 /* Appends what the reader saw (for SMF: records by type, drops) to sb; nothing for CSV. */
 void mf_reader_summary(struct mf_reader *r, struct mf_strbuf *sb);
+
+/* What a count of mf_reader_counts is about. */
+enum mf_count_kind {
+	MF_COUNT_RECORDS = 0, /* records of the input by kind ("type 113 subtype 1", "type 30") */
+	MF_COUNT_DROPPED = 1  /* records read but not turned into samples, by reason */
+};
+
+/* Receives one count: kind, what it counts (borrowed for the call), the number. */
+typedef void mf_count_fn(void *ctx, enum mf_count_kind kind, const char *what, uint64_t n);
+
+/*
+ * The structured form of mf_reader_summary: calls fn for each nonzero count
+ * the reader keeps (SMF: records by type and subtype, drops by reason);
+ * nothing for readers whose every record is a sample or an error.
+ */
+void mf_reader_counts(struct mf_reader *r, mf_count_fn *fn, void *ctx);
 
 /* The name of the format being read ("csv", "smf"). */
 const char *mf_reader_format(const struct mf_reader *r);

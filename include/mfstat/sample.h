@@ -39,6 +39,8 @@ struct mf_sample {
 	double cpsp;        /* CPU speed in MHz; NaN = unknown */
 	bool cpsp_nominal;  /* cpsp is the machine's nominal speed, not data */
 	unsigned user_only; /* counters counted in problem state only (perf :u) */
+	long line;          /* where it was read: its (first) line in a text input, 0 = unknown */
+	long long offset;   /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 
 	const uint64_t *present_bits;     /* optional: bitmap of the slots below, when the reader has it */
 	size_t n;                         /* number of counters present */
@@ -50,7 +52,7 @@ struct mf_sample {
 void mf_sample_reset(struct mf_sample *s);
 
 /*
- * Parses a pool name: GCP (or CP), ZIIP, ZAAP, IFL, ICF case-insensitively, or
+ * Parses a pool name: GCP (or CP), ZIIP, ZAAP, ZCBP, IFL, ICF case-insensitively, or
  * an RMF pool number 1 (GCP), 3 (zAAP), 6 (zIIP).  Returns the pool or -1.
  */
 int mf_pool_parse(const char *s, size_t len);

@@ -13,8 +13,9 @@
  * z/OS SMF dumps: RDW streams and VBS blocks (BDW + SDW, spanned records),
  * plain, gzip or zstd.  Type 113 records (CPU-MF counters) are decoded; every
  * other record is skipped and counted by type.  The layout follows
- * smf113-layout.md; its inferred parts are kept in one table in smf113.c and
- * checked on every record (see README, "SMF type 113").
+ * smf113-layout.md (corrected from IBM's machine-readable map of the record);
+ * its offsets are kept in one table in smf113.c and every record is
+ * cross-checked (see README, "SMF type 113").
  */
 
 /* One decoded type 113 record. */
@@ -24,7 +25,7 @@ struct mf_smf_record {
 	int subtype;            /* 1 deltas, 2 cumulative */
 	char system[9];         /* SMF system id, ASCII, blanks trimmed */
 	unsigned cpu;           /* CpuId */
-	int pool;               /* enum mf_pool from the processor class */
+	int pool;               /* enum mf_pool from the processor class (and the zCBP flag) */
 	unsigned proc_class;    /* the raw class: 0 CP, 2 zAAP/zCBP, 4 zIIP */
 	unsigned machine_type;  /* e.g. 3931 */
 	const struct mf_family *family;
@@ -35,6 +36,7 @@ struct mf_smf_record {
 	bool has_interval;
 	int64_t start_us, end_us; /* interval (subtype 1: identification section) */
 	bool lost;              /* the hardware lost counter data this interval */
+	bool mt_lost;           /* subtype 1: MT-diagnostic counter data lost (its values are not usable) */
 	bool first, final;      /* subtype 2 run markers */
 	unsigned sets;          /* bit (1 << CSType) for each counter set present */
 	size_t n;               /* counters below (numbers the family defines) */

@@ -83,7 +83,9 @@ struct mf_count {
  * threads and children; system-wide counts are summed over the CPUs.  Fills counts[0..n), the
  * child's wait status and the wall-clock seconds.  Returns 0, or MF_EUSAGE
  * with err when nothing could be opened (the command is then not run), or
- * MF_EIO when the command could not be started.
+ * MF_EIO when the command could not be started.  While the command runs the
+ * caller ignores SIGINT and SIGQUIT (restored before returning), so ^C at the
+ * terminal ends the command and the caller still gets its counts and status.
  */
 struct mf_perf_req {
 	uint32_t type;

@@ -16,7 +16,7 @@
 
 /* One data series of a chart: y values for the chart's x values; NaN = no value (a gap). */
 struct mf_svg_series {
-	const char *name;   /* legend text (escaped by the module) */
+	const char *name;   /* legend text (escaped by mf_escape_xml) */
 	const char *color;  /* CSS color, e.g. "#1f77b4" (trusted, from our code) */
 	const double *y;    /* n values */
 };
@@ -77,17 +77,5 @@ int mf_svg_chart(struct mf_strbuf *sb, const struct mf_svg_chart *c);
  * max == 2 gives the ends of the 3 ticks a range around 0 needs.
  */
 size_t mf_svg_ticks(double lo, double hi, size_t max, double *ticks);
-
-/*
- * Appends s XML/HTML-escaped (& < > " ' become entities; bytes that are not valid UTF-8 become
- * U+FFFD). Used by the HTML writer too.
- *
- * The entities are &amp; &lt; &gt; &quot; &#39;, so the result is safe in element text and in
- * quoted attribute values of both HTML and XML.  Each byte that does not start a valid,
- * shortest-form UTF-8 sequence of a code point (no surrogates, at most U+10FFFF) becomes one
- * U+FFFD, as do the control characters XML forbids (below U+0020 except tab, LF and CR) and
- * U+FFFE / U+FFFF.  s NULL appends nothing.
- */
-void mf_svg_escape(struct mf_strbuf *sb, const char *s);
 
 #endif

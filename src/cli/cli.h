@@ -20,10 +20,17 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_diag(const struct mf_error *e, const char *severity);
 /* Loads the knowledge base (embedded, overlaid by dir); prints and returns NULL on error. */
 struct mf_kb *cli_load_kb(const char *dir);
-/* Opens -o FILE (or stdout for NULL / "-"); prints and returns NULL on error. */
+/*
+ * Opens -o FILE (or stdout for NULL / "-"); prints and returns NULL on error.
+ * A regular file is written to a temporary file beside it (removed at exit
+ * or on a signal unless cli_close_out renamed it over FILE).
+ */
 FILE *cli_open_out(const char *path);
-/* Closes what cli_open_out opened, reporting write errors; returns 0 or EXIT_DATA. */
+/* Closes what cli_open_out opened and renames it into place; on a write
+ * error reports it, removes the temporary file and returns EXIT_DATA (else 0). */
 int cli_close_out(FILE *fp, const char *path);
+/* True when paths a and b name the same existing file (device and inode). */
+bool cli_same_file(const char *a, const char *b);
 
 int cmd_report(int argc, char **argv);
 int cmd_counters(int argc, char **argv);

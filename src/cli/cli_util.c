@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -57,29 +62,218 @@ struct mf_kb *cli_load_kb(const char *dir)
 	return kb;
 }
 
+/*
+ * Output files are written through a temporary file in the same directory,
+ * renamed over the target when complete: a failed or interrupted run leaves
+ * the old file as it was.  Pending temporary files are removed at exit and on
+ * SIGINT, SIGTERM and SIGHUP, so an error path that never reaches
+ * cli_close_out leaves nothing behind either.
+ */
+#define MAX_PENDING 4
+
+struct pending {
+	FILE *fp;
+	char *tmp;   /* the temporary file */
+	char *final; /* what it becomes */
+};
+
+static struct pending pending[MAX_PENDING];
+static volatile sig_atomic_t npending_sig;
+static char *sig_paths[MAX_PENDING]; /* the temporary names, read by the signal handler */
+static bool cleanup_installed;
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction old_act[sizeof(caught) / sizeof(caught[0])];
+
+static void sync_sig_paths(void)
+{
+	size_t i, n = 0;
+	npending_sig = 0;
+	for (i = 0; i < MAX_PENDING; i++)
+		if (pending[i].tmp)
+			sig_paths[n++] = pending[i].tmp;
+	npending_sig = (sig_atomic_t)n;
+}
+
+static void on_signal(int sig)
+{
+	sig_atomic_t i;
+	for (i = 0; i < npending_sig; i++)
+		unlink(sig_paths[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void remove_pending(void)
+{
+	size_t i;
+	for (i = 0; i < MAX_PENDING; i++) {
+		if (!pending[i].tmp)
+			continue;
+		unlink(pending[i].tmp);
+		free(pending[i].tmp);
+		free(pending[i].final);
+		pending[i].tmp = pending[i].final = NULL;
+		pending[i].fp = NULL;
+	}
+	npending_sig = 0;
+}
+
+static void set_handlers(bool on)
+{
+	size_t i;
+	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+		if (on) {
+			struct sigaction sa;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_signal;
+			sigemptyset(&sa.sa_mask);
+			sigaction(caught[i], &sa, &old_act[i]);
+		} else {
+			sigaction(caught[i], &old_act[i], NULL);
+		}
+	}
+}
+
+/* The file a path names, following symbolic links; NULL when it does not exist. */
+static char *resolve_target(const char *path, struct stat *st, bool *exists)
+{
+	struct stat lst;
+	*exists = stat(path, st) == 0;
+	if (*exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+		return realpath(path, NULL);
+	return strdup(path);
+}
+
 FILE *cli_open_out(const char *path)
 {
+	struct stat st;
+	bool exists;
+	char *final, *tmp = NULL;
+	const char *slash, *base;
+	size_t i, slot, dirlen;
+	unsigned attempt;
+	int fd = -1;
 	FILE *fp;
+
 	if (!path || strcmp(path, "-") == 0)
 		return stdout;
-	fp = fopen(path, "w");
-	if (!fp)
+	final = resolve_target(path, &st, &exists);
+	if (!final) {
 		cli_err("%s: cannot create: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (slot = 0; slot < MAX_PENDING && pending[slot].tmp; slot++)
+		;
+	if ((exists && !S_ISREG(st.st_mode)) || slot == MAX_PENDING) {
+		/* A device or a pipe (say /dev/null) is written in place: it cannot be replaced. */
+		free(final);
+		fp = fopen(path, "w");
+		if (!fp)
+			cli_err("%s: cannot create: %s", path, strerror(errno));
+		return fp;
+	}
+	slash = strrchr(final, '/');
+	base = slash ? slash + 1 : final;
+	dirlen = slash ? (size_t)(slash - final) + 1 : 0;
+	for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		size_t n = dirlen + strlen(base) + 48;
+		free(tmp);
+		tmp = malloc(n);
+		if (!tmp)
+			break;
+		snprintf(tmp, n, "%.*s.%s.%ld.%u.tmp", (int)dirlen, final, base, (long)getpid(), attempt);
+		/* 0666 less the umask, as for any file the user creates. */
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0 && tmp && exists && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		/* A writable file in a directory we may not add to: in place, as before, and say so. */
+		cli_warn("%s: cannot create a temporary file beside it (%s): writing it in place", path,
+			 strerror(errno));
+		free(tmp);
+		free(final);
+		fp = fopen(path, "w");
+		if (!fp)
+			cli_err("%s: cannot create: %s", path, strerror(errno));
+		return fp;
+	}
+	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+		cli_err("%s: cannot create: %s", path, strerror(errno ? errno : ENOMEM));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		free(tmp);
+		free(final);
+		return NULL;
+	}
+	if (!cleanup_installed) {
+		atexit(remove_pending);
+		cleanup_installed = true;
+	}
+	for (i = 0; i < MAX_PENDING && !pending[i].tmp; i++)
+		;
+	if (i == MAX_PENDING)
+		set_handlers(true);
+	pending[slot].fp = fp;
+	pending[slot].tmp = tmp;
+	pending[slot].final = final;
+	sync_sig_paths();
 	return fp;
 }
 
 int cli_close_out(FILE *fp, const char *path)
 {
-	int bad = ferror(fp);
+	int bad = ferror(fp), err = 0;
+	size_t slot, i;
+
 	if (fp == stdout) {
 		if (fflush(stdout) != 0)
 			bad = 1;
-	} else if (fclose(fp) != 0) {
-		bad = 1;
+		err = errno;
+	} else {
+		for (slot = 0; slot < MAX_PENDING && pending[slot].fp != fp; slot++)
+			;
+		if (fflush(fp) != 0 || (slot < MAX_PENDING && fsync(fileno(fp)) != 0 && errno != EINVAL))
+			bad = 1;
+		err = errno;
+		if (fclose(fp) != 0 && !bad) {
+			bad = 1;
+			err = errno;
+		}
+		if (slot < MAX_PENDING) {
+			if (!bad && rename(pending[slot].tmp, pending[slot].final) != 0) {
+				bad = 1;
+				err = errno;
+			}
+			if (bad)
+				unlink(pending[slot].tmp);
+			free(pending[slot].tmp);
+			free(pending[slot].final);
+			pending[slot].tmp = pending[slot].final = NULL;
+			pending[slot].fp = NULL;
+			sync_sig_paths();
+			for (i = 0; i < MAX_PENDING && !pending[i].tmp; i++)
+				;
+			if (i == MAX_PENDING)
+				set_handlers(false);
+		}
 	}
 	if (bad) {
-		cli_err("%s: write error: %s", path && strcmp(path, "-") ? path : "<stdout>", strerror(errno));
+		cli_err("%s: write error: %s%s", path && strcmp(path, "-") ? path : "<stdout>",
+			strerror(err ? err : EIO), fp != stdout ? " (the file was left as it was)" : "");
 		return EXIT_DATA;
 	}
 	return EXIT_OK;
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

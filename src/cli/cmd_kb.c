@@ -244,7 +244,7 @@ static void show_lspr(const struct mf_kb *kb)
 {
 	size_t i;
 	printf("LSPR  workload class from L1MP and RNI (IBM CPU MF formulas, 2024-12)\n");
-	printf("    computed from the engines that are not zIIP or zAAP; n/a when a group has none\n");
+	printf("    computed from the engines that are not zIIP, zAAP or zCBP; n/a when a group has none\n");
 	printf("    %-12s  %-12s  %s\n", "L1MP", "RNI", "class");
 	for (i = 0; i < kb->nlspr; i++) {
 		const struct mf_lspr_rule *r = &kb->lspr[i];

@@ -27,23 +27,34 @@ static void measure_usage(FILE *fp)
 	      "run file that `measure report` reads again without re-running.\n"
 	      "\n"
 	      "Options:\n"
-	      "  -o, --output FILE          write the report to FILE (default stdout)\n"
+	      "  -o, --output FILE          write the report to FILE ('-': standard output); by\n"
+	      "                             default itlb and profile write it to standard error,\n"
+	      "                             as perf stat does, leaving standard output to the\n"
+	      "                             program; measure report writes to standard output\n"
 	      "  -f, --format text|csv|json text (default), csv (the function table) or json\n"
 	      "  --csv DIR                  also write every table as CSV files in DIR\n"
 	      "  -d, --database FILE        the run file (default .mfstat/MEASUREMENT-TIME-PID.mfdb)\n"
 	      "  -s, --sampling RATE[,VARIATION[,EVENT]]\n"
-	      "                             events per sample, its variation (events or %),\n"
-	      "                             the event; empty fields keep the default\n"
-	      "                             (itlb: 10000,5%,itlb_miss; profile: 1000000,5%,cycles);\n"
-	      "                             EVENT may end in :user (default) or :all\n"
+	      "                             events per sample (or a time: 500us, 1ms), its\n"
+	      "                             variation (events, time or %), the event; empty\n"
+	      "                             fields keep the default (itlb: 10000,5%,itlb_miss;\n"
+	      "                             profile: 1000000,5%,cycles); EVENT may end in :user\n"
+	      "                             (default) or :all.  When the event falls back to\n"
+	      "                             task-clock a time is kept; a count, which cannot be\n"
+	      "                             converted, gives task-clock's 1ms with a warning\n"
 	      "  --summary-cutoff P[,CUM[,MIN]]  summary rows (default 1,100,5)\n"
 	      "  --detail-cutoff P[,CUM[,MIN]]   functions with details (default 5,90,1)\n"
 	      "  --line-size N|auto         cache-line bytes (a power of two; auto: from the CPU)\n"
-	      "  --attribute line|ip        a cache line's samples go to the function owning\n"
-	      "                             its first byte (line, default) or to each sample's own\n"
+	      "  --attribute ip|line        ip (default): each sample goes to the function,\n"
+	      "                             source line and module of its own address; line:\n"
+	      "                             Caliper's rule, a cache line's samples go to the\n"
+	      "                             function owning its first byte, which can be a\n"
+	      "                             neighbour (a two-thread -O1 program: 75% to the C\n"
+	      "                             runtime's frame_dummy, its second hot function gone)\n"
+	      "                             measure report: the rule the run was made with\n"
 	      "  --fallback auto|none       none: exit 3 instead of any step down the ladder\n"
 	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
-	      "  -q, --quiet                no warnings on stderr\n"
+	      "  -q, --quiet                no warnings and no fallback line on stderr\n"
 	      "\n"
 	      "Exit status: the program's own status when it ran and failed (a signal is\n"
 	      "128+N), else 0; 1 data error (a damaged run file, a write error); 2 usage\n"
@@ -175,8 +186,8 @@ static int build_req(const struct mopts *o, const char *measurement, struct mf_m
 {
 	const char *def_rate = strcmp(measurement, "itlb") == 0 ? "10000" : "1000000";
 	const char *def_event = strcmp(measurement, "itlb") == 0 ? "itlb_miss" : "cycles";
-	const char *rate = o->rate[0] ? o->rate : def_rate;
 	const char *var = o->var[0] ? o->var : "5%";
+	const char *rate;
 	char ev[80];
 	char *colon;
 	uint64_t r = 0;
@@ -196,12 +207,17 @@ static int build_req(const struct mopts *o, const char *measurement, struct mf_m
 		*colon = '\0';
 	}
 	snprintf(req->event, sizeof(req->event), "%.63s", ev);
-	if (parse_amount(rate, &r, &t) || r < 1) {
-		cli_err("-s: rate '%s' is not a whole number of events (>= 1) or a time such as 500us or 1ms", rate);
-		return -1;
+	/* No rate given: the sampled event's own default (rate 0), shown as such unless it is the default event. */
+	rate = o->rate[0] ? o->rate : strcmp(req->event, def_event) == 0 ? def_rate : "default";
+	if (o->rate[0]) {
+		if (parse_amount(rate, &r, &t) || r < 1) {
+			cli_err("-s: rate '%s' is not a whole number of events (>= 1) or a time such as 500us or 1ms",
+				rate);
+			return -1;
+		}
+		req->rate = r;
+		req->rate_clock = t;
 	}
-	req->rate = r;
-	req->rate_clock = t;
 	if (var[strlen(var) - 1] == '%') {
 		char *e;
 		double p = strtod(var, &e);
@@ -214,18 +230,36 @@ static int build_req(const struct mopts *o, const char *measurement, struct mf_m
 	} else {
 		uint64_t v;
 		bool vt;
-		if (parse_amount(var, &v, &vt) || v >= r) {
+		if (parse_amount(var, &v, &vt)) {
+			cli_err("-s: variation '%s' is not a whole number of events, a time such as 50us, or a percentage",
+				var);
+			return -1;
+		}
+		/* A bare number beside a time rate is in the rate's unit (nanoseconds); a time beside a count is not. */
+		if (o->rate[0] && vt && !t) {
+			cli_err("-s: variation '%s' is a time but the rate '%s' a count of events: give both alike", var,
+				rate);
+			return -1;
+		}
+		if (o->rate[0] && v >= r) {
 			cli_err("-s: variation '%s' must be below the rate %s", var, rate);
 			return -1;
 		}
 		req->variation = v;
+		req->variation_clock = vt || t;
 	}
 	req->fallback_none = o->fallback_none;
 	snprintf(requested, rn, "%s, %s, %s:%s", rate, var, req->event, req->all ? "all" : "user");
 	return 0;
 }
 
-static int write_reports(const struct mopts *o, const struct mf_mrun *run)
+/*
+ * The report: to -o FILE ("-": standard output); with no -o, a live run
+ * (itlb, profile) writes it to standard error as perf stat does, so the
+ * program's own standard output stays the program's, and `measure report`
+ * writes it to standard output.
+ */
+static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool live)
 {
 	struct mf_error e;
 	FILE *fp;
@@ -234,6 +268,13 @@ static int write_reports(const struct mopts *o, const struct mf_mrun *run)
 	if (o->csv_dir && mf_mreport_csv_dir(o->csv_dir, run, &o->ro, &e) != 0) {
 		cli_diag(&e, "error");
 		return EXIT_DATA;
+	}
+	if (live && !o->out) {
+		if (mf_mreport_write(stderr, run, &o->ro, &e) != 0) {
+			cli_diag(&e, "error");
+			return EXIT_DATA;
+		}
+		return EXIT_OK;
 	}
 	fp = cli_open_out(o->out);
 	if (!fp)
@@ -282,7 +323,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	size_t evlen = 0;
 	struct utsname u;
 	int rc, ex = EXIT_OK;
-	size_t i;
+	size_t i, said;
 
 	mf_error_clear(&e);
 	if (build_req(o, measurement, &req, requested, sizeof(requested)))
@@ -302,8 +343,8 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		cli_err("%s", plan.error);
 		return plan.exit_code;
 	}
-	/* Every step down is said, never silent (§4). */
-	if (strcmp(plan.reason, "precise") != 0) {
+	/* Every step down is said, never silent (§4), unless -q asks for silence; the report's Mode line keeps it. */
+	if (!cli_quiet && strcmp(plan.reason, "precise") != 0) {
 		char *line = plan.reason, *nl;
 		do {
 			nl = strchr(line, '\n');
@@ -317,6 +358,12 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 				 plan.sampled[i].period);
 
 	mf_mrun_init(&run);
+	/* A rate that could not be converted for the event sampled: said now, and in the report's header. */
+	if (plan.rate_note[0]) {
+		cli_warn("%s", plan.rate_note);
+		mf_mrun_warn(&run, "%s", plan.rate_note);
+	}
+	said = run.nwarnings;
 	snprintf(run.measurement, sizeof(run.measurement), "%s", measurement);
 	mf_mrun_set_argv(&run, argc, argv);
 	if (uname(&u) == 0) {
@@ -330,12 +377,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	snprintf(run.spec_requested, sizeof(run.spec_requested), "%s", requested);
 	snprintf(run.spec_used, sizeof(run.spec_used), "%s", plan.used_spec);
 	snprintf(run.privilege, sizeof(run.privilege), "%s", plan.user_only ? "user" : "all");
-	run.variation = plan.nsampled ? (req.variation_pct > 0
-						 ? (uint64_t)((double)plan.sampled[0].period * req.variation_pct / 100.0)
-						 : req.variation)
-				      : 0;
-	if (plan.nsampled && run.variation >= plan.sampled[0].period)
-		run.variation = plan.sampled[0].period ? plan.sampled[0].period - 1 : 0;
+	run.variation = plan.nsampled ? plan.variation : 0;
 	run.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	if (o->line_size) {
 		run.line_size = o->line_size;
@@ -347,7 +389,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	run.rung = plan.rung;
 	run.user_only_forced = plan.user_only && req.all;
 	snprintf(run.mode, sizeof(run.mode), "%s", plan.reason);
-	snprintf(run.attribution, sizeof(run.attribution), "%s", o->ro.attribute_ip ? "ip" : "line");
+	snprintf(run.attribution, sizeof(run.attribution), "%s", o->ro.attribute_line ? "line" : "ip");
 
 	if (o->db) {
 		snprintf(dbpath, sizeof(dbpath), "%s", o->db);
@@ -416,14 +458,14 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 			mf_mrun_free(&saved);
 		}
 	}
-	for (i = 0; i < run.nwarnings; i++)
+	for (i = said; i < run.nwarnings; i++)
 		cli_warn("%s", run.warnings[i]);
 	if (run.lost || run.lost_samples)
 		cli_warn("%" PRIu64 " records and %" PRIu64 " samples were lost (ring buffer full)", run.lost,
 			 run.lost_samples);
 	if (run.throttles)
 		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)", run.throttles);
-	ex = write_reports(o, &run);
+	ex = write_reports(o, &run, true);
 	if (ex == EXIT_OK && status_exit(run.wait_status) != 0) {
 		if (WIFSIGNALED(run.wait_status))
 			fprintf(stderr, "mfstat: %s was killed by signal %d (%s)\n", argv[0], WTERMSIG(run.wait_status),
@@ -440,6 +482,7 @@ static int do_report(struct mopts *o, int argc, char **argv)
 {
 	struct mf_mrun run, one;
 	struct mf_error e;
+	bool mixed = false;
 	int i, ex;
 	if (argc < 1) {
 		cli_err("measure report: no run file given (see mfstat measure --help)");
@@ -469,6 +512,8 @@ static int do_report(struct mopts *o, int argc, char **argv)
 			mf_mrun_free(&run);
 			return EXIT_USAGE;
 		}
+		if (strcmp(one.attribution, run.attribution) != 0)
+			mixed = true;
 		if (mf_mrun_merge(&run, &one) != 0) {
 			cli_err("out of memory");
 			mf_mrun_free(&one);
@@ -479,10 +524,23 @@ static int do_report(struct mopts *o, int argc, char **argv)
 	}
 	if (argc > 1)
 		mf_mrun_warn(&run, "%d run files merged: counts, samples and times are sums", argc);
-	/* Without --attribute, re-report with the rule the run was made with. */
-	if (!o->attribute_set)
-		o->ro.attribute_ip = strcmp(run.attribution, "ip") == 0;
-	ex = write_reports(o, &run);
+	/*
+	 * Without --attribute, re-report with the rule the run's report was made with, so a re-report is the
+	 * same report.  Run files made before ip became the default say "line" (Caliper's rule, which can give
+	 * a function's time to its neighbour): say so, since their samples hold exact addresses and
+	 * --attribute ip re-attributes them.  Runs made with different rules merge under the default, ip.
+	 */
+	if (!o->attribute_set) {
+		o->ro.attribute_line = !mixed && strcmp(run.attribution, "line") == 0;
+		if (mixed)
+			cli_warn("the run files were reported with different --attribute rules: using ip, the default");
+		else if (o->ro.attribute_line)
+			cli_warn("%s made with --attribute line, so reported with it (Caliper's rule, mfstat's default "
+				 "before ip): a cache line's samples go to the function owning its first byte, which can "
+				 "be a neighbour; --attribute ip gives each sample to its own function",
+				 argc > 1 ? "the run files were" : "the run file was");
+	}
+	ex = write_reports(o, &run, false);
 	mf_mrun_free(&run);
 	return ex;
 }
@@ -503,14 +561,19 @@ static int do_probe(const struct mopts *o)
 		cli_diag(&e, "error");
 		return EXIT_DATA;
 	}
-	if (o->format == MF_MFMT_JSON)
+	if (o->format == MF_MFMT_JSON) {
+		/* vendor, arch and the PMU names come from the system's files: escaped like any text. */
 		printf("{\"schema\":1,\"paranoid\":%d,\"mlock_kb\":%ld,\"cap_perfmon\":%s,\"cap_sys_admin\":%s,"
-		       "\"vendor\":\"%s\",\"arch\":\"%s\",\"vm\":%s,\"cpu_pmu\":%s,\"pmus\":\"%s\",\"line_size\":%u,"
-		       "\"ncpus\":%d,\"measurements\":{",
-		       p.paranoid, p.mlock_kb, p.cap_perfmon ? "true" : "false", p.cap_sys_admin ? "true" : "false",
-		       p.vendor, p.arch, p.vm == 1 ? "true" : p.vm == 0 ? "false" : "null", p.cpu_pmu ? "true" : "false",
-		       p.pmus, p.line_size, p.ncpus);
-	else
+		       "\"vendor\":",
+		       p.paranoid, p.mlock_kb, p.cap_perfmon ? "true" : "false", p.cap_sys_admin ? "true" : "false");
+		mf_escape_json_file(stdout, p.vendor);
+		fputs(",\"arch\":", stdout);
+		mf_escape_json_file(stdout, p.arch);
+		printf(",\"vm\":%s,\"cpu_pmu\":%s,\"pmus\":", p.vm == 1 ? "true" : p.vm == 0 ? "false" : "null",
+		       p.cpu_pmu ? "true" : "false");
+		mf_escape_json_file(stdout, p.pmus);
+		printf(",\"line_size\":%u,\"ncpus\":%d,\"measurements\":{", p.line_size, p.ncpus);
+	} else
 		printf("perf_event_paranoid  %d\nperf_event_mlock_kb  %ld\nCAP_PERFMON          %s\nCAP_SYS_ADMIN        "
 		       "%s\nCPU                  %s %s (%s)\nvirtual machine      %s\ncore PMU             %s\nPMUs        "
 		       "         %s\nline size            %u (%s)\nonline CPUs          %d\n",
@@ -525,16 +588,12 @@ static int do_probe(const struct mopts *o)
 			break;
 		mf_measure_plan(mf_perf_ops_real(), &p, &req, events, evlen, evname, &plan, &e);
 		if (o->format == MF_MFMT_JSON) {
-			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":\"", k ? "," : "", ms[k], plan.rung,
+			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":", k ? "," : "", ms[k], plan.rung,
 			       plan.exit_code);
-			for (const char *c = plan.exit_code ? plan.error : plan.reason; *c; c++)
-				if (*c == '"' || *c == '\\')
-					printf("\\%c", *c);
-				else if (*c == '\n')
-					printf("\\n");
-				else
-					putchar(*c);
-			printf("\",\"used\":\"%s\"}", plan.used_spec);
+			mf_escape_json_file(stdout, plan.exit_code ? plan.error : plan.reason);
+			fputs(",\"used\":", stdout);
+			mf_escape_json_file(stdout, plan.used_spec);
+			putchar('}');
 		} else {
 			printf("%-20s rung %d: %s\n", ms[k], plan.rung, plan.exit_code ? plan.error : plan.reason);
 		}
@@ -636,9 +695,9 @@ int cmd_measure(int argc, char **argv)
 		case 5:
 			o.attribute_set = true;
 			if (strcmp(optarg, "line") == 0)
-				o.ro.attribute_ip = false;
+				o.ro.attribute_line = true;
 			else if (strcmp(optarg, "ip") == 0)
-				o.ro.attribute_ip = true;
+				o.ro.attribute_line = false;
 			else {
 				cli_err("--attribute: '%s' is not line or ip", optarg);
 				return EXIT_USAGE;

@@ -10,7 +10,6 @@
 
 #include "cli.h"
 
-#define MAX_REASONS 32
 #define MAX_SHOWN_SKIPS 10
 
 static const char report_help[] =
@@ -26,6 +25,8 @@ static const char report_help[] =
 	"  -f, --format FMT   output format: text (default), csv, json or html (one\n"
 	"                     self-contained page with charts and findings)\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
+	"                     (never to one of the inputs; FILE is replaced only\n"
+	"                     when the report is complete)\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
 	"                     type (e.g. 3931) for rows whose data names none\n"
 	"  --by LIST          group by any of system,lpar,pool,interval,cpu\n"
@@ -40,159 +41,6 @@ static const char report_help[] =
 	"  -v, --verbose      say why metrics are not available\n"
 	"  -h, --help         this help\n";
 
-struct skips {
-	size_t n;
-	char *reason[MAX_REASONS];
-	uint64_t count[MAX_REASONS];
-	uint64_t total;
-};
-
-/* A reason for counting: the message with quoted values and numbers blanked. */
-static void count_skip(struct skips *sk, const char *msg)
-{
-	char norm[256];
-	size_t i = 0, k;
-	bool inq = false;
-
-	for (; *msg && i + 2 < sizeof(norm); msg++) {
-		if (*msg == '\'') {
-			if (!inq)
-				norm[i++] = '\'', norm[i++] = '.';
-			inq = !inq;
-			if (!inq)
-				norm[i++] = '\'';
-			continue;
-		}
-		if (inq)
-			continue;
-		if (isdigit((unsigned char)*msg) && (i == 0 || !isalpha((unsigned char)norm[i - 1]))) {
-			norm[i++] = 'N';
-			while (isdigit((unsigned char)msg[1]))
-				msg++;
-			continue;
-		}
-		norm[i++] = *msg;
-	}
-	norm[i] = '\0';
-	sk->total++;
-	for (k = 0; k < sk->n; k++) {
-		if (strcmp(sk->reason[k], norm) == 0) {
-			sk->count[k]++;
-			return;
-		}
-	}
-	if (sk->n < MAX_REASONS) {
-		sk->reason[sk->n] = strdup(norm);
-		if (sk->reason[sk->n])
-			sk->count[sk->n++] = 1;
-	} else {
-		sk->count[MAX_REASONS - 1]++;
-	}
-}
-
-struct warnings {
-	size_t n, cap;
-	char **w;
-};
-
-static void add_warning(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_warning(struct warnings *w, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[600];
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 8;
-		char **n = realloc(w->w, cap * sizeof(*n));
-		if (!n)
-			return;
-		w->w = n;
-		w->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	w->w[w->n] = strdup(buf);
-	if (w->w[w->n])
-		w->n++;
-}
-
-static void describe_group(const struct mf_group *g, const struct mf_strtab *tab, char *buf, size_t n)
-{
-	char t[48];
-	const char *sys = mf_strtab_get(tab, g->system), *lpar = mf_strtab_get(tab, g->lpar);
-	const char *pool = mf_pool_name(g->pool);
-	size_t used = 0;
-	buf[0] = '\0';
-#define PUT(...)                                                                    \
-	do {                                                                        \
-		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);               \
-		if (k_ > 0 && (size_t)k_ < n - used)                                \
-			used += (size_t)k_;                                         \
-	} while (0)
-	PUT("%s", g->family->display);
-	if (sys)
-		PUT(" system %s", sys);
-	if (lpar)
-		PUT(" lpar %s", lpar);
-	if (pool)
-		PUT(" pool %s", pool);
-	if (g->has_start) {
-		mf_time_format(g->start_us, t, sizeof(t));
-		PUT(" interval %s", t);
-	}
-	if (g->cpu >= 0)
-		PUT(" cpu %lld", (long long)g->cpu);
-#undef PUT
-}
-
-/* Turns per-group data doubts into warnings: one per kind, naming the first group and the count. */
-static void doubt_warnings(const struct mf_result *res, size_t n, const struct mf_strtab *tab, struct warnings *w)
-{
-	static const struct { unsigned bit; const char *text; } kinds[] = {
-		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %.15g, %s, in %zu group%s, first %s (%s)"},
-		{MF_DOUBT_MIXED_CPSP, "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
-				      "are not available there"},
-		{MF_DOUBT_PARTIAL, "counter %s is present in only some rows of %zu group%s, first %s: treated as "
-				   "not available there"},
-		{MF_DOUBT_OVERFLOW, "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
-	};
-	size_t k, i;
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		size_t count = 0, first = 0;
-		char where[300];
-		for (i = 0; i < n; i++)
-			if (res[i].doubts & kinds[k].bit) {
-				if (!count)
-					first = i;
-				count++;
-			}
-		if (!count)
-			continue;
-		describe_group(res[first].group, tab, where, sizeof(where));
-		switch (kinds[k].bit) {
-		case MF_DOUBT_NEGATIVE: {
-			const struct mf_metric *m = &res[first].group->family->metrics[res[first].negative_metric];
-			char range[64];
-			if ((m->flags & MF_METRIC_MAX) && res[first].value[res[first].negative_metric] > m->max)
-				snprintf(range, sizeof(range), "above its limit of %g", m->max);
-			else
-				snprintf(range, sizeof(range), "below zero");
-			add_warning(w, kinds[k].text, m->name, res[first].value[res[first].negative_metric], range, count,
-				    count == 1 ? "" : "s", where, m->desc);
-			break;
-		}
-		case MF_DOUBT_PARTIAL:
-			add_warning(w, kinds[k].text,
-				    res[first].group->family->counters[res[first].partial_slot].short_name, count,
-				    count == 1 ? "" : "s", where);
-			break;
-		default:
-			add_warning(w, kinds[k].text, count, count == 1 ? "" : "s", where);
-			break;
-		}
-	}
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -205,15 +53,17 @@ int cmd_report(int argc, char **argv)
 		{"mem-peak", required_argument, NULL, 'M'},
 		{NULL, 0, NULL, 0}};
 	const char *input = NULL, *format = "text", *out = NULL, *machine = NULL, *by_s = NULL, *tables = NULL;
-	bool skip = false, verbose = false, saw_smf = false;
+	bool skip = false, verbose = false;
 	double mem_peak = NAN;
 	struct mf_kb *kb = NULL;
 	struct mf_strtab *tab = NULL;
 	struct mf_grouper *grp = NULL;
 	struct mf_sample *s = NULL;
 	struct mf_result *res = NULL;
-	struct skips sk;
-	struct warnings warn;
+	struct mf_dedup *dd = NULL;
+	struct mf_notes notes;
+	struct mf_input *inputs = NULL;
+	size_t ninputs = 0;
 	struct mf_reader_opts ro;
 	struct mf_report rep;
 	struct mf_strbuf summary;
@@ -223,8 +73,7 @@ int cmd_report(int argc, char **argv)
 	int c, rc = EXIT_OK;
 	FILE *fp = NULL;
 
-	memset(&sk, 0, sizeof(sk));
-	memset(&warn, 0, sizeof(warn));
+	mf_notes_init(&notes);
 	mf_strbuf_init(&summary);
 	optind = 1;
 	opterr = 0;
@@ -283,6 +132,12 @@ int cmd_report(int argc, char **argv)
 		cli_err("report: no input files (give - to read standard input)");
 		return EXIT_USAGE;
 	}
+	for (i = (size_t)optind; out && i < (size_t)argc; i++) {
+		if (cli_same_file(out, argv[i])) {
+			cli_err("report: -o %s names the input %s: refusing to overwrite an input", out, argv[i]);
+			return EXIT_USAGE;
+		}
+	}
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
@@ -301,7 +156,9 @@ int cmd_report(int argc, char **argv)
 	tab = mf_strtab_new();
 	grp = mf_grouper_new(by);
 	s = malloc(sizeof(*s));
-	if (!tab || !grp || !s) {
+	dd = mf_dedup_new();
+	inputs = calloc((size_t)(argc - optind), sizeof(*inputs));
+	if (!tab || !grp || !s || !dd || !inputs) {
 		cli_err("out of memory");
 		rc = EXIT_DATA;
 		goto out;
@@ -309,6 +166,7 @@ int cmd_report(int argc, char **argv)
 	ro.strtab = tab;
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		struct mf_reader *r = NULL;
+		struct mf_input *in = &inputs[ninputs];
 		struct mf_error e;
 		size_t k;
 		int got;
@@ -326,7 +184,34 @@ int cmd_report(int argc, char **argv)
 			if (got == 0)
 				break;
 			if (got == 1) {
-				rows++;
+				got = mf_dedup_check(dd, argv[i], s, &e);
+				if (got >= 0) {
+					rows++;
+					in->samples++;
+				}
+				if (got == MF_DEDUP_DUPLICATE) {
+					in->duplicates++;
+					continue;
+				}
+				if (got == MF_EFORMAT && skip) {
+					mf_notes_skip(&notes, e.msg);
+					in->skipped++;
+					if (shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
+						cli_diag(&e, "skipped");
+					continue;
+				}
+				if (got == MF_EFORMAT) {
+					cli_diag(&e, "error");
+					fprintf(stderr, "mfstat: (use --skip-bad-%s to keep the first copy and count the others)\n",
+						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows");
+				}
+				if (got == MF_EFORMAT || got == MF_ENOMEM) {
+					if (got == MF_ENOMEM)
+						cli_err("out of memory");
+					rc = EXIT_DATA;
+					mf_reader_close(r);
+					goto out;
+				}
 				if (mf_grouper_add(grp, s)) {
 					cli_err("out of memory");
 					rc = EXIT_DATA;
@@ -335,9 +220,10 @@ int cmd_report(int argc, char **argv)
 				}
 				continue;
 			}
-			if (!skip || got == MF_ENOMEM) {
+			/* A file with no data at all is not a bad record: --skip-bad-records does not hide it. */
+			if (!skip || got == MF_ENOMEM || got == MF_ENODATA) {
 				cli_diag(&e, "error");
-				if (!skip && got != MF_EIO && got != MF_ENOMEM)
+				if (!skip && got != MF_EIO && got != MF_ENOMEM && got != MF_ENODATA)
 					fprintf(stderr, "mfstat: (use --skip-bad-%s to skip bad %s and count them)\n",
 						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows",
 						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows");
@@ -346,18 +232,24 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			/* With skipping on, even an unreadable rest of a file is counted, not fatal. */
-			count_skip(&sk, got == MF_EIO ? "the rest of the file cannot be read" : e.msg);
+			mf_notes_skip(&notes, got == MF_EIO ? "the rest of the file cannot be read" : e.msg);
+			in->skipped++;
 			if (shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
 				cli_diag(&e, "skipped");
 			if (got == MF_EIO)
 				break;
 		}
 		for (k = 0; k < mf_reader_nwarnings(r); k++)
-			add_warning(&warn, "%s", mf_reader_warning(r, k));
+			mf_notes_warn(&notes, "%s", mf_reader_warning(r, k));
 		mf_reader_summary(r, &summary);
-		if (strcmp(mf_reader_format(r), "smf") == 0)
-			saw_smf = true;
+		got = mf_input_collect(in, argv[i], r);
+		ninputs++;
 		mf_reader_close(r);
+		if (got) {
+			cli_err("out of memory");
+			rc = EXIT_DATA;
+			goto out;
+		}
 	}
 	{
 		struct mf_group *const *groups = mf_grouper_groups(grp, tab, &ngroups);
@@ -370,20 +262,25 @@ int cmd_report(int argc, char **argv)
 		for (i = 0; i < ngroups; i++)
 			mf_metrics_compute_opts(kb, groups[i], mem_peak, &res[i]);
 	}
-	if (sk.total > MAX_SHOWN_SKIPS && !cli_quiet)
-		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(sk.total - MAX_SHOWN_SKIPS));
-	if (sk.total)
-		add_warning(&warn, "%llu bad %s%s skipped (--skip-bad-%ss)", (unsigned long long)sk.total,
-			    saw_smf ? "record" : "row", sk.total == 1 ? "" : "s", saw_smf ? "record" : "row");
-	doubt_warnings(res, ngroups, tab, &warn);
-	if (rows == 0)
-		add_warning(&warn, "no data rows in the input");
+	if (notes.skipped > MAX_SHOWN_SKIPS && !cli_quiet)
+		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(notes.skipped - MAX_SHOWN_SKIPS));
+	memset(&rep, 0, sizeof(rep));
+	rep.kb = kb;
+	rep.tab = tab;
+	rep.by = by;
+	rep.ngroups = ngroups;
+	rep.results = res;
+	rep.rows_read = rows;
+	rep.ninputs = ninputs;
+	rep.inputs = inputs;
+	rep.duplicates = mf_dedup_duplicates(dd);
+	mf_notes_report(&notes, &rep);
 	if (verbose) {
 		for (i = 0; i < ngroups; i++) {
 			const struct mf_family *fam = res[i].group->family;
 			size_t j;
 			char where[300];
-			describe_group(res[i].group, tab, where, sizeof(where));
+			mf_group_describe(res[i].group, tab, where, sizeof(where));
 			for (j = 0; j < fam->nreport; j++) {
 				int m = fam->report[j];
 				char why[200];
@@ -391,7 +288,7 @@ int cmd_report(int argc, char **argv)
 					if (res[i].lspr == MF_LSPR_NONE)
 						fprintf(stderr, "mfstat: %s: LSPR n/a: %s\n", where,
 							res[i].lspr_why == MF_LSPR_ONLY_EXCLUDED
-								? "only zIIP/zAAP engines, which the LSPR match leaves out"
+								? "only zIIP, zAAP or zCBP engines, which the LSPR match leaves out"
 								: "L1MP or RNI not available");
 					continue;
 				}
@@ -402,26 +299,19 @@ int cmd_report(int argc, char **argv)
 			}
 		}
 	}
-	for (i = 0; i < warn.n; i++)
-		cli_warn("%s", warn.w[i]);
+	for (i = 0; i < notes.nwarnings; i++)
+		cli_warn("%s", notes.warnings[i]);
 	fp = cli_open_out(out);
 	if (!fp) {
 		rc = EXIT_DATA;
 		goto out;
 	}
-	memset(&rep, 0, sizeof(rep));
-	rep.kb = kb;
-	rep.tab = tab;
-	rep.by = by;
-	rep.ngroups = ngroups;
-	rep.results = res;
-	rep.rows_read = rows;
-	rep.rows_skipped = sk.total;
-	rep.nreasons = sk.n;
-	rep.reason = (const char *const *)sk.reason;
-	rep.reason_count = sk.count;
-	rep.nwarnings = warn.n;
-	rep.warnings = (const char *const *)warn.w;
+	rep.rows_skipped = notes.skipped;
+	rep.nreasons = notes.nreasons;
+	rep.reason = (const char *const *)notes.reason;
+	rep.reason_count = notes.reason_count;
+	rep.nwarnings = notes.nwarnings;
+	rep.warnings = (const char *const *)notes.warnings;
 	rep.nfiles = (size_t)(argc - optind);
 	rep.input_summary = mf_strbuf_str(&summary);
 	rep.mem_peak_gbs = mem_peak;
@@ -441,14 +331,14 @@ int cmd_report(int argc, char **argv)
 out:
 	mf_results_free(res, ngroups);
 	mf_grouper_free(grp);
+	mf_dedup_free(dd);
 	mf_strtab_free(tab);
 	mf_kb_free(kb);
 	free(s);
-	for (i = 0; i < sk.n; i++)
-		free(sk.reason[i]);
-	for (i = 0; i < warn.n; i++)
-		free(warn.w[i]);
-	free(warn.w);
+	for (i = 0; i < ninputs; i++)
+		mf_input_free(&inputs[i]);
+	free(inputs);
+	mf_notes_free(&notes);
 	mf_strbuf_free(&summary);
 	return rc;
 }

@@ -124,11 +124,11 @@ int cmd_smf(int argc, char **argv)
 				snprintf(secs, sizeof(secs), "%s", rec->first ? "first" : rec->final ? "final" : "cumul");
 			}
 			sets_text(rec->sets, sets, sizeof(sets));
-			printf("0x%08llx  %-3d  %-8s  %4u  %-4s  %4u  %-8s  %-27s  %11s  %-5s  %zu%s\n",
+			printf("0x%08llx  %-3d  %-8s  %4u  %-4s  %4u  %-8s  %-27s  %11s  %-5s  %zu%s%s\n",
 			       (unsigned long long)rec->offset, rec->subtype, rec->system, rec->cpu,
 			       mf_pool_name(rec->pool) ? mf_pool_name(rec->pool) : "-", rec->machine_type,
 			       rec->family ? rec->family->display : "-", start, secs, sets, rec->n,
-			       rec->lost ? "  lost-data" : "");
+			       rec->lost ? "  lost-data" : "", rec->mt_lost ? "  mt-diag-lost" : "");
 			if (counters) {
 				for (k = 0; k < rec->n; k++) {
 					const struct mf_counter *ctr = mf_family_counter_num(rec->family, rec->num[k]);

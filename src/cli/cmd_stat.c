@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* mfstat stat: count CPU-MF events while a command runs (or system-wide) and report the metrics. */
+#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,10 @@ static const char stat_help[] =
 	"for SECONDS, and reports every metric of the machine family.  Without\n"
 	"CPU-MF counters it says why and exits 3 without running COMMAND.\n"
 	"\n"
+	"Exit status: COMMAND's own once the report is written (128+N when a signal\n"
+	"N killed it), as perf stat; else 1 data or write error, 2 usage error,\n"
+	"3 nothing can be counted here (COMMAND not run).\n"
+	"\n"
 	"Options:\n"
 	"  -a, --all-cpus     count system-wide (needs --duration)\n"
 	"  -C, --cpu LIST     count system-wide on these CPUs only (e.g. 0-3,8)\n"
@@ -27,9 +33,11 @@ static const char stat_help[] =
 	"  --duration S       seconds to count system-wide\n"
 	"  --machine F        family or machine type, when /proc/sysinfo does not say\n"
 	"  --fallback         without CPU-MF counters, run COMMAND anyway and report\n"
-	"                     what this machine can count (hardware or software events;\n"
-	"                     with -a on Intel also DRAM traffic from the memory\n"
-	"                     controllers, the intel_uncore metrics)\n"
+	"                     what this machine can count: perf's generic hardware and\n"
+	"                     software events (family linux_perf: CPI, CPUS_UTILIZED,\n"
+	"                     FAULTS, ...; with -a on Intel also DRAM traffic from\n"
+	"                     the memory controllers, family intel_uncore), with -I,\n"
+	"                     -f and -o as for CPU-MF counters\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL\n"
 	"  -f, --format FMT   text (default), csv or json\n"
 	"  -o, --output FILE  write the report to FILE; with -f csv, FILE gets the raw\n"
@@ -42,26 +50,85 @@ static const char stat_help[] =
 	"Environment: MFSTAT_SYSROOT=DIR reads sysfs/procfs below DIR and replays the\n"
 	"counts in DIR/counts.tsv instead of counting (for tests and recorded systems).\n";
 
-/* The canonical counter CSV of one sample: identity, then counters by short name. */
-static int write_counters_csv(FILE *fp, const struct mf_sample *s)
+/* Warnings of a run: on standard error (unless -q) and in the report (text footer, JSON). */
+struct warnings {
+	size_t n;
+	char *w[32];
+};
+
+static void add_warning(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(struct warnings *w, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[700];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cli_warn("%s", buf);
+	if (w->n < sizeof(w->w) / sizeof(w->w[0]) && (w->w[w->n] = strdup(buf)) != NULL)
+		w->n++;
+}
+
+static void free_warnings(struct warnings *w)
 {
 	size_t i;
+	for (i = 0; i < w->n; i++)
+		free(w->w[i]);
+	w->n = 0;
+}
+
+/*
+ * The canonical counter CSV of the samples (one per family counted): identity,
+ * then the counters of every sample by short name; a counter a row's family
+ * does not count is an empty field.
+ */
+static int write_counters_csv(FILE *fp, struct mf_sample *const *s, size_t ns)
+{
+	const char *cols[2 * MF_SAMPLE_MAX];
+	size_t ncols = 0, i, k, c;
+	for (k = 0; k < ns; k++)
+		for (i = 0; i < s[k]->n; i++) {
+			const char *name = s[k]->family->counters[s[k]->slot[i]].short_name;
+			for (c = 0; c < ncols && strcmp(cols[c], name) != 0; c++)
+				;
+			if (c == ncols && ncols < sizeof(cols) / sizeof(cols[0]))
+				cols[ncols++] = name;
+		}
 	fprintf(fp, "machine,cpsp,interval_seconds");
-	for (i = 0; i < s->n; i++)
-		fprintf(fp, ",%s", s->family->counters[s->slot[i]].short_name);
+	for (c = 0; c < ncols; c++)
+		fprintf(fp, ",%s", cols[c]);
 	fputc('\n', fp);
-	if (s->machine)
-		fprintf(fp, "%u", s->machine->type);
-	else
-		fputs(s->family->key, fp);
-	fputc(',', fp);
-	if (!isnan(s->cpsp))
-		fprintf(fp, "%.15g", s->cpsp);
-	fprintf(fp, ",%.9f", s->seconds);
-	for (i = 0; i < s->n; i++)
-		fprintf(fp, ",%" PRIu64, s->value[i]);
-	fputc('\n', fp);
+	for (k = 0; k < ns; k++) {
+		if (s[k]->machine)
+			fprintf(fp, "%u", s[k]->machine->type);
+		else
+			fputs(s[k]->family->key, fp);
+		fputc(',', fp);
+		if (!isnan(s[k]->cpsp))
+			fprintf(fp, "%.15g", s[k]->cpsp);
+		fprintf(fp, ",%.9f", s[k]->seconds);
+		for (c = 0; c < ncols; c++) {
+			fputc(',', fp);
+			for (i = 0; i < s[k]->n; i++)
+				if (strcmp(s[k]->family->counters[s[k]->slot[i]].short_name, cols[c]) == 0)
+					fprintf(fp, "%" PRIu64, s[k]->value[i]);
+		}
+		fputc('\n', fp);
+	}
 	return ferror(fp) ? -1 : 0;
+}
+
+/*
+ * The command's status as mfstat's exit status, as perf stat and mfstat
+ * measure give it: its exit status, or 128+N for a signal N; 0 for none.
+ */
+static int command_exit(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
 }
 
 static void report_status(int status)
@@ -69,82 +136,175 @@ static void report_status(int status)
 	if (WIFEXITED(status) && WEXITSTATUS(status))
 		cli_warn("the command exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		cli_warn("the command was killed by signal %d", WTERMSIG(status));
+		cli_warn("the command was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 }
 
-static void json_metric(const char *name, double v, bool comma)
-{
-	printf("%s\"%s\":", comma ? "," : "", name);
-	if (isnan(v))
-		fputs("null", stdout);
-	else
-		printf("%.15g", v);
-}
+/*
+ * Where the counts of a run go: up to two families (the CPU-MF family, or
+ * linux_perf and intel_uncore for --fallback), and for each event its family
+ * and dense slot; events with the same slot (one per memory controller) add up.
+ */
+struct collect {
+	size_t nfam;
+	const struct mf_family *fam[2];
+	const struct mf_machine *machine[2];
+	double cpsp[2];
+	size_t n;
+	const int *dest_fam;
+	const int *dest_slot;
+	uint64_t *prev;          /* -I: the counts at the previous read, for deltas */
+	struct mf_sample *s[2];
+	struct mf_grouper *g;    /* one sample per family (and interval, with -I) goes here */
+	uint64_t rows;           /* samples added to g */
+	int64_t start_us;
+	const struct mf_perf_tick *tick;
+	int failed;
+};
 
-/* Without CPU-MF: the generic events this machine may have, and the metrics they allow. */
-/* System-wide fallback on Intel: DRAM traffic from the memory controllers' CAS counts (intel_uncore). */
-static void uncore_report(const struct mf_kb *kb, size_t nimc, const struct mf_count *c, double wall,
-			  double mem_peak, bool json)
+/* Fills c->s[] with the counts (deltas from c->prev when it is set) over [from, to] seconds. */
+static void make_samples(struct collect *c, const struct mf_count *counts, double from, double to, bool dated)
 {
-	const struct mf_family *fam = mf_kb_family(kb, "intel_uncore");
-	struct mf_sample *s = malloc(sizeof(*s));
-	struct mf_grouper *g = mf_grouper_new(0);
-	struct mf_group *const *groups;
-	struct mf_result *res;
-	uint64_t rd = 0, wr = 0;
-	size_t i, ng;
-	bool ok = true;
-	static const char *const show[] = {"DRAM_GBS", "DRAM_UTIL", "DRAM_READ_PCT"};
-
-	if (!fam || !s || !g) {
-		free(s);
-		mf_grouper_free(g);
-		return;
-	}
-	for (i = 0; i < nimc; i++) {
-		ok = ok && c[2 * i].ok && c[2 * i + 1].ok;
-		rd += c[2 * i].value;
-		wr += c[2 * i + 1].value;
-	}
-	mf_sample_reset(s);
-	s->family = fam;
-	s->seconds = wall;
-	if (ok) {
-		s->slot[0] = (uint16_t)fam->dense[mf_family_counter(fam, "cas_count_read", 14)->number];
-		s->value[0] = rd;
-		s->slot[1] = (uint16_t)fam->dense[mf_family_counter(fam, "cas_count_write", 15)->number];
-		s->value[1] = wr;
-		s->n = 2;
-	}
-	mf_grouper_add(g, s);
-	groups = mf_grouper_groups(g, NULL, &ng);
-	res = mf_results_new(groups, ng);
-	if (res && ng == 1) {
-		mf_metrics_compute_opts(kb, groups[0], mem_peak, &res[0]);
-		if (json) {
-			printf(",\"intel_uncore\":{\"imcs\":%zu", nimc);
-			for (i = 0; i < 3; i++)
-				json_metric(show[i], res[0].value[mf_family_metric(fam, show[i])], true);
-			printf("}");
-		} else {
-			printf("\nmemory (intel_uncore, %zu memory controllers, system-wide)\n", nimc);
-			for (i = 0; i < 3; i++) {
-				double v = res[0].value[mf_family_metric(fam, show[i])];
-				if (isnan(v))
-					printf("%-28s  %12s  %s\n", show[i], "n/a",
-					       !ok ? "CAS counts not countable" : i == 1 ? "give --mem-peak GB/s" : "");
-				else
-					printf("%-28s  %12.3f\n", show[i], v);
-			}
+	size_t f, i, k;
+	for (f = 0; f < c->nfam; f++) {
+		struct mf_sample *s = c->s[f];
+		mf_sample_reset(s);
+		s->family = c->fam[f];
+		s->machine = c->machine[f];
+		s->cpsp = c->cpsp[f];
+		s->seconds = to - from;
+		if (dated) {
+			s->has_start = true;
+			s->start_us = c->tick->start_us + (int64_t)llround(from * 1e6);
 		}
 	}
-	mf_results_free(res, ng);
-	mf_grouper_free(g);
-	free(s);
+	for (i = 0; i < c->n; i++) {
+		struct mf_sample *s = c->s[c->dest_fam[i]];
+		uint64_t v;
+		if (!counts[i].ok)
+			continue;
+		v = counts[i].value;
+		if (c->prev) {
+			v = v >= c->prev[i] ? v - c->prev[i] : 0;
+			c->prev[i] = counts[i].value;
+		}
+		for (k = 0; k < s->n && s->slot[k] != (uint16_t)c->dest_slot[i]; k++)
+			;
+		if (k == s->n) {
+			if (s->n == MF_SAMPLE_MAX)
+				continue;
+			s->slot[s->n] = (uint16_t)c->dest_slot[i];
+			s->value[s->n++] = 0;
+		}
+		s->value[k] += v;
+	}
 }
 
+/* -I: each interval's counts become one sample per family (deltas of the cumulative reads). */
+static void on_tick(void *vctx, const struct mf_count *counts, size_t n, double from, double to)
+{
+	struct collect *c = vctx;
+	size_t f;
+	(void)n;
+	make_samples(c, counts, from, to, true);
+	for (f = 0; f < c->nfam && to > from; f++) {
+		if (mf_grouper_add(c->g, c->s[f]))
+			c->failed = 1;
+		c->rows++;
+	}
+}
+
+/* Computes the metrics of the groups of g and writes the report in format to out. */
+static int write_report(const struct mf_kb *kb, struct mf_grouper *g, uint64_t rows, bool interval, double mem_peak,
+			const char *format, const char *out, const struct warnings *w)
+{
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_group *const *groups;
+	struct mf_result *res;
+	struct mf_report rep;
+	size_t ng, i;
+	int rc, c;
+	FILE *fp;
+
+	if (!tab)
+		return EXIT_DATA;
+	groups = mf_grouper_groups(g, tab, &ng);
+	res = mf_results_new(groups, ng);
+	if (ng && !res) {
+		mf_strtab_free(tab);
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	for (i = 0; i < ng; i++)
+		mf_metrics_compute_opts(kb, groups[i], mem_peak, &res[i]);
+	memset(&rep, 0, sizeof(rep));
+	rep.kb = kb;
+	rep.tab = tab;
+	rep.ngroups = ng;
+	rep.results = res;
+	rep.rows_read = rows;
+	rep.by = interval ? MF_BY_INTERVAL : 0;
+	rep.nwarnings = w->n;
+	rep.warnings = (const char *const *)w->w;
+	rep.mem_peak_gbs = mem_peak;
+	fp = cli_open_out(out);
+	if (fp) {
+		if (strcmp(format, "json") == 0)
+			c = mf_out_json(fp, &rep);
+		else if (strcmp(format, "csv") == 0)
+			c = mf_out_csv(fp, &rep);
+		else
+			c = mf_out_text(fp, &rep);
+		if (c == MF_ENOMEM)
+			cli_err("out of memory");
+		rc = cli_close_out(fp, out);
+		if (c && !rc)
+			rc = EXIT_DATA;
+	} else {
+		rc = EXIT_DATA;
+	}
+	mf_results_free(res, ng);
+	mf_strtab_free(tab);
+	return rc;
+}
+
+/* Names the events that could not be opened, grouped by reason, in warnings. */
+static void warn_not_counted(struct warnings *w, const struct mf_count *c, size_t n, const char *what)
+{
+	size_t i, k;
+	for (i = 0; i < n; i++) {
+		char names[300];
+		size_t used = 0, count = 0;
+		bool first = true;
+		if (c[i].ok)
+			continue;
+		for (k = 0; k < i; k++)
+			if (!c[k].ok && strcmp(c[k].why, c[i].why) == 0)
+				first = false;
+		if (!first)
+			continue; /* this reason was named with its first event */
+		names[0] = '\0';
+		for (k = i; k < n; k++) {
+			if (c[k].ok || strcmp(c[k].why, c[i].why) != 0)
+				continue;
+			if (count < 6 && used < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", count ? ", " : "",
+							 c[k].name);
+			count++;
+		}
+		if (count > 6 && used < sizeof(names))
+			snprintf(names + used, sizeof(names) - used, " and %zu more", count - 6);
+		add_warning(w, "%zu %s not counted: %s: %s", count, what, names, c[i].why);
+	}
+}
+
+/*
+ * Without CPU-MF: the generic events of the linux_perf family (and, system-wide
+ * on Intel, the memory controllers' CAS counts of intel_uncore), reported by
+ * the same writers, with -I, -f and -o as for CPU-MF counters.
+ */
 static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const argv[], double duration, const int *cpus,
-		    size_t ncpus, double mem_peak, const char *format, const char *why)
+		    size_t ncpus, double interval_ms, double mem_peak, const char *format, const char *out, const char *why,
+		    int *status)
 {
 	static const struct mf_perf_req req[] = {
 		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles", false, 0},
@@ -161,126 +321,138 @@ static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const ar
 	};
 	enum { N = sizeof(req) / sizeof(req[0]), MAXIMC = 16 };
 	struct mf_perf_req all[N + 2 * MAXIMC];
-	struct mf_count c[N + 2 * MAXIMC];
+	struct mf_count cnt[N + 2 * MAXIMC];
+	int dest_fam[N + 2 * MAXIMC], dest_slot[N + 2 * MAXIMC];
+	uint64_t prev[N + 2 * MAXIMC];
 	struct mf_uncore_imc imc[MAXIMC];
-	size_t nimc = 0, ntot = N;
+	struct warnings w = {0};
+	struct collect col;
+	struct mf_perf_tick tick;
 	struct mf_error e;
-	int status = 0;
+	size_t nimc = 0, ntot = N, i, f;
 	double wall;
-	size_t i;
-	double cpi = NAN, l1 = NAN, util = NAN;
-	const char *cpi_why = "cycles and instructions not countable here";
-	const char *miss_why = "cache-misses and instructions not countable here";
+	int rc = EXIT_OK;
 
-	memset(c, 0, sizeof(c));
+	memset(&col, 0, sizeof(col));
+	memset(cnt, 0, sizeof(cnt));
+	memset(prev, 0, sizeof(prev));
 	memcpy(all, req, sizeof(req));
+	col.fam[0] = mf_kb_family(kb, "linux_perf");
+	if (!col.fam[0] || col.fam[0]->ncounters < N) {
+		cli_err("stat: the knowledge base has no linux_perf family with the %d generic events (--tables?)", N);
+		return EXIT_DATA;
+	}
+	col.nfam = 1;
+	col.cpsp[0] = col.cpsp[1] = NAN;
+	for (i = 0; i < N; i++) {
+		/* The family's counters are perf's names with '_' for '-'. */
+		char name[48];
+		size_t k;
+		const struct mf_counter *c;
+		snprintf(name, sizeof(name), "%s", req[i].name);
+		for (k = 0; name[k]; k++)
+			name[k] = name[k] == '-' ? '_' : (char)tolower((unsigned char)name[k]);
+		c = mf_family_counter(col.fam[0], name, strlen(name));
+		if (!c) {
+			cli_err("stat: the linux_perf family has no counter %s (--tables?)", name);
+			return EXIT_DATA;
+		}
+		dest_fam[i] = 0;
+		dest_slot[i] = col.fam[0]->dense[c->number];
+	}
 	/* System-wide on Intel: the memory controllers too (uncore PMUs count only system-wide). */
 	if (!argv) {
-		nimc = mf_uncore_probe(sys, imc, MAXIMC);
+		const struct mf_family *unc = mf_kb_family(kb, "intel_uncore");
+		const struct mf_counter *rd = unc ? mf_family_counter(unc, "cas_count_read", 14) : NULL;
+		const struct mf_counter *wr = unc ? mf_family_counter(unc, "cas_count_write", 15) : NULL;
+		nimc = rd && wr ? mf_uncore_probe(sys, imc, MAXIMC) : 0;
 		if (nimc > MAXIMC)
 			nimc = MAXIMC;
 		for (i = 0; i < nimc; i++) {
 			struct mf_perf_req r2 = {imc[i].type, imc[i].cas_read, "cas_count_read", true, imc[i].cpu};
 			struct mf_perf_req w2 = {imc[i].type, imc[i].cas_write, "cas_count_write", true, imc[i].cpu};
+			dest_fam[ntot] = 1;
+			dest_slot[ntot] = unc->dense[rd->number];
 			all[ntot++] = r2;
+			dest_fam[ntot] = 1;
+			dest_slot[ntot] = unc->dense[wr->number];
 			all[ntot++] = w2;
 		}
+		if (nimc) {
+			col.fam[1] = unc;
+			col.nfam = 2;
+		}
 	}
+	col.n = ntot;
+	col.dest_fam = dest_fam;
+	col.dest_slot = dest_slot;
+	for (f = 0; f < col.nfam; f++) {
+		col.s[f] = malloc(sizeof(*col.s[f]));
+		if (!col.s[f]) {
+			rc = EXIT_DATA;
+			goto done;
+		}
+	}
+	col.g = mf_grouper_new(interval_ms > 0 ? MF_BY_INTERVAL : 0);
+	if (!col.g) {
+		rc = EXIT_DATA;
+		goto done;
+	}
+	memset(&tick, 0, sizeof(tick));
+	tick.interval = interval_ms / 1000;
+	tick.fn = on_tick;
+	tick.ctx = &col;
+	col.tick = &tick;
+	col.prev = prev;
+	add_warning(&w, "no CPU-MF counters (%s): counted Linux perf's generic events instead (family linux_perf)",
+		    why);
 	mf_error_clear(&e);
-	if (mf_perf_run(sys, all, ntot, argv, duration, cpus, ncpus, NULL, c, &status, &wall, &e)) {
+	if (mf_perf_run(sys, all, ntot, argv, duration, cpus, ncpus, interval_ms > 0 ? &tick : NULL, cnt, status, &wall,
+			&e)) {
 		cli_diag(&e, "error");
-		return e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
+		rc = e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
+		goto done;
 	}
-	if (c[0].ok && c[1].ok && c[1].value) {
-		cpi = (double)c[0].value / (double)c[1].value;
-		cpi_why = NULL;
+	if (col.failed) {
+		cli_err("out of memory");
+		rc = EXIT_DATA;
+		goto done;
 	}
-	if (c[3].ok && c[1].ok && c[1].value) {
-		l1 = (double)c[3].value / (double)c[1].value * 100;
-		miss_why = NULL;
-	}
-	if (c[5].ok && wall > 0)
-		util = (double)c[5].value / 1e9 / wall;
-	if (strcmp(format, "json") == 0) {
-		printf("{\"schema\":1,\"fallback\":true,\"reason\":\"%s\",\"seconds\":%.9f,\"events\":{", why, wall);
-		for (i = 0; i < N; i++) {
-			printf("%s\"%s\":", i ? "," : "", c[i].name);
-			if (c[i].ok)
-				printf("%" PRIu64, c[i].value);
-			else
-				fputs("null", stdout);
+	warn_not_counted(&w, cnt, N, "generic events");
+	if (nimc)
+		warn_not_counted(&w, cnt + N, ntot - N, "memory-controller events");
+	/* The whole run: totals. */
+	col.prev = NULL;
+	make_samples(&col, cnt, 0, wall, false);
+	if (out && strcmp(format, "csv") == 0) {
+		/* -f csv -o FILE: the raw counts as canonical counter CSV; the report goes to standard output. */
+		FILE *fp = cli_open_out(out);
+		if (!fp || write_counters_csv(fp, col.s, col.nfam)) {
+			if (fp)
+				cli_close_out(fp, out);
+			rc = EXIT_DATA;
+			goto done;
 		}
-		printf("},\"metrics\":{");
-		json_metric("CPI", cpi, false);
-		json_metric("CACHE_MISSES_PER_100_INSTR", l1, true);
-		json_metric("CPUS_UTILIZED", util, true);
-		printf("}");
-		if (nimc)
-			uncore_report(kb, nimc, c + N, wall, mem_peak, true);
-		printf("}\n");
-	} else {
-		printf("fallback: no CPU-MF counters (%s)\n\n", why);
-		printf("%-18s  %20s  %s\n", "event", "count", "note");
-		for (i = 0; i < N; i++) {
-			if (c[i].ok)
-				printf("%-18s  %20" PRIu64 "  %s\n", c[i].name, c[i].value,
-				       c[i].running < c[i].enabled ? "scaled (multiplexed)" : "");
-			else
-				printf("%-18s  %20s  %s\n", c[i].name, "n/a", c[i].why);
+		rc = cli_close_out(fp, out);
+		if (rc)
+			goto done;
+		out = NULL;
+		format = "text";
+	}
+	if (interval_ms <= 0)
+		for (f = 0; f < col.nfam; f++) {
+			if (mf_grouper_add(col.g, col.s[f]))
+				rc = EXIT_DATA;
+			col.rows++;
 		}
-		printf("\n%-28s  %12s  %s\n", "metric", "value", "note");
-		if (isnan(cpi))
-			printf("%-28s  %12s  %s\n", "CPI", "n/a", cpi_why);
-		else
-			printf("%-28s  %12.3f\n", "CPI", cpi);
-		if (isnan(l1))
-			printf("%-28s  %12s  %s\n", "cache misses per 100 instr", "n/a", miss_why);
-		else
-			printf("%-28s  %12.3f\n", "cache misses per 100 instr", l1);
-		if (isnan(util))
-			printf("%-28s  %12s  %s\n", "CPUs utilized", "n/a", "task-clock not countable");
-		else
-			printf("%-28s  %12.3f\n", "CPUs utilized", util);
-		printf("%-28s  %12.3f\n", "seconds elapsed", wall);
-		if (nimc)
-			uncore_report(kb, nimc, c + N, wall, mem_peak, false);
-	}
-	report_status(status);
-	return EXIT_OK;
-}
-
-/* -I: each interval's counts become one sample (deltas of the cumulative reads). */
-struct tick_ctx {
-	const struct mf_cpumf_info *info;
-	struct mf_grouper *g;
-	struct mf_sample *s;
-	uint64_t *prev;
-	double cpsp;
-	int64_t start_us;
-	const struct mf_perf_tick *tick;
-	int failed;
-};
-
-static void on_tick(void *vctx, const struct mf_count *counts, size_t n, double from, double to)
-{
-	struct tick_ctx *t = vctx;
-	size_t i;
-	mf_sample_reset(t->s);
-	t->s->family = t->info->family;
-	t->s->machine = t->info->machine;
-	t->s->cpsp = t->cpsp;
-	t->s->has_start = true;
-	t->s->start_us = t->tick->start_us + (int64_t)llround(from * 1e6);
-	t->s->seconds = to - from;
-	for (i = 0; i < n; i++) {
-		if (!counts[i].ok)
-			continue;
-		t->s->slot[t->s->n] = (uint16_t)t->info->events[i].slot;
-		t->s->value[t->s->n++] = counts[i].value >= t->prev[i] ? counts[i].value - t->prev[i] : 0;
-		t->prev[i] = counts[i].value;
-	}
-	if (to > from && mf_grouper_add(t->g, t->s))
-		t->failed = 1;
+	if (rc == EXIT_OK)
+		rc = write_report(kb, col.g, col.rows, interval_ms > 0, mem_peak, format, out, &w);
+done:
+	mf_grouper_free(col.g);
+	for (f = 0; f < col.nfam; f++)
+		free(col.s[f]);
+	free_warnings(&w);
+	return rc;
 }
 
 int cmd_stat(int argc, char **argv)
@@ -305,7 +477,7 @@ int cmd_stat(int argc, char **argv)
 	const struct mf_family *fam = NULL;
 	const struct mf_machine *m = NULL;
 	char **cmd = NULL;
-	int c, rc = EXIT_OK;
+	int c, rc = EXIT_OK, status = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -380,6 +552,12 @@ int cmd_stat(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (fam && fam->named) {
+		cli_err("stat: --machine %s is not an IBM Z family: CPU-MF counters are counted as z10 ... z17 "
+			"(--fallback counts the generic events of linux_perf by itself)", fam->display);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (root) {
 		struct mf_error e;
 		if (mf_sysif_recorded(&sys, root, &e)) {
@@ -403,132 +581,108 @@ int cmd_stat(int argc, char **argv)
 			rc = EXIT_MEASURE;
 			goto out;
 		}
-		rc = fallback(sys, kb, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, mem_peak, format,
-			      info->why);
-		goto out;
+		rc = fallback(sys, kb, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, interval_ms,
+			      mem_peak, format, out, info->why, &status);
+		goto ran;
 	}
-	if (info->missing[0])
-		cli_warn("%s", info->missing);
 	{
 		struct mf_perf_req *req = calloc(info->nevents, sizeof(*req));
 		struct mf_count *cnt = calloc(info->nevents, sizeof(*cnt));
-		struct mf_sample *s = malloc(sizeof(*s));
+		int *dest_fam = calloc(info->nevents, sizeof(*dest_fam));
+		int *dest_slot = calloc(info->nevents, sizeof(*dest_slot));
+		uint64_t *prev = calloc(info->nevents, sizeof(*prev));
 		struct mf_error e;
 		struct mf_perf_tick tick;
-		struct tick_ctx tctx;
-		int status = 0;
+		struct collect col;
+		struct warnings w = {0};
 		double wall;
-		size_t i, notcounted = 0;
-		if (!req || !cnt || !s) {
-			free(req), free(cnt), free(s);
+		size_t i;
+
+		memset(&col, 0, sizeof(col));
+		col.s[0] = malloc(sizeof(*col.s[0]));
+		col.g = mf_grouper_new(interval_ms > 0 ? MF_BY_INTERVAL : 0);
+		if (!req || !cnt || !dest_fam || !dest_slot || !prev || !col.s[0] || !col.g) {
+			cli_err("out of memory");
 			rc = EXIT_DATA;
-			goto out;
+			goto stat_done;
 		}
+		if (info->missing[0])
+			add_warning(&w, "%s", info->missing);
 		for (i = 0; i < info->nevents; i++) {
 			req[i].type = (uint32_t)info->pmu_type;
 			req[i].config = info->events[i].number;
 			req[i].name = info->events[i].name;
 			req[i].one_cpu = false;
+			dest_slot[i] = info->events[i].slot;
 		}
-		mf_error_clear(&e);
+		col.nfam = 1;
+		col.fam[0] = info->family;
+		col.machine[0] = info->machine;
+		col.cpsp[0] = info->cpu_speed;
+		if (isnan(col.cpsp[0]) && info->machine) {
+			col.cpsp[0] = info->machine->nominal_mhz;
+			add_warning(&w, "CPU speed unknown (no cpu_speed= in /proc/service_levels): used the nominal "
+				    "speed of machine type %u (%g MHz)", info->machine->type, col.cpsp[0]);
+		}
+		col.n = info->nevents;
+		col.dest_fam = dest_fam;
+		col.dest_slot = dest_slot;
+		col.prev = prev;
+		memset(&tick, 0, sizeof(tick));
 		tick.interval = interval_ms / 1000;
 		tick.fn = on_tick;
-		tick.ctx = &tctx;
-		memset(&tctx, 0, sizeof(tctx));
-		tctx.info = info;
-		tctx.g = mf_grouper_new(MF_BY_INTERVAL);
-		tctx.s = malloc(sizeof(*tctx.s));
-		tctx.prev = calloc(info->nevents, sizeof(*tctx.prev));
-		tctx.tick = &tick;
-		tctx.cpsp = info->cpu_speed;
-		if (isnan(tctx.cpsp) && info->machine)
-			tctx.cpsp = info->machine->nominal_mhz;
-		if (!tctx.g || !tctx.s || !tctx.prev) {
-			rc = EXIT_DATA;
-			goto stat_done;
-		}
+		tick.ctx = &col;
+		col.tick = &tick;
+		mf_error_clear(&e);
 		if (mf_perf_run(sys, req, info->nevents, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus,
 				interval_ms > 0 ? &tick : NULL, cnt, &status, &wall, &e)) {
 			cli_diag(&e, "error");
 			rc = e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
 			goto stat_done;
 		}
-		mf_sample_reset(s);
-		s->family = info->family;
-		s->machine = info->machine;
-		s->cpsp = info->cpu_speed;
-		if (isnan(s->cpsp) && info->machine) {
-			s->cpsp = info->machine->nominal_mhz;
-			cli_warn("CPU speed unknown: used the nominal speed of machine type %u (%g MHz)", info->machine->type,
-				 s->cpsp);
+		if (col.failed) {
+			cli_err("out of memory");
+			rc = EXIT_DATA;
+			goto stat_done;
 		}
-		s->seconds = wall;
-		for (i = 0; i < info->nevents; i++) {
-			if (!cnt[i].ok) {
-				notcounted++;
-				continue;
-			}
-			s->slot[s->n] = (uint16_t)info->events[i].slot;
-			s->value[s->n++] = cnt[i].value;
-		}
-		if (notcounted)
-			cli_warn("%zu counters could not be opened (first: %s: %s)", notcounted,
-				 cnt[0].ok ? "see -v" : cnt[0].name, cnt[0].ok ? "" : cnt[0].why);
+		warn_not_counted(&w, cnt, info->nevents, "counters");
+		/* The whole run: totals. */
+		col.prev = NULL;
+		make_samples(&col, cnt, 0, wall, false);
 		if (out && strcmp(format, "csv") == 0) {
+			/* -f csv -o FILE: the raw counters as canonical counter CSV; the report goes to standard output. */
 			FILE *fp = cli_open_out(out);
-			if (!fp || write_counters_csv(fp, s)) {
+			if (!fp || write_counters_csv(fp, col.s, 1)) {
+				if (fp)
+					cli_close_out(fp, out);
 				rc = EXIT_DATA;
-			} else {
-				rc = cli_close_out(fp, out);
+				goto stat_done;
 			}
+			rc = cli_close_out(fp, out);
+			if (rc)
+				goto stat_done;
 			out = NULL;
 			format = "text";
 		}
-		if (rc == EXIT_OK) {
-			struct mf_grouper *g = interval_ms > 0 ? tctx.g : mf_grouper_new(0);
-			struct mf_strtab *tab = mf_strtab_new();
-			struct mf_group *const *groups;
-			struct mf_result *res;
-			struct mf_report rep;
-			size_t ng;
-			FILE *fp;
-			if (interval_ms <= 0)
-				mf_grouper_add(g, s);
-			else
-				tctx.g = NULL; /* owned by g now */
-			groups = mf_grouper_groups(g, tab, &ng);
-			res = mf_results_new(groups, ng);
-			for (i = 0; i < ng; i++)
-				mf_metrics_compute(kb, groups[i], &res[i]);
-			memset(&rep, 0, sizeof(rep));
-			rep.kb = kb;
-			rep.tab = tab;
-			rep.ngroups = ng;
-			rep.results = res;
-			rep.rows_read = interval_ms > 0 ? ng : 1;
-			rep.by = interval_ms > 0 ? MF_BY_INTERVAL : 0;
-			fp = cli_open_out(out);
-			if (fp) {
-				if (strcmp(format, "json") == 0)
-					mf_out_json(fp, &rep);
-				else if (strcmp(format, "csv") == 0)
-					mf_out_csv(fp, &rep);
-				else
-					mf_out_text(fp, &rep);
-				rc = cli_close_out(fp, out);
-			} else {
+		if (interval_ms <= 0) {
+			if (mf_grouper_add(col.g, col.s[0])) {
 				rc = EXIT_DATA;
+				goto stat_done;
 			}
-			mf_results_free(res, ng);
-			mf_grouper_free(g);
-			mf_strtab_free(tab);
+			col.rows++;
 		}
-		report_status(status);
+		rc = write_report(kb, col.g, col.rows, interval_ms > 0, NAN, format, out, &w);
 stat_done:
-		mf_grouper_free(tctx.g);
-		free(tctx.s);
-		free(tctx.prev);
-		free(req), free(cnt), free(s);
+		mf_grouper_free(col.g);
+		free(col.s[0]);
+		free_warnings(&w);
+		free(req), free(cnt), free(dest_fam), free(dest_slot), free(prev);
+	}
+ran:
+	/* The command's own status becomes mfstat's when the report was written (perf stat does the same). */
+	if (rc == EXIT_OK && cmd) {
+		report_status(status);
+		rc = command_exit(status);
 	}
 out:
 	free(info);

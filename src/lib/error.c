@@ -18,6 +18,7 @@ const char *mf_strerror(int code)
 	case MF_ETABLE: return "broken knowledge-base table";
 	case MF_EUSAGE: return "cannot do what was asked";
 	case MF_EOF: return "end of input";
+	case MF_ENODATA: return "no data of the kind asked for";
 	default: return "unknown error";
 	}
 }

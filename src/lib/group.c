@@ -187,9 +187,14 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	return g->last = grp;
 }
 
-static uint64_t ihash_of(int64_t v)
+static uint64_t ihash_of(uint32_t system, uint32_t lpar, int64_t v)
 {
-	return mix(0x51ed27, (uint64_t)v);
+	return mix(mix(mix(0x51ed27, system), lpar), (uint64_t)v);
+}
+
+static bool iv_is(const struct mf_interval *iv, uint32_t system, uint32_t lpar, int64_t start)
+{
+	return iv->start_us == start && iv->system == system && iv->lpar == lpar;
 }
 
 static int ihash_build(struct mf_group *grp, size_t size)
@@ -199,7 +204,8 @@ static int ihash_build(struct mf_group *grp, size_t size)
 	if (!h)
 		return MF_ENOMEM;
 	for (i = 0; i < grp->nintervals; i++) {
-		size_t j = ihash_of(grp->intervals[i].start_us) & (size - 1);
+		const struct mf_interval *iv = &grp->intervals[i];
+		size_t j = ihash_of(iv->system, iv->lpar, iv->start_us) & (size - 1);
 		while (h[j])
 			j = (j + 1) & (size - 1);
 		h[j] = (uint32_t)(i + 1);
@@ -210,27 +216,28 @@ static int ihash_build(struct mf_group *grp, size_t size)
 	return 0;
 }
 
-/* The interval record of a sample within its group (one per distinct start time). */
+/* The interval record of a sample within its group (one per system and start time). */
 static struct mf_interval *find_interval(struct mf_group *grp, const struct mf_sample *s)
 {
 	struct mf_interval *iv;
 	int64_t start = s->has_start ? s->start_us : INT64_MIN;
 	size_t i;
 
-	if (grp->nintervals && grp->intervals[grp->last_interval].start_us == start)
+	if (grp->nintervals && iv_is(&grp->intervals[grp->last_interval], s->system, s->lpar, start))
 		return &grp->intervals[grp->last_interval];
 	if (grp->ihash) {
 		size_t j;
-		for (j = ihash_of(start) & (grp->ihash_size - 1); grp->ihash[j]; j = (j + 1) & (grp->ihash_size - 1)) {
+		for (j = ihash_of(s->system, s->lpar, start) & (grp->ihash_size - 1); grp->ihash[j];
+		     j = (j + 1) & (grp->ihash_size - 1)) {
 			i = grp->ihash[j] - 1;
-			if (grp->intervals[i].start_us == start) {
+			if (iv_is(&grp->intervals[i], s->system, s->lpar, start)) {
 				grp->last_interval = i;
 				return &grp->intervals[i];
 			}
 		}
 	} else {
 		for (i = 0; i < grp->nintervals; i++) {
-			if (grp->intervals[i].start_us == start) {
+			if (iv_is(&grp->intervals[i], s->system, s->lpar, start)) {
 				grp->last_interval = i;
 				return &grp->intervals[i];
 			}
@@ -253,6 +260,8 @@ static struct mf_interval *find_interval(struct mf_group *grp, const struct mf_s
 	}
 	iv = &grp->intervals[grp->nintervals];
 	memset(iv, 0, sizeof(*iv));
+	iv->system = s->system;
+	iv->lpar = s->lpar;
 	iv->start_us = start;
 	iv->has_start = s->has_start;
 	grp->last_interval = grp->nintervals++;
@@ -260,7 +269,7 @@ static struct mf_interval *find_interval(struct mf_group *grp, const struct mf_s
 		if (ihash_build(grp, grp->ihash_size ? grp->ihash_size * 2 : 64))
 			return NULL;
 	} else if (grp->ihash) {
-		size_t j = ihash_of(start) & (grp->ihash_size - 1);
+		size_t j = ihash_of(s->system, s->lpar, start) & (grp->ihash_size - 1);
 		while (grp->ihash[j])
 			j = (j + 1) & (grp->ihash_size - 1);
 		grp->ihash[j] = (uint32_t)grp->nintervals;
@@ -391,6 +400,12 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	return 0;
 }
 
+static int cmp_iv_start(const void *pa, const void *pb)
+{
+	const struct mf_interval *a = pa, *b = pb;
+	return (a->start_us > b->start_us) - (a->start_us < b->start_us);
+}
+
 /* Sort entries carry their names, so the comparison needs no context. */
 struct sort_entry {
 	const char *system, *lpar;
@@ -452,30 +467,162 @@ struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_
 	return g->list;
 }
 
+/* A span on the time line, in seconds from the group's earliest start. */
+struct span {
+	uint32_t system, lpar;
+	double start, len;
+};
+
+static int cmp_span_system(const void *pa, const void *pb)
+{
+	const struct span *a = pa, *b = pb;
+	if (a->system != b->system)
+		return a->system < b->system ? -1 : 1;
+	if (a->lpar != b->lpar)
+		return a->lpar < b->lpar ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int cmp_span_start(const void *pa, const void *pb)
+{
+	const struct span *a = pa, *b = pb;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/*
+ * Joins the spans of each system (sp sorted by system, then start): a span
+ * starting at most a second before the end of the run so far is adjacent
+ * and adds its length; one overlapping more extends the run to its end; one
+ * after a gap starts a new run.  The runs replace sp[0..n); returns their count.
+ */
+static size_t join_systems(struct span *sp, size_t n)
+{
+	size_t i, out = 0;
+	for (i = 0; i < n; i++) {
+		struct span *run = out ? &sp[out - 1] : NULL;
+		double end = run ? run->start + run->len : 0;
+		if (run && run->system == sp[i].system && run->lpar == sp[i].lpar && sp[i].start <= end) {
+			if (sp[i].start >= end - 1.0)
+				run->len += sp[i].len;
+			else if (sp[i].start + sp[i].len > end)
+				run->len = sp[i].start + sp[i].len - run->start;
+			continue;
+		}
+		sp[out++] = sp[i];
+	}
+	return out;
+}
+
+/* The length of the union of spans (sorted by start). */
+static double union_length(const struct span *sp, size_t n)
+{
+	double total = 0, start = 0, end = 0;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		if (i == 0 || sp[i].start > end) {
+			total += end - start;
+			start = sp[i].start;
+			end = sp[i].start + sp[i].len;
+		} else if (sp[i].start + sp[i].len > end) {
+			end = sp[i].start + sp[i].len;
+		}
+	}
+	return n ? total + (end - start) : 0;
+}
+
 double mf_group_interval_seconds(const struct mf_group *grp)
 {
-	double total = 0;
-	size_t i;
+	struct span *sp, *timed;
+	double total = 0, untimed = 0;
+	int64_t base = INT64_MAX;
+	size_t i, n = 0, ntimed = 0;
+	bool one_system = true;
+
 	if (grp->nintervals == 0)
 		return NAN;
+	if (grp->nintervals == 1) /* the usual group of one interval of one system */
+		return grp->intervals[0].nseconds ? grp->intervals[0].sum_seconds / grp->intervals[0].nseconds : NAN;
 	for (i = 0; i < grp->nintervals; i++) {
 		const struct mf_interval *iv = &grp->intervals[i];
 		if (iv->nseconds == 0)
 			return NAN;
-		total += iv->sum_seconds / iv->nseconds;
+		if (iv->has_start && iv->start_us < base)
+			base = iv->start_us;
+		if (iv->system != grp->intervals[0].system || iv->lpar != grp->intervals[0].lpar)
+			one_system = false;
 	}
-	return total;
+	sp = malloc(grp->nintervals * sizeof(*sp));
+	if (!sp) {
+		/* Without memory for the time line: the sum of the lengths, exact for one system. */
+		for (i = 0; i < grp->nintervals; i++)
+			total += grp->intervals[i].sum_seconds / grp->intervals[i].nseconds;
+		return total;
+	}
+	/* Intervals without a start begin together: the longest of them counts. */
+	for (i = 0; i < grp->nintervals; i++) {
+		const struct mf_interval *iv = &grp->intervals[i];
+		double len = iv->sum_seconds / iv->nseconds;
+		if (!iv->has_start) {
+			if (len > untimed)
+				untimed = len;
+			continue;
+		}
+		sp[n].system = iv->system;
+		sp[n].lpar = iv->lpar;
+		sp[n].start = (double)(iv->start_us - base) / 1e6;
+		sp[n].len = len;
+		n++;
+	}
+	timed = sp;
+	ntimed = n;
+	if (ntimed > 1) {
+		qsort(timed, ntimed, sizeof(*timed), cmp_span_system);
+		ntimed = join_systems(timed, ntimed);
+		if (one_system) {
+			/* One system: adjacent runs never overlap; their lengths add up exactly. */
+			for (i = 0; i < ntimed; i++)
+				total += timed[i].len;
+			free(sp);
+			return total + untimed;
+		}
+		qsort(timed, ntimed, sizeof(*timed), cmp_span_start);
+	}
+	total = union_length(timed, ntimed);
+	free(sp);
+	return total + untimed;
 }
 
 uint64_t mf_group_cpus(const struct mf_group *grp)
 {
 	uint64_t most = 0;
-	size_t i;
+	struct mf_interval *byst;
+	size_t i, j;
+	bool one_system = true;
 	if (grp->ncpus)
 		return grp->ncpus;
-	for (i = 0; i < grp->nintervals; i++)
+	for (i = 0; i < grp->nintervals; i++) {
 		if (grp->intervals[i].nrows > most)
 			most = grp->intervals[i].nrows;
+		if (grp->intervals[i].system != grp->intervals[0].system || grp->intervals[i].lpar != grp->intervals[0].lpar)
+			one_system = false;
+	}
+	if (one_system)
+		return most;
+	/* Several systems: their rows of the same start count together. */
+	byst = malloc(grp->nintervals * sizeof(*byst));
+	if (!byst)
+		return most;
+	memcpy(byst, grp->intervals, grp->nintervals * sizeof(*byst));
+	qsort(byst, grp->nintervals, sizeof(*byst), cmp_iv_start);
+	most = 0;
+	for (i = 0; i < grp->nintervals; i = j) {
+		uint64_t rows = 0;
+		for (j = i; j < grp->nintervals && byst[j].start_us == byst[i].start_us; j++)
+			rows += byst[j].nrows;
+		if (rows > most)
+			most = rows;
+	}
+	free(byst);
 	return most;
 }
 
@@ -547,6 +694,8 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	for (i = 0; i < src->nintervals; i++) {
 		const struct mf_interval *si = &src->intervals[i];
 		struct mf_interval *iv;
+		probe.system = si->system;
+		probe.lpar = si->lpar;
 		probe.has_start = si->has_start;
 		probe.start_us = si->start_us;
 		iv = find_interval(grp, &probe);

@@ -527,7 +527,7 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 		s->pool = mf_pool_parse(f, fl);
 		if (s->pool < 0)
 			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-					 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, IFL, ICF or RMF pool 1, 3, 6)",
+					 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, ZCBP, IFL, ICF or RMF pool 1, 3, 6)",
 					 (int)(fl > 20 ? 20 : fl), f);
 		break;
 	case COL_MACHINE:
@@ -615,6 +615,7 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 /* No speed in the data: the machine's nominal speed, said aloud (see README). */
 static void finish_sample(struct csv *c, struct mf_sample *s)
 {
+	s->line = c->line;
 	if (isnan(s->cpsp) && s->machine) {
 		s->cpsp = s->machine->nominal_mhz;
 		s->cpsp_nominal = true;

@@ -1088,6 +1088,7 @@ static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool
 	s->machine = r->opts.family == L->fam ? r->opts.machine : NULL;
 	s->system = L->host;
 	s->cpu = w->kind == ROW_CPU ? w->cpu : -1;
+	s->line = w->line;
 	for (i = 0; i < L->ncols; i++) {
 		uint64_t v;
 		if (!w->has[i] || L->cols[i].slot < 0)

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reader for `perf stat` output on Linux on Z: the human-readable form
- * (values with thousands separators, "# metric" comments, <not counted>,
- * the elapsed-time line) and the -x SEP form, with -I interval timestamps
- * and -A per-CPU rows (linux-s390.md §6).  perf prints one line per event,
- * so the whole output is read first, the family is named from the events
- * (unless --machine says it), then one sample per interval and CPU is made.
+ * (values with thousands separators, unit columns such as "msec" and "ns",
+ * "# metric" comments, <not counted>, the elapsed-time line) and the -x SEP
+ * form, with -I interval timestamps (padded with blanks by perf before late
+ * 2022) and -A per-CPU rows (linux-s390.md §6).  perf prints one line per
+ * event, so the whole output is read first, the family is named from the
+ * events (unless --machine says it), then one sample per interval and CPU is
+ * made.  Events that are not CPU-MF counters of any family (task-clock,
+ * page-faults, branches, tracepoints, other PMUs, names no table has) are
+ * left out, counted and named in a warning; duration_time gives the run's
+ * length when perf printed no "seconds time elapsed" line (-x).
  */
 #include <ctype.h>
 #include <math.h>
@@ -36,24 +41,40 @@ struct pstate {
 	char **names;          /* distinct event names, upper case, modifiers removed */
 	size_t nnames;
 	long *name_line;       /* first line of each name */
-	double elapsed;
+	double elapsed;        /* "N seconds time elapsed", or NAN */
+	double duration;       /* duration_time in seconds (no -I), or NAN */
 	bool user_only;
 	int64_t base_us;       /* "# started on" time, or 0 */
 	bool has_base;
+	char sep;              /* the -x separator, or 0 for the human form */
+	bool form_known;       /* sep decided (from the first line with a count) */
+	long ccerror_line;     /* first DFLT_CCERROR line (z15 counter 265 before Linux 5.8), or 0 */
 	const struct mf_family *fam;
 	int16_t *slot;         /* per name: dense slot on fam */
 	size_t next;           /* next line to turn into samples */
 	double prev_ts;
-	unsigned long ignored;
+	unsigned long ignored;        /* lines of events that are not CPU-MF counters */
 	char ignored_names[160];
-	unsigned long not_counted;
+	unsigned long not_counted;    /* CPU-MF lines with <not counted> or <not supported> */
+	char not_counted_names[160];
 };
 
-/* Generic perf events that are not CPU-MF counters: counted and left out. */
-static const char *const software_events[] = {"task-clock", "cpu-clock", "context-switches", "cs",
-					      "cpu-migrations", "migrations", "page-faults", "faults",
-					      "minor-faults", "major-faults", "duration_time", "user_time",
-					      "system_time", "alignment-faults", "emulation-faults", NULL};
+/* perf's own event names that are not CPU-MF counters: only to recognise the format. */
+static const char *const perf_events[] = {"task-clock", "cpu-clock", "context-switches", "cpu-migrations",
+					  "page-faults", "minor-faults", "major-faults", "duration_time",
+					  "user_time", "system_time", "cycles", "instructions", "branches",
+					  "branch-misses", "cache-references", "cache-misses", NULL};
+
+static bool is_perf_event(const char *t, size_t n)
+{
+	size_t i;
+	for (i = 0; perf_events[i]; i++) {
+		size_t k = strlen(perf_events[i]);
+		if (k <= n && strncmp(t, perf_events[i], k) == 0 && (k == n || t[k] == ':'))
+			return true;
+	}
+	return false;
+}
 
 /* Does the token look like a CPU-MF event name (UPPER_CASE with an underscore, or cpum_cf/...)? */
 static bool looks_like_event(const char *t, size_t n)
@@ -79,7 +100,8 @@ static int probe(const char *buf, size_t n)
 
 	if (memchr(buf, '\0', n))
 		return 0;
-	if (memmem(buf, n, "Performance counter stats", 25) || memmem(buf, n, "seconds time elapsed", 20))
+	if (memmem(buf, n, "Performance counter stats", 25) || memmem(buf, n, "seconds time elapsed", 20) ||
+	    (n > 13 && memcmp(buf, "# started on ", 13) == 0))
 		return 85;
 	/* Up to 8 lines: a count (or <not counted>) followed, somewhere, by an event name. */
 	while (p < end && lines < 8) {
@@ -99,7 +121,7 @@ static int probe(const char *buf, size_t n)
 					break;
 				if (isdigit((unsigned char)*t) || *t == '<')
 					count = true;
-				else if (count && looks_like_event(t, (size_t)(q - t)))
+				else if (count && (looks_like_event(t, (size_t)(q - t)) || is_perf_event(t, (size_t)(q - t))))
 					return 60;
 			}
 			lines++;
@@ -128,7 +150,17 @@ static int perr(struct mf_reader *r, struct mf_error *err, int code, long line, 
 	return code;
 }
 
-/* The event name without the PMU prefix and modifiers, upper case; sets *user for :u or /u. */
+/* The short name of a counter number (B0, P33, C64, E143, M448): what cpum_cf/event=0x../ counts. */
+static void short_name(unsigned long num, char *out, size_t n)
+{
+	char set = num < 32 ? 'B' : num < 64 ? 'P' : num < 128 ? 'C' : num < 448 ? 'E' : 'M';
+	snprintf(out, n, "%c%lu", set, num);
+}
+
+/*
+ * The event name without the PMU prefix and modifiers, upper case; sets
+ * *user for :u or /u.  cpum_cf/event=0x80/ becomes the short name E128.
+ */
 static void normalise(const char *ev, size_t len, char *out, size_t n, bool *user)
 {
 	size_t i, k = 0;
@@ -145,8 +177,17 @@ static void normalise(const char *ev, size_t len, char *out, size_t n, bool *use
 					*user = true;
 			e = slash;
 		}
-	}
-	{
+		if (e - p > 6 && strncmp(p, "event=", 6) == 0) {
+			char num[24], *end;
+			unsigned long v;
+			snprintf(num, sizeof(num), "%.*s", (int)(e - p - 6 < 23 ? e - p - 6 : 23), p + 6);
+			v = strtoul(num, &end, 0);
+			if (end != num && !*end && v < MF_MAX_COUNTER) {
+				short_name(v, out, n);
+				return;
+			}
+		}
+	} else {
 		const char *colon = memchr(p, ':', (size_t)(e - p));
 		if (colon) {
 			const char *m;
@@ -162,8 +203,6 @@ static void normalise(const char *ev, size_t len, char *out, size_t n, bool *use
 	/* perf's generic hardware events map to the basic counters on s390. */
 	if (strcmp(out, "CYCLES") == 0 || strcmp(out, "CPU-CYCLES") == 0)
 		snprintf(out, n, "CPU_CYCLES");
-	else if (strcmp(out, "INSTRUCTIONS") == 0)
-		snprintf(out, n, "INSTRUCTIONS");
 }
 
 static int add_name(struct pstate *s, const char *name, long line)
@@ -208,15 +247,19 @@ static int parse_count(const char *p, size_t len, bool seps, uint64_t *v)
 	return digits ? 0 : -1;
 }
 
-static bool is_software(const char *ev, size_t len)
+/*
+ * Is name (normalised) a CPU-MF counter: of the --machine family, of the
+ * basic and problem-state sets every family has, or of some machine family?
+ */
+static bool cpumf_name(const struct mf_reader *r, const char *name)
 {
-	size_t i;
-	for (i = 0; software_events[i]; i++)
-		if (strlen(software_events[i]) <= len && strncasecmp(ev, software_events[i], strlen(software_events[i])) == 0 &&
-		    (len == strlen(software_events[i]) || ev[strlen(software_events[i])] == ':' ||
-		     ev[strlen(software_events[i])] == '/'))
-			return true;
-	return false;
+	const struct mf_kb *kb = r->opts.kb;
+	const char *one[1] = {name};
+	if (r->opts.family && mf_family_counter(r->opts.family, name, strlen(name)))
+		return true;
+	if (mf_family_counter(mf_kb_generic(kb), name, strlen(name)))
+		return true;
+	return mf_kb_families_for(kb, one, 1, NULL, 0) > 0;
 }
 
 static int add_line(struct pstate *s, const struct pline *pl)
@@ -233,38 +276,73 @@ static int add_line(struct pstate *s, const struct pline *pl)
 	return 0;
 }
 
-static void note_ignored(struct pstate *s, const char *ev, size_t len)
+/* Adds ev to a ", "-separated list of names (once; "..." when the list is full). */
+static void list_name(char *list, size_t size, const char *ev, size_t len)
 {
-	s->ignored++;
-	if (strlen(s->ignored_names) + len + 3 < sizeof(s->ignored_names) &&
-	    !strstr(s->ignored_names, ev)) {
-		if (s->ignored_names[0])
-			strcat(s->ignored_names, ", ");
-		strncat(s->ignored_names, ev, len);
+	size_t used = strlen(list);
+	char one[80];
+	snprintf(one, sizeof(one), "%.*s", (int)(len < 79 ? len : 79), ev);
+	{
+		/* Already listed? Compare whole items. */
+		const char *p = list;
+		size_t k = strlen(one);
+		while ((p = strstr(p, one)) != NULL) {
+			if ((p == list || p[-1] == ' ') && (p[k] == ',' || p[k] == '\0'))
+				return;
+			p += k;
+		}
+	}
+	if (used + strlen(one) + 6 < size) {
+		snprintf(list + used, size - used, "%s%s", used ? ", " : "", one);
+	} else if (used + 5 < size && (used < 3 || strcmp(list + used - 3, "...") != 0)) {
+		snprintf(list + used, size - used, ", ...");
 	}
 }
 
+/* Does the text [p, p + n) begin with word w (followed by the end or a blank)? */
+static bool word_is(const char *p, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+	return n == k && strncmp(p, w, k) == 0;
+}
+
 /*
- * The common end of both line forms: a count (or <not counted>) and an event.
- * Software events are counted and left out; the rest joins the lines.
+ * The common end of both line forms: a count (or <not counted>), its unit
+ * (may be empty) and an event.  Events that are not CPU-MF counters are
+ * counted and left out (duration_time noted as the run's length); the rest
+ * joins the lines.
  */
 static int add_event(struct mf_reader *r, struct pstate *s, struct pline *pl, const char *cnt, size_t cl,
-		     const char *ev, size_t el, bool seps, const char *ls, struct mf_error *err)
+		     const char *unit, size_t ul, const char *ev, size_t el, bool seps, const char *ls,
+		     struct mf_error *err)
 {
 	char name[128];
 	bool user;
-	if (is_software(ev, el)) {
-		note_ignored(s, ev, el);
+	normalise(ev, el, name, sizeof(name), &user);
+	if (strcmp(name, "DFLT_CCERROR") == 0) {
+		/* Linux before 5.8 named z15 counter 265 so; the family is checked at the end. */
+		if (!s->ccerror_line)
+			s->ccerror_line = pl->line;
+		snprintf(name, sizeof(name), "E265");
+	} else if (!cpumf_name(r, name)) {
+		uint64_t ns;
+		if (strcmp(name, "DURATION_TIME") == 0 && isnan(pl->ts) && pl->cpu < 0 && cl && cnt[0] != '<' &&
+		    (ul == 0 || word_is(unit, ul, "ns")) && parse_count(cnt, cl, seps, &ns) == 0) {
+			s->duration = (double)ns / 1e9; /* used, when there is no elapsed line */
+			return 0;
+		}
+		s->ignored++;
+		list_name(s->ignored_names, sizeof(s->ignored_names), ev, el);
 		return 0;
 	}
 	if (cl && cnt[0] == '<') {
 		pl->counted = false;
 		s->not_counted++;
+		list_name(s->not_counted_names, sizeof(s->not_counted_names), ev, el);
 	} else if (parse_count(cnt, cl, seps, &pl->value)) {
 		return perr(r, err, MF_EFORMAT, pl->line, (long)(cnt - ls) + 1, ls, "count '%.*s' is not a number",
 			    (int)(cl > 30 ? 30 : cl), cnt);
 	}
-	normalise(ev, el, name, sizeof(name), &user);
 	if (user)
 		s->user_only = true;
 	pl->event = add_name(s, name, pl->line);
@@ -273,12 +351,44 @@ static int add_event(struct mf_reader *r, struct pstate *s, struct pline *pl, co
 	return 0;
 }
 
-/* One line of -x output: [ts] [CPUn] value unit event ... */
+/*
+ * An aggregation id of perf stat --per-socket, --per-die, --per-core or
+ * --per-node (S0, S0-D0, S0-D0-C3, N0): those layouts are not read.
+ */
+static bool aggregation_id(const char *p, size_t n)
+{
+	size_t i = 1;
+	if (n < 2 || (p[0] != 'S' && p[0] != 'N') || !isdigit((unsigned char)p[1]))
+		return false;
+	while (i < n && (isdigit((unsigned char)p[i]) || ((p[i] == '-') && i + 2 < n + 1 &&
+							  (p[i + 1] == 'D' || p[i + 1] == 'C'))))
+		i += p[i] == '-' ? 2 : 1;
+	return i == n;
+}
+
+#define AGGREGATION_MSG                                                                                         \
+	"'%.*s' is an aggregation id of perf stat --per-socket, --per-die, --per-core or --per-node, which "     \
+	"mfstat does not read: count without them (per CPU with -A)"
+
+/* Skips blanks at both ends of [*p, *p + *n). */
+static void trim(const char **p, size_t *n)
+{
+	while (*n && (**p == ' ' || **p == '\t'))
+		(*p)++, (*n)--;
+	while (*n && ((*p)[*n - 1] == ' ' || (*p)[*n - 1] == '\t'))
+		(*n)--;
+}
+
+/*
+ * One line of -x output: [ts] [CPUn] value unit event ...  perf before late
+ * 2022 pads the -I timestamp with blanks ("     1.000123456,..."); fields are
+ * taken without blanks around them.
+ */
 static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const char *le, char sep, long ln,
 		   struct mf_error *err)
 {
 	const char *f[16];
-	size_t fl[16], nf = 0, i = 0;
+	size_t fl[16], nf = 0, i = 0, k;
 	const char *p = ls;
 	struct pline pl = {ln, NAN, -1, -1, true, 0};
 
@@ -290,17 +400,23 @@ static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const 
 			break;
 		p = q + 1;
 	}
+	for (k = 0; k < nf; k++)
+		if (sep != ' ' && sep != '\t')
+			trim(&f[k], &fl[k]);
 	/* A leading timestamp (-I) has a decimal point; a leading CPUn is -A. */
 	if (nf > 3 && fl[0] && memchr(f[0], '.', fl[0]) && isdigit((unsigned char)f[0][0]) && fl[1] &&
-	    (isdigit((unsigned char)f[1][0]) || f[1][0] == '<' || strncmp(f[1], "CPU", 3) == 0)) {
+	    (isdigit((unsigned char)f[1][0]) || f[1][0] == '<' || strncmp(f[1], "CPU", 3) == 0 ||
+	     aggregation_id(f[1], fl[1]))) {
 		char tmp[40];
 		char *end;
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(fl[0] < 39 ? fl[0] : 39), f[0]);
 		pl.ts = strtod(tmp, &end);
 		if (*end)
-			return perr(r, err, MF_EFORMAT, ln, 1, ls, "bad interval timestamp '%s'", tmp);
+			return perr(r, err, MF_EFORMAT, ln, (long)(f[0] - ls) + 1, ls, "bad interval timestamp '%s'", tmp);
 		i++;
 	}
+	if (nf > i && aggregation_id(f[i], fl[i]))
+		return perr(r, err, MF_EFORMAT, ln, (long)(f[i] - ls) + 1, ls, AGGREGATION_MSG, (int)fl[i], f[i]);
 	if (nf > i + 3 && fl[i] > 3 && strncmp(f[i], "CPU", 3) == 0) {
 		char *end;
 		char tmp[24];
@@ -317,10 +433,14 @@ static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const 
 		/* A metric-only line (no event): perf's own derived values. */
 		return 0;
 	}
-	return add_event(r, s, &pl, f[i], fl[i], f[i + 2], fl[i + 2], false, ls, err);
+	return add_event(r, s, &pl, f[i], fl[i], f[i + 1], fl[i + 1], f[i + 2], fl[i + 2], false, ls, err);
 }
 
-/* One line of the human form: [ts] [CPUn] value event [# metric]. */
+/*
+ * One line of the human form: [ts] [CPUn] value [unit] event [# metric]
+ * [(NN.NN%)] [( +- N% )].  The unit column ("msec" before task-clock, "ns"
+ * before duration_time) is there when two words follow the count.
+ */
 static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, const char *le, long ln,
 		       struct mf_error *err)
 {
@@ -333,7 +453,7 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 	while (p < end && nt < 8) {
 		while (p < end && isspace((unsigned char)*p))
 			p++;
-		if (p >= end)
+		if (p >= end || *p == '(') /* "(50.00%)" multiplexing, "( +- 1.2% )" variation */
 			break;
 		tok[nt] = p;
 		if (*p == '<') { /* "<not counted>" is one token */
@@ -348,24 +468,17 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 	}
 	if (nt == 0)
 		return 0;
-	/* "N seconds time elapsed", "N seconds user/sys" */
-	if (nt >= 3 && strncmp(tok[1], "seconds", 7) == 0) {
-		if (nt >= 4 && strncmp(tok[2], "time", 4) == 0 && strncmp(tok[3], "elapsed", 7) == 0) {
-			char tmp[40];
-			snprintf(tmp, sizeof(tmp), "%.*s", (int)(tl[0] < 39 ? tl[0] : 39), tok[0]);
-			s->elapsed = strtod(tmp, NULL);
-		}
-		return 0;
-	}
-	if (nt >= 2 && strncmp(tok[0], "Performance", 11) == 0)
-		return 0;
 	if (nt >= 3 && memchr(tok[0], '.', tl[0]) && isdigit((unsigned char)tok[0][0]) &&
-	    (isdigit((unsigned char)tok[1][0]) || tok[1][0] == '<' || strncmp(tok[1], "CPU", 3) == 0)) {
+	    (isdigit((unsigned char)tok[1][0]) || tok[1][0] == '<' || strncmp(tok[1], "CPU", 3) == 0 ||
+	     aggregation_id(tok[1], tl[1]))) {
 		char tmp[40];
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(tl[0] < 39 ? tl[0] : 39), tok[0]);
 		pl.ts = strtod(tmp, NULL);
 		i++;
 	}
+	if (nt > i && aggregation_id(tok[i], tl[i]))
+		return perr(r, err, MF_EFORMAT, ln, (long)(tok[i] - ls) + 1, ls, AGGREGATION_MSG,
+			    (int)(tl[i] > 30 ? 30 : tl[i]), tok[i]);
 	if (nt > i + 1 && tl[i] > 3 && strncmp(tok[i], "CPU", 3) == 0 && isdigit((unsigned char)tok[i][3])) {
 		pl.cpu = strtol(tok[i] + 3, NULL, 10);
 		i++;
@@ -373,7 +486,13 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 	if (nt < i + 2)
 		return perr(r, err, MF_EFORMAT, ln, (long)(le - ls) + 1, ls,
 			    "truncated line: expected a count and an event name");
-	return add_event(r, s, &pl, tok[i], tl[i], tok[i + 1], tl[i + 1], true, ls, err);
+	if (nt == i + 2)
+		return add_event(r, s, &pl, tok[i], tl[i], "", 0, tok[i + 1], tl[i + 1], true, ls, err);
+	if (nt == i + 3)
+		return add_event(r, s, &pl, tok[i], tl[i], tok[i + 1], tl[i + 1], tok[i + 2], tl[i + 2], true, ls, err);
+	return perr(r, err, MF_EFORMAT, ln, (long)(tok[i + 3] - ls) + 1, ls,
+		    "unexpected '%.*s' after the event name (expected a count, a unit, an event and a # comment)",
+		    (int)(tl[i + 3] > 30 ? 30 : tl[i + 3]), tok[i + 3]);
 }
 
 /* "# started on Mon Nov 22 06:19:00 2026" */
@@ -393,18 +512,90 @@ static void started_on(struct pstate *s, const char *ls, const char *le)
 	}
 }
 
+/*
+ * Lines that carry no count in either form: the "Performance counter stats
+ * for 'COMMAND':" title (whose command may hold any separator), and "N
+ * seconds time elapsed" (with -r "N +- D seconds time elapsed ( +- P% )"),
+ * "N seconds user", "N seconds sys".  Returns true when [ls, le) is one.
+ */
+static bool summary_line(struct pstate *s, const char *ls, const char *le)
+{
+	const char *p = ls, *sec;
+	while (p < le && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((size_t)(le - p) >= 25 && memcmp(p, "Performance counter stats", 25) == 0)
+		return true;
+	sec = memmem(p, (size_t)(le - p), " seconds ", 9);
+	if (!sec || !isdigit((unsigned char)*p))
+		return false;
+	{
+		/* The words before " seconds" are a number, or "N +- D". */
+		const char *q = p;
+		while (q < sec && (isdigit((unsigned char)*q) || *q == '.' || *q == ',' || *q == ' ' || *q == '+' ||
+				   *q == '-'))
+			q++;
+		if (q != sec)
+			return false;
+	}
+	if (memmem(sec, (size_t)(le - sec), " seconds time elapsed", 21) == sec) {
+		char tmp[40];
+		size_t n = strcspn(p, " ");
+		snprintf(tmp, sizeof(tmp), "%.*s", (int)(n < 39 ? n : 39), p);
+		s->elapsed = strtod(tmp, NULL);
+		return true;
+	}
+	return memmem(sec, (size_t)(le - sec), " seconds user", 13) == sec ||
+	       memmem(sec, (size_t)(le - sec), " seconds sys", 12) == sec;
+}
+
+/*
+ * The -x separator, from the first line with a count: a tab, or the first
+ * of ',' ';' '|' in the first blank-delimited word unless that word is a
+ * number with thousands separators (the human form); 0 for the human form.
+ */
+static char detect_sep(const char *ls, const char *le)
+{
+	const char *p = ls, *w;
+	size_t n, i;
+	bool number = true;
+	for (w = ls; w < le; w++)
+		if (*w == '\t')
+			return '\t';
+	while (p < le && *p == ' ')
+		p++;
+	if (p < le && *p == '<') { /* <not counted>: the separator follows the '>' */
+		const char *gt = memchr(p, '>', (size_t)(le - p));
+		return gt && gt + 1 < le && (gt[1] == ',' || gt[1] == ';' || gt[1] == '|') ? gt[1] : 0;
+	}
+	w = p;
+	while (p < le && *p != ' ')
+		p++;
+	n = (size_t)(p - w);
+	/* A -x line has its event name before any blank; a human count is digits and separators only. */
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)w[i]) && w[i] != '.' && w[i] != ',' && w[i] != '\'')
+			number = false;
+	for (i = 0; i < n; i++) {
+		if (w[i] == ';' || w[i] == '|')
+			return w[i];
+		if (w[i] == ',' && !number)
+			return ',';
+	}
+	return 0;
+}
+
 static int open_perf(struct mf_reader *r, struct mf_error *err)
 {
 	struct pstate *s = calloc(1, sizeof(*s));
 	const char *p, *end;
 	long ln = 0;
-	char sep = 0;
 	int rc;
 
 	if (!s)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
 	r->state = s;
 	s->elapsed = NAN;
+	s->duration = NAN;
 	s->prev_ts = 0;
 	/* The whole output: perf prints one line per event, samples need all of an interval. */
 	while (!r->st.eof) {
@@ -427,41 +618,60 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 			le--;
 		if (p < le && *p == '#') {
 			started_on(s, p, le);
-		} else if (p < le) {
-			/* The -x separator: the first of ',' ';' '\t' '|' on a line that is not human form. */
-			if (!sep && !memmem(p, (size_t)(le - p), "   ", 3)) {
-				const char *q;
-				for (q = p; q < le && !sep; q++)
-					if (*q == ',' || *q == ';' || *q == '|' || *q == '\t')
-						sep = *q;
+		} else if (p < le && !summary_line(s, p, le)) {
+			if (!s->form_known) {
+				s->sep = detect_sep(p, le);
+				s->form_known = true;
 			}
-			rc = sep ? parse_x(r, s, p, le, sep, ln, err) : parse_human(r, s, p, le, ln, err);
+			rc = s->sep ? parse_x(r, s, p, le, s->sep, ln, err) : parse_human(r, s, p, le, ln, err);
 			if (rc)
 				return rc;
 		}
 		p = nl ? nl + 1 : end;
 	}
-	if (s->nlines == 0)
-		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "no CPU-MF counter lines in the perf stat output");
+	if (s->nlines == s->not_counted) {
+		/* Nothing to report: say what the file has and what to collect instead. */
+		char has[400];
+		size_t used = 0;
+		has[0] = '\0';
+		if (s->not_counted)
+			used += (size_t)snprintf(has + used, sizeof(has) - used, "; perf could not count %s (<not supported> "
+						 "or <not counted>)", s->not_counted_names);
+		if (s->ignored && used < sizeof(has))
+			snprintf(has + used, sizeof(has) - used, "; %s %s", s->ignored_names,
+				 strchr(s->ignored_names, ',') ? "are not CPU-MF counters" : "is not a CPU-MF counter");
+		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+				    "the perf stat output has no CPU-MF counter values%s: on Linux on IBM Z, count the "
+				    "cpum_cf events (perf stat -e CPU_CYCLES,INSTRUCTIONS,L1I_DIR_WRITES,L1D_DIR_WRITES,... "
+				    "or mfstat stat -- COMMAND)",
+				    has);
+	}
 	/* The family: --machine, else the one family that defines every event. */
 	s->fam = r->opts.family;
+	if (s->fam && s->ccerror_line && strcmp(s->fam->key, "z15") != 0)
+		return perr(r, err, MF_ENOCOUNTER, s->ccerror_line, 0, NULL,
+			    "event DFLT_CCERROR is not a %s counter (it is the name Linux before 5.8 gave z15 counter 265)",
+			    s->fam->display);
 	if (!s->fam) {
 		const struct mf_family *fit[16];
 		size_t n = mf_kb_families_for(r->opts.kb, (const char *const *)s->names, s->nnames, fit, 16), i, basic = 1;
 		for (i = 0; i < s->nnames; i++)
 			if (!mf_family_counter(mf_kb_generic(r->opts.kb), s->names[i], strlen(s->names[i])))
 				basic = 0;
-		if (basic) {
+		if (s->ccerror_line) {
+			/* DFLT_CCERROR names the family: z15, if the other events are z15 counters too. */
+			for (i = 0; i < n && i < 16 && strcmp(fit[i]->key, "z15") != 0; i++)
+				;
+			if (i == n || i == 16)
+				return perr(r, err, MF_EFORMAT, s->ccerror_line, 0, NULL,
+					    "event DFLT_CCERROR is z15 counter 265 (its name before Linux 5.8), but the other "
+					    "events are not all z15 counters");
+			s->fam = fit[i];
+		} else if (basic) {
 			s->fam = mf_kb_generic(r->opts.kb);
 		} else if (n == 1) {
 			s->fam = fit[0];
 		} else if (n == 0) {
-			for (i = 0; i < s->nnames; i++) {
-				const struct mf_family *one[1];
-				if (mf_kb_families_for(r->opts.kb, (const char *const *)&s->names[i], 1, one, 1) == 0)
-					return perr(r, err, MF_EFORMAT, s->name_line[i], 0, NULL,
-						    "unknown event %s: not a CPU-MF counter of any machine family", s->names[i]);
-			}
 			return perr(r, err, MF_EFORMAT, 0, 0, NULL,
 				    "the events mix machine families (no family has them all): give --machine");
 		} else {
@@ -487,14 +697,16 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 			s->slot[i] = s->fam->dense[c->number];
 		}
 	}
+	if (isnan(s->elapsed) && s->duration > 0)
+		s->elapsed = s->duration;
 	if (s->user_only)
 		mf_reader_warn(r, "%s: user-space only counts (:u): metrics describe problem state only", r->path);
 	if (s->ignored)
-		mf_reader_warn(r, "%s: %lu lines of events that are not CPU-MF counters left out (%s)", r->path,
-			       s->ignored, s->ignored_names);
+		mf_reader_warn(r, "%s: %lu line%s of events that are not CPU-MF counters left out (%s)", r->path,
+			       s->ignored, s->ignored == 1 ? "" : "s", s->ignored_names);
 	if (s->not_counted)
-		mf_reader_warn(r, "%s: %lu counts were <not counted> or <not supported>: those counters are absent",
-			       r->path, s->not_counted);
+		mf_reader_warn(r, "%s: %lu count%s <not counted> or <not supported> (%s): those counters are absent",
+			       r->path, s->not_counted, s->not_counted == 1 ? " was" : "s were", s->not_counted_names);
 	if (!s->has_base && s->nlines && !isnan(s->lines[0].ts))
 		mf_reader_warn(r, "%s: no '# started on' line: interval starts count from 1970-01-01T00:00:00Z", r->path);
 	return 0;
@@ -521,6 +733,7 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 	mf_sample_reset(smp);
 	smp->family = s->fam;
 	smp->cpu = cpu;
+	smp->line = s->lines[first].line;
 	smp->user_only = s->user_only;
 	/* The lines of this interval: up to the first line with another timestamp. */
 	for (i = first; i < s->nlines; i++) {

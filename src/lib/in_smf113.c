@@ -5,6 +5,13 @@
  * system, collection run and CPU (smf113-layout.md §6.4).  CPUs close an
  * interval at slightly different moments, so interval starts are snapped to
  * the first start seen for that interval of that system.
+ *
+ * Both subtypes of one system: an interval is never counted twice.  Subtype 1
+ * (IBM's recommendation) is used from a system's first subtype 1 record on;
+ * its later subtype 2 records are counted and skipped.  Subtype 2 intervals
+ * read before that (a dump that starts with subtype 2 only) stay, and the
+ * subtype 1 intervals of the same CPU that they already cover are dropped and
+ * counted.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -23,6 +30,7 @@ enum {
 	DROP_ORDER,       /* a subtype 2 record older than the previous one of its CPU */
 	DROP_S2_WITH_S1,  /* subtype 2 of a system that also writes subtype 1 */
 	DROP_NO_INTERVAL, /* no interval times */
+	DROP_S1_COVERED,  /* subtype 1 of an interval already taken from subtype 2 */
 	NDROPS
 };
 
@@ -33,6 +41,7 @@ static const char *const drop_text[NDROPS] = {
 	"subtype 2 records out of time order",
 	"subtype 2 records of systems that also write subtype 1",
 	"subtype 1 records without interval times",
+	"subtype 1 intervals already counted from subtype 2 records",
 };
 
 struct baseline {
@@ -50,6 +59,11 @@ struct sysinfo {
 	uint32_t system;
 	bool has_s1;
 	uint64_t s2_before_s1;
+	struct s2cov {
+		unsigned cpu;
+		int64_t end_us; /* end of the last subtype 2 interval of this CPU */
+	} *cov;
+	size_t ncov, capcov;
 	int64_t starts[64]; /* canonical interval starts, most recent first */
 	size_t nstarts;
 	uint64_t intervals;
@@ -63,7 +77,8 @@ struct smfstate {
 	struct sysinfo *sys;
 	uint64_t drops[NDROPS];
 	uint64_t bad_records;
-	bool warned;
+	uint64_t mt_lost;  /* subtype 1 intervals whose MT-diagnostic counters were left out */
+	bool at_end;       /* the end-of-file checks have run */
 };
 
 static int probe(const char *buf, size_t n)
@@ -97,6 +112,67 @@ static struct sysinfo *sys_of(struct smfstate *s, uint32_t system)
 	y->next = s->sys;
 	s->sys = y;
 	return y;
+}
+
+/* The CPU's subtype 2 coverage entry (created when add); NULL if none (or out of memory with add). */
+static struct s2cov *cov_of(struct sysinfo *y, unsigned cpu, bool add)
+{
+	size_t i;
+	for (i = 0; i < y->ncov; i++)
+		if (y->cov[i].cpu == cpu)
+			return &y->cov[i];
+	if (!add)
+		return NULL;
+	if (y->ncov == y->capcov) {
+		size_t cap = y->capcov ? y->capcov * 2 : 16;
+		struct s2cov *n = realloc(y->cov, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		y->cov = n;
+		y->capcov = cap;
+	}
+	y->cov[y->ncov].cpu = cpu;
+	y->cov[y->ncov].end_us = INT64_MIN;
+	return &y->cov[y->ncov++];
+}
+
+/* Types of the records read, as "2, 3, 30" (at most a line). */
+static void types_text(const struct mf_smf_stats *st, char *buf, size_t n)
+{
+	size_t t, k = 0;
+	buf[0] = '\0';
+	for (t = 0; t < 256 && k + 8 < n; t++)
+		if (st->by_type[t])
+			k += (size_t)snprintf(buf + k, n - k, "%s%zu", k ? ", " : "", t);
+}
+
+/* End of the file: what a whole dump shows (no type 113 at all, a missing trailer, lost MT data). */
+static int at_end(struct mf_reader *r, struct smfstate *s, struct mf_error *err)
+{
+	const struct mf_smf_stats *st = &s->dec.stats;
+	char types[200];
+	if (s->at_end)
+		return 0;
+	s->at_end = true;
+	if (s->mt_lost)
+		mf_reader_warn(r, "%s: %" PRIu64 " subtype 1 interval%s flagged lost MT-diagnostic counter data: "
+				  "their MT-diagnostic counters are left out",
+			       r->path, s->mt_lost, s->mt_lost == 1 ? "" : "s");
+	if (st->by_type[2] > st->by_type[3])
+		mf_reader_warn(r, "%s: the dump has an IFASMFDP header record (type 2) but no trailer record (type 3): "
+				  "it may be cut short",
+			       r->path);
+	if (st->by_type[113] == 0 && s->bad_records == 0) {
+		types_text(st, types, sizeof(types));
+		return mf_error_set(err, MF_ENODATA, r->path, 0, 0,
+				    "no SMF type 113 records in %s (%" PRIu64 " record%s of type%s %s): %s",
+				    r->path, st->records, st->records == 1 ? "" : "s", strchr(types, ',') ? "s" : "",
+				    types[0] ? types : "none",
+				    st->by_type[0xC9] ? "type 201 is what type 113 becomes in an ASCII (text) transfer: "
+							"transfer the dump again in binary with RDWs kept"
+						      : "check that SMF collects type 113 and the dump selects it");
+	}
+	return 0;
 }
 
 /*
@@ -149,6 +225,7 @@ static void fill_identity(struct mf_reader *r, const struct mf_smf_record *rec, 
 	smp->cpu = rec->cpu;
 	smp->pool = rec->pool;
 	smp->cpsp = rec->cpsp > 0 ? rec->cpsp : NAN;
+	smp->offset = rec->offset;
 	(void)r;
 }
 
@@ -162,15 +239,8 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 		struct sysinfo *y;
 		int rc = mf_smfdec_next(&s->dec, rec, err);
 		size_t i;
-		if (rc == 0) {
-			if (s->dec.alt_packing && !s->warned) {
-				mf_reader_warn(r, "%s: counter-set sections matched only the alternative packing of "
-						  "smf113-layout.md 5.3; please report this",
-					       r->path);
-				s->warned = true;
-			}
-			return 0;
-		}
+		if (rc == 0)
+			return at_end(r, s, err);
 		if (rc < 0) {
 			if (rc == MF_EFORMAT)
 				s->bad_records++;
@@ -182,10 +252,11 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
 		if (rec->subtype == 1) {
 			double seconds;
+			struct s2cov *cv;
 			if (!y->has_s1 && y->s2_before_s1)
-				mf_reader_warn(r, "%s: system %s wrote %" PRIu64 " subtype 2 intervals before its first "
-						  "subtype 1 record; both were counted for those intervals",
-					       r->path, rec->system, y->s2_before_s1);
+				mf_reader_warn(r, "%s: system %s: %" PRIu64 " CPU intervals before its first subtype 1 record "
+						  "(record %ld) are taken from subtype 2, the later ones from subtype 1",
+					       r->path, rec->system, y->s2_before_s1, rec->number);
 			y->has_s1 = true;
 			if (rec->lost) {
 				s->drops[DROP_LOST]++;
@@ -195,12 +266,23 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 				s->drops[DROP_NO_INTERVAL]++;
 				continue;
 			}
+			/* An interval that this CPU's subtype 2 records already gave (most of it): not twice. */
+			cv = cov_of(y, rec->cpu, false);
+			if (cv && cv->end_us - rec->start_us > (rec->end_us - rec->start_us) / 2) {
+				s->drops[DROP_S1_COVERED]++;
+				continue;
+			}
 			fill_identity(r, rec, smp, system);
 			seconds = (double)(rec->end_us - rec->start_us) / 1e6;
 			smp->seconds = seconds;
 			smp->has_start = true;
 			smp->start_us = snap(y, rec->start_us, seconds);
+			if (rec->mt_lost)
+				s->mt_lost++;
 			for (i = 0; i < rec->n; i++) {
+				/* Lost MT-diagnostic data: the set is absent for this interval, the rest stands. */
+				if (rec->mt_lost && rec->num[i] >= 448 && rec->num[i] < 496)
+					continue;
 				smp->slot[smp->n] = (uint16_t)rec->family->dense[rec->num[i]];
 				smp->value[smp->n++] = rec->val[i];
 			}
@@ -266,6 +348,12 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 				set_baseline(b, rec);
 				continue;
 			}
+			{
+				struct s2cov *cv = cov_of(y, rec->cpu, true);
+				if (!cv)
+					return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+				cv->end_us = rec->ctm_us;
+			}
 			smp->seconds = (double)(rec->ctm_us - b->ctm) / 1e6;
 			smp->has_start = true;
 			smp->start_us = snap(y, b->ctm, smp->seconds);
@@ -289,6 +377,7 @@ static void close_smf(struct mf_reader *r)
 	}
 	while (s->sys) {
 		struct sysinfo *n = s->sys->next;
+		free(s->sys->cov);
 		free(s->sys);
 		s->sys = n;
 	}
@@ -327,8 +416,35 @@ static void summary_smf(struct mf_reader *r, struct mf_strbuf *sb)
 	for (i = 0; i < NDROPS; i++)
 		if (s->drops[i])
 			mf_strbuf_printf(sb, "  dropped %" PRIu64 ": %s\n", s->drops[i], drop_text[i]);
+	if (s->mt_lost)
+		mf_strbuf_printf(sb, "  MT-diagnostic counters left out: %" PRIu64 " interval%s with lost MT-diagnostic data\n",
+				 s->mt_lost, s->mt_lost == 1 ? "" : "s");
 	if (s->bad_records)
 		mf_strbuf_printf(sb, "  bad records: %" PRIu64 " (see the messages above)\n", s->bad_records);
+}
+
+/* The counts of summary_smf, one by one (mf_reader_counts). */
+static void counts_smf(struct mf_reader *r, mf_count_fn *fn, void *ctx)
+{
+	struct smfstate *s = r->state;
+	const struct mf_smf_stats *st = &s->dec.stats;
+	static const char *const sub[3] = {"type 113 other subtypes", "type 113 subtype 1", "type 113 subtype 2"};
+	char what[32];
+	size_t t;
+
+	for (t = 1; t < 4; t++)
+		if (st->t113[t % 3])
+			fn(ctx, MF_COUNT_RECORDS, sub[t % 3], st->t113[t % 3]);
+	for (t = 0; t < 256; t++) {
+		if (t == 113 || !st->by_type[t])
+			continue;
+		snprintf(what, sizeof(what), "type %zu", t);
+		fn(ctx, MF_COUNT_RECORDS, what, st->by_type[t]);
+	}
+	/* Bad records are errors, or skipped and counted by the caller (--skip-bad-records). */
+	for (t = 0; t < NDROPS; t++)
+		if (s->drops[t])
+			fn(ctx, MF_COUNT_DROPPED, drop_text[t], s->drops[t]);
 }
 
 const struct mf_reader_ops mf_smf_reader = {
@@ -338,6 +454,7 @@ const struct mf_reader_ops mf_smf_reader = {
 	.next = next_smf,
 	.close = close_smf,
 	.summary = summary_smf,
+	.counts = counts_smf,
 };
 
 /* The record-level API used by `mfstat smf list`. */

@@ -73,7 +73,8 @@ static long refill(struct mf_source *s, struct mf_error *err)
 static int start(struct mf_source *s, struct mf_error *err)
 {
 	long got;
-	s->in = malloc(INBUF);
+	/* Zeroed: gcc 12 at -O3 cannot see that raw_read fills the bytes tested below. */
+	s->in = calloc(1, INBUF);
 	if (!s->in)
 		return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "out of memory");
 	/* Enough bytes to see a magic number (a short read is fine at the end). */

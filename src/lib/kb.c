@@ -180,7 +180,7 @@ const char *mf_lspr_name(int cls)
 
 const char *mf_pool_name(int pool)
 {
-	static const char *const names[] = {NULL, "GCP", "ZIIP", "ZAAP", "IFL", "ICF"};
+	static const char *const names[] = {NULL, "GCP", "ZIIP", "ZAAP", "IFL", "ICF", "ZCBP"};
 	return pool > 0 && pool < MF_NPOOLS ? names[pool] : NULL;
 }
 

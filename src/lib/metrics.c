@@ -86,7 +86,7 @@ void mf_metrics_compute_opts(const struct mf_kb *kb, const struct mf_group *grp,
 		}
 	}
 
-	/* LSPR from the engines that are not zIIP or zAAP (deck, December 2024). */
+	/* LSPR from the engines the family leaves out of it (zIIP, zAAP, zCBP: deck, December 2024). */
 	r->lspr = MF_LSPR_NONE;
 	r->lspr_l1mp = r->lspr_rni = NAN;
 	if (!fam->lspr) {

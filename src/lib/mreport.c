@@ -6,6 +6,7 @@
  * are formatted without the locale (integer arithmetic or mf_fmt_g15), and
  * everything is built in memory before one write.
  */
+#include "mfstat/escape.h"
 #include "mfstat/measure.h"
 #include "mfstat/sample.h"
 #include "mfstat/strbuf.h"
@@ -657,7 +658,7 @@ static void text_header(struct ctx *x, struct mf_strbuf *sb)
 	hline(sb, "Database:", "%s", run->database[0] ? run->database : "not saved");
 	hline(sb, "Mode:", "%s", mode_text(run));
 	hline(sb, "Attribution:", "%s",
-	      x->o.attribute_ip ? "ip (each sample goes to the function of its own address)"
+	      !x->o.attribute_line ? "ip (each sample goes to the function of its own address)"
 	                        : "line (a cache line and its samples go to the function owning its first byte)");
 	if (x->a.itlb && x->a.by_cpu)
 		hline(sb, "Sorted by:", "CPU samples (the run has no sampled ITLB misses)");
@@ -1027,7 +1028,7 @@ static size_t cl_statements(const struct ctx *x, const struct mf_agg_row *f, con
 	size_t n = 0, first, cnt, i;
 	const struct mf_msym *s;
 
-	if (x->o.attribute_ip && f->func) {
+	if (!x->o.attribute_line && f->func) {
 		if (f->start > lo)
 			lo = f->start;
 		if (f->size && f->start + f->size < hi && f->start + f->size > lo)
@@ -1178,96 +1179,16 @@ struct em {
 
 enum { F_NA, F_STR, F_U64, F_I64, F_NUM, F_BOOL };
 
-/* RFC 4180: quote a field that holds a comma, a quote or a line break. */
+/* A text cell: RFC 4180 with the formula guard; numbers do not come here (include/mfstat/escape.h). */
 static void csv_field(struct mf_strbuf *sb, const char *s)
 {
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		mf_strbuf_puts(sb, s);
-		return;
-	}
-	mf_strbuf_putc(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			mf_strbuf_putc(sb, '"');
-		mf_strbuf_putc(sb, *s);
-	}
-	mf_strbuf_putc(sb, '"');
+	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT);
 }
 
-/* Length of a valid UTF-8 sequence at s, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n, i;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/* A JSON string; bytes that are not UTF-8 become U+FFFD so the document stays valid. */
+/* A JSON string, or null for NULL (include/mfstat/escape.h). */
 static void json_str(struct mf_strbuf *sb, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	if (!s) {
-		mf_strbuf_puts(sb, "null");
-		return;
-	}
-	mf_strbuf_putc(sb, '"');
-	while (*p) {
-		size_t n;
-		switch (*p) {
-		case '"':
-			mf_strbuf_puts(sb, "\\\"");
-			p++;
-			continue;
-		case '\\':
-			mf_strbuf_puts(sb, "\\\\");
-			p++;
-			continue;
-		case '\n':
-			mf_strbuf_puts(sb, "\\n");
-			p++;
-			continue;
-		case '\r':
-			mf_strbuf_puts(sb, "\\r");
-			p++;
-			continue;
-		case '\t':
-			mf_strbuf_puts(sb, "\\t");
-			p++;
-			continue;
-		default: break;
-		}
-		if (*p < 0x20 || *p == 0x7f) {
-			mf_strbuf_printf(sb, "\\u%04x", *p);
-			p++;
-		} else if ((n = utf8_len(p)) == 0) {
-			mf_strbuf_puts(sb, "\\ufffd");
-			p++;
-		} else {
-			mf_strbuf_add(sb, (const char *)p, n);
-			p += n;
-		}
-	}
-	mf_strbuf_putc(sb, '"');
+	mf_escape_json(sb, s);
 }
 
 static void em_field(struct em *e, const char *key, int type, const char *s, uint64_t u, int64_t i, double d)
@@ -1565,7 +1486,7 @@ static void emit_run(const struct ctx *x, struct em *e)
 	em_str(e, "virtual_machine", vm_text(run->vm));
 	em_str(e, "database", run->database);
 	em_str(e, "mode", mode_text(run));
-	em_str(e, "attribution", x->o.attribute_ip ? "ip" : "line");
+	em_str(e, "attribution", x->o.attribute_line ? "line" : "ip");
 	em_str(e, "sort_metric", !x->a.itlb ? "samples" : x->a.by_cpu ? "cpu_samples" : "sampled_misses");
 	em_str(e, "estimated_events_unit", x->a.clock ? "ns" : "events");
 	em_u64(e, "data_faults", true, x->a.data_faults);
@@ -1689,7 +1610,7 @@ static int setup(struct ctx *x, const struct mf_mrun *run, const struct mf_mrepo
 	x->line_size = x->o.line_size ? x->o.line_size : run->line_size ? run->line_size : 64;
 	if (x->o.format < MF_MFMT_TEXT || x->o.format > MF_MFMT_JSON)
 		return mf_error_set(err, MF_EINVAL, "", 0, 0, "unknown report format %d", x->o.format);
-	return mf_agg_build(&x->a, run, x->line_size, x->o.attribute_ip, err);
+	return mf_agg_build(&x->a, run, x->line_size, !x->o.attribute_line, err);
 }
 
 static void teardown(struct ctx *x)

@@ -28,7 +28,7 @@ void mf_mrun_init(struct mf_mrun *run)
 	run->line_size = 64;
 	run->vm = -1;
 	run->rung = MF_RUNG_PRECISE;
-	strcpy(run->attribution, "line");
+	strcpy(run->attribution, "ip");
 	strcpy(run->privilege, "user");
 }
 

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mfstat/output.h"
+#include "mfstat/reader.h"
 
 int mf_report_key_index(const struct mf_family *fam, const char *key)
 {
@@ -57,4 +61,311 @@ int *mf_report_key_map(const struct mf_report *rep, const char *const *keys, siz
 		for (k = 0; k < nkeys; k++)
 			map[f * nkeys + k] = mf_report_key_index(&kb->families[f], keys[k]);
 	return map;
+}
+
+/* ---- Inputs ---- */
+
+struct collect {
+	struct mf_input *in;
+	int failed;
+};
+
+static void add_count(void *ctx, enum mf_count_kind kind, const char *what, uint64_t n)
+{
+	struct collect *c = ctx;
+	size_t *cnt = kind == MF_COUNT_RECORDS ? &c->in->nrecords : &c->in->ndropped;
+	struct mf_input_count **arr = kind == MF_COUNT_RECORDS ? &c->in->records : &c->in->dropped;
+	struct mf_input_count *na = realloc(*arr, (*cnt + 1) * sizeof(**arr));
+	if (!na) {
+		c->failed = MF_ENOMEM;
+		return;
+	}
+	*arr = na;
+	na[*cnt].what = strdup(what);
+	na[*cnt].n = n;
+	if (!na[*cnt].what) {
+		c->failed = MF_ENOMEM;
+		return;
+	}
+	(*cnt)++;
+}
+
+int mf_input_collect(struct mf_input *in, const char *file, struct mf_reader *r)
+{
+	struct collect c = {in, 0};
+	in->file = strdup(file ? file : "-");
+	if (!in->file)
+		return MF_ENOMEM;
+	in->format = mf_reader_format(r);
+	mf_reader_counts(r, add_count, &c);
+	return c.failed;
+}
+
+void mf_input_free(struct mf_input *in)
+{
+	size_t i;
+	if (!in)
+		return;
+	for (i = 0; i < in->nrecords; i++)
+		free(in->records[i].what);
+	for (i = 0; i < in->ndropped; i++)
+		free(in->dropped[i].what);
+	free(in->records);
+	free(in->dropped);
+	free(in->file);
+	memset(in, 0, sizeof(*in));
+}
+
+/* ---- Notes: skipped rows and warnings ---- */
+
+void mf_notes_init(struct mf_notes *n)
+{
+	memset(n, 0, sizeof(*n));
+}
+
+void mf_notes_free(struct mf_notes *n)
+{
+	size_t i;
+	for (i = 0; i < n->nreasons; i++)
+		free(n->reason[i]);
+	for (i = 0; i < n->nwarnings; i++)
+		free(n->warnings[i]);
+	free(n->warnings);
+	memset(n, 0, sizeof(*n));
+}
+
+void mf_notes_skip(struct mf_notes *n, const char *msg)
+{
+	char norm[256];
+	size_t i = 0, k;
+	bool inq = false;
+
+	for (; *msg && i + 2 < sizeof(norm); msg++) {
+		if (*msg == '\'') {
+			if (!inq)
+				norm[i++] = '\'', norm[i++] = '.';
+			inq = !inq;
+			if (!inq)
+				norm[i++] = '\'';
+			continue;
+		}
+		if (inq)
+			continue;
+		if (isdigit((unsigned char)*msg) && (i == 0 || !isalpha((unsigned char)norm[i - 1]))) {
+			norm[i++] = 'N';
+			while (isdigit((unsigned char)msg[1]))
+				msg++;
+			continue;
+		}
+		norm[i++] = *msg;
+	}
+	norm[i] = '\0';
+	n->skipped++;
+	for (k = 0; k < n->nreasons; k++) {
+		if (strcmp(n->reason[k], norm) == 0) {
+			n->reason_count[k]++;
+			return;
+		}
+	}
+	if (n->nreasons < MF_NOTES_MAX_REASONS) {
+		n->reason[n->nreasons] = strdup(norm);
+		if (n->reason[n->nreasons])
+			n->reason_count[n->nreasons++] = 1;
+	} else {
+		n->reason_count[MF_NOTES_MAX_REASONS - 1]++;
+	}
+}
+
+void mf_notes_warn(struct mf_notes *n, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[600];
+	if (n->nwarnings == n->capwarnings) {
+		size_t cap = n->capwarnings ? n->capwarnings * 2 : 8;
+		char **w = realloc(n->warnings, cap * sizeof(*w));
+		if (!w)
+			return;
+		n->warnings = w;
+		n->capwarnings = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	n->warnings[n->nwarnings] = strdup(buf);
+	if (n->warnings[n->nwarnings])
+		n->nwarnings++;
+}
+
+void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, char *buf, size_t n)
+{
+	char t[48];
+	const char *sys = mf_strtab_get(tab, g->system), *lpar = mf_strtab_get(tab, g->lpar);
+	const char *pool = mf_pool_name(g->pool);
+	size_t used = 0;
+	buf[0] = '\0';
+#define PUT(...)                                                                    \
+	do {                                                                        \
+		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);               \
+		if (k_ > 0 && (size_t)k_ < n - used)                                \
+			used += (size_t)k_;                                         \
+	} while (0)
+	PUT("%s", g->family->display);
+	if (sys)
+		PUT(" system %s", sys);
+	if (lpar)
+		PUT(" lpar %s", lpar);
+	if (pool)
+		PUT(" pool %s", pool);
+	if (g->has_start) {
+		mf_time_format(g->start_us, t, sizeof(t));
+		PUT(" interval %s", t);
+	}
+	if (g->cpu >= 0)
+		PUT(" cpu %lld", (long long)g->cpu);
+#undef PUT
+}
+
+/* Per-group data doubts: one warning per kind, naming the first group and the count. */
+static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab)
+{
+	static const struct { unsigned bit; const char *text; } kinds[] = {
+		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %.15g, %s, in %zu group%s, first %s (%s)"},
+		{MF_DOUBT_MIXED_CPSP, "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
+				      "are not available there"},
+		{MF_DOUBT_PARTIAL, "counter %s is present in only some rows of %zu group%s, first %s: treated as "
+				   "not available there"},
+		{MF_DOUBT_OVERFLOW, "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
+	};
+	size_t k, i;
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		size_t count = 0, first = 0;
+		char where[300];
+		for (i = 0; i < n; i++)
+			if (res[i].doubts & kinds[k].bit) {
+				if (!count)
+					first = i;
+				count++;
+			}
+		if (!count)
+			continue;
+		mf_group_describe(res[first].group, tab, where, sizeof(where));
+		switch (kinds[k].bit) {
+		case MF_DOUBT_NEGATIVE: {
+			const struct mf_metric *m = &res[first].group->family->metrics[res[first].negative_metric];
+			char range[64];
+			if ((m->flags & MF_METRIC_MAX) && res[first].value[res[first].negative_metric] > m->max)
+				snprintf(range, sizeof(range), "above its limit of %g", m->max);
+			else
+				snprintf(range, sizeof(range), "below zero");
+			mf_notes_warn(w, kinds[k].text, m->name, res[first].value[res[first].negative_metric], range,
+				      count, count == 1 ? "" : "s", where, m->desc);
+			break;
+		}
+		case MF_DOUBT_PARTIAL:
+			mf_notes_warn(w, kinds[k].text,
+				      res[first].group->family->counters[res[first].partial_slot].short_name, count,
+				      count == 1 ? "" : "s", where);
+			break;
+		default:
+			mf_notes_warn(w, kinds[k].text, count, count == 1 ? "" : "s", where);
+			break;
+		}
+	}
+}
+
+/* Groups in series order: family, system, LPAR, pool, CPU, then report order. */
+struct series_ref {
+	const struct mf_group *g;
+	size_t i;
+};
+
+static int cmp_series(const void *pa, const void *pb)
+{
+	const struct series_ref *ra = pa, *rb = pb;
+	const struct mf_group *a = ra->g, *b = rb->g;
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	if (a->system != b->system)
+		return a->system < b->system ? -1 : 1;
+	if (a->lpar != b->lpar)
+		return a->lpar < b->lpar ? -1 : 1;
+	if (a->pool != b->pool)
+		return a->pool < b->pool ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return (ra->i > rb->i) - (ra->i < rb->i);
+}
+
+static bool same_series(const struct mf_group *a, const struct mf_group *b)
+{
+	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
+	       a->cpu == b->cpu;
+}
+
+void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
+{
+	struct series_ref *ref;
+	size_t i, j, k;
+	for (i = 0; i < rep->ngroups; i++)
+		out[i] = mf_group_cpus(rep->results[i].group);
+	if (!(rep->by & MF_BY_INTERVAL) || rep->ngroups < 2)
+		return;
+	ref = malloc(rep->ngroups * sizeof(*ref));
+	if (!ref)
+		return;
+	for (i = 0; i < rep->ngroups; i++) {
+		ref[i].g = rep->results[i].group;
+		ref[i].i = i;
+	}
+	qsort(ref, rep->ngroups, sizeof(*ref), cmp_series);
+	for (i = 0; i < rep->ngroups; i = j) {
+		uint64_t most = 0;
+		for (j = i; j < rep->ngroups && same_series(ref[j].g, ref[i].g); j++)
+			if (ref[j].g->has_start && out[ref[j].i] > most)
+				most = out[ref[j].i];
+		for (k = i; k < j; k++)
+			if (ref[k].g->has_start)
+				out[ref[k].i] = most;
+	}
+	free(ref);
+}
+
+void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
+{
+	bool smf = false;
+	size_t i;
+	for (i = 0; i < rep->ninputs; i++)
+		if (strcmp(rep->inputs[i].format, "smf") == 0)
+			smf = true;
+	if (n->skipped)
+		mf_notes_warn(n, "%llu bad %s%s skipped (--skip-bad-%ss)", (unsigned long long)n->skipped,
+			      smf ? "record" : "row", n->skipped == 1 ? "" : "s", smf ? "record" : "row");
+	if (rep->duplicates)
+		mf_notes_warn(n, "%llu duplicate sample%s dropped (read before with the same system, LPAR, CPU, "
+			      "pool, interval and counters: a file given twice, or overlapping inputs)",
+			      (unsigned long long)rep->duplicates, rep->duplicates == 1 ? "" : "s");
+	doubt_warnings(n, rep->results, rep->ngroups, rep->tab);
+	if (rep->ngroups) {
+		uint64_t *exp = malloc(rep->ngroups * sizeof(*exp));
+		size_t count = 0, first = 0;
+		if (exp) {
+			mf_report_cpus_expected(rep, exp);
+			for (i = 0; i < rep->ngroups; i++)
+				if (mf_group_cpus(rep->results[i].group) < exp[i] && !count++)
+					first = i;
+			if (count) {
+				char where[300];
+				mf_group_describe(rep->results[first].group, rep->tab, where, sizeof(where));
+				mf_notes_warn(n, "%zu interval%s with fewer CPUs than the other intervals of %s system "
+					      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a lower "
+					      "LPARCPU there is missing data, not less load",
+					      count, count == 1 ? "" : "s", count == 1 ? "its" : "their", where,
+					      (unsigned long long)mf_group_cpus(rep->results[first].group),
+					      (unsigned long long)exp[first]);
+			}
+			free(exp);
+		}
+	}
+	if (rep->rows_read == 0)
+		mf_notes_warn(n, "no data rows in the input");
 }

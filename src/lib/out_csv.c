@@ -5,25 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/escape.h"
 #include "mfstat/output.h"
 #include "mfstat/strbuf.h"
 
-/* RFC 4180: quote a field only when it holds a comma, quote or line break. */
+/* A text cell (RFC 4180, with the formula guard: include/mfstat/escape.h). */
 static void csv_str(FILE *fp, const char *s)
 {
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, fp);
-		return;
-	}
-	fputc('"', fp);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', fp);
-		fputc(*s, fp);
-	}
-	fputc('"', fp);
+	mf_escape_csv_file(fp, s, MF_ESCAPE_CSV_TEXT);
 }
 
 static void csv_num(FILE *fp, double v)
@@ -40,13 +29,17 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	size_t nkeys, i, k;
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
+	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 	char tbuf[48];
 
-	if (!keys || !map) {
+	if (!keys || !map || !expected) {
 		free(keys);
+		free(map);
+		free(expected);
 		return MF_ENOMEM;
 	}
-	fputs("system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus", fp);
+	mf_report_cpus_expected(rep, expected);
+	fputs("system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus,cpus_expected", fp);
 	for (k = 0; k < nkeys; k++) {
 		fputc(',', fp);
 		fputs(keys[k], fp);
@@ -72,7 +65,7 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		csv_num(fp, r->interval);
 		fputc(',', fp);
 		csv_str(fp, g->family->display);
-		fprintf(fp, ",%llu", (unsigned long long)mf_group_cpus(g));
+		fprintf(fp, ",%llu,%llu", (unsigned long long)mf_group_cpus(g), (unsigned long long)expected[i]);
 		for (k = 0; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			fputc(',', fp);
@@ -88,5 +81,6 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	}
 	free(keys);
 	free(map);
+	free(expected);
 	return ferror(fp) ? MF_EIO : 0;
 }

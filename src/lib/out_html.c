@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/escape.h"
 #include "mfstat/output.h"
 #include "mfstat/strbuf.h"
 #include "mfstat/svg.h"
@@ -37,9 +38,10 @@ static bool same_series(const struct mf_group *a, const struct mf_group *b)
 	       a->cpu == b->cpu;
 }
 
+/* Text from the input or the tables, for element text and attribute values (include/mfstat/escape.h). */
 static void esc(struct mf_strbuf *sb, const char *s)
 {
-	mf_svg_escape(sb, s ? s : "");
+	mf_escape_xml(sb, s);
 }
 
 static void series_name(struct mf_strbuf *sb, const struct mf_report *rep, const struct mf_group *g)
@@ -88,7 +90,7 @@ static double val(const struct mf_result *r, const char *name)
 
 /* A line chart of some metrics of a series over its intervals, LSPR bands optional. */
 static void chart(struct mf_strbuf *sb, const struct series *s, const char *title, const char *ylabel,
-		  const char *const *names, size_t nnames, bool bands, bool stacked)
+		  const char *const *names, size_t nnames, bool bands, bool stacked, const bool *gap)
 {
 	struct mf_svg_series ser[10];
 	double *x = malloc(s->n * sizeof(*x));
@@ -108,7 +110,7 @@ static void chart(struct mf_strbuf *sb, const struct series *s, const char *titl
 		if (mf_family_metric(s->first->family, names[k]) < 0)
 			continue;
 		for (i = 0; i < s->n; i++)
-			y[used * s->n + i] = val(s->pts[i], names[k]);
+			y[used * s->n + i] = gap && gap[i] ? NAN : val(s->pts[i], names[k]);
 		ser[used].name = names[k];
 		ser[used].color = palette[used % (sizeof(palette) / sizeof(palette[0]))];
 		ser[used].y = &y[used * s->n];
@@ -205,7 +207,7 @@ static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct s
 		if (s->total_res.lspr_why == MF_LSPR_ONLY_EXCLUDED) {
 			mf_strbuf_puts(sb, "<li>");
 			series_name(sb, rep, s->first);
-			mf_strbuf_puts(sb, " has no LSPR class: its engines are zIIPs or zAAPs, which the LSPR match "
+			mf_strbuf_puts(sb, " has no LSPR class: its engines are zIIPs, zAAPs or zCBPs, which the LSPR match "
 					   "leaves out since December 2024.</li>\n");
 			items++;
 			continue;
@@ -254,7 +256,7 @@ static const char css[] =
 	"th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}th{background:#f3f3f3}"
 	"td.id,th.id{text-align:left;white-space:nowrap}td.na{color:#999}td.LOW{background:#e3f4e3}"
 	".wide{overflow-x:auto}"
-	"td.AVERAGE{background:#fff0de}td.HIGH{background:#fadcdc}"
+	"td.AVERAGE{background:#fff0de}td.HIGH{background:#fadcdc}tr.short td{background:#f6f6f6}"
 	".warn{color:#a00}.note{color:#555;font-size:.85em}figure{margin:.5em 0}"
 	"ul.findings li{margin:.3em 0}"
 	"@media print{body{max-width:none}section{break-inside:avoid-page}details{display:block}}\n";
@@ -267,13 +269,16 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
 	struct mf_grouper *g = mf_grouper_new(rep->by & ~(unsigned)MF_BY_INTERVAL);
+	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
+	bool *short_iv = NULL;
 	int rc = 0;
 
 	mf_strbuf_init(&sb);
-	if (!keys || !map || !g) {
+	if (!keys || !map || !g || !expected) {
 		rc = MF_ENOMEM;
 		goto out;
 	}
+	mf_report_cpus_expected(rep, expected);
 	/* Series: the groups without their interval, in report order. */
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_result *r = &rep->results[i];
@@ -349,17 +354,40 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 	for (k = 0; k < nser && k < MAX_SERIES; k++) {
 		const struct series *s = &ser[k];
 		const struct mf_family *fam = s->first->family;
-		size_t f = (size_t)(fam - rep->kb->families), rows;
+		size_t f = (size_t)(fam - rep->kb->families), rows, nshort = 0;
+		/* Intervals with fewer CPUs than the others of the series lost data: marked, not a dip. */
+		free(short_iv);
+		short_iv = calloc(s->n + 1, sizeof(*short_iv));
+		if (!short_iv) {
+			rc = MF_ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < s->n; i++) {
+			size_t gi = (size_t)(s->pts[i] - rep->results);
+			short_iv[i] = mf_group_cpus(s->pts[i]->group) < expected[gi];
+			nshort += short_iv[i];
+		}
+		if (!nshort) {
+			free(short_iv);
+			short_iv = NULL;
+		}
 		mf_strbuf_puts(&sb, "<section>\n<h2>");
 		series_name(&sb, rep, s->first);
-		mf_strbuf_printf(&sb, "</h2>\n<p class=\"note\">%zu interval%s.</p>\n", s->n, s->n == 1 ? "" : "s");
+		mf_strbuf_printf(&sb, "</h2>\n<p class=\"note\">%zu interval%s.", s->n, s->n == 1 ? "" : "s");
+		if (nshort)
+			mf_strbuf_printf(&sb, " <span class=\"warn\">%zu interval%s with fewer CPUs than the others (data "
+					      "lost): marked in the table, left out of the LPARCPU chart.</span>",
+					 nshort, nshort == 1 ? "" : "s");
+		mf_strbuf_puts(&sb, "</p>\n");
 		if (fam->lspr) {
 			static const char *const main3[] = {"CPI", "L1MP", "RNI"};
 			static const char *const busy[] = {"LPARCPU"};
 			static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
-			chart(&sb, s, "CPI, L1MP and RNI; background: LSPR class", NULL, main3, 3, true, false);
-			chart(&sb, s, "LPARCPU (% of one engine)", "%", busy, 1, false, false);
-			chart(&sb, s, "Where L1 misses were sourced (% of L1 misses)", "%", src, 8, false, true);
+			chart(&sb, s, "CPI, L1MP and RNI; background: LSPR class", NULL, main3, 3, true, false, NULL);
+			chart(&sb, s, short_iv ? "LPARCPU (% of one engine); gaps: intervals short of CPUs (data lost)"
+						: "LPARCPU (% of one engine)",
+			      "%", busy, 1, false, false, short_iv);
+			chart(&sb, s, "Where L1 misses were sourced (% of L1 misses)", "%", src, 8, false, true, NULL);
 		} else {
 			/* Other families: their reported metrics, a few per chart. */
 			const char *names[6];
@@ -369,12 +397,12 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 					continue;
 				names[nn++] = fam->metrics[fam->report[j]].name;
 				if (nn == 3 || j + 1 == fam->nreport) {
-					chart(&sb, s, NULL, NULL, names, nn, false, false);
+					chart(&sb, s, NULL, NULL, names, nn, false, false, NULL);
 					nn = 0;
 				}
 			}
 			if (nn)
-				chart(&sb, s, NULL, NULL, names, nn, false, false);
+				chart(&sb, s, NULL, NULL, names, nn, false, false, NULL);
 		}
 		/* The whole period, then the intervals. */
 		mf_strbuf_puts(&sb, "<div class=\"wide\"><table><tr><th class=\"id\">period</th>");
@@ -397,7 +425,13 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 			char t[48];
 			size_t j;
 			fmt_time(t, sizeof(t), s->pts[i]->group);
-			mf_strbuf_printf(&sb, "<tr><td class=\"id\">%s</td>", t);
+			if (short_iv && short_iv[i])
+				mf_strbuf_printf(&sb, "<tr class=\"short\"><td class=\"id\">%s <span class=\"warn\">(%llu of "
+						      "%llu CPUs: data lost)</span></td>",
+						 t, (unsigned long long)mf_group_cpus(s->pts[i]->group),
+						 (unsigned long long)expected[s->pts[i] - rep->results]);
+			else
+				mf_strbuf_printf(&sb, "<tr><td class=\"id\">%s</td>", t);
 			for (j = 0; j < nkeys; j++)
 				if (map[f * nkeys + j] != -1)
 					num_cell(&sb, fam, map[f * nkeys + j], s->pts[i]);
@@ -430,6 +464,8 @@ out:
 		free(ser[k].total_res.na);
 	}
 	free(ser);
+	free(short_iv);
+	free(expected);
 	mf_grouper_free(g);
 	free(keys);
 	free(map);

@@ -5,42 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/escape.h"
 #include "mfstat/output.h"
 #include "mfstat/strbuf.h"
 
-/* Writes s as a JSON string; bytes that are not valid UTF-8 become U+FFFD. */
+/* Writes s as a JSON string (include/mfstat/escape.h). */
 static void json_str(FILE *fp, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', fp);
-	while (*p) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			fputc('\\', fp);
-			fputc(c, fp);
-			p++;
-		} else if (c < 0x20) {
-			fprintf(fp, "\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			fputc(c, fp);
-			p++;
-		} else {
-			size_t need = c >= 0xf0 && c <= 0xf4 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 && c < 0xe0 ? 1 : 0;
-			size_t k;
-			bool ok = need > 0 && c < 0xf5;
-			for (k = 1; ok && k <= need; k++)
-				ok = (p[k] & 0xc0) == 0x80;
-			if (ok) {
-				fwrite(p, 1, need + 1, fp);
-				p += need + 1;
-			} else {
-				fputs("\\ufffd", fp);
-				p++;
-			}
-		}
-	}
-	fputc('"', fp);
+	mf_escape_json_file(fp, s);
 }
 
 static void json_num(FILE *fp, double v)
@@ -64,15 +36,20 @@ static void json_opt_str(FILE *fp, const char *s)
 
 int mf_out_json(FILE *fp, const struct mf_report *rep)
 {
-	size_t nkeys, i, k;
+	size_t nkeys, i, k, nw = 0;
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
+	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 	char tbuf[48];
+	bool first;
 
-	if (!keys || !map) {
+	if (!keys || !map || !expected) {
 		free(keys);
+		free(map);
+		free(expected);
 		return MF_ENOMEM;
 	}
+	mf_report_cpus_expected(rep, expected);
 	fputs("{\"schema\":1,\"groups\":[", fp);
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_result *r = &rep->results[i];
@@ -100,13 +77,15 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 		json_num(fp, r->interval);
 		fputs(",\"machine\":", fp);
 		json_str(fp, g->family->display);
-		fprintf(fp, ",\"cpus\":%llu,\"metrics\":{", (unsigned long long)mf_group_cpus(g));
-		for (k = 0; k < nkeys; k++) {
+		fprintf(fp, ",\"cpus\":%llu,\"cpus_expected\":%llu,\"metrics\":{", (unsigned long long)mf_group_cpus(g),
+			(unsigned long long)expected[i]);
+		for (k = 0, first = true; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			if (idx == -1)
 				continue; /* not defined on this family: absent */
-			if (k)
+			if (!first)
 				fputc(',', fp);
+			first = false;
 			json_str(fp, keys[k]);
 			fputc(':', fp);
 			if (idx == MF_REPORT_LSPR)
@@ -118,14 +97,71 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	}
 	fprintf(fp, "%s],\"rows\":%llu,\"skipped_rows\":%llu", rep->ngroups ? "\n" : "",
 		(unsigned long long)rep->rows_read, (unsigned long long)rep->rows_skipped);
+	fprintf(fp, ",\"duplicates\":%llu", (unsigned long long)rep->duplicates);
+	/* The warnings, then every reason something read was dropped. */
 	fputs(",\"warnings\":[", fp);
 	for (i = 0; i < rep->nwarnings; i++) {
-		if (i)
+		if (nw++)
 			fputc(',', fp);
 		json_str(fp, rep->warnings[i]);
 	}
-	fputs("]}\n", fp);
+	for (i = 0; i < rep->nreasons; i++) {
+		struct mf_strbuf sb;
+		mf_strbuf_init(&sb);
+		mf_strbuf_printf(&sb, "skipped %llu: %s", (unsigned long long)rep->reason_count[i], rep->reason[i]);
+		if (nw++)
+			fputc(',', fp);
+		json_str(fp, mf_strbuf_str(&sb));
+		mf_strbuf_free(&sb);
+	}
+	for (i = 0; i < rep->ninputs; i++) {
+		for (k = 0; k < rep->inputs[i].ndropped; k++) {
+			struct mf_strbuf sb;
+			mf_strbuf_init(&sb);
+			mf_strbuf_printf(&sb, "%s: dropped %llu: %s", rep->inputs[i].file,
+					 (unsigned long long)rep->inputs[i].dropped[k].n, rep->inputs[i].dropped[k].what);
+			if (nw++)
+				fputc(',', fp);
+			json_str(fp, mf_strbuf_str(&sb));
+			mf_strbuf_free(&sb);
+		}
+	}
+	fputs("],\"inputs\":[", fp);
+	for (i = 0; i < rep->ninputs; i++) {
+		const struct mf_input *in = &rep->inputs[i];
+		bool smf = strcmp(in->format, "smf") == 0;
+		fputs(i ? ",\n" : "\n", fp);
+		fputs("{\"file\":", fp);
+		json_str(fp, in->file);
+		fputs(",\"format\":", fp);
+		json_str(fp, in->format);
+		fprintf(fp, ",\"samples\":%llu,\"records\":{", (unsigned long long)in->samples);
+		for (k = 0; k < in->nrecords; k++) {
+			if (k)
+				fputc(',', fp);
+			json_str(fp, in->records[k].what);
+			fprintf(fp, ":%llu", (unsigned long long)in->records[k].n);
+		}
+		fputs("},\"dropped\":{", fp);
+		nw = 0;
+		if (in->skipped) {
+			fprintf(fp, "\"bad %s skipped\":%llu", smf ? "records" : "rows", (unsigned long long)in->skipped);
+			nw++;
+		}
+		if (in->duplicates) {
+			fprintf(fp, "%s\"duplicate samples\":%llu", nw++ ? "," : "", (unsigned long long)in->duplicates);
+		}
+		for (k = 0; k < in->ndropped; k++) {
+			if (nw++)
+				fputc(',', fp);
+			json_str(fp, in->dropped[k].what);
+			fprintf(fp, ":%llu", (unsigned long long)in->dropped[k].n);
+		}
+		fputs("}}", fp);
+	}
+	fprintf(fp, "%s]}\n", rep->ninputs ? "\n" : "");
 	free(keys);
 	free(map);
+	free(expected);
 	return ferror(fp) ? MF_EIO : 0;
 }

@@ -103,6 +103,7 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 	static const unsigned idbit[] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL, MF_BY_INTERVAL, MF_BY_CPU};
 	size_t nid = 0, i, k, c;
 	unsigned ids = 0;
+	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 
 	for (k = 0; k < 5; k++)
 		if (rep->by & idbit[k]) {
@@ -113,8 +114,11 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 	t->nrows = rep->ngroups + 2;
 	t->cell = calloc(t->ncols * t->nrows, sizeof(*t->cell));
 	t->right = calloc(t->ncols, sizeof(*t->right));
-	if (!t->cell || !t->right)
+	if (!t->cell || !t->right || !expected) {
+		free(expected);
 		return -1;
+	}
+	mf_report_cpus_expected(rep, expected);
 	c = 0;
 	for (k = 0; k < 5; k++)
 		if (ids & (1u << k))
@@ -165,7 +169,12 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 		if (ids & 16u)
 			row[c++] = g->cpu >= 0 ? dupf("%lld", (long long)g->cpu) : strdup("-");
 		row[c++] = strdup(g->family->display);
-		row[c++] = dupf("%llu", (unsigned long long)mf_group_cpus(g));
+		/* An interval short of its system's CPUs (lost data): "3 of 4", not a dip in load. */
+		if (mf_group_cpus(g) < expected[i])
+			row[c++] = dupf("%llu of %llu", (unsigned long long)mf_group_cpus(g),
+					(unsigned long long)expected[i]);
+		else
+			row[c++] = dupf("%llu", (unsigned long long)mf_group_cpus(g));
 		for (k = 0; k < nkeys; k++, c++) {
 			int idx = mf_report_key_index(g->family, keys[k]);
 			if (idx == MF_REPORT_LSPR) {
@@ -180,6 +189,7 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 			}
 		}
 	}
+	free(expected);
 	for (i = 0; i < t->ncols * t->nrows; i++)
 		if (!t->cell[i] && i >= t->ncols * 2)
 			return -1;

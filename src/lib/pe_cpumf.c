@@ -221,9 +221,7 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 	if (!info->has_versions)
 		add_missing(info, "counter versions and authorization (no 'CPU-MF: Counter facility' line in "
 				  "/proc/service_levels)");
-	if (isnan(info->cpu_speed))
-		add_missing(info, "CPU speed (no cpu_speed= in /proc/service_levels): LPARCPU and AIU times are not "
-				  "available");
+
 	if (mf_sysif_read_file(sys, "/proc/sysinfo", buf, sizeof(buf)) > 0 &&
 	    parse_uint_after(buf, "Type:", &v, 10) == 0)
 		info->machine_type = v;
@@ -231,6 +229,9 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 		 parse_uint_after(buf, "machine =", &v, 10) == 0)
 		info->machine_type = v;
 	info->machine = info->machine_type ? mf_kb_machine(kb, info->machine_type) : NULL;
+	if (isnan(info->cpu_speed) && !info->machine)
+		add_missing(info, "CPU speed (no cpu_speed= in /proc/service_levels) and no known machine type for "
+				  "its nominal speed: LPARCPU and AIU times are not available");
 	info->family = force ? force : info->machine ? info->machine->family : NULL;
 	if (!info->family) {
 		snprintf(info->why, sizeof(info->why),
@@ -405,6 +406,8 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 	size_t i, opened = 0, k, nc;
 	struct timespec t0, t1;
 	int first_errno = 0, rc = 0;
+	struct sigaction old_int, old_quit;
+	bool restore = false;
 
 	*status = 0;
 	*wall = NAN;
@@ -454,6 +457,19 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 		close(go[0]);
 		close(fail[1]);
 		go[0] = fail[1] = -1;
+		/*
+		 * ^C or ^\ at the terminal goes to the command, which it may end;
+		 * mfstat lives on to report its counts and its status, as perf stat.
+		 */
+		{
+			struct sigaction ign;
+			memset(&ign, 0, sizeof(ign));
+			ign.sa_handler = SIG_IGN;
+			sigemptyset(&ign.sa_mask);
+			sigaction(SIGINT, &ign, &old_int);
+			sigaction(SIGQUIT, &ign, &old_quit);
+			restore = true;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		struct perf_event_attr attr;
@@ -567,6 +583,10 @@ out:
 	if (pid > 0) {
 		while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 			;
+	}
+	if (restore) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
 	}
 	free(fds);
 	return rc;

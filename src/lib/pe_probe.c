@@ -84,7 +84,8 @@ static long read_small(const char *root, const char *path, char *buf, size_t n)
 	int fd;
 	ssize_t got;
 	size_t used = 0;
-	snprintf(p, sizeof(p), "%s%s", root, path);
+	if ((size_t)snprintf(p, sizeof(p), "%s%s", root, path) >= sizeof(p))
+		return -ENAMETOOLONG;
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -506,15 +507,15 @@ static void fmt_rate(char *out, size_t n, uint64_t rate, bool clock)
 		snprintf(out, n, "%" PRIu64, rate);
 }
 
-static void fmt_spec(char *out, size_t n, uint64_t rate, bool clock, const struct mf_mplan_req *req, const char *ev,
-		     bool user_only)
+static void fmt_spec(char *out, size_t n, uint64_t rate, bool clock, const struct mf_mplan_req *req,
+		     uint64_t variation, const char *ev, bool user_only)
 {
 	char r[32], v[32];
 	fmt_rate(r, sizeof(r), rate, clock);
 	if (req->variation_pct > 0)
 		snprintf(v, sizeof(v), "%g%%", req->variation_pct);
 	else
-		fmt_rate(v, sizeof(v), req->variation, clock);
+		fmt_rate(v, sizeof(v), variation, clock);
 	snprintf(out, n, "%s, %s, %s:%s", r, v, ev, user_only ? "user" : "all");
 }
 
@@ -524,6 +525,66 @@ static int add_sampled(struct mf_mplan *plan, const struct ev_row *r, uint64_t p
 		return -1;
 	ev_from_row(&plan->sampled[plan->nsampled++], r, period, precise);
 	return 0;
+}
+
+/*
+ * The period to sample row r with (issue 12 item 12).  The requested rate is
+ * kept when it converts to r: a time (500us) when r is a clock, a count when r
+ * is the event asked for (a clock event counts nanoseconds).  Otherwise (a
+ * count meant for cycles on the task-clock fallback, a time for an event that
+ * counts events) r's default rate is used and plan->rate_note says so; the
+ * note is rewritten on every call, so it describes the last event chosen.
+ * The variation follows: a percentage always applies; a variation in the
+ * rate's unit converts with the rate, else it becomes 5 % of the period.
+ */
+static uint64_t rate_for(struct mf_mplan *plan, const struct mf_mplan_req *req, const struct ev_row *r,
+			 bool requested)
+{
+	char given[32], used[32];
+	uint64_t period = r->period;
+	bool rate_ok = !req->rate || (req->rate_clock ? r->clock : requested);
+	bool var_ok = req->variation_pct > 0 || !req->variation || (req->variation_clock ? r->clock : requested);
+
+	plan->rate_note[0] = '\0';
+	if (req->rate && rate_ok)
+		period = req->rate;
+	if (req->variation_pct > 0)
+		plan->variation = (uint64_t)((double)period * req->variation_pct / 100.0);
+	else if (var_ok)
+		plan->variation = req->variation;
+	else
+		plan->variation = period / 20;
+	if (plan->variation >= period) {
+		plan->variation = period ? period - 1 : 0;
+		if (var_ok && req->variation_pct <= 0) {
+			fmt_rate(given, sizeof(given), req->variation, r->clock);
+			fmt_rate(used, sizeof(used), period, r->clock);
+			snprintf(plan->rate_note, sizeof(plan->rate_note),
+				 "-s: variation %s is not below the rate %s of %s: using %" PRIu64, given, used, r->name,
+				 plan->variation);
+		}
+	}
+	if (!rate_ok) {
+		fmt_rate(given, sizeof(given), req->rate, req->rate_clock);
+		fmt_rate(used, sizeof(used), r->period, r->clock);
+		if (req->rate_clock)
+			snprintf(plan->rate_note, sizeof(plan->rate_note),
+				 "-s: rate %s is a time, but %s counts events: sampling every %s events (its default); "
+				 "give the rate as a count",
+				 given, r->name, used);
+		else
+			snprintf(plan->rate_note, sizeof(plan->rate_note),
+				 "-s: rate %s counts %s events and cannot be converted for %s: sampling every %s (its "
+				 "default); give the rate as a time (e.g. 500us) to set it",
+				 given, req->event, r->name, used);
+	}
+	if (!var_ok) {
+		size_t n = strlen(plan->rate_note);
+		fmt_rate(given, sizeof(given), req->variation, req->variation_clock);
+		snprintf(plan->rate_note + n, sizeof(plan->rate_note) - n,
+			 "%s-s: variation %s cannot be converted for %s: using 5%%", n ? "; " : "", given, r->name);
+	}
+	return period;
 }
 
 static void add_counted(struct mf_mplan *plan, const struct ev_row *rows, size_t nrows, const char *name)
@@ -555,10 +616,11 @@ static const struct ev_row *find_row(const struct ev_row *rows, size_t n, const 
 
 static int impossible(struct mf_mplan *plan, const char *fmt, const char *a, int e, const struct mf_mprobe *pr)
 {
-	char why[200];
-	snprintf(why, sizeof(why), fmt, a, errno_name(e), pr->paranoid);
+	/* A message longer than the buffer is cut, which is all right for a diagnostic. */
+	if ((size_t)snprintf(plan->error, sizeof(plan->error), fmt, a, errno_name(e), pr->paranoid) >=
+	    sizeof(plan->error))
+		plan->error[sizeof(plan->error) - 2] = '.';
 	plan->exit_code = 3;
-	snprintf(plan->error, sizeof(plan->error), "%s", why);
 	return 0;
 }
 
@@ -624,7 +686,7 @@ int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe
 			 req->event, events_name);
 		goto out;
 	}
-	rate = req->rate ? req->rate : set[0]->period;
+	rate = rate_for(plan, req, set[0], true);
 
 	/* Rung 4 first: the kernel side only when the kernel lets us (§4). */
 	if (req->all) {
@@ -737,7 +799,7 @@ int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe
 				 "fallback: hardware counters cannot interrupt; totals exact, placement from task-clock samples");
 			if (!step_down(plan, req, line))
 				goto out;
-			add_sampled(plan, tc, tc->period, 0);
+			add_sampled(plan, tc, rate_for(plan, req, tc, false), 0);
 			if (itlb)
 				add_sampled(plan, pf, pf->period, 0);
 			if (plan->ncounted < MF_MPLAN_MAX) {
@@ -766,7 +828,8 @@ int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe
 		goto out;
 	{
 		struct mf_mplan_ev ev;
-		ev_from_row(&ev, tc, tc->period, 0);
+		uint64_t tc_rate = rate_for(plan, req, tc, false);
+		ev_from_row(&ev, tc, tc_rate, 0);
 		e = trial(ops, &ev, true, user_only);
 		if (e) {
 			impossible(plan,
@@ -775,7 +838,7 @@ int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe
 				   "task-clock", -e, probe);
 			goto out;
 		}
-		add_sampled(plan, tc, tc->period, 0);
+		add_sampled(plan, tc, tc_rate, 0);
 		if (itlb) {
 			ev_from_row(&ev, pf, pf->period, 0);
 			e = trial(ops, &ev, true, user_only);
@@ -801,7 +864,7 @@ counted:
 	plan->user_only = user_only;
 	if (plan->nsampled) {
 		const struct mf_mplan_ev *s0 = &plan->sampled[0];
-		fmt_spec(plan->used_spec, sizeof(plan->used_spec), s0->period, s0->clock, req,
+		fmt_spec(plan->used_spec, sizeof(plan->used_spec), s0->period, s0->clock, req, plan->variation,
 			 plan->rung == MF_RUNG_SOFTWARE || plan->rung == MF_RUNG_COUNTING ? "task_clock" : req->event,
 			 user_only);
 	}

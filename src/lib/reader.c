@@ -10,6 +10,7 @@
 
 #include "io.h"
 #include "reader_int.h"
+#include "smf_int.h"
 
 static const struct mf_reader_ops *const readers[] = {&mf_csv_reader, &mf_smf_reader, &mf_perf_reader,
 							      &mf_lshwc_reader};
@@ -86,15 +87,67 @@ const char *mf_reader_warning(const struct mf_reader *r, size_t i)
 	return i < r->nwarn ? r->warn[i] : NULL;
 }
 
+/*
+ * Archives and compressors mfstat does not read (gzip and zstd it does): the command that
+ * unpacks them.  Checked on the decompressed bytes, so a .tar.gz is a tar archive.
+ */
+static int archive_check(struct mf_reader *r, struct mf_error *err)
+{
+	static const struct {
+		size_t off, len;
+		const char *magic, *what, *cmd, *pipe;
+	} kinds[] = {
+		{0, 6, "\xFD" "7zXZ\0", "an xz-compressed file", "xz -dk", "xz -dc"},
+		{0, 6, "7z\xBC\xAF\x27\x1C", "a 7-Zip archive", "7z x", NULL},
+		{0, 4, "PK\x03\x04", "a zip archive", "unzip", NULL},
+		{0, 4, "PK\x05\x06", "a zip archive (empty)", "unzip -l", NULL},
+		{257, 5, "ustar", "a tar archive", "tar xf", "tar xO"},
+	};
+	const unsigned char *b = (const unsigned char *)r->st.buf;
+	bool stdin_ = strcmp(r->path, "<stdin>") == 0;
+	size_t i;
+	const char *what = NULL, *cmd = NULL, *pipe = NULL;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !what; i++)
+		if (r->st.len >= kinds[i].off + kinds[i].len &&
+		    memcmp(b + kinds[i].off, kinds[i].magic, kinds[i].len) == 0) {
+			what = kinds[i].what;
+			cmd = kinds[i].cmd;
+			pipe = kinds[i].pipe;
+		}
+	/* bzip2: "BZh", the block size 1-9, then a block or end-of-stream magic. */
+	if (!what && r->st.len >= 10 && memcmp(b, "BZh", 3) == 0 && b[3] >= '1' && b[3] <= '9' &&
+	    (memcmp(b + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 || memcmp(b + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0)) {
+		what = "a bzip2-compressed file";
+		cmd = "bunzip2 -k";
+		pipe = "bunzip2 -c";
+	}
+	if (!what)
+		return 0;
+	if (stdin_ && pipe)
+		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+				    "%s: decompress it first (%s FILE | mfstat ... -); mfstat reads plain, gzip and "
+				    "zstd input",
+				    what, pipe);
+	return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+			    "%s: decompress it first (%s %s) and give mfstat what it holds; mfstat reads plain, gzip "
+			    "and zstd files",
+			    what, cmd, stdin_ ? "FILE" : r->path);
+}
+
 /* Shared tail of the open functions: detect the format and open the reader. */
 static int finish_open(struct mf_reader *r, struct mf_error *err)
 {
 	size_t i;
+	int rc;
 
 	for (i = 0; i < r->st.len && strchr(" \t\r\n", r->st.buf[i]) && r->st.buf[i]; i++)
 		;
 	if (i == r->st.len)
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "empty file: no header line");
+	rc = archive_check(r, err);
+	if (rc)
+		return rc;
 	if (!r->ops) {
 		int best = 0;
 		for (i = 0; i < NREADERS; i++) {
@@ -104,9 +157,14 @@ static int finish_open(struct mf_reader *r, struct mf_error *err)
 				r->ops = readers[i];
 			}
 		}
-		if (!r->ops)
+		if (!r->ops) {
+			char why[400];
+			if (mf_smf_explain(r->st.buf, r->st.len, why, sizeof(why)))
+				return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "input format not recognised: %s",
+						    why);
 			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
 					    "input format not recognised (not a counter CSV, an SMF dump, perf stat or lshwc output); use --input to name it");
+		}
 	}
 	return r->ops->open(r, err);
 }
@@ -216,7 +274,7 @@ int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *er
 	if (r->dead)
 		return 0;
 	rc = r->ops->next(r, s, err);
-	if (rc == MF_EIO || rc == MF_ENOMEM)
+	if (rc == MF_EIO || rc == MF_ENOMEM || rc == MF_ENODATA)
 		r->dead = true;
 	return rc;
 }
@@ -240,6 +298,12 @@ void mf_reader_summary(struct mf_reader *r, struct mf_strbuf *sb)
 {
 	if (r->ops->summary && r->state)
 		r->ops->summary(r, sb);
+}
+
+void mf_reader_counts(struct mf_reader *r, mf_count_fn *fn, void *ctx)
+{
+	if (r->ops->counts && r->state)
+		r->ops->counts(r, fn, ctx);
 }
 
 const char *mf_reader_format(const struct mf_reader *r)

@@ -38,6 +38,8 @@ struct mf_reader_ops {
 	void (*close)(struct mf_reader *r);
 	/* Optional: appends what the reader saw (records by kind, drops) for the text summary. */
 	void (*summary)(struct mf_reader *r, struct mf_strbuf *sb);
+	/* Optional: the same counts, one call of fn per (kind, what, count) (mf_reader_counts). */
+	void (*counts)(struct mf_reader *r, mf_count_fn *fn, void *ctx);
 };
 
 struct mf_reader {

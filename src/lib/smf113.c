@@ -2,9 +2,11 @@
 /*
  * SMF deblocking (RDW streams and VBS blocks with spanned records) and the
  * decoding of type 113 records, subtypes 1 and 2.  Layout: smf113-layout.md;
- * section numbers below refer to it.  Every offset the spec marks inferred
- * [I] is in the LAYOUT table, and every record is cross-checked (§5.3) so a
- * wrong guess shows as a reported error, never as silently wrong numbers.
+ * section numbers below refer to it.  The offsets past the verified header
+ * prefixes come from IBM's machine-readable map of the record ("Source A",
+ * §4) and are kept in the LAYOUT table; every record is still cross-checked
+ * (§5.3), so a layout the reference has not seen shows as a reported error,
+ * never as silently wrong numbers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,27 +18,35 @@
 
 #define MAX_RECORD (1u << 20) /* a reassembled record larger than this is a broken chain */
 
-/* The inferred parts of the layout, in one place (smf113-layout.md §4-§6). */
+/* The offsets past the verified prefixes, in one place (smf113-layout.md §4-§6, Source A). */
 static const struct {
-	/* identification section (§4) */
+	/* identification section SMF113ID (§4, 40 bytes) */
 	unsigned id_start, id_end, id_min_len;
-	/* subtype 1 data header (§5.1) */
+	/* subtype 1 data header SMF113_1_CTR (§5.1, 78 bytes; read up to CSON) */
 	unsigned s1_csof, s1_csln, s1_cson, s1_min_len;
-	/* subtype 2 data header (§6.1) */
+	/* subtype 1 counter-set section SMF113_1_CSS (§5.2): CSType(2) CSFlags(2) CDOF(4) CDLN(2) CDON(2) */
+	unsigned css1_type, css1_flags, css1_cdof, css1_cdln, css1_cdon, css1_len;
+	/* subtype 2 data header SMF113_2_CTR (§6.1, 84 bytes; read up to CpuId) */
 	unsigned s2_csln, s2_cson, s2_cdof, s2_cdln, s2_cdon, s2_cpsp, s2_type, s2_cpuid, s2_min_len;
+	/* subtype 2 counter-set section SMF113_2_CSS (§6.2): CST(1) reserved(1) CSN(2) */
+	unsigned css2_type, css2_csn, css2_len;
 } LAYOUT = {
 	24, 32, 40,
 	52, 56, 58, 60,
+	0, 2, 4, 8, 10, 12,
 	28, 30, 32, 36, 38, 40, 44, 64, 66,
+	0, 2, 4,
 };
 
-/* Two candidate packings of a subtype 1 counter-set section (§5.2, §5.3). */
-struct css_packing {
-	unsigned type_off, type_len, flags_off, flags_len, cdof, cdln, cdon;
-};
-static const struct css_packing PACKING[2] = {
-	{0, 2, 2, 2, 4, 8, 10}, /* CSType(2) CSFlags(2) CDOF(4) CDLN(2) CDON(2) */
-	{0, 1, 1, 1, 4, 8, 10}, /* CSType(1) CSFlags(1) reserved(2) CDOF(4) CDLN(2) CDON(2) */
+/* SMF113_1_Flags and SMF113_2_CF bits (§5.1, §6.1). */
+enum {
+	S1_LOST = 0x8000,    /* bit 0: the hardware lost counter data this interval */
+	S1_MT_LOST = 0x2000, /* bit 2: MT-diagnostic counter data lost */
+	S1_ZCBP = 0x1000,    /* bit 3: class 2 is a zCBP */
+	S2_FIRST = 0x8000,   /* bit 0: first record of a collection run */
+	S2_FINAL = 0x2000,   /* bit 2: final record */
+	S2_LOST = 0x0800,    /* bit 4: the hardware lost counter data */
+	S2_ZCBP = 0x0400,    /* bit 5: class 2 is a zCBP */
 };
 
 /* Big-endian loads (SMF is big-endian, whatever the host). */
@@ -108,6 +118,85 @@ static void ebcdic_str(const unsigned char *p, size_t n, char *out)
 	out[end] = '\0';
 }
 
+/* SMFxxTME: binary hundredths of a second since midnight (a leap second allowed). */
+static bool time_ok(const unsigned char *p)
+{
+	return u32(p) <= 8640100;
+}
+
+/* SMFxxDTE: packed 0cyydddF, c 0-2, ddd 001-366. */
+static bool date_ok(const unsigned char *p)
+{
+	unsigned ddd;
+	if (p[0] > 2 || (p[1] >> 4) > 9 || (p[1] & 15) > 9 || (p[2] >> 4) > 9 || (p[2] & 15) > 9 || (p[3] >> 4) > 9 ||
+	    (p[3] & 15) != 15)
+		return false;
+	ddd = (p[2] >> 4) * 100u + (p[2] & 15) * 10u + (p[3] >> 4);
+	return ddd >= 1 && ddd <= 366;
+}
+
+/*
+ * An SMF record header at offset 0 without a descriptor in front: flag, type, time, date.  That
+ * is what an FTP binary transfer without `quote site rdw` gives (smf113-layout.md §1.3).
+ */
+static bool header_without_rdw(const unsigned char *b, size_t n)
+{
+	return n >= 14 && time_ok(b + 2) && date_ok(b + 6) && !date_ok(b + 10);
+}
+
+/* System ids (SMFxxSID) in ASCII: 4 characters A-Z, 0-9, @ # $. */
+static bool ascii_sid(const unsigned char *p)
+{
+	int i;
+	for (i = 0; i < 4; i++)
+		if (!((p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '@' || p[i] == '#' ||
+		      p[i] == '$'))
+			return false;
+	return true;
+}
+
+int mf_smf_explain(const char *cbuf, size_t n, char *msg, size_t size)
+{
+	const unsigned char *b = (const unsigned char *)cbuf;
+	size_t start = 0, j, records = 0, sids = 0, crlf = 0;
+
+	/*
+	 * ASCII (text) transfer: every byte went through an EBCDIC to ASCII table, each record
+	 * ends with X'0D0A' and the system ids became ASCII (X'71', type 113, became X'C9').
+	 * Look at the record starts (offset 0 and after each X'0D0A'): the SID sits at +10 without
+	 * RDWs, +14 with them.
+	 */
+	for (;;) {
+		if (start + 18 <= n) {
+			records++;
+			if (ascii_sid(b + start + 10) || ascii_sid(b + start + 14))
+				sids++;
+		}
+		for (j = start; j + 1 < n && !(b[j] == 0x0D && b[j + 1] == 0x0A); j++)
+			;
+		if (j + 1 >= n)
+			break;
+		crlf++;
+		start = j + 2;
+	}
+	if (crlf >= 1 && sids >= 1 && 2 * sids >= records) {
+		snprintf(msg, size,
+			 "this looks like an SMF dump transferred in ASCII (text) mode: its records end with X'0D0A' "
+			 "and its system ids are ASCII text (type 113 records then show as type 201); transfer the "
+			 "dump again in binary with RDWs kept (FTP: binary, then quote site rdw)");
+		return 1;
+	}
+	if (header_without_rdw(b, n)) {
+		snprintf(msg, size,
+			 "this looks like an SMF dump without record descriptor words (an SMF record header at "
+			 "offset 0, type %u): the record boundaries were lost in the transfer; transfer the dump "
+			 "again in binary with RDWs kept (FTP: binary, then quote site rdw) or as VBS blocks",
+			 b[1]);
+		return 1;
+	}
+	return 0;
+}
+
 /* §1.4: a BDW followed by a plausible SDW means VBS blocks; a plausible RDW an RDW stream. */
 int mf_smf_probe(const char *cbuf, size_t n, int *framing)
 {
@@ -115,8 +204,15 @@ int mf_smf_probe(const char *cbuf, size_t n, int *framing)
 	unsigned l0, l1;
 
 	*framing = 0;
+	if (n >= 4 && n < 8 && b[2] == 0 && b[3] == 0 && u16(b) >= 18) {
+		/* Shorter than its own first descriptor says: a truncated record, reported as such. */
+		*framing = SMF_RDW;
+		return 50;
+	}
 	if (n < 8)
 		return 0;
+	if (header_without_rdw(b, n))
+		return 0; /* a header where the descriptor should be (see mf_smf_explain) */
 	l0 = u16(b);
 	/* Descriptor bytes 2-3: zero, or a segment code in the low 2 bits of byte 2. */
 	if ((b[2] & 0xFC) != 0 || b[3] != 0)
@@ -144,10 +240,14 @@ int mf_smfdec_init(struct mf_smfdec *d, struct mf_stream *st, const struct mf_kb
 	d->st = st;
 	d->kb = kb;
 	d->name = st->name;
-	if (!mf_smf_probe(st->buf + st->pos, st->len - st->pos, &d->framing))
+	if (!mf_smf_probe(st->buf + st->pos, st->len - st->pos, &d->framing)) {
+		char why[400];
+		if (mf_smf_explain(st->buf + st->pos, st->len - st->pos, why, sizeof(why)))
+			return mf_error_set(err, MF_EFORMAT, d->name, 0, 0, "not an SMF dump as mfstat reads it: %s", why);
 		return mf_error_set(err, MF_EFORMAT, d->name, 0, 0,
 				    "not an SMF dump: no RDW or BDW at the start (transfer the dump in binary "
 				    "with RDWs kept, or as VBS blocks)");
+	}
 	d->stats.framing = d->framing == SMF_VBS ? "VBS" : "RDW";
 	return 0;
 }
@@ -272,6 +372,11 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 		p = (const unsigned char *)st->buf + st->pos;
 		ll = u16(p);
 		seg = p[2] & 3;
+		if (p[0] == 0x0D && p[1] == 0x0A)
+			return fail_at(d, err, MF_EIO, here, d->recno + 1,
+				       "X'0D0A' where a record descriptor should be: the dump was transferred in ASCII "
+				       "(text) mode; transfer it again in binary with RDWs kept (FTP: binary, then quote "
+				       "site rdw)");
 		if ((p[2] & 0xFC) || p[3])
 			return fail_at(d, err, MF_EIO, here, d->recno + 1,
 				       "bad record descriptor: bytes 2-3 are %02X%02X (expected a segment code 0-3 and 0)",
@@ -431,11 +536,11 @@ static int machine_of(struct mf_smfdec *d, struct mf_smf_record *r, const unsign
 	return 0;
 }
 
-static int pool_of(unsigned cls)
+static int pool_of(unsigned cls, bool zcbp)
 {
 	switch (cls) {
 	case 0: return MF_POOL_GCP;
-	case 2: return MF_POOL_ZAAP;
+	case 2: return zcbp ? MF_POOL_ZCBP : MF_POOL_ZAAP;
 	case 4: return MF_POOL_ZIIP;
 	default: return -1;
 	}
@@ -464,42 +569,55 @@ static const struct smf_setmap *setmap_of(struct mf_smfdec *d, const struct mf_f
 	return m;
 }
 
-/* Validates every counter-set section of a subtype 1 record under one packing; returns a message or NULL. */
-static const char *check_sets(const unsigned char *rec, size_t len, const struct mf_smf_record *r, uint32_t csof,
-			      unsigned csln, unsigned cson, const struct css_packing *pk, char *buf, size_t bn)
+static const char *set_name(unsigned type)
+{
+	static const char *const names[] = {"?", "basic", "problem-state", "crypto-activity", "extended", "z/OS",
+					    "MT-diagnostic"};
+	return type <= 6 ? names[type] : "?";
+}
+
+/*
+ * §5.3: a set whose counter count is not the architected one.  That z/OS always records the
+ * architected count is one of the two facts no real record has confirmed yet (the end of
+ * smf113-layout.md): say exactly what was found, so that the first such dump gets reported.
+ */
+static int bad_set_size(struct mf_smfdec *d, const struct mf_smf_record *r, struct mf_error *err, unsigned i,
+			unsigned type, unsigned found, unsigned expected)
+{
+	return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
+		       "counter set %u (type %u, %s) has %u counters, %u expected for CFVN %u CSVN %u: the first "
+		       "dump seen with this count; please report it to the mfstat developers with this message",
+		       i + 1, type, set_name(type), found, expected, r->cfvn, r->csvn);
+}
+
+/* Validates every counter-set section of a subtype 1 record (§5.2, §5.3). */
+static int check_sets(struct mf_smfdec *d, const unsigned char *rec, size_t len, const struct mf_smf_record *r,
+		      uint32_t csof, unsigned csln, unsigned cson, struct mf_error *err)
 {
 	unsigned i;
 	for (i = 0; i < cson; i++) {
 		const unsigned char *s = rec + csof + (size_t)i * csln;
-		unsigned type = pk->type_len == 2 ? u16(s + pk->type_off) : s[pk->type_off];
-		unsigned flags = pk->flags_len == 2 ? u16(s + pk->flags_off) : (unsigned)s[pk->flags_off] << 8;
-		uint32_t cdof = u32(s + pk->cdof);
-		unsigned cdln = u16(s + pk->cdln), cdon = u16(s + pk->cdon);
+		unsigned type = u16(s + LAYOUT.css1_type), flags = u16(s + LAYOUT.css1_flags);
+		uint32_t cdof = u32(s + LAYOUT.css1_cdof);
+		unsigned cdln = u16(s + LAYOUT.css1_cdln), cdon = u16(s + LAYOUT.css1_cdon);
 		bool lcds = (flags & 0x8000) != 0;
-		if (type < 1 || type > 6) {
-			snprintf(buf, bn, "counter set %u has type %u (expected 1-6)", i + 1, type);
-			return buf;
-		}
-		if (cdln != 4 && cdln != 8) {
-			snprintf(buf, bn, "counter set %u has entries of %u bytes (expected 4 or 8)", i + 1, cdln);
-			return buf;
-		}
-		if ((cdln == 8) != lcds) {
-			snprintf(buf, bn, "counter set %u: entry length %u disagrees with its long-counter flag", i + 1, cdln);
-			return buf;
-		}
-		if (!inside(len, cdof, (uint64_t)cdln * cdon)) {
-			snprintf(buf, bn, "counter set %u: data at offset %u (%u x %u bytes) lies outside the record", i + 1,
-				 (unsigned)cdof, cdon, cdln);
-			return buf;
-		}
-		if (type != 5 && cdon != set_size(type, r->cfvn, r->csvn)) {
-			snprintf(buf, bn, "counter set %u (type %u) has %u counters; versions CFVN %u CSVN %u mean %u", i + 1,
-				 type, cdon, r->cfvn, r->csvn, set_size(type, r->cfvn, r->csvn));
-			return buf;
-		}
+		if (type < 1 || type > 6)
+			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
+				       "counter set %u has type %u (expected 1-6)", i + 1, type);
+		if (cdln != 4 && cdln != 8)
+			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
+				       "counter set %u has entries of %u bytes (expected 4 or 8)", i + 1, cdln);
+		if ((cdln == 8) != lcds)
+			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
+				       "counter set %u: entry length %u disagrees with its long-counter flag", i + 1, cdln);
+		if (!inside(len, cdof, (uint64_t)cdln * cdon))
+			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
+				       "counter set %u: data at offset %u (%u x %u bytes) lies outside the record", i + 1,
+				       (unsigned)cdof, cdon, cdln);
+		if (type != 5 && cdon != set_size(type, r->cfvn, r->csvn))
+			return bad_set_size(d, r, err, i, type, cdon, set_size(type, r->cfvn, r->csvn));
 	}
-	return NULL;
+	return 0;
 }
 
 static int decode_s1(struct mf_smfdec *d, const unsigned char *rec, size_t len, uint32_t dof, unsigned dln,
@@ -508,9 +626,6 @@ static int decode_s1(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 	const unsigned char *h = rec + dof;
 	uint32_t csof;
 	unsigned csln, cson, i, flags, cls;
-	const struct css_packing *pk = NULL;
-	char msg[200], msg2[200];
-	const char *bad;
 	int rc;
 
 	if (dln < LAYOUT.s1_min_len || !inside(len, dof, LAYOUT.s1_min_len))
@@ -521,40 +636,34 @@ static int decode_s1(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 	r->ctm_us = mf_tod_to_unix_us(u64(h + 8));
 	r->cpu = u16(h + 16);
 	cls = h[18];
+	flags = u16(h + 50);
+	r->lost = (flags & S1_LOST) != 0;
+	r->mt_lost = (flags & S1_MT_LOST) != 0;
 	r->proc_class = cls;
-	r->pool = pool_of(cls);
+	r->pool = pool_of(cls, (flags & S1_ZCBP) != 0);
 	if (r->pool < 0)
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number, "unknown processor class %u", cls);
 	r->cpsp = (double)u32(h + 20);
 	r->cfvn = u16(h + 46);
 	r->csvn = u16(h + 48);
-	flags = u16(h + 50);
-	r->lost = (flags & 0x8000) != 0;
 	rc = machine_of(d, r, h + 24, err);
 	if (rc)
 		return rc;
 	csof = u32(h + LAYOUT.s1_csof);
 	csln = u16(h + LAYOUT.s1_csln);
 	cson = u16(h + LAYOUT.s1_cson);
-	if (csln < 12 || cson == 0 || cson > 16 || !inside(len, csof, (uint64_t)csln * cson))
+	if (csln < LAYOUT.css1_len || cson == 0 || cson > 16 || !inside(len, csof, (uint64_t)csln * cson))
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
 			       "counter-set sections (offset %u, %u x %u bytes) lie outside the record or are implausible",
 			       (unsigned)csof, cson, csln);
-	/* §5.3: the primary packing, else the alternative one, else a reported error. */
-	bad = check_sets(rec, len, r, csof, csln, cson, &PACKING[0], msg, sizeof(msg));
-	if (!bad) {
-		pk = &PACKING[0];
-	} else if (!check_sets(rec, len, r, csof, csln, cson, &PACKING[1], msg2, sizeof(msg2))) {
-		pk = &PACKING[1];
-		d->alt_packing = true;
-	} else {
-		return fail_at(d, err, MF_EFORMAT, r->offset, r->number, "%s", bad);
-	}
+	rc = check_sets(d, rec, len, r, csof, csln, cson, err);
+	if (rc)
+		return rc;
 	for (i = 0; i < cson; i++) {
 		const unsigned char *s = rec + csof + (size_t)i * csln;
-		unsigned type = pk->type_len == 2 ? u16(s + pk->type_off) : s[pk->type_off];
-		uint32_t cdof = u32(s + pk->cdof);
-		unsigned cdln = u16(s + pk->cdln), cdon = u16(s + pk->cdon), k;
+		unsigned type = u16(s + LAYOUT.css1_type);
+		uint32_t cdof = u32(s + LAYOUT.css1_cdof);
+		unsigned cdln = u16(s + LAYOUT.css1_cdln), cdon = u16(s + LAYOUT.css1_cdon), k;
 		r->sets |= 1u << type;
 		if (type == 5)
 			continue; /* the z/OS counter set: IBM diagnostics, not in the formulas */
@@ -581,20 +690,20 @@ static int decode_s2(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 	unsigned csln, cson, cdln, cdon, cf, i, k, slot = 0, total = 0;
 	int rc;
 
-	if (dln < LAYOUT.s2_min_len || !inside(len, dof, LAYOUT.s2_min_len + 16))
+	if (dln < LAYOUT.s2_min_len || !inside(len, dof, LAYOUT.s2_min_len))
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
 			       "subtype 2 data section of %u bytes is too short (at least %u expected)", dln,
-			       LAYOUT.s2_min_len + 16);
+			       LAYOUT.s2_min_len);
 	r->cts_us = mf_tod_to_unix_us(u64(h));
 	r->ctm_us = mf_tod_to_unix_us(u64(h + 8));
+	cf = u16(h + 18);
+	r->first = (cf & S2_FIRST) != 0;
+	r->final = (cf & S2_FINAL) != 0;
+	r->lost = (cf & S2_LOST) != 0;
 	r->proc_class = h[17];
-	r->pool = pool_of(h[17]);
+	r->pool = pool_of(h[17], (cf & S2_ZCBP) != 0);
 	if (r->pool < 0)
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number, "unknown processor class %u", h[17]);
-	cf = u16(h + 18);
-	r->first = (cf & 0x8000) != 0;
-	r->final = (cf & 0x2000) != 0;
-	r->lost = (cf & 0x0800) != 0;
 	r->cfvn = u16(h + 20);
 	r->csvn = u16(h + 22);
 	csof = u32(h + 24);
@@ -608,7 +717,7 @@ static int decode_s2(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 	rc = machine_of(d, r, h + LAYOUT.s2_type, err);
 	if (rc)
 		return rc;
-	if (csln < 4 || cson == 0 || cson > 16 || !inside(len, csof, (uint64_t)csln * cson))
+	if (csln < LAYOUT.css2_len || cson == 0 || cson > 16 || !inside(len, csof, (uint64_t)csln * cson))
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
 			       "counter-set sections (offset %u, %u x %u bytes) lie outside the record or are implausible",
 			       (unsigned)csof, cson, csln);
@@ -618,14 +727,12 @@ static int decode_s2(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 			       (unsigned)cdof, cdon, cdln);
 	for (i = 0; i < cson; i++) {
 		const unsigned char *s = rec + csof + (size_t)i * csln;
-		unsigned type = u16(s), n = u16(s + 2);
+		unsigned type = s[LAYOUT.css2_type], n = u16(s + LAYOUT.css2_csn);
 		if (type < 1 || type > 4)
 			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
 				       "counter set %u has type %u (subtype 2 holds types 1-4)", i + 1, type);
 		if (n > set_size(type, r->cfvn, r->csvn))
-			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
-				       "counter set %u (type %u) has %u counters; versions CFVN %u CSVN %u allow %u", i + 1,
-				       type, n, r->cfvn, r->csvn, set_size(type, r->cfvn, r->csvn));
+			return bad_set_size(d, r, err, i, type, n, set_size(type, r->cfvn, r->csvn));
 		total += n;
 	}
 	if (total != cdon)
@@ -634,7 +741,7 @@ static int decode_s2(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 	/* §6.3: counters of the sets in CSS order, contiguous. */
 	for (i = 0; i < cson; i++) {
 		const unsigned char *s = rec + csof + (size_t)i * csln;
-		unsigned type = u16(s), n = u16(s + 2);
+		unsigned type = s[LAYOUT.css2_type], n = u16(s + LAYOUT.css2_csn);
 		r->sets |= 1u << type;
 		for (k = 0; k < n; k++, slot++)
 			put(r, set_first(type) + k, u64(rec + cdof + (size_t)slot * 8));

@@ -18,7 +18,6 @@ struct mf_smfdec {
 	long long chain_off;
 	long recno;
 	bool dead;
-	bool alt_packing;         /* counter-set sections validated only with the alternative packing */
 	bool no_interval_warned;
 	struct mf_smf_stats stats;
 	/* Per family and counter set: the entries the family defines (most sets are sparse). */
@@ -35,6 +34,12 @@ enum { SMF_RDW = 1, SMF_VBS = 2 };
 
 /* Scores buf[0..n) as the start of an SMF dump (0 no, 90 yes); sets *framing. */
 int mf_smf_probe(const char *buf, size_t n, int *framing);
+
+/*
+ * For a file that is not an SMF dump as read here but looks like one damaged in the transfer
+ * (no RDWs, ASCII conversion): 1 with the diagnosis and the remedy in msg; else 0.
+ */
+int mf_smf_explain(const char *buf, size_t n, char *msg, size_t size);
 
 int mf_smfdec_init(struct mf_smfdec *d, struct mf_stream *st, const struct mf_kb *kb, struct mf_error *err);
 int mf_smfdec_next(struct mf_smfdec *d, struct mf_smf_record *rec, struct mf_error *err);

@@ -8,6 +8,7 @@
  * its left), x tick labels, legend rows (centered).  Text widths are
  * estimated from the characters, for a generic sans-serif font.
  */
+#include "mfstat/escape.h"
 #include "mfstat/sample.h"
 #include "mfstat/svg.h"
 
@@ -35,98 +36,14 @@ static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"
 
 /* ---- UTF-8, escaping, text width ---------------------------------------- */
 
-/* Decodes one code point at s (not at the NUL); returns the bytes used, *cp = 0xFFFD when invalid. */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+/* One code point of s[0..n), n > 0: its length; *cp = U+FFFD for a byte that is not valid UTF-8. */
+static size_t next_cp(const char *s, size_t n, uint32_t *cp)
 {
-	unsigned b = s[0], lo = 0x80, hi = 0xBF;
-	size_t len, i;
-	uint32_t v;
-
-	if (b < 0x80) {
-		*cp = b;
-		return 1;
-	}
-	if (b >= 0xC2 && b <= 0xDF) {
-		len = 2;
-		v = b & 0x1F;
-	} else if (b >= 0xE0 && b <= 0xEF) {
-		len = 3;
-		v = b & 0x0F;
-		if (b == 0xE0)
-			lo = 0xA0;
-		else if (b == 0xED)
-			hi = 0x9F; /* no surrogates */
-	} else if (b >= 0xF0 && b <= 0xF4) {
-		len = 4;
-		v = b & 0x07;
-		if (b == 0xF0)
-			lo = 0x90;
-		else if (b == 0xF4)
-			hi = 0x8F; /* at most U+10FFFF */
-	} else {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	for (i = 1; i < len; i++) {
-		unsigned c = s[i];
-		if (c < lo || c > hi) { /* also stops at the NUL */
-			*cp = 0xFFFD;
-			return 1;
-		}
-		lo = 0x80, hi = 0xBF;
-		v = (v << 6) | (c & 0x3F);
-	}
-	*cp = v;
-	return len;
-}
-
-static int xml_allowed(uint32_t cp)
-{
-	if (cp < 0x20)
-		return cp == '\t' || cp == '\n' || cp == '\r';
-	return cp != 0xFFFE && cp != 0xFFFF;
-}
-
-/* Appends at most maxcp code points of s, escaped; returns the bytes of s consumed. */
-static size_t escape_n(struct mf_strbuf *sb, const char *s, size_t maxcp)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, run = 0, ncp = 0;
-
-	while (p[i] && ncp < maxcp) {
-		uint32_t cp;
-		size_t len = utf8_next(p + i, &cp);
-		const char *ent = NULL;
-
-		switch (cp) {
-		case '&': ent = "&amp;"; break;
-		case '<': ent = "&lt;"; break;
-		case '>': ent = "&gt;"; break;
-		case '"': ent = "&quot;"; break;
-		case '\'': ent = "&#39;"; break;
-		default:
-			if (cp == 0xFFFD && len == 1)
-				ent = "\xEF\xBF\xBD"; /* an invalid byte */
-			else if (!xml_allowed(cp))
-				ent = "\xEF\xBF\xBD";
-			break;
-		}
-		if (ent) {
-			mf_strbuf_add(sb, s + run, i - run);
-			mf_strbuf_puts(sb, ent);
-			run = i + len;
-		}
-		i += len;
-		ncp++;
-	}
-	mf_strbuf_add(sb, s + run, i - run);
-	return i;
-}
-
-void mf_svg_escape(struct mf_strbuf *sb, const char *s)
-{
-	if (s)
-		escape_n(sb, s, SIZE_MAX);
+	size_t len = mf_utf8_decode(s, n, cp);
+	if (len)
+		return len;
+	*cp = 0xFFFD;
+	return 1;
 }
 
 /* Estimated advance of one character, in em, for a generic sans-serif (DejaVu Sans is widest). */
@@ -152,11 +69,11 @@ static double char_em(uint32_t cp)
 
 static double text_width(const char *s, double font)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n = strlen(s);
 	double w = 0;
-	while (*p) {
+	while (i < n) {
 		uint32_t cp;
-		p += utf8_next(p, &cp);
+		i += next_cp(s + i, n - i, &cp);
 		w += char_em(cp);
 	}
 	return w * font;
@@ -165,24 +82,22 @@ static double text_width(const char *s, double font)
 /* Appends s escaped, shortened with an ellipsis to fit maxw pixels at the font size. */
 static void put_text_fit(struct mf_strbuf *sb, const char *s, double maxw, double font)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n = strlen(s);
 	double w = 0, ell = 0.9 * font;
-	size_t ncp = 0;
 
 	if (text_width(s, font) <= maxw) {
-		escape_n(sb, s, SIZE_MAX);
+		mf_escape_xml_n(sb, s, n);
 		return;
 	}
-	while (*p) {
+	while (i < n) {
 		uint32_t cp;
-		size_t len = utf8_next(p, &cp);
+		size_t len = next_cp(s + i, n - i, &cp);
 		if (w + char_em(cp) * font + ell > maxw)
 			break;
 		w += char_em(cp) * font;
-		p += len;
-		ncp++;
+		i += len;
 	}
-	escape_n(sb, s, ncp);
+	mf_escape_xml_n(sb, s, i);
 	mf_strbuf_puts(sb, "\xE2\x80\xA6");
 }
 
@@ -246,7 +161,7 @@ static void attr_s(struct mf_strbuf *sb, const char *name, const char *v)
 	mf_strbuf_putc(sb, ' ');
 	mf_strbuf_puts(sb, name);
 	mf_strbuf_puts(sb, "=\"");
-	mf_svg_escape(sb, v);
+	mf_escape_xml(sb, v);
 	mf_strbuf_putc(sb, '"');
 }
 
@@ -719,7 +634,7 @@ static void svg_open(struct mf_strbuf *sb, double W, double H, const char *title
 	num(sb, H);
 	mf_strbuf_puts(sb, "\" role=\"img\" aria-label=\"");
 	if (title && *title) {
-		mf_svg_escape(sb, title);
+		mf_escape_xml(sb, title);
 		if (suffix) {
 			mf_strbuf_puts(sb, ": ");
 			mf_strbuf_puts(sb, suffix);
@@ -1040,7 +955,7 @@ static void ticks_draw(struct mf_strbuf *sb, const struct geo *g, const struct a
 		attr(sb, "x", g->L - 6);
 		attr(sb, "y", py(g, ya->v[i]) + 4);
 		mf_strbuf_putc(sb, '>');
-		mf_svg_escape(sb, ya->lab[i]);
+		mf_escape_xml(sb, ya->lab[i]);
 		mf_strbuf_puts(sb, "</text>\n");
 	}
 	mf_strbuf_puts(sb, "</g>\n<g fill=\"" TEXT_COLOR "\" text-anchor=\"middle\">\n");
@@ -1055,7 +970,7 @@ static void ticks_draw(struct mf_strbuf *sb, const struct geo *g, const struct a
 		attr(sb, "x", x);
 		attr(sb, "y", g->T + g->PH + 15);
 		mf_strbuf_putc(sb, '>');
-		mf_svg_escape(sb, xa->lab[i]);
+		mf_escape_xml(sb, xa->lab[i]);
 		mf_strbuf_puts(sb, "</text>\n");
 	}
 	mf_strbuf_puts(sb, "</g>\n");

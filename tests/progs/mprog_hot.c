@@ -12,6 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* gcc may clone a function to specialise it; clang has no such attribute (nor cloning). */
+#ifdef __clang__
+#define KEEP_WHOLE __attribute__((noinline))
+#else
+#define KEEP_WHOLE __attribute__((noinline, noclone))
+#endif
+
 /* Iterations of cold_loop per unit; hot_loop runs 6 times as many. */
 #define COLD_ITERS 36000000UL
 
@@ -22,10 +29,10 @@ static volatile unsigned long sink;
  * The two loops differ in their constants only (same latency per iteration):
  * identical bodies could be folded into one function at -O2.
  */
-__attribute__((noinline, noclone)) void hot_loop(unsigned long n);
-__attribute__((noinline, noclone)) void cold_loop(unsigned long n);
+KEEP_WHOLE void hot_loop(unsigned long n);
+KEEP_WHOLE void cold_loop(unsigned long n);
 
-__attribute__((noinline, noclone)) void hot_loop(unsigned long n)
+KEEP_WHOLE void hot_loop(unsigned long n)
 {
 	unsigned long i, x = sink;
 	for (i = 0; i < n; i++) /* MARK:hot_for */
@@ -33,7 +40,7 @@ __attribute__((noinline, noclone)) void hot_loop(unsigned long n)
 	sink = x;
 }
 
-__attribute__((noinline, noclone)) void cold_loop(unsigned long n)
+KEEP_WHOLE void cold_loop(unsigned long n)
 {
 	unsigned long i, x = sink;
 	for (i = 0; i < n; i++) /* MARK:cold_for */

@@ -124,11 +124,12 @@ static inline void sb_record(struct bbuf *out, const struct sb_rec *r)
 	bb_be(&b, (uint64_t)r->subtype, 2);
 	bb_be(&b, 0, 2);
 	bb_be(&b, 24, 2);
-	/* self-defining section (§3): product at 52, identification at 70, data at 110 */
-	bb_be(&b, 52, 4), bb_be(&b, 18, 2), bb_be(&b, 1, 2);
-	bb_be(&b, 70, 4), bb_be(&b, 40, 2), bb_be(&b, 1, 2);
-	bb_be(&b, 110, 4), bb_be(&b, r->subtype == 1 ? 78 : 82, 2), bb_be(&b, 1, 2);
-	bb_ebcdic(&b, "01", 2), bb_ebcdic(&b, "HIS", 8), bb_ebcdic(&b, "SP730", 8);
+	/* self-defining section (§3): product at 52 (20 bytes), identification at 72, data at 112 */
+	bb_be(&b, 52, 4), bb_be(&b, 20, 2), bb_be(&b, 1, 2);
+	bb_be(&b, 72, 4), bb_be(&b, 40, 2), bb_be(&b, 1, 2);
+	bb_be(&b, 112, 4), bb_be(&b, r->subtype == 1 ? 78 : 84, 2), bb_be(&b, 1, 2);
+	/* product section (§4, Source A): 2 unnamed bytes, RVN, PNM, OSL */
+	bb_be(&b, 0, 2), bb_ebcdic(&b, "01", 2), bb_ebcdic(&b, "HIS", 8), bb_ebcdic(&b, "SP730", 8);
 	bb_ebcdic(&b, "HIS", 8), bb_be(&b, 0, 4), bb_be(&b, 0, 4), bb_ebcdic(&b, "HIS", 8);
 	bb_be(&b, r->subtype == 1 ? tod_of(r->start_us) : 0, 8);
 	bb_be(&b, r->subtype == 1 ? tod_of(r->end_us) : 0, 8);
@@ -136,7 +137,7 @@ static inline void sb_record(struct bbuf *out, const struct sb_rec *r)
 		total += sb_set_size(types[i], r->cfvn, r->csvn);
 	if (r->subtype == 1) {
 		unsigned w = r->short_values ? 4 : 8;
-		css = 110 + 78;
+		css = 112 + 78;
 		data = css + 12 * nsets;
 		bb_be(&b, tod_of(r->cts_us), 8), bb_be(&b, tod_of(r->end_us), 8);
 		bb_be(&b, r->cpu, 2), bb_be(&b, r->cls, 1), bb_be(&b, 0, 1), bb_be(&b, r->cpsp, 4);
@@ -160,7 +161,7 @@ static inline void sb_record(struct bbuf *out, const struct sb_rec *r)
 				bb_be(&b, r->val[sb_first(types[i]) + k], (int)w);
 		}
 	} else {
-		css = 110 + 82;
+		css = 112 + 84;
 		data = css + 4 * nsets;
 		bb_be(&b, tod_of(r->cts_us), 8), bb_be(&b, tod_of(r->end_us), 8);
 		bb_be(&b, r->cpu & 0xFF, 1), bb_be(&b, r->cls, 1), bb_be(&b, r->flags, 2);
@@ -168,9 +169,10 @@ static inline void sb_record(struct bbuf *out, const struct sb_rec *r)
 		bb_be(&b, css, 4), bb_be(&b, 4, 2), bb_be(&b, nsets, 2);
 		bb_be(&b, data, 4), bb_be(&b, 8, 2), bb_be(&b, total, 2);
 		bb_be(&b, r->cpsp, 4), bb_ebcdic(&b, mt, 4), bb_ebcdic(&b, "A01", 16), bb_be(&b, r->cpu, 2);
-		bb_ebcdic(&b, "0000000000012345", 16);
+		bb_be(&b, 0, 2), bb_ebcdic(&b, "0000000000012345", 16); /* reserved, MachSeqCode at 68 */
+		/* §6.2: CST (1 byte), reserved (1 byte), CSN (2 bytes) */
 		for (i = 0; i < nsets; i++)
-			bb_be(&b, types[i], 2), bb_be(&b, sb_set_size(types[i], r->cfvn, r->csvn), 2);
+			bb_be(&b, types[i], 1), bb_be(&b, 0, 1), bb_be(&b, sb_set_size(types[i], r->cfvn, r->csvn), 2);
 		for (i = 0; i < nsets; i++)
 			for (k = 0; k < sb_set_size(types[i], r->cfvn, r->csvn); k++)
 				bb_be(&b, r->val[sb_first(types[i]) + k], 8);

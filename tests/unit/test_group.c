@@ -86,6 +86,166 @@ static void interval_length(void **state)
 	pipe_free(&p);
 }
 
+/* A day of 15-minute intervals of one system starting at first_min past midnight, 50 % busy. */
+static void day_rows(char *buf, size_t n, const char *sys, int first_min, int minutes, int count)
+{
+	size_t used = strlen(buf);
+	int i;
+	for (i = 0; i < count; i++) {
+		int m = first_min + i * minutes;
+		/* 1000 MHz: busy cycles = 0.5 * seconds * 1e9. */
+		used += (size_t)snprintf(buf + used, n - used,
+					 "%s,0,z16,1000,2025-01-01T%02d:%02d:00Z,%d,%lld,1\n", sys, m / 60, m % 60,
+					 minutes * 60, (long long)minutes * 60 * 500000000LL);
+	}
+}
+
+/*
+ * Groups spanning systems: INTERVAL is the wall-clock time covered (the union
+ * of the systems' spans), so LPARCPU of a pool is the sum of its systems'.
+ */
+static void interval_spans_systems(void **state)
+{
+	static const char head[] = "system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1\n";
+	char *csv = calloc(1, 1 << 16);
+	struct pipe p;
+	(void)state;
+
+	/* Two systems, 15-minute intervals starting five minutes apart, 4 hours each. */
+	strcpy(csv, head);
+	day_rows(csv, 1 << 16, "SYSA", 0, 15, 16);
+	day_rows(csv, 1 << 16, "SYSB", 5, 15, 16);
+	pipe_run(&p, kb, csv, 0);
+	assert_int_equal(p.n, 1);
+	/* 4 h plus the 5 minutes SYSB runs on: not 8 hours. */
+	assert_true(fabs(p.res[0].interval - (4 * 3600 + 300)) < 1e-6);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 100.0 * 4 * 3600 / (4 * 3600 + 300)) < 1e-6);
+	pipe_free(&p);
+
+	/* Each system alone: exactly the sum of its lengths, 50 % busy. */
+	pipe_run(&p, kb, csv, MF_BY_SYSTEM);
+	assert_int_equal(p.n, 2);
+	assert_true(p.res[0].interval == 4 * 3600 && p.res[1].interval == 4 * 3600);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 50.0) < 1e-9);
+	pipe_free(&p);
+
+	/* 15- and 30-minute intervals over the same two hours: 2 hours, 50 + 50 %. */
+	strcpy(csv, head);
+	day_rows(csv, 1 << 16, "SYSA", 0, 15, 8);
+	day_rows(csv, 1 << 16, "SYSB", 0, 30, 4);
+	pipe_run(&p, kb, csv, MF_BY_POOL);
+	assert_int_equal(p.n, 1);
+	assert_true(fabs(p.res[0].interval - 7200) < 1e-9);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 100.0) < 1e-9);
+	pipe_free(&p);
+
+	/* One system measured after the other: not concurrent, the time adds up (50 %). */
+	strcpy(csv, head);
+	day_rows(csv, 1 << 16, "SYSA", 0, 15, 4);
+	day_rows(csv, 1 << 16, "SYSB", 60, 15, 4);
+	pipe_run(&p, kb, csv, 0);
+	assert_true(fabs(p.res[0].interval - 7200) < 1e-9);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 50.0) < 1e-9);
+	pipe_free(&p);
+
+	/* --by interval: the 00:00 group has SYSA's 15 and SYSB's 30 minutes: 30 minutes of wall clock. */
+	strcpy(csv, head);
+	day_rows(csv, 1 << 16, "SYSA", 0, 15, 2);
+	day_rows(csv, 1 << 16, "SYSB", 0, 30, 1);
+	pipe_run(&p, kb, csv, MF_BY_INTERVAL);
+	assert_int_equal(p.n, 2);
+	assert_true(p.res[0].interval == 1800);
+	assert_true(p.res[1].interval == 900);
+	pipe_free(&p);
+
+	/* Lengths rounded apart (900.4 s labelled at whole seconds) overlap by < 1 s: still adjacent. */
+	pipe_run(&p, kb,
+		 "system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1\n"
+		 "S,0,z16,1000,2025-01-01T00:00:00Z,900.4,1,1\n"
+		 "S,0,z16,1000,2025-01-01T00:15:00Z,900.4,1,1\n"
+		 "S,0,z16,1000,2025-01-01T00:30:00Z,900.4,1,1\n"
+		 "T,0,z16,1000,2025-01-01T00:00:00Z,900,1,1\n",
+		 0);
+	assert_true(fabs(p.res[0].interval - 3 * 900.4) < 1e-9);
+	pipe_free(&p);
+
+	/* Intervals without a start (two perf stat totals of two systems) begin together. */
+	pipe_run(&p, kb,
+		 "system,machine,cpsp,interval_seconds,B0,B1\n"
+		 "S,z16,1000,10,1,1\n"
+		 "T,z16,1000,12,1,1\n",
+		 0);
+	assert_true(p.res[0].interval == 12);
+	assert_int_equal(mf_group_cpus(p.groups[0]), 2);
+	pipe_free(&p);
+	free(csv);
+}
+
+/* Duplicates (dedup.h): an SMF dump read twice; a changed copy names both byte offsets. */
+static void dedup_smf(void **state)
+{
+	char path[512];
+	struct mf_reader_opts ro = {0};
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_dedup *d = mf_dedup_new();
+	struct mf_sample *s = malloc(sizeof(*s));
+	struct mf_error e;
+	uint64_t n = 0;
+	int pass, rc;
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/data/small-s1.smf", MFSTAT_SOURCE_DIR);
+	ro.kb = kb;
+	ro.strtab = tab;
+	for (pass = 0; pass < 2; pass++) {
+		struct mf_reader *r = NULL;
+		mf_error_clear(&e);
+		assert_int_equal(mf_reader_open(&r, path, &ro, &e), 0);
+		while ((rc = mf_reader_next(r, s, &e)) == 1) {
+			assert_true(s->offset >= 0 && s->line == 0);
+			if (pass == 0) {
+				n++;
+				assert_int_equal(mf_dedup_check(d, path, s, &e), MF_DEDUP_KEEP);
+			} else {
+				assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_DUPLICATE);
+			}
+		}
+		assert_int_equal(rc, 0);
+		mf_reader_close(r);
+	}
+	assert_true(n > 0);
+	assert_int_equal(mf_dedup_duplicates(d), n);
+	/* The last sample again with one counter changed: a conflict at its offset, naming the first. */
+	s->value[0]++;
+	mf_error_clear(&e);
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_EFORMAT);
+	assert_int_equal(e.offset, s->offset);
+	assert_string_equal(e.file, "copy.smf");
+	{
+		char want[128];
+		snprintf(want, sizeof(want), "small-s1.smf offset 0x%llx", (unsigned long long)s->offset);
+		assert_non_null(strstr(e.msg, want));
+	}
+	assert_int_equal(mf_dedup_conflicts(d), 1);
+	/* The order of the counters does not matter; the interval's length to the second does. */
+	s->value[0]--;
+	{
+		uint16_t ts = s->slot[0];
+		uint64_t tv = s->value[0];
+		s->slot[0] = s->slot[1], s->value[0] = s->value[1];
+		s->slot[1] = ts, s->value[1] = tv;
+	}
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_DUPLICATE);
+	s->seconds += 5;
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_KEEP);
+	/* Without a system or a start: never checked. */
+	s->system = 0;
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_KEEP);
+	assert_int_equal(mf_dedup_check(d, "copy.smf", s, &e), MF_DEDUP_KEEP);
+	mf_dedup_free(d);
+	mf_strtab_free(tab);
+	free(s);
+}
+
 /* Keys, their sort order, and that families never share a group. */
 static void keys_and_order(void **state)
 {
@@ -150,7 +310,7 @@ static void merge(void **state)
 {
 	char path[512], *text;
 	FILE *fp;
-	size_t n, i, k, j;
+	size_t n, i, k, j, b;
 	struct pipe fine, coarse;
 	struct mf_grouper *g;
 	struct mf_group *const *mg;
@@ -164,32 +324,36 @@ static void merge(void **state)
 	fclose(fp);
 	text[n] = '\0';
 	pipe_run(&fine, kb, text, MF_BY_DEFAULT);
-	pipe_run(&coarse, kb, text, MF_BY_SYSTEM);
-	g = mf_grouper_new(MF_BY_SYSTEM);
-	for (i = 0; i < fine.n; i++)
-		assert_int_equal(mf_grouper_merge(g, fine.groups[i]), 0);
-	mg = mf_grouper_groups(g, fine.tab, &n);
-	assert_int_equal(n, coarse.n);
-	mr = mf_results_new(mg, n);
-	for (i = 0; i < n; i++) {
-		const struct mf_family *fam = mg[i]->family;
-		mf_metrics_compute(kb, mg[i], &mr[i]);
-		assert_int_equal(mg[i]->rows, coarse.groups[i]->rows);
-		assert_int_equal(mf_group_cpus(mg[i]), mf_group_cpus(coarse.groups[i]));
-		assert_int_equal(mr[i].lspr, coarse.res[i].lspr);
-		assert_true(mr[i].interval == coarse.res[i].interval);
-		for (k = 0; k < fam->ncounters; k++)
-			assert_true(mg[i]->sum[k] == coarse.groups[i]->sum[k]);
-		for (j = 0; j < fam->nmetrics; j++) {
-			double a = mr[i].value[j], b = coarse.res[i].value[j];
-			if (!((isnan(a) && isnan(b)) || a == b))
-				fail_msg("%s: merged %.17g, direct %.17g", fam->metrics[j].name, a, b);
+	/* By system, and across systems (where INTERVAL is the union of their spans). */
+	for (b = 0; b < 3; b++) {
+		unsigned by = b == 0 ? MF_BY_SYSTEM : b == 1 ? MF_BY_POOL : 0;
+		pipe_run(&coarse, kb, text, by);
+		g = mf_grouper_new(by);
+		for (i = 0; i < fine.n; i++)
+			assert_int_equal(mf_grouper_merge(g, fine.groups[i]), 0);
+		mg = mf_grouper_groups(g, fine.tab, &n);
+		assert_int_equal(n, coarse.n);
+		mr = mf_results_new(mg, n);
+		for (i = 0; i < n; i++) {
+			const struct mf_family *fam = mg[i]->family;
+			mf_metrics_compute(kb, mg[i], &mr[i]);
+			assert_int_equal(mg[i]->rows, coarse.groups[i]->rows);
+			assert_int_equal(mf_group_cpus(mg[i]), mf_group_cpus(coarse.groups[i]));
+			assert_int_equal(mr[i].lspr, coarse.res[i].lspr);
+			assert_true(mr[i].interval == coarse.res[i].interval);
+			for (k = 0; k < fam->ncounters; k++)
+				assert_true(mg[i]->sum[k] == coarse.groups[i]->sum[k]);
+			for (j = 0; j < fam->nmetrics; j++) {
+				double a = mr[i].value[j], c = coarse.res[i].value[j];
+				if (!((isnan(a) && isnan(c)) || a == c))
+					fail_msg("%s: merged %.17g, direct %.17g", fam->metrics[j].name, a, c);
+			}
 		}
+		mf_results_free(mr, n);
+		mf_grouper_free(g);
+		pipe_free(&coarse);
 	}
-	mf_results_free(mr, n);
-	mf_grouper_free(g);
 	pipe_free(&fine);
-	pipe_free(&coarse);
 	free(text);
 }
 
@@ -198,6 +362,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide), cmocka_unit_test(interval_length),
 		cmocka_unit_test(keys_and_order),  cmocka_unit_test(doubts),          cmocka_unit_test(merge),
+		cmocka_unit_test(interval_spans_systems), cmocka_unit_test(dedup_smf),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

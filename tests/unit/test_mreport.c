@@ -928,32 +928,7 @@ static void attribution(void **state)
 	samples(&run, st, demo, 0x1208, 4242, 0, 10); /* cold */
 	symbolize(&run, demo);
 
-	/* line (default): the straddling line goes to hot, which owns its first byte */
-	txt = report(&run, &o);
-	j = parse_json(txt);
-	r = row_named(json_object_get(j, "functions"), "function", "hot");
-	assert_int_equal(json_integer_value(json_object_get(r, "samples")), 90);
-	r = row_named(json_object_get(j, "functions"), "function", "cold");
-	assert_int_equal(json_integer_value(json_object_get(r, "samples")), 10);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "run"), "attribution")), "line");
-	/* the source line stays the sample's own: cold's line 20, listed under hot */
-	r = row_named(json_object_get(j, "lines"), "function", "hot");
-	assert_non_null(r);
-	json_decref(j);
-	free(txt);
-	o.format = MF_MFMT_TEXT;
-	txt = report(&run, &o);
-	assert_non_null(strstr(txt, "Attribution:      line (a cache line and its samples go to the function owning "
-	                            "its first byte)\n"));
-	det = section(txt, "Function Details");
-	/* hot's straddling line shows all its statements, cold's line 20 included */
-	assert_non_null(strstr(det, "> for (int i = 0; i < n; i++)\n"));
-	free(det);
-	free(txt);
-
-	/* ip: each sample's own function */
-	o.attribute_ip = true;
-	o.format = MF_MFMT_JSON;
+	/* ip (the default, all options zero): each sample's own function */
 	txt = report(&run, &o);
 	j = parse_json(txt);
 	r = row_named(json_object_get(j, "functions"), "function", "hot");
@@ -977,6 +952,31 @@ static void attribution(void **state)
 	assert_non_null(strstr(det, " -0x20 "));
 	free(det);
 	free(txt);
+	/* --attribute line (Caliper's rule): the straddling line goes to hot, which owns its first byte */
+	o.attribute_line = true;
+	o.format = MF_MFMT_JSON;
+	txt = report(&run, &o);
+	j = parse_json(txt);
+	r = row_named(json_object_get(j, "functions"), "function", "hot");
+	assert_int_equal(json_integer_value(json_object_get(r, "samples")), 90);
+	r = row_named(json_object_get(j, "functions"), "function", "cold");
+	assert_int_equal(json_integer_value(json_object_get(r, "samples")), 10);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "run"), "attribution")), "line");
+	/* the source line stays the sample's own: cold's line 20, listed under hot */
+	r = row_named(json_object_get(j, "lines"), "function", "hot");
+	assert_non_null(r);
+	json_decref(j);
+	free(txt);
+	o.format = MF_MFMT_TEXT;
+	txt = report(&run, &o);
+	assert_non_null(strstr(txt, "Attribution:      line (a cache line and its samples go to the function owning "
+	                            "its first byte)\n"));
+	det = section(txt, "Function Details");
+	/* hot's straddling line shows all its statements, cold's line 20 included */
+	assert_non_null(strstr(det, "> for (int i = 0; i < n; i++)\n"));
+	free(det);
+	free(txt);
+
 	mf_mrun_free(&run);
 }
 
@@ -992,14 +992,25 @@ static void cache_line_layout(void **state)
 	assert_non_null(det);
 	/*
 	 * hot: line 0x1100 (statements 10, 11, 12), adjacent 0x1140 (12, 13, 14)
-	 * sharing one dash row, then a gap (tildes) and 0x11c0 (11, 16, 20).
+	 * sharing one dash row, then a gap (tildes) and 0x11c0 (11, 16: with the
+	 * default ip attribution only the part of the line inside hot; cold's
+	 * line 20 from 0x11e0 on is listed under cold).
 	 */
 	detail_shape(det, "[demo::hot,", shape, sizeof(shape));
-	assert_string_equal(shape, "DRSSDRSSDTDRSSD");
+	assert_string_equal(shape, "DRSSDRSSDTDRSD");
 	detail_shape(det, "[demo::cold,", shape, sizeof(shape));
 	assert_string_equal(shape, "DRSD");
 	free(det);
 	free(txt);
+	/* --attribute line: the whole of line 0x11c0 is hot's, cold's statement 20 included. */
+	o.attribute_line = true;
+	txt = report(&run, &o);
+	det = section(txt, "Function Details");
+	detail_shape(det, "[demo::hot,", shape, sizeof(shape));
+	assert_string_equal(shape, "DRSSDRSSDTDRSSD");
+	free(det);
+	free(txt);
+	o.attribute_line = false;
 
 	/* With 128-byte lines 0x1100 and 0x1180 are adjacent: no tildes in hot any more. */
 	o.line_size = 128;

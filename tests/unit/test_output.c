@@ -94,13 +94,13 @@ static void csv_shape(void **state)
 	nl = strchr(out, '\n');
 	assert_non_null(nl);
 	*nl = '\0';
-	assert_string_equal(out, "system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus,CPI,PRBSTATE,"
+	assert_string_equal(out, "system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus,cpus_expected,CPI,PRBSTATE,"
 				 "L1MP,L2P,L3P,L4LP,L4RP,MEMP,LPARCPU,EST_INSTR_CMPLX_CPI,FINITE_CPI,SCPL1M,RNI,"
 				 "EFF_GHZ,TLB1_CPU_MISS_PCT,TLB1_CYCLES_PER_MISS,TLB_MISS_RATE,W_AIU_CPU,C_AIU_CPU,"
 				 "AIU_CPU,LSPR");
 	/* A name with a quote is quoted; n/a is an empty field. */
-	assert_non_null(strstr(nl + 1, "\"S<1>\"\"\",LP,GCP,,2025-03-04T10:00:00Z,60,z16,1,3.12,5e-09,4e-06,,,,,,100,"));
-	assert_non_null(strstr(nl + 1, ",ZIIP,,2025-03-04T10:00:00Z,60,z16,1,,,,"));
+	assert_non_null(strstr(nl + 1, "\"S<1>\"\"\",LP,GCP,,2025-03-04T10:00:00Z,60,z16,1,1,3.12,5e-09,4e-06,,,,,,100,"));
+	assert_non_null(strstr(nl + 1, ",ZIIP,,2025-03-04T10:00:00Z,60,z16,1,1,,,,"));
 	free(out);
 	pipe_free(&p);
 }
@@ -120,12 +120,148 @@ static void text_shape(void **state)
 	pipe_free(&p);
 }
 
+/* An interval with fewer CPUs than its system's others (lost data): marked in every writer. */
+static const char lost_csv[] =
+	"system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1\n"
+	"S,0,z16,1000,2025-01-01T00:00:00Z,900,450000000000,1\n"
+	"S,1,z16,1000,2025-01-01T00:00:00Z,900,450000000000,1\n"
+	"S,0,z16,1000,2025-01-01T00:15:00Z,900,450000000000,1\n"
+	"S,0,z16,1000,2025-01-01T00:30:00Z,900,450000000000,1\n"
+	"S,1,z16,1000,2025-01-01T00:30:00Z,900,450000000000,1\n";
+
+static void lost_cpus_marked(void **state)
+{
+	struct pipe p;
+	struct mf_report rep = {0};
+	struct mf_notes notes;
+	uint64_t exp[3];
+	char *out;
+	json_t *root;
+	json_error_t jerr;
+	(void)state;
+	pipe_run(&p, kb, lost_csv, MF_BY_DEFAULT);
+	assert_int_equal(p.n, 3);
+	rep.kb = kb;
+	rep.tab = p.tab;
+	rep.by = p.by;
+	rep.ngroups = p.n;
+	rep.results = p.res;
+	rep.rows_read = p.rows;
+	mf_report_cpus_expected(&rep, exp);
+	assert_true(exp[0] == 2 && exp[1] == 2 && exp[2] == 2);
+	/* The library composes the warning, naming the interval. */
+	mf_notes_init(&notes);
+	mf_notes_report(&notes, &rep);
+	assert_int_equal(notes.nwarnings, 1);
+	assert_non_null(strstr(notes.warnings[0], "1 interval with fewer CPUs"));
+	assert_non_null(strstr(notes.warnings[0], "interval 2025-01-01T00:15:00Z: 1 of 2 CPUs"));
+	mf_notes_free(&notes);
+
+	out = render(mf_out_csv, &p);
+	assert_non_null(strstr(out, ",2025-01-01T00:15:00Z,900,z16,1,2,"));
+	assert_non_null(strstr(out, ",2025-01-01T00:30:00Z,900,z16,2,2,"));
+	free(out);
+	out = render(mf_out_text, &p);
+	assert_non_null(strstr(out, "2025-01-01T00:15:00Z  z16      1 of 2"));
+	free(out);
+	out = render(mf_out_html, &p);
+	assert_non_null(strstr(out, "<tr class=\"short\"><td class=\"id\">2025-01-01T00:15:00Z <span class=\"warn\">(1 of 2 CPUs"));
+	assert_non_null(strstr(out, "left out of the LPARCPU chart"));
+	free(out);
+	out = render(mf_out_json, &p);
+	root = json_loads(out, 0, &jerr);
+	assert_non_null(root);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(root, "groups"), 1),
+							    "cpus_expected")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(root, "groups"), 1),
+							    "cpus")), 1);
+	json_decref(root);
+	free(out);
+	pipe_free(&p);
+
+	/* Without interval grouping, nothing to compare: expected is the group's own count. */
+	pipe_run(&p, kb, lost_csv, MF_BY_SYSTEM);
+	rep.by = p.by;
+	rep.ngroups = p.n;
+	rep.results = p.res;
+	mf_report_cpus_expected(&rep, exp);
+	assert_int_equal(exp[0], 2);
+	pipe_free(&p);
+}
+
+/* JSON inputs: what each file gave, dropped by reason; every drop reason is a warning too. */
+static void json_inputs(void **state)
+{
+	struct pipe p;
+	struct mf_report rep = {0};
+	struct mf_input in[1];
+	struct mf_input_count drop = {"intervals with lost counter data (hardware flag)", 3};
+	struct mf_input_count recs = {"type 113 subtype 1", 40};
+	const char *reason[] = {"B0: not a number '.'"};
+	uint64_t rcount[] = {2};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+	json_t *root, *i0, *w;
+	json_error_t jerr;
+	(void)state;
+	pipe_run(&p, kb, csv, MF_BY_DEFAULT);
+	memset(in, 0, sizeof(in));
+	in[0].file = "week.smf";
+	in[0].format = "smf";
+	in[0].samples = 40;
+	in[0].skipped = 2;
+	in[0].duplicates = 5;
+	in[0].nrecords = 1;
+	in[0].records = &recs;
+	in[0].ndropped = 1;
+	in[0].dropped = &drop;
+	rep.kb = kb;
+	rep.tab = p.tab;
+	rep.by = p.by;
+	rep.ngroups = p.n;
+	rep.results = p.res;
+	rep.rows_read = 40;
+	rep.rows_skipped = 2;
+	rep.nreasons = 1;
+	rep.reason = reason;
+	rep.reason_count = rcount;
+	rep.ninputs = 1;
+	rep.inputs = in;
+	rep.duplicates = 5;
+	fp = open_memstream(&buf, &len);
+	assert_int_equal(mf_out_json(fp, &rep), 0);
+	fclose(fp);
+	root = json_loads(buf, JSON_PRESERVE_ORDER, &jerr);
+	if (!root)
+		fail_msg("JSON does not parse: %s: %s", jerr.text, buf);
+	assert_int_equal(json_integer_value(json_object_get(root, "duplicates")), 5);
+	i0 = json_array_get(json_object_get(root, "inputs"), 0);
+	assert_string_equal(json_string_value(json_object_get(i0, "file")), "week.smf");
+	assert_string_equal(json_string_value(json_object_get(i0, "format")), "smf");
+	assert_int_equal(json_integer_value(json_object_get(i0, "samples")), 40);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(i0, "records"), "type 113 subtype 1")), 40);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(i0, "dropped"), "bad records skipped")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(i0, "dropped"), "duplicate samples")), 5);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(i0, "dropped"), drop.what)), 3);
+	w = json_object_get(root, "warnings");
+	assert_int_equal(json_array_size(w), 2);
+	assert_string_equal(json_string_value(json_array_get(w, 0)), "skipped 2: B0: not a number '.'");
+	assert_string_equal(json_string_value(json_array_get(w, 1)),
+			    "week.smf: dropped 3: intervals with lost counter data (hardware flag)");
+	json_decref(root);
+	free(buf);
+	pipe_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_reload),
 		cmocka_unit_test(csv_shape),
 		cmocka_unit_test(text_shape),
+		cmocka_unit_test(lost_cpus_marked),
+		cmocka_unit_test(json_inputs),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

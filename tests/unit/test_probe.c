@@ -111,6 +111,33 @@ static void plan_with(const struct rule *rules, size_t n, const struct mf_mprobe
 	free(text);
 }
 
+/* Plans with a request built by the caller (rates, variations). */
+static void plan_req(const struct rule *rules, size_t n, const struct mf_mprobe *probe, struct mf_mplan_req *req,
+		     struct mf_mplan *plan)
+{
+	struct script s = {rules, n, 0};
+	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_error e;
+	char *text = NULL, name[300];
+	size_t len;
+	mf_error_clear(&e);
+	assert_int_equal(mf_measure_events_text(NULL, &text, &len, name, sizeof(name), &e), 0);
+	assert_int_equal(mf_measure_plan(&ops, probe, req, text, len, name, plan, &e), 0);
+	free(text);
+}
+
+static struct mf_mplan_req rate_req(const char *measurement, const char *event, uint64_t rate, bool rate_clock)
+{
+	struct mf_mplan_req req;
+	memset(&req, 0, sizeof(req));
+	snprintf(req.measurement, sizeof(req.measurement), "%s", measurement);
+	snprintf(req.event, sizeof(req.event), "%s", event);
+	req.rate = rate;
+	req.rate_clock = rate_clock;
+	req.variation_pct = 5;
+	return req;
+}
+
 #define HW_ANY(err) {PERF_TYPE_HARDWARE, -1, -1, -1, -1, err}, {PERF_TYPE_HW_CACHE, -1, -1, -1, -1, err}, \
 		{PERF_TYPE_RAW, -1, -1, -1, -1, err}
 
@@ -224,6 +251,100 @@ static void test_counting_only(void **state)
 	assert_string_equal(plan.sampled[0].name, "task_clock");
 	/* the hardware event is still counted exactly */
 	assert_string_equal(plan.counted[0].name, "cycles");
+}
+
+/*
+ * -s RATE on the event actually sampled (issue 12 item 12): a time is kept
+ * when that event is a clock (-s 250us on the task-clock fallback stays
+ * 250us, it became 1ms before); a count meant for cycles cannot become
+ * nanoseconds, nor a time cycles: the event's default with a note, never
+ * silently.
+ */
+static void test_rates(void **state)
+{
+	static const struct rule vm[] = {HW_ANY(ENOENT)}, pmu[] = {{-1, -1, -1, -1, -1, 0}};
+	static const struct rule no_irq[] = {{PERF_TYPE_HARDWARE, -1, -1, 1, -1, EOPNOTSUPP}};
+	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
+	struct mf_mplan_req req;
+	struct mf_mplan plan;
+	(void)state;
+
+	/* a time on the software fallback: kept, the variation 5 % of it */
+	req = rate_req("profile", "cycles", 250000, true);
+	plan_req(vm, 3, &p, &req, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
+	assert_int_equal(plan.sampled[0].period, 250000);
+	assert_int_equal(plan.variation, 12500);
+	assert_string_equal(plan.rate_note, "");
+	assert_string_equal(plan.used_spec, "250us, 5%, task_clock:user");
+	/* the same for itlb (page faults keep every fault) and on the counting-only rung */
+	req = rate_req("itlb", "itlb_miss", 250000, true);
+	plan_req(vm, 3, &p, &req, &plan);
+	assert_int_equal(plan.sampled[0].period, 250000);
+	assert_int_equal(plan.sampled[1].period, 1);
+	assert_string_equal(plan.rate_note, "");
+	req = rate_req("profile", "cycles", 250000, true);
+	plan_req(no_irq, 1, &p, &req, &plan);
+	assert_int_equal(plan.rung, MF_RUNG_COUNTING);
+	assert_int_equal(plan.sampled[0].period, 250000);
+	assert_string_equal(plan.rate_note, "");
+
+	/* a count of cycles on the fallback: task-clock's default, said */
+	req = rate_req("profile", "cycles", 5000, false);
+	plan_req(vm, 3, &p, &req, &plan);
+	assert_int_equal(plan.sampled[0].period, 1000000);
+	assert_int_equal(plan.variation, 50000);
+	assert_string_equal(plan.rate_note, "-s: rate 5000 counts cycles events and cannot be converted for "
+					    "task_clock: sampling every 1ms (its default); give the rate as a time "
+					    "(e.g. 500us) to set it");
+	/* an absolute variation in the same unit goes with it: 5 % instead, said too */
+	req.variation_pct = 0;
+	req.variation = 100;
+	plan_req(vm, 3, &p, &req, &plan);
+	assert_int_equal(plan.variation, 50000);
+	assert_non_null(strstr(plan.rate_note, "; -s: variation 100 cannot be converted for task_clock: using 5%"));
+	assert_string_equal(plan.used_spec, "1ms, 50us, task_clock:user");
+	/* a time rate with a time variation: both kept */
+	req = rate_req("profile", "cycles", 250000, true);
+	req.variation_pct = 0;
+	req.variation = 50000;
+	req.variation_clock = true;
+	plan_req(vm, 3, &p, &req, &plan);
+	assert_int_equal(plan.sampled[0].period, 250000);
+	assert_int_equal(plan.variation, 50000);
+	assert_string_equal(plan.rate_note, "");
+
+	/* with a PMU: a count for cycles is kept, a time is not (cycles count events) */
+	req = rate_req("profile", "cycles", 5000, false);
+	plan_req(pmu, 1, &p, &req, &plan);
+	assert_true(plan.rung == MF_RUNG_PRECISE || plan.rung == MF_RUNG_NONPRECISE);
+	assert_int_equal(plan.sampled[0].period, 5000);
+	assert_string_equal(plan.rate_note, "");
+	req = rate_req("profile", "cycles", 250000, true);
+	plan_req(pmu, 1, &p, &req, &plan);
+	assert_int_equal(plan.sampled[0].period, 1000000);
+	assert_string_equal(plan.rate_note, "-s: rate 250us is a time, but cycles counts events: sampling every "
+					    "1000000 events (its default); give the rate as a count");
+
+	/* a variation not below the rate is clamped, and said */
+	req = rate_req("profile", "cycles", 0, false);
+	req.variation_pct = 0;
+	req.variation = 2000000;
+	plan_req(pmu, 1, &p, &req, &plan);
+	assert_int_equal(plan.sampled[0].period, 1000000);
+	assert_int_equal(plan.variation, 999999);
+	assert_string_equal(plan.rate_note, "-s: variation 2000000 is not below the rate 1000000 of cycles: using 999999");
+
+	/* task_clock asked for by name: a count is its own unit, nanoseconds */
+	req = rate_req("profile", "task_clock", 2000000, false);
+	plan_req(vm, 3, &p, &req, &plan);
+	assert_int_equal(plan.sampled[0].period, 2000000);
+	assert_string_equal(plan.rate_note, "");
+	/* no rate: the sampled event's own default (task-clock 1ms for itlb too, not itlb_miss's 10000) */
+	req = rate_req("itlb", "task_clock", 0, false);
+	plan_req(vm, 3, &p, &req, &plan);
+	assert_int_equal(plan.sampled[0].period, 1000000);
+	assert_string_equal(plan.rate_note, "");
 }
 
 static void test_user_only(void **state)
@@ -426,7 +547,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vm_profile_software), cmocka_unit_test(test_vm_itlb_software),
 		cmocka_unit_test(test_intel_precise),       cmocka_unit_test(test_nonprecise),
-		cmocka_unit_test(test_counting_only),       cmocka_unit_test(test_user_only),
+		cmocka_unit_test(test_counting_only),       cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_user_only),
 		cmocka_unit_test(test_impossible),          cmocka_unit_test(test_busy_and_none),
 		cmocka_unit_test(test_events),              cmocka_unit_test(test_probe_tree),
 		cmocka_unit_test(test_events_table_errors),

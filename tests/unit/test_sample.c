@@ -44,6 +44,8 @@ static void pools(void **state)
 	assert_int_equal(mf_pool_parse("ZAAP", 4), MF_POOL_ZAAP);
 	assert_int_equal(mf_pool_parse("IFL", 3), MF_POOL_IFL);
 	assert_int_equal(mf_pool_parse("ICF", 3), MF_POOL_ICF);
+	assert_int_equal(mf_pool_parse("zcbp", 4), MF_POOL_ZCBP);
+	assert_string_equal(mf_pool_name(MF_POOL_ZCBP), "ZCBP");
 	assert_int_equal(mf_pool_parse("1", 1), MF_POOL_GCP);
 	assert_int_equal(mf_pool_parse("3", 1), MF_POOL_ZAAP);
 	assert_int_equal(mf_pool_parse("6", 1), MF_POOL_ZIIP);

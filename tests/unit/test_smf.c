@@ -187,7 +187,9 @@ static void bad_data(void **state)
 	sb_record(&b, &r);
 	assert_int_equal(open_run(&run, &b), 0);
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), MF_EFORMAT);
-	assert_non_null(strstr(run.e.msg, "has 159 counters; versions CFVN 3 CSVN 7 mean 160"));
+	/* Item 4: the set, the count found, the count expected, and that this dump is the first seen. */
+	assert_non_null(strstr(run.e.msg, "counter set 4 (type 4, extended) has 159 counters, 160 expected for CFVN 3 "
+					  "CSVN 7: the first dump seen with this count; please report it"));
 	close_run(&run);
 	r.bad_set_size = 0;
 
@@ -395,11 +397,319 @@ static void list_api(void **state)
 	free(b.p);
 }
 
+/*
+ * Records written byte by byte from the tables of smf113-layout.md (§2-§6, Source A), with
+ * neither smfbuild.h nor gensmf: every field at the offset the reference gives it.
+ */
+static void be(unsigned char *p, uint64_t v, int width)
+{
+	int i;
+	for (i = 0; i < width; i++)
+		p[i] = (unsigned char)(v >> (8 * (width - 1 - i)));
+}
+
+/* EBCDIC (037) for the digits and capitals the records use. */
+static void ebc_ref(unsigned char *p, const char *s, size_t width)
+{
+	static const char from[] = " 0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	static const unsigned char to[] = {0x40, 0xF0, 0xF1, 0xF2, 0xF3, 0xF4, 0xF5, 0xF6, 0xF7, 0xF8, 0xF9, 0xC1, 0xC2,
+					   0xC3, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xD1, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6,
+					   0xD7, 0xD8, 0xD9, 0xE2, 0xE3, 0xE4, 0xE5, 0xE6, 0xE7, 0xE8, 0xE9};
+	size_t i;
+	for (i = 0; i < width; i++) {
+		char c = i < strlen(s) ? s[i] : ' ';
+		p[i] = to[strchr(from, c) - from];
+	}
+}
+
+/* Header §2, self-defining section §3, product section §4 (20 bytes), ID section §4 (40 bytes). */
+static size_t ref_head(unsigned char *r, unsigned subtype, unsigned dln, int64_t istart, int64_t iend)
+{
+	be(r + 4, 0x5E, 1);           /* SMF113FLG */
+	be(r + 5, 113, 1);            /* SMF113RTY */
+	be(r + 6, 2970000, 4);        /* SMF113TME 08:15:00.00 */
+	be(r + 10, 0x0125100F, 4);    /* SMF113DTE 2025.100 */
+	ebc_ref(r + 14, "SYSR", 4);   /* SMF113SID */
+	ebc_ref(r + 18, "", 4);       /* SMF113WID */
+	be(r + 22, subtype, 2);       /* SMF113STP */
+	be(r + 26, 24, 2);            /* SMF113SDL */
+	be(r + 28, 52, 4);            /* SMF113SOF */
+	be(r + 32, 20, 2);            /* SMF113SLN */
+	be(r + 34, 1, 2);             /* SMF113SON */
+	be(r + 36, 72, 4);            /* SMF113IOF */
+	be(r + 40, 40, 2);            /* SMF113ILN */
+	be(r + 42, 1, 2);             /* SMF113ION */
+	be(r + 44, 112, 4);           /* SMF113DOF */
+	be(r + 48, dln, 2);           /* SMF113DLN */
+	be(r + 50, 1, 2);             /* SMF113DON */
+	ebc_ref(r + 52 + 2, "01", 2); /* SMF113RVN at +2 */
+	ebc_ref(r + 52 + 4, "HIS", 8); /* SMF113PNM at +4 */
+	ebc_ref(r + 52 + 12, "SP730", 8); /* SMF113OSL at +12 */
+	ebc_ref(r + 72, "HIS", 8);    /* SMF113JBN */
+	ebc_ref(r + 72 + 16, "HIS", 8); /* SMF113STP (step name) */
+	be(r + 72 + 24, istart ? tod_of(istart) : 0, 8); /* SMF113INTERVALSTART */
+	be(r + 72 + 32, iend ? tod_of(iend) : 0, 8);     /* SMF113INTERVALEND */
+	return 112;
+}
+
+/* A z16 subtype 2 record: basic (6) and problem-state (2) sets; value of counter n is base + n. */
+static size_t ref_s2(unsigned char *r, unsigned cpu, unsigned cls, unsigned cf, int64_t ctm, uint64_t base)
+{
+	static const unsigned first[] = {0, 32}, csn[] = {6, 2};
+	size_t d = ref_head(r, 2, 84, 0, 0), css = d + 84, cds = css + 2 * 4, len = cds + 8 * 8, k, j, slot = 0;
+	unsigned char *h = r + d;
+	be(h + 0, tod_of(T0 - 1000000), 8); /* SMF113_2_CTS */
+	be(h + 8, tod_of(ctm), 8);          /* SMF113_2_CTM */
+	be(h + 16, cpu & 0xFF, 1);          /* SMF113_2_CPU# (deprecated) */
+	be(h + 17, cls, 1);                 /* SMF113_2_CpuProcClass */
+	be(h + 18, cf, 2);                  /* SMF113_2_CF */
+	be(h + 20, 3, 2);                   /* SMF113_2_CTRVN1 */
+	be(h + 22, 7, 2);                   /* SMF113_2_CTRVN2 */
+	be(h + 24, css, 4);                 /* SMF113_2_CSOF */
+	be(h + 28, 4, 2);                   /* SMF113_2_CSLN */
+	be(h + 30, 2, 2);                   /* SMF113_2_CSON */
+	be(h + 32, cds, 4);                 /* SMF113_2_CDOF */
+	be(h + 36, 8, 2);                   /* SMF113_2_CDLN */
+	be(h + 38, 8, 2);                   /* SMF113_2_CDON: counters of all sets */
+	be(h + 40, 5200, 4);                /* SMF113_2_CPSP */
+	ebc_ref(h + 44, "3931", 4);         /* SMF113_2_MachType */
+	ebc_ref(h + 48, "A01", 16);         /* SMF113_2_MachModel */
+	be(h + 64, cpu, 2);                 /* SMF113_2_CpuId */
+	ebc_ref(h + 68, "00000000000ABCDE", 16); /* SMF113_2_MachSeqCode at 68 */
+	for (k = 0; k < 2; k++) {
+		be(r + css + 4 * k, k + 1, 1);  /* SMF113_2_CST: one byte */
+		be(r + css + 4 * k + 2, csn[k], 2); /* SMF113_2_CSN at +2 */
+		for (j = 0; j < csn[k]; j++, slot++)
+			be(r + cds + 8 * slot, base + first[k] + j, 8); /* SMF113_2_CR */
+	}
+	be(r, len, 2); /* SMF113LEN = RDW LL; SMF113SEG 0 */
+	return len;
+}
+
+/* A z16 subtype 1 record: basic (6, SCDS) and MT-diagnostic (48, LCDS) sets; counter n is base + n. */
+static size_t ref_s1(unsigned char *r, unsigned cpu, unsigned cls, unsigned flags, int64_t start, uint64_t base)
+{
+	static const unsigned type[] = {1, 6}, first[] = {0, 448}, cdon[] = {6, 48}, cdln[] = {4, 8};
+	size_t d = ref_head(r, 1, 78, start, start + 900000000), css = d + 78, cd = css + 2 * 12, k, j;
+	unsigned char *h = r + d;
+	be(h + 0, tod_of(T0 - 1000000), 8);     /* SMF113_1_CTS */
+	be(h + 8, tod_of(start + 900000000), 8); /* SMF113_1_CTM */
+	be(h + 16, cpu, 2);                     /* SMF113_1_CpuId */
+	be(h + 18, cls, 1);                     /* SMF113_1_CpuProcClass */
+	be(h + 20, 5200, 4);                    /* SMF113_1_CpuSpeed */
+	ebc_ref(h + 24, "3931", 4);             /* SMF113_1_MachType */
+	ebc_ref(h + 28, "A01", 16);             /* SMF113_1_MachModel */
+	be(h + 44, 1, 2);                       /* SMF113_1_CtrVersion0 */
+	be(h + 46, 3, 2);                       /* SMF113_1_CtrVersion1 */
+	be(h + 48, 7, 2);                       /* SMF113_1_CtrVersion2 */
+	be(h + 50, flags, 2);                   /* SMF113_1_Flags */
+	be(h + 52, css, 4);                     /* SMF113_1_CSOF */
+	be(h + 56, 12, 2);                      /* SMF113_1_CSLN */
+	be(h + 58, 2, 2);                       /* SMF113_1_CSON */
+	ebc_ref(h + 60, "00000000000ABCDE", 16); /* SMF113_1_MachSeqCode */
+	be(h + 76, cpu, 2);                     /* SMF113_1_CoreId */
+	for (k = 0; k < 2; k++) {
+		unsigned char *e = r + css + 12 * k;
+		be(e + 0, type[k], 2);                      /* SMF113_1_CSType */
+		be(e + 2, cdln[k] == 8 ? 0x8000 : 0, 2);   /* SMF113_1_CSFlags: CSUseLCDS */
+		be(e + 4, cd, 4);                           /* SMF113_1_CDOF */
+		be(e + 8, cdln[k], 2);                      /* SMF113_1_CDLN */
+		be(e + 10, cdon[k], 2);                     /* SMF113_1_CDON */
+		for (j = 0; j < cdon[k]; j++, cd += cdln[k])
+			be(r + cd, base + first[k] + j, (int)cdln[k]);
+	}
+	be(r, cd, 2);
+	return cd;
+}
+
+static const char *summary_of(struct run *run, struct mf_strbuf *sb)
+{
+	mf_strbuf_init(sb);
+	mf_reader_summary(run->r, sb);
+	return mf_strbuf_str(sb);
+}
+
+/* Item 1-3: subtype 2 from the reference's table alone; the zCBP flag of CF. */
+static void reference_subtype2(void **state)
+{
+	static unsigned char buf[3 * 512];
+	struct bbuf b = {0};
+	struct run run;
+	struct mf_strbuf sb;
+	size_t n = 0;
+	(void)state;
+	n += ref_s2(buf + n, 9, 2, 0x8000 | 0x0400, T0, 1000);          /* first record of the run, zCBP */
+	n += ref_s2(buf + n, 9, 2, 0x4000 | 0x0400, T0 + 900000000, 5000); /* intermediate */
+	/* The counter-set section bytes exactly as the table has them: CST, reserved, CSN. */
+	{
+		static const unsigned char css[] = {0x01, 0x00, 0x00, 0x06, 0x02, 0x00, 0x00, 0x02};
+		assert_memory_equal(buf + 112 + 84, css, sizeof(css));
+	}
+	bb_bytes(&b, buf, n);
+	assert_int_equal(open_run(&run, &b), 0);
+	assert_string_equal(mf_reader_format(run.r), "smf");
+	if (mf_reader_next(run.r, &run.s, &run.e) != 1)
+		fail_msg("subtype 2 record not read: %s", run.e.msg);
+	assert_string_equal(mf_strtab_get(run.tab, run.s.system), "SYSR");
+	assert_int_equal(run.s.cpu, 9);
+	assert_int_equal(run.s.pool, MF_POOL_ZCBP);
+	assert_string_equal(run.s.family->key, "z16");
+	assert_true(fabs(run.s.seconds - 900) < 1e-9);
+	assert_true(sample_value(&run.s, 0) == 4000);
+	assert_true(sample_value(&run.s, 5) == 4000);
+	assert_true(sample_value(&run.s, 33) == 4000);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
+	assert_non_null(strstr(summary_of(&run, &sb), "type 113: 0 subtype 1, 2 subtype 2"));
+	mf_strbuf_free(&sb);
+	close_run(&run);
+	free(b.p);
+}
+
+/* Item 3: subtype 1 from the table: zCBP (X'1000') and lost MT-diagnostic data (X'2000'). */
+static void reference_subtype1(void **state)
+{
+	static unsigned char buf[3 * 1024];
+	struct bbuf b = {0};
+	struct run run;
+	struct mf_strbuf sb;
+	size_t n = 0;
+	(void)state;
+	n += ref_s1(buf + n, 4, 2, 0x1000, T0, 100);          /* zCBP */
+	n += ref_s1(buf + n, 5, 2, 0x0000, T0, 100);          /* zAAP */
+	n += ref_s1(buf + n, 6, 0, 0x2000, T0, 100);          /* MT-diagnostic data lost */
+	bb_bytes(&b, buf, n);
+	assert_int_equal(open_run(&run, &b), 0);
+	if (mf_reader_next(run.r, &run.s, &run.e) != 1)
+		fail_msg("subtype 1 record not read: %s", run.e.msg);
+	assert_int_equal(run.s.cpu, 4);
+	assert_int_equal(run.s.pool, MF_POOL_ZCBP);
+	assert_true(fabs(run.s.seconds - 900) < 1e-9);
+	assert_int_equal(run.s.start_us, T0);
+	assert_true(sample_value(&run.s, 1) == 101);
+	assert_true(sample_value(&run.s, 449) == 549);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
+	assert_int_equal(run.s.pool, MF_POOL_ZAAP);
+	/* The interval with lost MT-diagnostic data stays, without its MT-diagnostic counters. */
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
+	assert_int_equal(run.s.cpu, 6);
+	assert_int_equal(run.s.pool, MF_POOL_GCP);
+	assert_true(sample_value(&run.s, 0) == 100);
+	assert_true(sample_value(&run.s, 448) == UINT64_MAX);
+	assert_true(sample_value(&run.s, 449) == UINT64_MAX);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
+	assert_non_null(strstr(summary_of(&run, &sb), "MT-diagnostic counters left out: 1 interval with lost MT-diagnostic data"));
+	mf_strbuf_free(&sb);
+	assert_int_equal(mf_reader_nwarnings(run.r), 1);
+	assert_non_null(strstr(mf_reader_warning(run.r, 0), "1 subtype 1 interval flagged lost MT-diagnostic"));
+	close_run(&run);
+	free(b.p);
+}
+
+/* Both subtypes of one system: every interval counted once. */
+static void both_subtypes(void **state)
+{
+	struct bbuf b = {0};
+	struct sb_rec r;
+	struct run run;
+	struct mf_strbuf sb;
+	static uint64_t cum[4][512];
+	int iv, k, got = 0;
+	(void)state;
+	fill_vals(0);
+	for (iv = 0; iv < 4; iv++)
+		for (k = 0; k < 512; k++)
+			cum[iv][k] = (uint64_t)(iv + 1) * vals[k];
+	/* Interleaved as HIS writes them: subtype 2 baseline, then per interval subtype 1 and 2. */
+	r = s1("SYSM", 0, 0, 0);
+	r.subtype = 2, r.val = cum[0], r.end_us = T0, r.flags = 0x8000;
+	sb_record(&b, &r);
+	for (iv = 1; iv < 4; iv++) {
+		r = s1("SYSM", 0, T0 + (iv - 1) * INT64_C(900000000), 900);
+		sb_record(&b, &r);
+		r.subtype = 2, r.val = cum[iv], r.flags = 0x4000;
+		sb_record(&b, &r);
+	}
+	assert_int_equal(open_run(&run, &b), 0);
+	while (mf_reader_next(run.r, &run.s, &run.e) == 1) {
+		assert_true(sample_value(&run.s, 449) == vals[449]); /* from subtype 1: it has the MT set */
+		got++;
+	}
+	assert_int_equal(got, 3);
+	assert_non_null(strstr(summary_of(&run, &sb), "dropped 3: subtype 2 records of systems that also write subtype 1"));
+	mf_strbuf_free(&sb);
+	close_run(&run);
+
+	/* Subtype 2 alone for two intervals, then both (a dump where subtype 1 is switched on late):
+	 * the intervals subtype 2 gave are not taken again from subtype 1. */
+	b.n = 0;
+	r = s1("SYSM", 0, 0, 0);
+	r.subtype = 2, r.val = cum[0], r.end_us = T0, r.flags = 0x8000;
+	sb_record(&b, &r);
+	for (iv = 1; iv < 3; iv++) {
+		r.val = cum[iv], r.end_us = T0 + iv * INT64_C(900000000), r.flags = 0x4000;
+		sb_record(&b, &r);
+	}
+	for (iv = 0; iv < 3; iv++) {
+		r = s1("SYSM", 0, T0 + iv * INT64_C(900000000), 900);
+		sb_record(&b, &r);
+	}
+	assert_int_equal(open_run(&run, &b), 0);
+	got = 0;
+	while (mf_reader_next(run.r, &run.s, &run.e) == 1) {
+		assert_int_equal(run.s.start_us, T0 + got * INT64_C(900000000));
+		got++;
+	}
+	assert_int_equal(got, 3); /* two from subtype 2, the third from subtype 1 */
+	assert_non_null(strstr(summary_of(&run, &sb), "dropped 2: subtype 1 intervals already counted from subtype 2"));
+	mf_strbuf_free(&sb);
+	assert_int_equal(mf_reader_nwarnings(run.r), 1);
+	assert_non_null(strstr(mf_reader_warning(run.r, 0), "2 CPU intervals before its first subtype 1 record"));
+	close_run(&run);
+	free(b.p);
+}
+
+/* Item 8: a dump without type 113 is an error; a header without trailer a warning. */
+static void no_113_and_no_trailer(void **state)
+{
+	struct bbuf b = {0};
+	struct sb_rec r;
+	struct run run;
+	(void)state;
+	sb_other(&b, 2, 18);
+	sb_other(&b, 30, 200);
+	sb_other(&b, 30, 300);
+	sb_other(&b, 70, 300);
+	sb_other(&b, 3, 18);
+	assert_int_equal(open_run(&run, &b), 0);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), MF_ENODATA);
+	assert_string_equal(run.e.msg, "no SMF type 113 records in t.smf (5 records of types 2, 3, 30, 70): check "
+				       "that SMF collects type 113 and the dump selects it");
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
+	assert_int_equal(mf_reader_nwarnings(run.r), 0);
+	close_run(&run);
+
+	b.n = 0;
+	fill_vals(0);
+	sb_other(&b, 2, 18);
+	r = s1("SYSA", 0, T0, 900);
+	sb_record(&b, &r);
+	assert_int_equal(open_run(&run, &b), 0);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
+	assert_int_equal(mf_reader_nwarnings(run.r), 1);
+	assert_string_equal(mf_reader_warning(run.r, 0), "t.smf: the dump has an IFASMFDP header record (type 2) but "
+							 "no trailer record (type 3): it may be cut short");
+	close_run(&run);
+	free(b.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rdw_stream), cmocka_unit_test(vbs_spanned), cmocka_unit_test(bad_data),
 		cmocka_unit_test(subtype2),   cmocka_unit_test(jitter),      cmocka_unit_test(list_api),
+		cmocka_unit_test(reference_subtype2), cmocka_unit_test(reference_subtype1),
+		cmocka_unit_test(both_subtypes), cmocka_unit_test(no_113_and_no_trailer),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SVG charts: nice ticks, escaping, and golden charts in tests/svg/NAME.svg.exact
+ * SVG charts: nice ticks and golden charts in tests/svg/NAME.svg.exact
  * (MFSTAT_UPDATE=1 rewrites them).  Every chart is also checked for balanced tags,
  * no scripts and no links.
  */
@@ -78,45 +78,6 @@ static void ticks(void **state)
 				assert_true(fabs(buf[k] - buf[k - 1] - step) <= step * 1e-6);
 		}
 	}
-}
-
-/* ---- escaping ----------------------------------------------------------- */
-
-static void expect_escape(const char *in, const char *want)
-{
-	struct mf_strbuf sb;
-	mf_strbuf_init(&sb);
-	mf_svg_escape(&sb, in);
-	assert_string_equal(mf_strbuf_str(&sb), want);
-	mf_strbuf_free(&sb);
-}
-
-#define FFFD "\xEF\xBF\xBD"
-
-static void escape(void **state)
-{
-	(void)state;
-	expect_escape("<script>alert(\"x\")</script>", "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
-	expect_escape("a & b's", "a &amp; b&#39;s");
-	expect_escape("plain", "plain");
-	expect_escape("", "");
-	expect_escape(NULL, "");
-	/* Valid UTF-8 stays as it is: é, €, U+1F600, U+FFFD itself. */
-	expect_escape("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD, "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD);
-	/* Every byte that is not valid UTF-8 becomes one U+FFFD. */
-	expect_escape("\xFF", FFFD);
-	expect_escape("a\x80z", "a" FFFD "z");
-	expect_escape("end\xC3", "end" FFFD);                   /* truncated */
-	expect_escape("\xC3<", FFFD "&lt;");                    /* continuation missing */
-	expect_escape("\xC0\xAF", FFFD FFFD);                   /* overlong '/' */
-	expect_escape("\xE0\x80\xAF", FFFD FFFD FFFD);          /* overlong */
-	expect_escape("\xED\xA0\x80", FFFD FFFD FFFD);          /* surrogate */
-	expect_escape("\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD); /* above U+10FFFF */
-	expect_escape("\xF5\x80", FFFD FFFD);
-	expect_escape("x\xE2\x82", "x" FFFD FFFD);
-	/* Characters XML forbids. */
-	expect_escape("a\x01" "b\x1F\tc\nd\re", "a" FFFD "b" FFFD "\tc\nd\re");
-	expect_escape("\xEF\xBF\xBE\xEF\xBF\xBF", FFFD FFFD);
 }
 
 /* ---- checks on whole charts --------------------------------------------- */
@@ -564,7 +525,7 @@ static void hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(ticks),        cmocka_unit_test(escape),       cmocka_unit_test(line_basic),
+		cmocka_unit_test(ticks),        cmocka_unit_test(line_basic),
 		cmocka_unit_test(time_3days),   cmocka_unit_test(stacked_bars), cmocka_unit_test(downsampled),
 		cmocka_unit_test(line_clipped), cmocka_unit_test(no_data),      cmocka_unit_test(hostile),
 	};

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* Duplicate samples: identities, a hash of the counters and the first place (dedup.h). */
+#include "mfstat/dedup.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/kb.h"
+
+struct entry {
+	uint32_t system, lpar;
+	int64_t cpu;
+	int64_t start_s;  /* interval start, seconds */
+	int64_t len_s;    /* length, seconds; -1 unknown */
+	int32_t pool;
+	uint32_t file;    /* index into files, + 1 (0 = empty slot) */
+	uint64_t counters; /* hash of family, counter slots and values */
+	long long where;  /* line (>= 0) or, as -2 - offset, a byte offset; -1 unknown */
+};
+
+struct mf_dedup {
+	struct entry *slots;
+	size_t nslots, n;
+	char **files;
+	size_t nfiles, capfiles;
+	uint64_t duplicates, conflicts;
+};
+
+struct mf_dedup *mf_dedup_new(void)
+{
+	return calloc(1, sizeof(struct mf_dedup));
+}
+
+void mf_dedup_free(struct mf_dedup *d)
+{
+	size_t i;
+	if (!d)
+		return;
+	for (i = 0; i < d->nfiles; i++)
+		free(d->files[i]);
+	free(d->files);
+	free(d->slots);
+	free(d);
+}
+
+uint64_t mf_dedup_duplicates(const struct mf_dedup *d)
+{
+	return d->duplicates;
+}
+
+uint64_t mf_dedup_conflicts(const struct mf_dedup *d)
+{
+	return d->conflicts;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t key_hash(const struct entry *e)
+{
+	uint64_t h = mix64(e->system ^ ((uint64_t)e->lpar << 32));
+	h = mix64(h ^ (uint64_t)e->cpu);
+	h = mix64(h ^ (uint64_t)e->start_s);
+	h = mix64(h ^ (uint64_t)e->len_s ^ ((uint64_t)(uint32_t)e->pool << 48));
+	return h;
+}
+
+static bool key_eq(const struct entry *a, const struct entry *b)
+{
+	return a->system == b->system && a->lpar == b->lpar && a->cpu == b->cpu && a->start_s == b->start_s &&
+	       a->len_s == b->len_s && a->pool == b->pool;
+}
+
+/* Independent of the order of the counters: a sum of one hash per (slot, value). */
+static uint64_t counters_hash(const struct mf_sample *s)
+{
+	uint64_t h = mix64((uint64_t)(uintptr_t)s->family) + s->n;
+	size_t i;
+	for (i = 0; i < s->n; i++)
+		h += mix64(mix64(s->slot[i] + 0x9e3779b97f4a7c15ULL) ^ s->value[i]);
+	return h;
+}
+
+static int grow(struct mf_dedup *d)
+{
+	size_t nslots = d->nslots ? d->nslots * 2 : 1024, i;
+	struct entry *s = calloc(nslots, sizeof(*s));
+	if (!s)
+		return MF_ENOMEM;
+	for (i = 0; i < d->nslots; i++) {
+		size_t j;
+		if (!d->slots[i].file)
+			continue;
+		for (j = key_hash(&d->slots[i]) & (nslots - 1); s[j].file; j = (j + 1) & (nslots - 1))
+			;
+		s[j] = d->slots[i];
+	}
+	free(d->slots);
+	d->slots = s;
+	d->nslots = nslots;
+	return 0;
+}
+
+/* The index + 1 of file in d->files, adding it; 0 on ENOMEM. */
+static uint32_t file_id(struct mf_dedup *d, const char *file)
+{
+	if (!file)
+		file = "-";
+	if (d->nfiles && strcmp(d->files[d->nfiles - 1], file) == 0)
+		return (uint32_t)d->nfiles;
+	if (d->nfiles == d->capfiles) {
+		size_t cap = d->capfiles ? d->capfiles * 2 : 8;
+		char **n = realloc(d->files, cap * sizeof(*n));
+		if (!n)
+			return 0;
+		d->files = n;
+		d->capfiles = cap;
+	}
+	d->files[d->nfiles] = strdup(file);
+	if (!d->files[d->nfiles])
+		return 0;
+	return (uint32_t)++d->nfiles;
+}
+
+static void place(char *buf, size_t n, long long where)
+{
+	if (where >= 0)
+		snprintf(buf, n, "line %lld", where);
+	else if (where <= -2)
+		snprintf(buf, n, "offset 0x%llx", (unsigned long long)(-2 - where));
+	else
+		snprintf(buf, n, "an unknown place");
+}
+
+int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err)
+{
+	struct entry k, *e;
+	size_t j;
+
+	if (!s->system || !s->has_start)
+		return MF_DEDUP_KEEP;
+	memset(&k, 0, sizeof(k));
+	k.system = s->system;
+	k.lpar = s->lpar;
+	k.cpu = s->cpu;
+	k.pool = s->pool;
+	/* To the second: an SMF record's start is its label rounded so; a CSV row made from it has either. */
+	k.start_s = (s->start_us >= 0 ? s->start_us + 500000 : s->start_us - 499999) / 1000000;
+	k.len_s = isnan(s->seconds) ? -1 : (int64_t)llround(s->seconds);
+	k.counters = counters_hash(s);
+	k.where = s->line > 0 ? s->line : s->offset >= 0 ? -2 - s->offset : -1;
+	if ((d->n + 1) * 2 > d->nslots && grow(d))
+		return MF_ENOMEM;
+	for (j = key_hash(&k) & (d->nslots - 1); d->slots[j].file; j = (j + 1) & (d->nslots - 1)) {
+		char first[64], when[48];
+		e = &d->slots[j];
+		if (!key_eq(e, &k))
+			continue;
+		if (e->counters == k.counters) {
+			d->duplicates++;
+			return MF_DEDUP_DUPLICATE;
+		}
+		d->conflicts++;
+		place(first, sizeof(first), e->where);
+		mf_time_format(k.start_s * 1000000, when, sizeof(when));
+		mf_error_set(err, MF_EFORMAT, file, s->line, 0,
+			     "a second copy of a sample (same system, LPAR, CPU, pool and interval %s, %lld s) "
+			     "with different counters; the first is at %s %s",
+			     when, (long long)k.len_s, d->files[e->file - 1], first);
+		if (err && s->line <= 0)
+			err->offset = s->offset;
+		return MF_EFORMAT;
+	}
+	k.file = file_id(d, file);
+	if (!k.file)
+		return MF_ENOMEM;
+	d->slots[j] = k;
+	d->n++;
+	return MF_DEDUP_KEEP;
+}

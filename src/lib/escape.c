@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * UTF-8 validation and the JSON, CSV and XML/HTML escapers (include/mfstat/escape.h).
+ * Each escaper walks the text one code point at a time and copies runs of bytes
+ * that need no change in one piece, so plain text costs a scan and a copy.
+ */
+#include "mfstat/escape.h"
+
+#include <string.h>
+
+/* What the walk passes for a byte that does not start a valid sequence: above any code point. */
+#define BAD_BYTE 0x110000u
+
+size_t mf_utf8_decode(const char *s, size_t n, uint32_t *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned b, lo = 0x80, hi = 0xBF;
+	size_t len, i;
+	uint32_t v;
+
+	if (n == 0)
+		return 0;
+	b = p[0];
+	if (b < 0x80) {
+		len = 1;
+		v = b;
+		goto done;
+	}
+	/*
+	 * The second byte's range rules out, with no arithmetic afterwards, what a
+	 * lead byte alone cannot: E0 80..9F and F0 80..8F are overlong, ED A0..BF
+	 * are surrogates, F4 90..BF are above U+10FFFF.  C0, C1 and F5..FF never
+	 * start a sequence.
+	 */
+	if (b >= 0xC2 && b <= 0xDF) {
+		len = 2;
+		v = b & 0x1F;
+	} else if (b >= 0xE0 && b <= 0xEF) {
+		len = 3;
+		v = b & 0x0F;
+		if (b == 0xE0)
+			lo = 0xA0;
+		else if (b == 0xED)
+			hi = 0x9F;
+	} else if (b >= 0xF0 && b <= 0xF4) {
+		len = 4;
+		v = b & 0x07;
+		if (b == 0xF0)
+			lo = 0x90;
+		else if (b == 0xF4)
+			hi = 0x8F;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < len; i++) {
+		unsigned c;
+		if (i >= n)
+			return 0; /* cut short */
+		c = p[i];
+		if (c < lo || c > hi) /* also stops at a NUL */
+			return 0;
+		lo = 0x80, hi = 0xBF;
+		v = (v << 6) | (c & 0x3F);
+	}
+done:
+	if (cp)
+		*cp = v;
+	return len;
+}
+
+bool mf_utf8_valid(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t len;
+		if ((unsigned char)s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		len = mf_utf8_decode(s + i, n - i, NULL);
+		if (!len)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* ---- where the text goes: a buffer or a stream ------------------------------------------ */
+
+struct sink {
+	struct mf_strbuf *sb;
+	FILE *fp;
+};
+
+static void put(const struct sink *k, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	if (k->sb)
+		mf_strbuf_add(k->sb, p, n);
+	else
+		fwrite(p, 1, n, k->fp);
+}
+
+/*
+ * The replacement for one code point (or BAD_BYTE), or NULL to keep its bytes.
+ * tmp has room for 8 bytes for replacements made on the fly.
+ */
+typedef const char *(*map_fn)(uint32_t cp, char *tmp);
+
+/* Writes s[0..n) through map. */
+static void walk(const struct sink *k, const char *s, size_t n, map_fn map)
+{
+	size_t i = 0, run = 0;
+
+	while (i < n) {
+		uint32_t cp;
+		size_t len = mf_utf8_decode(s + i, n - i, &cp);
+		const char *rep;
+		char tmp[8];
+
+		if (!len) {
+			len = 1;
+			cp = BAD_BYTE;
+		}
+		rep = map(cp, tmp);
+		if (rep) {
+			put(k, s + run, i - run);
+			put(k, rep, strlen(rep));
+			run = i + len;
+		}
+		i += len;
+	}
+	put(k, s + run, i - run);
+}
+
+#define FFFD "\xEF\xBF\xBD"
+
+/* ---- JSON --------------------------------------------------------------------------------- */
+
+static const char *json_map(uint32_t cp, char *tmp)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	switch (cp) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	case BAD_BYTE: return "\\ufffd";
+	default: break;
+	}
+	if (cp >= 0x20 && cp != 0x7F)
+		return NULL;
+	memcpy(tmp, "\\u00", 4);
+	tmp[4] = hex[cp >> 4];
+	tmp[5] = hex[cp & 15];
+	tmp[6] = '\0';
+	return tmp;
+}
+
+static void json(const struct sink *k, const char *s)
+{
+	if (!s) {
+		put(k, "null", 4);
+		return;
+	}
+	put(k, "\"", 1);
+	walk(k, s, strlen(s), json_map);
+	put(k, "\"", 1);
+}
+
+void mf_escape_json(struct mf_strbuf *sb, const char *s)
+{
+	struct sink k = {.sb = sb};
+	json(&k, s);
+}
+
+void mf_escape_json_file(FILE *fp, const char *s)
+{
+	struct sink k = {.fp = fp};
+	json(&k, s);
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------- */
+
+static const char *csv_map(uint32_t cp, char *tmp)
+{
+	(void)tmp;
+	return cp == BAD_BYTE ? FFFD : NULL;
+}
+
+static const char *csv_quoted_map(uint32_t cp, char *tmp)
+{
+	(void)tmp;
+	return cp == '"' ? "\"\"" : cp == BAD_BYTE ? FFFD : NULL;
+}
+
+static void csv(const struct sink *k, const char *s, unsigned flags)
+{
+	size_t n;
+	bool quote;
+
+	if (!s || !*s)
+		return;
+	n = strlen(s);
+	quote = strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
+		put(k, "\"", 1);
+	/* What a spreadsheet takes for the start of a formula (OWASP "CSV injection"). */
+	if ((flags & MF_ESCAPE_CSV_TEXT) && strchr("=+-@\t\r", s[0]))
+		put(k, "'", 1);
+	walk(k, s, n, quote ? csv_quoted_map : csv_map);
+	if (quote)
+		put(k, "\"", 1);
+}
+
+void mf_escape_csv(struct mf_strbuf *sb, const char *s, unsigned flags)
+{
+	struct sink k = {.sb = sb};
+	csv(&k, s, flags);
+}
+
+void mf_escape_csv_file(FILE *fp, const char *s, unsigned flags)
+{
+	struct sink k = {.fp = fp};
+	csv(&k, s, flags);
+}
+
+/* ---- XML and HTML ------------------------------------------------------------------------- */
+
+static const char *xml_map(uint32_t cp, char *tmp)
+{
+	(void)tmp;
+	switch (cp) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	case '\t':
+	case '\n':
+	case '\r': return NULL;
+	default: break;
+	}
+	/* XML 1.0 §2.2 Char, and the controls it discourages (DEL, C1). */
+	if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF || cp == BAD_BYTE)
+		return FFFD;
+	return NULL;
+}
+
+void mf_escape_xml_n(struct mf_strbuf *sb, const char *s, size_t n)
+{
+	struct sink k = {.sb = sb};
+	if (s)
+		walk(&k, s, n, xml_map);
+}
+
+void mf_escape_xml(struct mf_strbuf *sb, const char *s)
+{
+	if (s)
+		mf_escape_xml_n(sb, s, strlen(s));
+}
