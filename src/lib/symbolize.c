@@ -14,6 +14,12 @@
  * the base is added to p_vaddr), and a dwfl address is vaddr + the bias
  * libdwfl reports for the module (dwfl_module_getelf).
  *
+ * Compilation units.  libdwfl finds the CU of an address through
+ * .debug_aranges alone, which clang does not emit by default: the CU is
+ * checked against its own ranges and else looked up among every CU's ranges
+ * (cu_at), and lines are looked up in that CU (line_at), so clang-built code,
+ * DWARF 4 or 5, gets its files and lines like gcc-built code.
+ *
  * Speed (§3: a one-second program must stay within 5 % extra): each distinct
  * (module, address) is resolved once; addresses are resolved in address order
  * so consecutive addresses inside one function reuse its symbol instead of
@@ -456,12 +462,21 @@ static int cmp_fsym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* A compilation unit met, with its inlined code ranges (dwfl addresses, merged). */
+/* A compilation unit met, with its own and its inlined code ranges (dwfl addresses, merged). */
 struct cuinfo {
-	Dwarf_Die *cu; /* libdwfl's own DIE: dwfl_getsrclines needs this very pointer */
-	struct span *inl;
-	size_t ninl, capinl;
+	/* libdwfl's own DIE (dwfl_module_addrdie, dwfl_module_nextcu): dwfl_getsrclines needs this very pointer */
+	Dwarf_Die *cu;
+	struct span *own, *inl;
+	size_t nown, ninl, capinl;
 	size_t stamp; /* 1 + the range whose rows were last taken from it */
+};
+
+/* A code range of a CU (dwfl addresses), for the CUs .debug_aranges leaves out. */
+struct curange {
+	uint64_t lo, hi;
+	uint64_t reach; /* the highest hi of this range and of those sorted before it */
+	Dwarf_Die *cu;  /* libdwfl's own, as above */
+	Dwarf_Addr dwbias;
 };
 
 /* One module's session. */
@@ -475,6 +490,9 @@ struct sess {
 	size_t nsyms;
 	struct cuinfo *cus;
 	size_t ncus, capcus;
+	struct curange *cur; /* every CU's ranges (sorted by start), read once when first needed */
+	size_t ncur, capcur;
+	bool cur_read;
 	struct span *ranges; /* for source rows: module-relative */
 	size_t nranges, capranges;
 	uint64_t *probes; /* addresses whose CU gives source rows: module-relative */
@@ -538,17 +556,34 @@ static size_t sym_lower(const struct sess *s, uint64_t a)
 	return lo;
 }
 
-/* The CU of dwfl address a with its inlined ranges read (NULL: no DWARF there). */
+/* Appends the code ranges of die, in dwfl addresses, to the n spans of *arr; false on ENOMEM. */
+static bool append_ranges(Dwarf_Die *die, Dwarf_Addr dwbias, struct span **arr, size_t *n, size_t *cap)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	/* libdw reads DW_AT_low_pc/high_pc and DW_AT_ranges in their DWARF 4 and 5 forms (addrx, rnglistx). */
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct span *ns;
+		if (hi <= lo)
+			continue;
+		ns = grow(*arr, cap, *n + 1, sizeof(**arr));
+		if (!ns)
+			return false;
+		*arr = ns;
+		(*arr)[*n].lo = lo + dwbias;
+		(*arr)[*n].hi = hi + dwbias;
+		(*n)++;
+	}
+	return true;
+}
+
 static void add_inlined(struct sess *s, struct cuinfo *c, Dwarf_Die *die, Dwarf_Addr dwbias, int depth);
 
-static struct cuinfo *cu_at(struct sess *s, uint64_t a)
+/* The CU of DIE cu, met once: its own and its inlined ranges read on the first meeting. */
+static struct cuinfo *cu_info(struct sess *s, Dwarf_Die *cu, Dwarf_Addr dwbias)
 {
-	Dwarf_Addr dwbias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(s->dm, a, &dwbias);
 	struct cuinfo *c, *nc;
-	size_t i;
-	if (!cu)
-		return NULL;
+	size_t i, capown = 0;
 	for (i = 0; i < s->ncus; i++)
 		if (s->cus[i].cu == cu)
 			return &s->cus[i];
@@ -561,9 +596,106 @@ static struct cuinfo *cu_at(struct sess *s, uint64_t a)
 	c = &s->cus[s->ncus++];
 	memset(c, 0, sizeof(*c));
 	c->cu = cu;
+	if (!append_ranges(cu, dwbias, &c->own, &c->nown, &capown)) {
+		s->oom = true;
+		return NULL;
+	}
+	c->nown = merge_spans(c->own, c->nown);
 	add_inlined(s, c, cu, dwbias, 0);
 	c->ninl = merge_spans(c->inl, c->ninl);
-	return c;
+	return s->oom ? NULL : c;
+}
+
+static int cmp_curange(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
+}
+
+/* Reads the code ranges of every CU of the module into s->cur, sorted by start. */
+static void read_curanges(struct sess *s)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr dwbias = 0;
+	uint64_t reach = 0;
+	size_t i;
+	s->cur_read = true;
+	while ((cu = dwfl_module_nextcu(s->dm, cu, &dwbias)) != NULL) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+			struct curange *nr;
+			if (hi <= lo)
+				continue;
+			nr = grow(s->cur, &s->capcur, s->ncur + 1, sizeof(*s->cur));
+			if (!nr) {
+				s->oom = true;
+				return;
+			}
+			s->cur = nr;
+			s->cur[s->ncur].lo = lo + dwbias;
+			s->cur[s->ncur].hi = hi + dwbias;
+			s->cur[s->ncur].cu = cu;
+			s->cur[s->ncur].dwbias = dwbias;
+			s->ncur++;
+		}
+	}
+	if (s->ncur)
+		qsort(s->cur, s->ncur, sizeof(*s->cur), cmp_curange);
+	for (i = 0; i < s->ncur; i++) {
+		if (s->cur[i].hi > reach)
+			reach = s->cur[i].hi;
+		s->cur[i].reach = reach;
+	}
+}
+
+/* The CU range holding dwfl address a, the one starting nearest below a (NULL: none). */
+static const struct curange *curange_at(struct sess *s, uint64_t a)
+{
+	size_t lo = 0, hi;
+	if (!s->cur_read)
+		read_curanges(s);
+	hi = s->ncur;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->cur[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The ranges starting at or below a are [0, lo); back while one of them may still reach a. */
+	while (lo > 0 && s->cur[lo - 1].reach > a) {
+		lo--;
+		if (a < s->cur[lo].hi)
+			return &s->cur[lo];
+	}
+	return NULL;
+}
+
+/*
+ * The CU holding dwfl address a, with its ranges read (NULL: no DWARF
+ * there).  libdwfl (dwfl_module_addrdie, elfutils 0.188) finds CUs through
+ * .debug_aranges alone, and gives an address in a gap between its entries to
+ * the CU before the gap.  clang emits no .debug_aranges unless asked
+ * (-gdwarf-aranges), and a program linking gcc- and clang-built objects has
+ * entries for some of its CUs only.  So libdwfl's CU is taken when its own
+ * ranges hold a (or libdw cannot read them), and otherwise the CU whose own
+ * ranges hold a.
+ */
+static struct cuinfo *cu_at(struct sess *s, uint64_t a)
+{
+	Dwarf_Addr dwbias = 0;
+	Dwarf_Die *die = dwfl_module_addrdie(s->dm, a, &dwbias);
+	const struct curange *r;
+	if (die) {
+		struct cuinfo *c = cu_info(s, die, dwbias);
+		if (!c || c->nown == 0 || in_spans(c->own, c->nown, a))
+			return c;
+	}
+	r = curange_at(s, a);
+	return r && !s->oom ? cu_info(s, r->cu, r->dwbias) : NULL;
 }
 
 /*
@@ -581,22 +713,10 @@ static void add_inlined(struct sess *s, struct cuinfo *c, Dwarf_Die *die, Dwarf_
 		int tag = dwarf_tag(&child);
 		bool has_pc = dwarf_hasattr(&child, DW_AT_low_pc) || dwarf_hasattr(&child, DW_AT_ranges);
 		if (tag == DW_TAG_inlined_subroutine) {
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
 			/* Inlined code nested in it lies within its ranges: no need to descend. */
-			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-				struct span *ns;
-				if (hi <= lo)
-					continue;
-				ns = grow(c->inl, &c->capinl, c->ninl + 1, sizeof(*c->inl));
-				if (!ns) {
-					s->oom = true;
-					return;
-				}
-				c->inl = ns;
-				c->inl[c->ninl].lo = lo + dwbias;
-				c->inl[c->ninl].hi = hi + dwbias;
-				c->ninl++;
+			if (!append_ranges(&child, dwbias, &c->inl, &c->ninl, &c->capinl)) {
+				s->oom = true;
+				return;
 			}
 		} else if (tag == DW_TAG_namespace || tag == DW_TAG_module ||
 			   ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || tag == DW_TAG_try_block ||
@@ -694,6 +814,46 @@ static void func_at(struct sess *s, uint64_t a, struct lastfunc *lf)
 	lf->valid = lf->size != 0 && s->nsyms != 0;
 }
 
+/* Index of the first line row of CU c at or after dwfl address a. */
+static size_t first_row(Dwarf_Die *cu, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		Dwarf_Addr ra = 0;
+		Dwfl_Line *l = dwfl_onesrcline(cu, mid);
+		if (l && dwfl_lineinfo(l, &ra, NULL, NULL, NULL, NULL) && ra < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The line row of CU c for dwfl address a, by dwfl_module_getsrc's rule:
+ * the last row at or below a, none when that row ends a sequence (a lies
+ * past the code the sequence describes).  Not dwfl_module_getsrc itself: it
+ * finds the CU through .debug_aranges alone (cu_at).
+ */
+static Dwfl_Line *line_at(const struct cuinfo *c, uint64_t a)
+{
+	size_t n = 0, i;
+	Dwfl_Line *l;
+	Dwarf_Line *dl;
+	Dwarf_Addr lbias;
+	bool end = true;
+	if (a == UINT64_MAX || dwfl_getsrclines(c->cu, &n) != 0 || n == 0)
+		return NULL;
+	i = first_row(c->cu, n, a + 1); /* the rows at or below a: [0, i) */
+	if (i == 0 || !(l = dwfl_onesrcline(c->cu, i - 1)))
+		return NULL;
+	dl = dwfl_dwarf_line(l, &lbias);
+	if (!dl || dwarf_lineendsequence(dl, &end) != 0 || end)
+		return NULL;
+	return l;
+}
+
 /* Resolves module-relative address w->addr into a new mf_msym. */
 static void resolve(struct sess *s, const struct want *w, struct lastfunc *lf)
 {
@@ -719,18 +879,21 @@ static void resolve(struct sess *s, const struct want *w, struct lastfunc *lf)
 		sym->func_start = lf->start - s->bias;
 		sym->func_size = lf->size;
 	}
-	line = dwfl_module_getsrc(s->dm, a);
+	c = cu_at(s, a);
+	if (s->oom)
+		return;
+	line = c ? line_at(c, a) : NULL;
 	if (line) {
 		int lno = 0;
 		fname = dwfl_lineinfo(line, NULL, &lno, NULL, NULL, NULL);
-		if (fname && lno > 0) {
+		/* Line 0 (clang emits it for code of no one line): the file is known, the line not. */
+		if (fname) {
 			sym->file = mf_mrun_str(s->run, fname);
-			sym->line = (uint32_t)lno;
+			sym->line = lno > 0 ? (uint32_t)lno : 0;
 			if (!sym->file)
 				s->oom = true;
 		}
 	}
-	c = cu_at(s, a);
 	if (c && in_spans(c->inl, c->ninl, a))
 		sym->flags |= MF_SYM_INLINE;
 
@@ -746,22 +909,6 @@ static void resolve(struct sess *s, const struct want *w, struct lastfunc *lf)
 			add_probe(s, sym->func_start);
 		}
 	}
-}
-
-/* Index of the first line row of CU c at or after dwfl address a. */
-static size_t first_row(Dwarf_Die *cu, size_t n, uint64_t a)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		Dwarf_Addr ra = 0;
-		Dwfl_Line *l = dwfl_onesrcline(cu, mid);
-		if (l && dwfl_lineinfo(l, &ra, NULL, NULL, NULL, NULL) && ra < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* Adds the statement rows of CU c in [lo, hi) (dwfl addresses). */
@@ -808,10 +955,21 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Adds the rows of CU c in range r (the r-th merged range) once per range. */
+static void rows_once(struct sess *s, struct cuinfo *c, size_t r)
+{
+	const struct span *rg = &s->ranges[r];
+	if (!c || c->stamp == r + 1)
+		return;
+	c->stamp = r + 1;
+	rows_in(s, c, rg->lo + s->bias, rg->hi + s->bias);
+}
+
 /*
- * The source rows of the merged ranges.  The CUs to read are those of the
- * probes (sampled addresses, block edges, function starts) inside each range,
- * so a range is searched only in the few CUs it touches.
+ * The source rows of the merged ranges: from every CU whose own ranges meet
+ * a range (a 256-byte block can hold the ends of several small CUs), and from
+ * the CUs libdwfl gives for the probes inside it (sampled addresses, block
+ * edges, function starts), which covers a CU whose ranges libdw cannot read.
  */
 static void add_rows(struct sess *s)
 {
@@ -819,20 +977,27 @@ static void add_rows(struct sess *s)
 	s->nranges = merge_spans(s->ranges, s->nranges);
 	if (s->nprobes)
 		qsort(s->probes, s->nprobes, sizeof(*s->probes), cmp_u64);
+	if (s->nranges && !s->cur_read)
+		read_curanges(s);
 	for (r = 0; r < s->nranges && !s->oom; r++) {
-		const struct span *rg = &s->ranges[r];
-		while (p < s->nprobes && s->probes[p] < rg->lo)
-			p++;
-		for (; p < s->nprobes && s->probes[p] < rg->hi && !s->oom; p++) {
-			struct cuinfo *c;
-			if (p > 0 && s->probes[p] == s->probes[p - 1])
-				continue;
-			c = cu_at(s, s->probes[p] + s->bias);
-			if (!c || c->stamp == r + 1)
-				continue;
-			c->stamp = r + 1;
-			rows_in(s, c, rg->lo + s->bias, rg->hi + s->bias);
+		uint64_t lo = s->ranges[r].lo + s->bias, hi = s->ranges[r].hi + s->bias;
+		size_t lo_i = 0, hi_i = s->ncur;
+		/* The CU ranges starting below hi are [0, hi_i); back while one of them may reach lo. */
+		while (lo_i < hi_i) {
+			size_t mid = lo_i + (hi_i - lo_i) / 2;
+			if (s->cur[mid].lo < hi)
+				lo_i = mid + 1;
+			else
+				hi_i = mid;
 		}
+		for (i = lo_i; i > 0 && s->cur[i - 1].reach > lo && !s->oom; i--)
+			if (s->cur[i - 1].hi > lo)
+				rows_once(s, cu_info(s, s->cur[i - 1].cu, s->cur[i - 1].dwbias), r);
+		while (p < s->nprobes && s->probes[p] < s->ranges[r].lo)
+			p++;
+		for (; p < s->nprobes && s->probes[p] < s->ranges[r].hi && !s->oom; p++)
+			if (p == 0 || s->probes[p] != s->probes[p - 1])
+				rows_once(s, cu_at(s, s->probes[p] + s->bias), r);
 	}
 	for (i = 0; i < s->ncus; i++)
 		s->cus[i].stamp = 0;
@@ -841,9 +1006,12 @@ static void add_rows(struct sess *s)
 static void sess_free(struct sess *s)
 {
 	size_t i;
-	for (i = 0; i < s->ncus; i++)
+	for (i = 0; i < s->ncus; i++) {
+		free(s->cus[i].own);
 		free(s->cus[i].inl);
+	}
 	free(s->cus);
+	free(s->cur);
 	free(s->syms);
 	free(s->ranges);
 	free(s->probes);
