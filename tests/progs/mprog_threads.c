@@ -17,6 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* gcc may clone a function to specialise it; clang has no such attribute (nor cloning). */
+#ifdef __clang__
+#define KEEP_WHOLE __attribute__((noinline))
+#else
+#define KEEP_WHOLE __attribute__((noinline, noclone))
+#endif
+
 /* Iterations of work_b per unit; work_a runs 3 times as many. */
 #define B_ITERS 60000000UL
 
@@ -28,10 +35,10 @@ static volatile unsigned long sink_a, sink_b;
  * functions' starts, so at -O1 they lie in cache lines whose first byte belongs to the function
  * before.
  */
-__attribute__((noinline, noclone)) void work_a(unsigned long n);
-__attribute__((noinline, noclone)) void work_b(unsigned long n);
+KEEP_WHOLE void work_a(unsigned long n);
+KEEP_WHOLE void work_b(unsigned long n);
 
-__attribute__((noinline, noclone)) void work_a(unsigned long n)
+KEEP_WHOLE void work_a(unsigned long n)
 {
 	unsigned long x = sink_a;
 	for (; n; n--) /* MARK:a_for */
@@ -39,7 +46,7 @@ __attribute__((noinline, noclone)) void work_a(unsigned long n)
 	sink_a = x;
 }
 
-__attribute__((noinline, noclone)) void work_b(unsigned long n)
+KEEP_WHOLE void work_b(unsigned long n)
 {
 	unsigned long x = sink_b;
 	for (; n; n--) /* MARK:b_for */
