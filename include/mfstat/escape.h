@@ -78,4 +78,19 @@ void mf_escape_xml(struct mf_strbuf *sb, const char *s);
 /* The same for the n bytes s[0..n) (a sequence cut at s[n] counts as invalid). */
 void mf_escape_xml_n(struct mf_strbuf *sb, const char *s, size_t n);
 
+/* mf_escape_text flags. */
+enum {
+	MF_ESCAPE_TEXT_KEEP_NL = 1,  /* keep LF (a message of several lines) */
+	MF_ESCAPE_TEXT_KEEP_TAB = 2, /* keep tab (a source line shown above a caret) */
+};
+
+/*
+ * Appends s for a terminal or a text report: nothing in it can move the
+ * cursor, change colours or retitle a window.  Control characters (U+0000..
+ * U+001F, tab included, and DEL) become \xNN, the C1 controls U+0080..U+009F
+ * become \uNNNN, and each byte that is not valid UTF-8 becomes \xNN with its
+ * value; everything else is copied.  s NULL appends nothing.
+ */
+void mf_escape_text(struct mf_strbuf *sb, const char *s, unsigned flags);
+
 #endif

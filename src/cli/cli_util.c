@@ -14,14 +14,33 @@
 bool cli_quiet;
 bool cli_stdout_reported;
 
+/*
+ * Writes prefix, the message and a newline to stderr.  Messages quote input
+ * (names, lines of a file), so control characters are shown as \xNN: a file
+ * cannot move the cursor, recolour or retitle the user's terminal.
+ */
+static void say(const char *prefix, const char *msg)
+{
+	struct mf_strbuf sb;
+	mf_strbuf_init(&sb);
+	mf_escape_text(&sb, msg, MF_ESCAPE_TEXT_KEEP_NL | MF_ESCAPE_TEXT_KEEP_TAB);
+	fprintf(stderr, "%s%s\n", prefix, mf_strbuf_str(&sb) ? mf_strbuf_str(&sb) : msg);
+	mf_strbuf_free(&sb);
+}
+
+static void vsay(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	say(prefix, buf);
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("mfstat: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("mfstat: error: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_warn(const char *fmt, ...)
@@ -29,11 +48,9 @@ void cli_warn(const char *fmt, ...)
 	va_list ap;
 	if (cli_quiet)
 		return;
-	fputs("mfstat: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay("mfstat: warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_diag(const struct mf_error *e, const char *severity)
@@ -44,11 +61,13 @@ void cli_diag(const struct mf_error *e, const char *severity)
 		/* mf_error_format says "error:"; re-label for skipped rows. */
 		char *p = strstr(buf, "error: ");
 		if (p) {
-			fprintf(stderr, "mfstat: %.*s%s: %s\n", (int)(p - buf), buf, severity, p + 7);
+			char line[4200];
+			snprintf(line, sizeof(line), "%.*s%s: %s", (int)(p - buf), buf, severity, p + 7);
+			say("mfstat: ", line);
 			return;
 		}
 	}
-	fprintf(stderr, "mfstat: %s\n", buf);
+	say("mfstat: ", buf);
 }
 
 struct mf_kb *cli_load_kb(const char *dir)

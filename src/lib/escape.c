@@ -257,6 +257,47 @@ void mf_escape_xml_n(struct mf_strbuf *sb, const char *s, size_t n)
 		walk(&k, s, n, xml_map);
 }
 
+/* ---- text for a terminal ------------------------------------------------------------------ */
+
+void mf_escape_text(struct mf_strbuf *sb, const char *s, unsigned flags)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i = 0, run = 0, n = s ? strlen(s) : 0;
+
+	while (i < n) {
+		uint32_t cp;
+		size_t len = mf_utf8_decode(s + i, n - i, &cp);
+		char tmp[8];
+		if (len && cp >= 0x20 && cp != 0x7F && (cp < 0x80 || cp > 0x9F)) {
+			i += len;
+			continue;
+		}
+		if (len && ((cp == '\n' && (flags & MF_ESCAPE_TEXT_KEEP_NL)) ||
+			    (cp == '\t' && (flags & MF_ESCAPE_TEXT_KEEP_TAB)))) {
+			i++;
+			continue;
+		}
+		mf_strbuf_add(sb, s + run, i - run);
+		if (len && cp >= 0x80) { /* a C1 control */
+			memcpy(tmp, "\\u00", 4);
+			tmp[4] = hex[cp >> 4];
+			tmp[5] = hex[cp & 15];
+			mf_strbuf_add(sb, tmp, 6);
+		} else {
+			unsigned char b = (unsigned char)s[i];
+			len = 1; /* a control character, or one byte that is not UTF-8 */
+			tmp[0] = '\\';
+			tmp[1] = 'x';
+			tmp[2] = hex[b >> 4];
+			tmp[3] = hex[b & 15];
+			mf_strbuf_add(sb, tmp, 4);
+		}
+		i += len;
+		run = i;
+	}
+	mf_strbuf_add(sb, s + run, n - run);
+}
+
 void mf_escape_xml(struct mf_strbuf *sb, const char *s)
 {
 	if (s)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/escape.h"
 #include "mfstat/output.h"
 #include "mfstat/strbuf.h"
 
@@ -29,6 +30,35 @@ static bool is_headline(const char *k)
 		if (strcmp(headline[i], k) == 0)
 			return true;
 	return false;
+}
+
+/* A name from the input for the table: control characters shown as \xNN (mf_escape_text). */
+static char *text_dup(const char *s)
+{
+	struct mf_strbuf sb;
+	char *d;
+	mf_strbuf_init(&sb);
+	mf_escape_text(&sb, s, 0);
+	d = strdup(mf_strbuf_str(&sb));
+	mf_strbuf_free(&sb);
+	return d;
+}
+
+/* prefix, the count when not 0 with ": ", then text escaped, and a newline (text's own when it ends in one). */
+static void put_text(FILE *fp, const char *prefix, unsigned long long count, const char *text, unsigned flags)
+{
+	struct mf_strbuf sb;
+	const char *t;
+	size_t n;
+	mf_strbuf_init(&sb);
+	mf_escape_text(&sb, text, flags);
+	t = mf_strbuf_str(&sb);
+	n = strlen(t);
+	if (count)
+		fprintf(fp, "%s%llu: %s%s", prefix, count, t, n && t[n - 1] == '\n' ? "" : "\n");
+	else
+		fprintf(fp, "%s%s%s", prefix, t, n && t[n - 1] == '\n' ? "" : "\n");
+	mf_strbuf_free(&sb);
 }
 
 static char *dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -151,11 +181,11 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 		c = 0;
 		if (ids & 1u) {
 			const char *s = mf_strtab_get(rep->tab, g->system);
-			row[c++] = strdup(s ? s : "-");
+			row[c++] = s ? text_dup(s) : strdup("-");
 		}
 		if (ids & 2u) {
 			const char *s = mf_strtab_get(rep->tab, g->lpar);
-			row[c++] = strdup(s ? s : "-");
+			row[c++] = s ? text_dup(s) : strdup("-");
 		}
 		if (ids & 4u) {
 			const char *s = mf_pool_name(g->pool);
@@ -251,11 +281,11 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 			rep->nfiles == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s",
 			(unsigned long long)rep->rows_skipped, rep->rows_skipped == 1 ? "" : "s");
 	for (i = 0; i < rep->nreasons; i++)
-		fprintf(fp, "  skipped %llu: %s\n", (unsigned long long)rep->reason_count[i], rep->reason[i]);
+		put_text(fp, "  skipped ", rep->reason_count[i], rep->reason[i], 0);
 	if (rep->input_summary && rep->input_summary[0])
-		fputs(rep->input_summary, fp);
+		put_text(fp, "", 0, rep->input_summary, MF_ESCAPE_TEXT_KEEP_NL);
 	for (i = 0; i < rep->nwarnings; i++)
-		fprintf(fp, "warning: %s\n", rep->warnings[i]);
+		put_text(fp, "warning: ", 0, rep->warnings[i], 0);
 out:
 	free(k1);
 	free(k2);

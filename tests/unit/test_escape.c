@@ -145,6 +145,29 @@ static void decode_matches_reference(void **state)
 
 /* ---- JSON ------------------------------------------------------------------------------ */
 
+static void expect_text(const char *in, unsigned flags, const char *want)
+{
+	struct mf_strbuf sb;
+	mf_strbuf_init(&sb);
+	mf_escape_text(&sb, in, flags);
+	assert_string_equal(mf_strbuf_str(&sb), want);
+	mf_strbuf_free(&sb);
+}
+
+/* Text for a terminal: no byte that a terminal acts on gets through. */
+static void text_cases(void **state)
+{
+	(void)state;
+	expect_text("plain \xc3\xa9 text", 0, "plain \xc3\xa9 text");
+	expect_text("\x1b[31mred\x1b]0;title\x07", 0, "\\x1b[31mred\\x1b]0;title\\x07");
+	expect_text("a\tb\nc\rd\x7f", 0, "a\\x09b\\x0ac\\x0dd\\x7f");
+	expect_text("a\tb\nc", MF_ESCAPE_TEXT_KEEP_NL | MF_ESCAPE_TEXT_KEEP_TAB, "a\tb\nc");
+	expect_text("c1 \xc2\x9b" "31m", 0, "c1 \\u009b31m");          /* CSI as a C1 control */
+	expect_text("sur\xed\xa0\x80", 0, "sur\\xed\\xa0\\x80");    /* not UTF-8: each byte */
+	expect_text("cut\xe2\x82", 0, "cut\\xe2\\x82");
+	expect_text("", 0, "");
+}
+
 static void expect_json(const char *in, const char *want)
 {
 	struct mf_strbuf sb;
@@ -535,7 +558,7 @@ int main(void)
 	        cmocka_unit_test(json_cases),   cmocka_unit_test(json_reloads),
 	        cmocka_unit_test(csv_cases),    cmocka_unit_test(xml_cases),
 	        cmocka_unit_test(xml_random),   cmocka_unit_test(mreport_csv),
-	        cmocka_unit_test(mreport_json),
+	        cmocka_unit_test(mreport_json), cmocka_unit_test(text_cases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
