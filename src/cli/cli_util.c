@@ -154,13 +154,42 @@ static void set_handlers(bool on)
 	}
 }
 
-/* The file a path names, following symbolic links; NULL when it does not exist. */
+/*
+ * Whether a symbolic link may be followed for writing, by the kernel's
+ * protected_symlinks rule: always, unless it sits in a sticky directory that
+ * everyone may write (/tmp), where only a link of the user's own or of the
+ * directory's owner is followed.  Someone else's link planted in /tmp is
+ * never a way to make mfstat replace the user's files.
+ */
+static bool link_trusted(const char *path, const struct stat *lst)
+{
+	struct stat dst;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	bool ok;
+	if (!dir)
+		return false;
+	ok = stat(dir, &dst) == 0 &&
+	     (!(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) || lst->st_uid == geteuid() ||
+	      lst->st_uid == dst.st_uid);
+	free(dir);
+	return ok;
+}
+
+/* The file a path names, following symbolic links; NULL when it does not exist,
+ * or with errno EPERM for a link that must not be followed (link_trusted). */
 static char *resolve_target(const char *path, struct stat *st, bool *exists)
 {
 	struct stat lst;
 	*exists = stat(path, st) == 0;
-	if (*exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-		return realpath(path, NULL);
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+		if (!link_trusted(path, &lst)) {
+			errno = EPERM;
+			return NULL;
+		}
+		if (*exists)
+			return realpath(path, NULL);
+	}
 	return strdup(path);
 }
 
@@ -179,7 +208,12 @@ FILE *cli_open_out(const char *path)
 		return stdout;
 	final = resolve_target(path, &st, &exists);
 	if (!final) {
-		cli_err("%s: cannot create: %s", path, strerror(errno));
+		if (errno == EPERM)
+			cli_err("%s: a symbolic link in a shared sticky directory, owned by someone else: "
+				"refusing to write through it (remove it, or name another file)",
+				path);
+		else
+			cli_err("%s: cannot create: %s", path, strerror(errno));
 		return NULL;
 	}
 	for (slot = 0; slot < MAX_PENDING && pending[slot].tmp; slot++)
