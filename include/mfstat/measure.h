@@ -258,6 +258,16 @@ size_t mf_mrun_src_range(const struct mf_mrun *run, uint32_t mod, uint64_t lo, u
  */
 int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src);
 
+/*
+ * What identifies a run, as a string in buf: its measurement, the program's
+ * pid, the host, the start time in microseconds, the seed of the period
+ * redraws, and a hash of the command line and the wall, user and system
+ * times, all stored in the run file.  Two run files with the same identity
+ * hold the same run (a file given twice, a copy, the other byte order);
+ * `measure report` counts such a run once.
+ */
+void mf_mrun_identity(const struct mf_mrun *run, char *buf, size_t n);
+
 /* ---- kernel records (perf_ring.c) ------------------------------------- */
 
 /*
@@ -291,8 +301,14 @@ int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char 
 
 struct mf_mfdb_writer;
 
-/* Creates path (truncating) and writes the file header. */
+/*
+ * Creates path (truncating a regular file, mode 0600: a run file holds the
+ * program's command line) and writes the file header.  A symbolic link at
+ * path is never followed: MF_EIO saying so.
+ */
 int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_error *err);
+/* The same on fd, already open for writing (taken over: closed on error too); path names it in messages. */
+int mf_mfdb_create_fd(struct mf_mfdb_writer **out, int fd, const char *path, struct mf_error *err);
 /* Appends kernel records as RECORDS sections of at most 1 MiB each. */
 int mf_mfdb_put_records(struct mf_mfdb_writer *w, const void *bytes, size_t n, struct mf_error *err);
 /* Writes RUN, EVENT and COUNT sections from run (everything but records and symbols). */
@@ -305,7 +321,10 @@ int mf_mfdb_close(struct mf_mfdb_writer *w, struct mf_error *err);
 void mf_mfdb_abandon(struct mf_mfdb_writer *w);
 
 /*
- * Loads a run file into run (initialised by the caller): the settings,
+ * Loads a run file into run (initialised by the caller).  It must be a
+ * regular file (a pipe, FIFO or device is refused with MF_EFORMAT before any
+ * read): every section length is checked against its size before anything
+ * is allocated.  Then the settings,
  * streams and counts, then the records through mf_mrun_ingest, then modules,
  * symbols and source rows, then mf_mrun_finish and mf_mrun_sort_syms.
  * Errors (MF_EFORMAT, MF_EIO) name the file, the byte offset and the

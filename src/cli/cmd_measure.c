@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mfstat measure: Caliper's itlb and profile measurements (caliper-measure.md). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -32,8 +33,12 @@ static void measure_usage(FILE *fp)
 	      "                             as perf stat does, leaving standard output to the\n"
 	      "                             program; measure report writes to standard output\n"
 	      "  -f, --format text|csv|json text (default), csv (the function table) or json\n"
-	      "  --csv DIR                  also write every table as CSV files in DIR\n"
-	      "  -d, --database FILE        the run file (default .mfstat/MEASUREMENT-TIME-PID.mfdb)\n"
+	      "  --csv DIR                  also write every table as CSV files in DIR (each\n"
+	      "                             renamed into place: a link there is not followed)\n"
+	      "  -d, --database FILE        the run file, mode 0600, never through a symbolic\n"
+	      "                             link (default .mfstat/MEASUREMENT-TIME-PID.mfdb, a\n"
+	      "                             new file: .mfstat must be your own directory that\n"
+	      "                             no one else can write, or the run is refused)\n"
 	      "  -s, --sampling RATE[,VARIATION[,EVENT]]\n"
 	      "                             events per sample (or a time: 500us, 1ms), its\n"
 	      "                             variation (events, time or %), the event; empty\n"
@@ -56,9 +61,13 @@ static void measure_usage(FILE *fp)
 	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
 	      "  -q, --quiet                no warnings and no fallback line on stderr\n"
 	      "\n"
+	      "measure report reads regular files only, and counts a run given more than once\n"
+	      "(the same file, a copy) once, with a warning.\n"
+	      "\n"
 	      "Exit status: the program's own status when it ran and failed (a signal is\n"
 	      "128+N), else 0; 1 data error (a damaged run file, a write error); 2 usage\n"
-	      "error or a program that cannot be run; 3 measurement impossible.\n",
+	      "error, a program that cannot be run or an unsafe .mfstat; 3 measurement\n"
+	      "impossible.\n",
 	      fp);
 }
 
@@ -298,16 +307,110 @@ static int status_exit(int st)
 	return 0;
 }
 
-/* .mfstat/itlb-20261123T101500Z-1234.mfdb, with .mfstat/latest-itlb pointing at it. */
-static void default_db(char *out, size_t n, const char *measurement, char *link, size_t ln)
+/*
+ * .mfstat, where run files go by default: accepted only as a real directory
+ * (not a symbolic link) owned by this user that no one else can write;
+ * created 0700.  Returns an open descriptor of it; -1 when it is unsafe (why
+ * says so: the run is refused); -2 when it cannot be made (why says so: the
+ * run goes on unsaved, as before).
+ */
+static int mfstat_dir(char *why, size_t n)
+{
+	struct stat st;
+	int dfd;
+	if (mkdir(".mfstat", 0700) != 0 && errno != EEXIST) {
+		snprintf(why, n, "cannot create .mfstat: %s", strerror(errno));
+		return -2;
+	}
+	if ((dfd = open(".mfstat", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		int e = errno;
+		if (lstat(".mfstat", &st) == 0 && S_ISLNK(st.st_mode)) {
+			snprintf(why, n, ".mfstat is a symbolic link");
+			return -1;
+		}
+		if (e == ENOTDIR) {
+			snprintf(why, n, ".mfstat is not a directory");
+			return -1;
+		}
+		snprintf(why, n, "cannot open .mfstat: %s", strerror(e));
+		return -2;
+	}
+	if (fstat(dfd, &st) != 0) {
+		snprintf(why, n, "cannot read .mfstat: %s", strerror(errno));
+		close(dfd);
+		return -2;
+	}
+	if (st.st_uid != geteuid()) {
+		snprintf(why, n, ".mfstat belongs to uid %ld, not to you (uid %ld)", (long)st.st_uid, (long)geteuid());
+		close(dfd);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, n, ".mfstat can be written by others (mode %04o; chmod go-w .mfstat)",
+			 (unsigned)(st.st_mode & 07777));
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+/*
+ * A new run file in .mfstat: itlb-20261123T101500Z-1234.mfdb, or with -2, -3...
+ * when the name is taken.  Created with O_EXCL and O_NOFOLLOW, mode 0600 (it
+ * holds the command line): nothing already there, a planted symbolic link
+ * least of all, is ever opened.  Returns the descriptor (name, path set) or -1
+ * with why set.
+ */
+static int new_run_file(int dfd, const char *measurement, char *name, size_t nn, char *path, size_t pn, char *why,
+			size_t wn)
 {
 	time_t t = time(NULL);
 	struct tm tm;
 	char ts[32];
+	int k, fd;
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(out, n, ".mfstat/%s-%s-%ld.mfdb", measurement, ts, (long)getpid());
-	snprintf(link, ln, ".mfstat/latest-%s", measurement);
+	for (k = 1; k <= 100; k++) {
+		char sfx[16] = "";
+		if (k > 1)
+			snprintf(sfx, sizeof(sfx), "-%d", k);
+		snprintf(name, nn, "%s-%s-%ld%s.mfdb", measurement, ts, (long)getpid(), sfx);
+		snprintf(path, pn, ".mfstat/%s", name);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST) {
+			snprintf(why, wn, "cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	snprintf(why, wn, "cannot create a run file in .mfstat: %s and 99 other names are taken", path);
+	return -1;
+}
+
+/* .mfstat/latest-itlb -> name, replaced at once: a new link under a free name, renamed over the old. */
+static void link_latest(int dfd, const char *measurement, const char *name)
+{
+	char tmp[128], link[64];
+	int k;
+	snprintf(link, sizeof(link), "latest-%s", measurement);
+	for (k = 0; k < 100; k++) {
+		snprintf(tmp, sizeof(tmp), ".latest-%s.%ld.%d", measurement, (long)getpid(), k);
+		if (symlinkat(name, dfd, tmp) == 0)
+			break;
+		if (errno != EEXIST) {
+			cli_warn("cannot link .mfstat/%s: %s", link, strerror(errno));
+			return;
+		}
+	}
+	if (k == 100) {
+		cli_warn("cannot link .mfstat/%s: no free temporary name", link);
+		return;
+	}
+	if (renameat(dfd, tmp, dfd, link) != 0) {
+		cli_warn("cannot link .mfstat/%s: %s", link, strerror(errno));
+		unlinkat(dfd, tmp, 0);
+	}
 }
 
 static int do_collect(struct mopts *o, const char *measurement, int argc, char **argv)
@@ -318,16 +421,21 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	struct mf_mrun run;
 	struct mf_error e;
 	struct mf_mfdb_writer *db = NULL;
-	char requested[160], evname[300], dbpath[4096], link[256] = "";
+	char requested[160], evname[300], dbpath[4096], dbname[256] = "", why[640];
 	char *events = NULL;
 	size_t evlen = 0;
 	struct utsname u;
-	int rc, ex = EXIT_OK;
+	int rc, ex = EXIT_OK, dfd = -1, fd = -1;
 	size_t i, said;
 
 	mf_error_clear(&e);
 	if (build_req(o, measurement, &req, requested, sizeof(requested)))
 		return EXIT_USAGE;
+	/* An unsafe .mfstat is refused before anything runs. */
+	if (!o->db && (dfd = mfstat_dir(why, sizeof(why))) == -1) {
+		cli_err("%s: refusing to save run files there, so nothing is run (fix it, or give -d FILE)", why);
+		return EXIT_USAGE;
+	}
 	if (mf_measure_events_text(o->tables, &events, &evlen, evname, sizeof(evname), &e)) {
 		cli_diag(&e, "error");
 		return EXIT_DATA;
@@ -391,34 +499,39 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	snprintf(run.mode, sizeof(run.mode), "%s", plan.reason);
 	snprintf(run.attribution, sizeof(run.attribution), "%s", o->ro.attribute_line ? "line" : "ip");
 
+	dbpath[0] = '\0';
 	if (o->db) {
 		snprintf(dbpath, sizeof(dbpath), "%s", o->db);
-	} else {
-		default_db(dbpath, sizeof(dbpath), measurement, link, sizeof(link));
-		if (mkdir(".mfstat", 0777) != 0 && errno != EEXIST) {
-			snprintf(run.database, sizeof(run.database), "not saved (cannot create .mfstat: %s)",
-				 strerror(errno));
-			cli_warn("run file not saved: cannot create .mfstat: %s", strerror(errno));
-			dbpath[0] = '\0';
+		if (mf_mfdb_create(&db, dbpath, &e) != 0)
+			snprintf(why, sizeof(why), "%s", e.msg);
+	} else if (dfd >= 0) {
+		if ((fd = new_run_file(dfd, measurement, dbname, sizeof(dbname), dbpath, sizeof(dbpath), why,
+				       sizeof(why))) >= 0 &&
+		    mf_mfdb_create_fd(&db, fd, dbpath, &e) != 0) {
+			snprintf(why, sizeof(why), "%s", e.msg);
+			unlinkat(dfd, dbname, 0);
 		}
 	}
-	if (dbpath[0]) {
-		if (mf_mfdb_create(&db, dbpath, &e) != 0) {
-			snprintf(run.database, sizeof(run.database), "not saved (%s)", e.msg);
-			cli_warn("run file not saved: %s", e.msg);
-			db = NULL;
-		} else {
-			snprintf(run.database, sizeof(run.database), "%s", dbpath);
-		}
+	if (db) {
+		snprintf(run.database, sizeof(run.database), "%s", dbpath);
+	} else {
+		snprintf(run.database, sizeof(run.database), "not saved (%s)", why);
+		cli_warn("run file not saved: %s", why);
+		dbpath[0] = '\0';
 	}
 
 	rc = mf_measure_collect(mf_perf_ops_real(), &plan, argv, &probe, 64, db, &run, &e);
 	if (rc) {
 		cli_err("%s", e.msg);
-		if (db)
+		if (db) {
 			mf_mfdb_abandon(db);
-		if (dbpath[0] && db)
-			unlink(dbpath);
+			if (dbname[0])
+				unlinkat(dfd, dbname, 0);
+			else
+				unlink(dbpath);
+		}
+		if (dfd >= 0)
+			close(dfd);
 		mf_mrun_free(&run);
 		return rc == MF_EUSAGE ? EXIT_USAGE : EXIT_MEASURE;
 	}
@@ -426,6 +539,8 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		cli_diag(&e, "error");
 		if (db)
 			mf_mfdb_abandon(db);
+		if (dfd >= 0)
+			close(dfd);
 		mf_mrun_free(&run);
 		return EXIT_DATA;
 	}
@@ -437,13 +552,12 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		} else if (mf_mfdb_close(db, &e)) {
 			cli_warn("run file not saved completely: %s", e.msg);
 			db = NULL;
-		} else if (link[0]) {
-			/* .mfstat/latest-itlb -> the file just written */
-			unlink(link);
-			if (symlink(strrchr(dbpath, '/') + 1, link) != 0)
-				cli_warn("cannot link %s: %s", link, strerror(errno));
+		} else if (dbname[0]) {
+			link_latest(dfd, measurement, dbname);
 		}
 	}
+	if (dfd >= 0)
+		close(dfd);
 	/* Report from the saved file when there is one, so `measure report` gives the same bytes. */
 	if (dbpath[0] && strcmp(run.database, dbpath) == 0) {
 		struct mf_mrun saved;
@@ -478,12 +592,19 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	return ex;
 }
 
+/*
+ * measure report RUNFILE...: the runs summed.  A run given more than once (the
+ * same file twice, a copy, latest-profile beside the file it points at) is
+ * counted once, with a warning: runs are told apart by mf_mrun_identity.
+ */
 static int do_report(struct mopts *o, int argc, char **argv)
 {
 	struct mf_mrun run, one;
 	struct mf_error e;
 	bool mixed = false;
-	int i, ex;
+	char (*ids)[400] = NULL;
+	int *first = NULL;
+	int i, j, ex, nruns = 0, ndup = 0;
 	if (argc < 1) {
 		cli_err("measure report: no run file given (see mfstat measure --help)");
 		return EXIT_USAGE;
@@ -492,38 +613,56 @@ static int do_report(struct mopts *o, int argc, char **argv)
 		cli_err("measure report: -s, -d and --fallback only apply when measuring");
 		return EXIT_USAGE;
 	}
+	if (!(ids = calloc((size_t)argc, sizeof(*ids))) || !(first = calloc((size_t)argc, sizeof(*first)))) {
+		free(ids);
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
 	mf_mrun_init(&run);
-	for (i = 0; i < argc; i++) {
+	ex = EXIT_OK;
+	for (i = 0; i < argc && ex == EXIT_OK; i++) {
 		mf_error_clear(&e);
 		mf_mrun_init(&one);
 		if (mf_mfdb_load(argv[i], &one, &e) != 0) {
 			cli_diag(&e, "error");
-			mf_mrun_free(&one);
-			mf_mrun_free(&run);
-			return EXIT_DATA;
-		}
-		if (i == 0) {
-			run = one;
-			continue;
-		}
-		if (strcmp(one.measurement, run.measurement) != 0) {
-			cli_err("%s: a %s run cannot be merged with %s runs", argv[i], one.measurement, run.measurement);
-			mf_mrun_free(&one);
-			mf_mrun_free(&run);
-			return EXIT_USAGE;
-		}
-		if (strcmp(one.attribution, run.attribution) != 0)
-			mixed = true;
-		if (mf_mrun_merge(&run, &one) != 0) {
-			cli_err("out of memory");
-			mf_mrun_free(&one);
-			mf_mrun_free(&run);
-			return EXIT_DATA;
+			ex = EXIT_DATA;
+		} else {
+			mf_mrun_identity(&one, ids[nruns], sizeof(ids[nruns]));
+			for (j = 0; j < nruns && strcmp(ids[j], ids[nruns]) != 0; j++)
+				;
+			if (j < nruns) {
+				cli_warn("%s (argument %d) holds the same run as %s (argument %d): counted once; the "
+					 "run: %s", argv[i], i + 1, argv[first[j]], first[j] + 1, ids[j]);
+				ndup++;
+			} else if (nruns == 0) {
+				run = one;
+				first[nruns++] = i;
+				continue;
+			} else if (strcmp(one.measurement, run.measurement) != 0) {
+				cli_err("%s: a %s run cannot be merged with %s runs", argv[i], one.measurement,
+					run.measurement);
+				ex = EXIT_USAGE;
+			} else {
+				if (strcmp(one.attribution, run.attribution) != 0)
+					mixed = true;
+				if (mf_mrun_merge(&run, &one) != 0) {
+					cli_err("out of memory");
+					ex = EXIT_DATA;
+				}
+				first[nruns++] = i;
+			}
 		}
 		mf_mrun_free(&one);
 	}
-	if (argc > 1)
-		mf_mrun_warn(&run, "%d run files merged: counts, samples and times are sums", argc);
+	free(ids);
+	free(first);
+	if (ex != EXIT_OK) {
+		mf_mrun_free(&run);
+		return ex;
+	}
+	if (nruns > 1)
+		mf_mrun_warn(&run, "%d run files merged: counts, samples and times are sums%s", nruns,
+			     ndup ? "; runs given more than once counted once" : "");
 	/*
 	 * Without --attribute, re-report with the rule the run's report was made with, so a re-report is the
 	 * same report.  Run files made before ip became the default say "line" (Caliper's rule, which can give
@@ -538,7 +677,7 @@ static int do_report(struct mopts *o, int argc, char **argv)
 			cli_warn("%s made with --attribute line, so reported with it (Caliper's rule, mfstat's default "
 				 "before ip): a cache line's samples go to the function owning its first byte, which can "
 				 "be a neighbour; --attribute ip gives each sample to its own function",
-				 argc > 1 ? "the run files were" : "the run file was");
+				 nruns > 1 ? "the run files were" : "the run file was");
 	}
 	ex = write_reports(o, &run, false);
 	mf_mrun_free(&run);

@@ -300,7 +300,7 @@ static void writer_free(struct mf_mfdb_writer *w)
 	free(w);
 }
 
-int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_error *err)
+int mf_mfdb_create_fd(struct mf_mfdb_writer **out, int fd, const char *path, struct mf_error *err)
 {
 	struct mf_mfdb_writer *w;
 	unsigned char h[MFDB_HDR];
@@ -309,10 +309,12 @@ int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_erro
 	if (!(w = calloc(1, sizeof(*w))) || !(w->path = strdup(path)) || !(w->iobuf = malloc(IOBUF))) {
 		if (w)
 			writer_free(w);
+		close(fd);
 		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
 	}
-	if (!(w->fp = fopen(path, "wb"))) {
+	if (!(w->fp = fdopen(fd, "wb"))) {
 		rc = mf_error_set(err, MF_EIO, path, 0, 0, "cannot create %s: %s", path, strerror(errno));
+		close(fd);
 		writer_free(w);
 		return rc;
 	}
@@ -325,6 +327,25 @@ int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_erro
 	}
 	*out = w;
 	return 0;
+}
+
+int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_error *err)
+{
+	struct stat st;
+	int fd;
+	*out = NULL;
+	/* Never through a symbolic link: one planted at path would make the run overwrite its target. */
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		int e = errno;
+		if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			return mf_error_set(err, MF_EIO, path, 0, 0,
+			                    "cannot create %s: it is a symbolic link (not followed)", path);
+		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot create %s: %s", path, strerror(e));
+	}
+	/* The run file holds the program's command line: the owner's alone, also when it existed. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+		(void)fchmod(fd, st.st_mode & 07700);
+	return mf_mfdb_create_fd(out, fd, path, err);
 }
 
 int mf_mfdb_writer_swap_for_test(struct mf_mfdb_writer *w)
@@ -1213,50 +1234,75 @@ int mf_mfdb_load_mem(const void *data, size_t n, const char *name, struct mf_mru
 int mf_mfdb_load(const char *path, struct mf_mrun *run, struct mf_error *err)
 {
 	struct stat st;
-	unsigned char *buf = NULL;
-	size_t n = 0, cap = 0;
+	unsigned char *buf;
+	size_t n, got = 0;
 	void *map;
 	int fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/*
+	 * Only a regular file: its size bounds every section length before anything is allocated.  A pipe,
+	 * FIFO or device (/dev/zero) has no size to check against and could feed an allocation without end;
+	 * O_NONBLOCK keeps the open of a FIFO without a writer from waiting.
+	 */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot open %s: %s", path, strerror(errno));
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map != MAP_FAILED) {
-			close(fd);
-			rc = mf_mfdb_load_mem(map, (size_t)st.st_size, path, run, err);
-			munmap(map, (size_t)st.st_size);
-			return rc;
-		}
+	if (fstat(fd, &st) != 0) {
+		rc = mf_error_set(err, MF_EIO, path, 0, 0, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return rc;
 	}
-	/* Not a regular file (a pipe), or mmap refused: read it all. */
-	for (;;) {
-		ssize_t got;
-		if (cap - n < 65536) {
-			unsigned char *nb = realloc(buf, cap ? cap * 2 : 1u << 20);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory reading %s", path);
-			}
-			buf = nb;
-			cap = cap ? cap * 2 : 1u << 20;
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		rc = mf_error_set(err, MF_EFORMAT, path, 0, 0,
+		                    "%s is not a regular file (a %s): a run file is read from a file of known size",
+		                    path, S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "pipe or FIFO" :
+		                          S_ISCHR(st.st_mode) ? "character device" : S_ISBLK(st.st_mode) ? "block device" :
+		                          S_ISSOCK(st.st_mode) ? "socket" : "special file");
+		if (err)
+			err->offset = 0;
+		return rc;
+	}
+	if (st.st_size <= 0) {
+		close(fd);
+		return mf_mfdb_load_mem(NULL, 0, path, run, err);
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "%s: %lld bytes do not fit in memory", path,
+		                    (long long)st.st_size);
+	}
+	n = (size_t)st.st_size;
+	map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map != MAP_FAILED) {
+		close(fd);
+		rc = mf_mfdb_load_mem(map, n, path, run, err);
+		munmap(map, n);
+		return rc;
+	}
+	/* mmap refused (a file system without it, an address-space limit): read the size fstat gave, no more. */
+	if (!(buf = malloc(n))) {
+		close(fd);
+		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory reading %s (%zu bytes)", path, n);
+	}
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
-		if (got < 0) {
-			rc = mf_error_set(err, MF_EIO, path, 0, 0, "cannot read %s: %s", path, strerror(errno));
+		if (r < 0) {
+			rc = mf_error_set(err, MF_EIO, path, 0, 0, "cannot read %s at byte %zu: %s", path, got,
+			                  strerror(errno));
+			if (err)
+				err->offset = (long long)got;
 			free(buf);
 			close(fd);
 			return rc;
 		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
+		if (r == 0)
+			break; /* shrank while read: what was there is checked as a cut file */
+		got += (size_t)r;
 	}
 	close(fd);
-	rc = mf_mfdb_load_mem(buf, n, path, run, err);
+	rc = mf_mfdb_load_mem(buf, got, path, run, err);
 	free(buf);
 	return rc;
 }

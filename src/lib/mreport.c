@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "aggregate.h"
 
@@ -1677,18 +1678,42 @@ static int make_dir(const char *dir, struct mf_error *err)
 	return 0;
 }
 
+/*
+ * dir/name, written under a new temporary name (mkstemp: O_EXCL, mode 0600,
+ * as run.csv holds the command line) and renamed over name: a symbolic link
+ * planted at dir/name is replaced, never followed, and a reader never sees a
+ * half-written table.
+ */
 static int write_file(const char *dir, const char *name, const struct mf_strbuf *sb, struct mf_error *err)
 {
-	char path[4200];
+	char path[4200], tmp[4300];
 	FILE *fp;
-	int bad;
+	int fd, bad, e;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (!(fp = fopen(path, "w")))
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+	if ((fd = mkstemp(tmp)) < 0)
 		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot create: %s", strerror(errno));
+	if (!(fp = fdopen(fd, "w"))) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot create: %s", strerror(e));
+	}
+	errno = 0;
 	bad = fwrite(mf_strbuf_str(sb), 1, sb->len, fp) != sb->len;
+	bad |= fflush(fp) != 0;
+	e = errno;
 	bad |= fclose(fp) != 0;
-	if (bad)
-		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot write: %s", strerror(errno));
+	if (!e)
+		e = errno;
+	if (!bad && rename(tmp, path) != 0) {
+		bad = 1;
+		e = errno;
+	}
+	if (bad) {
+		unlink(tmp);
+		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot write: %s", strerror(e ? e : EIO));
+	}
 	return 0;
 }
 

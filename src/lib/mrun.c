@@ -6,6 +6,7 @@
 #include "mfstat/measure.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -374,6 +375,31 @@ size_t mf_mrun_src_range(const struct mf_mrun *run, uint32_t mod, uint64_t lo, u
 		a++;
 	*n = a - first;
 	return first;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	while (n--) {
+		h ^= *b++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void mf_mrun_identity(const struct mf_mrun *run, char *buf, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull, bits[3];
+	int i;
+	/* The command line, each argument with its terminating NUL (a NULL one as a lone 0xff). */
+	for (i = 0; i < run->argc && run->argv; i++)
+		h = run->argv[i] ? fnv1a(h, run->argv[i], strlen(run->argv[i]) + 1) : fnv1a(h, "\xff", 1);
+	memcpy(&bits[0], &run->wall_s, 8);
+	memcpy(&bits[1], &run->user_s, 8);
+	memcpy(&bits[2], &run->sys_s, 8);
+	h = fnv1a(h, bits, sizeof(bits));
+	snprintf(buf, n, "%s run of pid %d on %.63s at %lld us, seed %llu, command and times %016llx", run->measurement,
+	         run->pid, run->host, (long long)run->start_us, (unsigned long long)run->seed, (unsigned long long)h);
 }
 
 int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "testutil.h"
@@ -1259,6 +1260,115 @@ static void write_errors(void **state)
 	mf_mrun_free(&run);
 }
 
+/* The victim's bytes, or "" when it cannot be read. */
+static void read_small(const char *path, char *buf, size_t n)
+{
+	FILE *fp = fopen(path, "r");
+	size_t got = 0;
+	if (fp) {
+		got = fread(buf, 1, n - 1, fp);
+		fclose(fp);
+	}
+	buf[got] = '\0';
+}
+
+/*
+ * Issue 13: a symbolic link at the run file's path is never followed (the
+ * victim keeps its bytes); run files are 0600, an existing one made so; a
+ * device or FIFO is refused as a run file before anything is read (no wait
+ * for a FIFO's writer, no allocation fed by /dev/zero).
+ */
+static void hostile_paths(void **state)
+{
+	char dir[] = "/tmp/test_mfdb.XXXXXX", victim[64], link[64], fresh[64], fifo[64], got[64];
+	struct mf_mfdb_writer *w = NULL;
+	struct mf_mrun run;
+	struct mf_error e;
+	struct stat st;
+	FILE *fp;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(link, sizeof(link), "%s/link.mfdb", dir);
+	snprintf(fresh, sizeof(fresh), "%s/fresh.mfdb", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_non_null(fp = fopen(victim, "w"));
+	fputs("victim\n", fp);
+	fclose(fp);
+	assert_int_equal(symlink(victim, link), 0);
+
+	mf_error_clear(&e);
+	assert_int_equal(mf_mfdb_create(&w, link, &e), MF_EIO);
+	assert_null(w);
+	assert_non_null(strstr(e.msg, "symbolic link (not followed)"));
+	read_small(victim, got, sizeof(got));
+	assert_string_equal(got, "victim\n");
+
+	/* A new run file is 0600; an existing one (0644) becomes 0600. */
+	assert_int_equal(mf_mfdb_create(&w, fresh, &e), 0);
+	assert_int_equal(mf_mfdb_close(w, &e), 0);
+	assert_int_equal(stat(fresh, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(chmod(fresh, 0644), 0);
+	assert_int_equal(mf_mfdb_create(&w, fresh, &e), 0);
+	assert_int_equal(mf_mfdb_close(w, &e), 0);
+	assert_int_equal(stat(fresh, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	/* /dev/zero and a FIFO without a writer: refused at once, offset 0 (an alarm ends a wait). */
+	alarm(20);
+	mf_mrun_init(&run);
+	mf_error_clear(&e);
+	assert_int_equal(mf_mfdb_load("/dev/zero", &run, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "not a regular file (a character device)"));
+	assert_string_equal(e.file, "/dev/zero");
+	assert_int_equal(e.offset, 0);
+	mf_mrun_free(&run);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	mf_mrun_init(&run);
+	assert_int_equal(mf_mfdb_load(fifo, &run, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "not a regular file (a pipe or FIFO)"));
+	mf_mrun_free(&run);
+	alarm(0);
+
+	unlink(fifo);
+	unlink(fresh);
+	unlink(link);
+	unlink(victim);
+	rmdir(dir);
+}
+
+/* Issue 13: one run in either byte order has one identity; another start time, pid or command line another. */
+static void run_identity(void **state)
+{
+	struct mf_mrun a, b;
+	struct mf_error e;
+	char ia[400], ib[400];
+	char *argv2[] = {"./prog", "--flag=2"};
+	(void)state;
+	mf_mrun_init(&a);
+	mf_mrun_init(&b);
+	assert_int_equal(mf_mfdb_load(MFSTAT_SOURCE_DIR "/tests/fuzz/corpus/mfdb/valid.mfdb", &a, &e), 0);
+	assert_int_equal(mf_mfdb_load(MFSTAT_SOURCE_DIR "/tests/fuzz/corpus/mfdb/swapped.mfdb", &b, &e), 0);
+	mf_mrun_identity(&a, ia, sizeof(ia));
+	mf_mrun_identity(&b, ib, sizeof(ib));
+	assert_string_equal(ia, ib);
+	assert_non_null(strstr(ia, "pid 4242"));
+	b.start_us++;
+	mf_mrun_identity(&b, ib, sizeof(ib));
+	assert_string_not_equal(ia, ib);
+	b.start_us--;
+	b.pid++;
+	mf_mrun_identity(&b, ib, sizeof(ib));
+	assert_string_not_equal(ia, ib);
+	b.pid--;
+	assert_int_equal(mf_mrun_set_argv(&b, 2, argv2), 0);
+	mf_mrun_identity(&b, ib, sizeof(ib));
+	assert_string_not_equal(ia, ib);
+	mf_mrun_free(&a);
+	mf_mrun_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1267,6 +1377,7 @@ int main(void)
 	        cmocka_unit_test(magic_and_version), cmocka_unit_test(forward_compatible),
 	        cmocka_unit_test(byte_swapped),      cmocka_unit_test(records_split),
 	        cmocka_unit_test(bad_record),        cmocka_unit_test(write_errors),
+	        cmocka_unit_test(hostile_paths),     cmocka_unit_test(run_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
