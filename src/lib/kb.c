@@ -547,10 +547,16 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 					r.m.flags |= MF_METRIC_NONNEG;
 				else if (strncmp(tok, "max=", 4) == 0) {
 					char *end;
+					errno = 0;
 					r.m.max = strtod(tok + 4, &end);
-					if (end == tok + 4 || *end) {
+					if (end == tok + 4 || *end || isnan(r.m.max)) {
 						rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
 								 "max= needs a number, as in max=16");
+						break;
+					}
+					if (errno == ERANGE || isinf(r.m.max)) {
+						rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl) + 4, MF_ETABLE,
+								 "max=%s is out of the range of a double", tok + 4);
 						break;
 					}
 					r.m.flags |= MF_METRIC_MAX;

@@ -226,6 +226,15 @@ static void table_errors(void **state)
 				    "X\t%\t2\tbogus\t2025-01\tB0\td\n",
 		 2, 7, "unknown flag 'bogus'"},
 		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\tnonneg,max=1e-400\t2025-01\tB0\td\n",
+		 2, 18, "max=1e-400 is out of the range of a double"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\tmax=1e999\t2025-01\tB0\td\n",
+		 2, 11, "max=1e999 is out of the range"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\tmax=nan\t2025-01\tB0\td\n",
+		 2, 7, "max= needs a number"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
 				    "X\t%\t2\t-\tApril\tB0\td\n",
 		 2, 9, "revision must be a date"},
 		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\tformula\tdescription\n", 1, 24, "header must be"},
