@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Knowledge bases at scale (--tables): a chain of 20,000 metrics each using the
 # next (ordered without recursion), a cycle through 20,000 metrics (named, with
-# file and line), 100,000 metrics (MF_MAX_METRICS) loaded in linear time, and
-# one more metric refused at its line.  Each run has a time limit, and a memory
+# file and line), 100,000 metrics (MF_MAX_METRICS) loaded in linear time, one
+# more metric refused at its line, 50,000 topology rows, 65,536 machine types.  Each run has a time limit, and a memory
 # limit unless the binary is built with AddressSanitizer (which reserves
 # terabytes of address space).  The tables are generated in WORKDIR.
 # Usage: tables_scale.sh MFSTAT WORKDIR DATA.CSV
@@ -100,6 +100,22 @@ fi
 gen "$WORK/over" 100000 flat
 if run over 1 metrics --tables "$WORK/over"; then
 	expect over "$WORK/over.err" "/metrics/generic.tsv:100002:1: error: more than 100000 metrics in one family"
+fi
+
+# 50,000 topology rows for one family (copied array per row: 60 s and 20 GB before).
+mkdir -p "$WORK/topo"
+awk 'BEGIN { print "family\titem\tvalue"; for (i = 0; i < 50000; i++) printf "z16\titem%d\tv\n", i }' \
+	> "$WORK/topo/topology.tsv"
+if run topo 0 machines --tables "$WORK/topo" z16; then
+	expect topo "$WORK/topo.out" "item49999 v"
+fi
+
+# Every machine type 0..65535 (a linear duplicate check per row before).
+mkdir -p "$WORK/mach"
+awk 'BEGIN { print "type\tfamily\tmodel\tnominal_mhz"; for (i = 0; i < 65536; i++) printf "%d\tz16\tm\t5000\n", i }' \
+	> "$WORK/mach/machines.tsv"
+if run mach 0 machines --tables "$WORK/mach" 65535; then
+	expect mach "$WORK/mach.out" "type 65535  m, nominal 5000 MHz"
 fi
 
 [ "$fail" = 0 ] && rm -rf "$WORK"

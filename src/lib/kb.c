@@ -848,7 +848,7 @@ static int load_topology(struct loader *L)
 {
 	static const char *const cols[] = {"family", "item", "value", NULL};
 	const char *text, *name;
-	size_t len;
+	size_t len, cap[64] = {0}; /* per family: room in its topology array (grown by doubling) */
 	struct mf_tsv *t;
 	int rc;
 
@@ -862,6 +862,7 @@ static int load_topology(struct loader *L)
 	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
 		struct mf_family *fam = (struct mf_family *)mf_kb_family(L->kb, t->fz[0]);
 		struct mf_topology *nt;
+		size_t f;
 		rc = 0;
 		if (t->nf != 3) {
 			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 3 fields, found %zu", t->nf);
@@ -871,16 +872,27 @@ static int load_topology(struct loader *L)
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "unknown family '%s'", t->fz[0]);
 			break;
 		}
-		nt = mf_arena_alloc(L->a, (fam->ntopology + 1) * sizeof(*nt));
-		if (!nt) {
+		f = (size_t)(fam - L->kb->families);
+		if (fam->ntopology == cap[f]) {
+			/* Doubling: copying the array for every row was quadratic in time and arena memory. */
+			size_t ncap = cap[f] ? 2 * cap[f] : 16;
+			nt = mf_arena_alloc(L->a, ncap * sizeof(*nt));
+			if (!nt) {
+				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+				break;
+			}
+			if (fam->ntopology)
+				memcpy(nt, fam->topology, fam->ntopology * sizeof(*nt));
+			fam->topology = nt;
+			cap[f] = ncap;
+		}
+		nt = &fam->topology[fam->ntopology];
+		nt->item = mf_arena_strdup(L->a, t->fz[1]);
+		nt->value = mf_arena_strdup(L->a, t->fz[2]);
+		if (!nt->item || !nt->value) {
 			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
 			break;
 		}
-		if (fam->ntopology)
-			memcpy(nt, fam->topology, fam->ntopology * sizeof(*nt));
-		nt[fam->ntopology].item = mf_arena_strdup(L->a, t->fz[1]);
-		nt[fam->ntopology].value = mf_arena_strdup(L->a, t->fz[2]);
-		fam->topology = nt;
 		fam->ntopology++;
 	}
 	free(t);
@@ -893,6 +905,7 @@ static int load_machines(struct loader *L)
 	const char *text, *name;
 	size_t len, cap = 0;
 	struct mf_tsv *t;
+	uint64_t seen[65536 / 64] = {0}; /* types listed so far: a linear scan per row was quadratic */
 	int rc;
 
 	rc = load_file(L, "machines.tsv", true, &text, &len, &name);
@@ -915,10 +928,11 @@ static int load_machines(struct loader *L)
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type must be a number 0..65535");
 			break;
 		}
-		if (mf_kb_machine(L->kb, (unsigned)type)) {
+		if (seen[type / 64] & (UINT64_C(1) << (type % 64))) {
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type %ld listed twice", type);
 			break;
 		}
+		seen[type / 64] |= UINT64_C(1) << (type % 64);
 		fam = mf_kb_family(L->kb, t->fz[1]);
 		if (!fam) {
 			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "unknown family '%s'", t->fz[1]);
