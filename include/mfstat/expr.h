@@ -12,7 +12,10 @@
  * The formula language: numbers (123, 0.45, 1e6), names ([A-Za-z_][A-Za-z0-9_]*),
  * + - * /, unary minus and parentheses.  A formula is parsed once and compiled
  * into a small stack program whose names are bound to slots, so evaluating it
- * per group is array reads and arithmetic.
+ * per group is array reads and arithmetic.  Limits, each refused with an error
+ * at its column: parentheses and unary minus nested more than 32 deep, an
+ * evaluation stack deeper than 64, and a number out of the range of a double
+ * (above 1.8e308, or nonzero below 2.2e-308).
  */
 
 /* What a name refers to. */
@@ -51,14 +54,15 @@ void mf_expr_free(struct mf_expr *e);
 /* Why a value is not available. */
 enum mf_na_why {
 	MF_NA_NONE = 0,
-	MF_NA_ABSENT = 1, /* a counter or variable the data does not hold */
-	MF_NA_DIVZERO = 2 /* a divisor was zero */
+	MF_NA_ABSENT = 1,  /* a counter or variable the data does not hold */
+	MF_NA_DIVZERO = 2, /* a divisor was zero */
+	MF_NA_OVERFLOW = 3 /* a result beyond the range of a double (about 1.8e308) */
 };
 
 struct mf_na {
 	signed char why;  /* enum mf_na_why */
 	signed char kind; /* enum mf_ref_kind of the absent name, for MF_NA_ABSENT */
-	short index;      /* its slot */
+	int index;        /* its slot (a metric index can exceed 32767) */
 };
 
 /* Where evaluation reads its inputs.  All arrays are borrowed. */
@@ -72,11 +76,13 @@ struct mf_eval_env {
 
 /*
  * Evaluates e.  Returns the value, or NaN when it is not available, with the
- * first cause in *na (which may be NULL).  Never divides by zero.
+ * first cause in *na (which may be NULL).  Never divides by zero and never
+ * returns an infinity: a step whose result overflows makes the value NaN with
+ * MF_NA_OVERFLOW.
  */
 double mf_expr_eval(const struct mf_expr *e, const struct mf_eval_env *env, struct mf_na *na);
 
-/* The references of e, in order of appearance (duplicates included). */
+/* The references of e, in order of appearance (duplicates included); both take constant time. */
 size_t mf_expr_nrefs(const struct mf_expr *e);
 void mf_expr_ref(const struct mf_expr *e, size_t i, int *kind, int *index);
 

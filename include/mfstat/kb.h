@@ -17,6 +17,7 @@
  */
 
 #define MF_MAX_COUNTER 512 /* counter numbers are 0..511 */
+#define MF_MAX_METRICS 100000 /* metrics in one family; one more is a table error at its line */
 
 enum mf_set { MF_SET_BASIC, MF_SET_PROBLEM, MF_SET_CRYPTO, MF_SET_EXTENDED, MF_SET_MTDIAG, MF_NSETS,
 	      MF_SET_OTHER = MF_NSETS /* the counters of a family with named counters */ };
@@ -77,6 +78,7 @@ struct mf_family {
 	size_t nmetrics;
 	struct mf_metric *metrics;
 	size_t *order;        /* evaluation order (dependencies first) */
+	const void *metric_index; /* internal: metric names hashed, for mf_family_metric */
 	size_t nreport;
 	int *report;          /* reported metrics in order; MF_REPORT_LSPR for the class */
 	int idx_l1mp, idx_rni; /* metric indices used by LSPR, or -1 */

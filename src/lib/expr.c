@@ -3,6 +3,8 @@
 #include "mfstat/expr.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,8 @@ struct mf_expr {
 	struct insn *code;
 	size_t n;
 	size_t max_depth;
+	size_t *refs; /* positions in code of the references, in order */
+	size_t nrefs;
 };
 
 #define MAX_DEPTH 64
@@ -32,6 +36,7 @@ struct parser {
 	size_t end;     /* end of the current token */
 	int tok;
 	double num;
+	int range; /* for a T_BAD number: 1 too large, -1 too small (underflow) */
 	mf_expr_binder bind;
 	void *ctx;
 	struct insn *code;
@@ -74,11 +79,25 @@ static void next(struct parser *p)
 		}
 		/* strtod is locale-dependent only for the radix character, and the
 		 * library never calls setlocale, so "C" applies. */
+		errno = 0;
 		p->num = strtod(s + i, &stop);
 		p->end = j;
-		p->tok = (size_t)(stop - s) == j && isfinite(p->num) ? T_NUM : T_BAD;
-		if (isalpha((unsigned char)s[j]) || s[j] == '_')
+		p->range = 0;
+		p->tok = (size_t)(stop - s) == j ? T_NUM : T_BAD;
+		/*
+		 * Out of the range of a double either way is refused: 1e309 would be
+		 * infinite, 1e-400 zero (or a subnormal that has lost its digits).
+		 */
+		if (p->tok == T_NUM && !isfinite(p->num))
+			p->range = 1;
+		else if (p->tok == T_NUM && (p->num != 0 || errno == ERANGE) && fabs(p->num) < DBL_MIN)
+			p->range = -1;
+		if (p->range)
 			p->tok = T_BAD;
+		if (isalpha((unsigned char)s[j]) || s[j] == '_') {
+			p->tok = T_BAD;
+			p->range = 0;
+		}
 		return;
 	}
 	if (isalpha((unsigned char)s[i]) || s[i] == '_') {
@@ -191,6 +210,16 @@ static int parse_primary(struct parser *p)
 	case T_END:
 		return fail(p, p->pos, "formula ends where a number, name or '(' was expected");
 	case T_BAD:
+		if (p->range) {
+			char msg[200];
+			size_t len = p->end - p->pos;
+			snprintf(msg, sizeof(msg),
+				 p->range > 0 ? "number '%.*s' is too large (a double holds at most 1.8e308)"
+					      : "number '%.*s' is too small (underflow: a nonzero number must be at "
+						"least 2.2e-308)",
+				 (int)(len > 100 ? 100 : len), p->src + p->pos);
+			return fail(p, p->pos, msg);
+		}
 		return fail(p, p->pos, "invalid character or malformed number");
 	default:
 		return fail(p, p->pos, "expected a number, name or '('");
@@ -230,6 +259,7 @@ int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_e
 {
 	struct parser p;
 	struct mf_expr *e = NULL;
+	size_t i;
 
 	*out = NULL;
 	memset(&p, 0, sizeof(p));
@@ -252,6 +282,20 @@ int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_e
 	e->code = p.code;
 	e->n = p.n;
 	e->max_depth = p.max_depth;
+	e->nrefs = 0;
+	for (i = 0; i < p.n; i++)
+		if (p.code[i].op >= OP_COUNTER && p.code[i].op <= OP_METRIC)
+			e->nrefs++;
+	e->refs = malloc((e->nrefs ? e->nrefs : 1) * sizeof(*e->refs));
+	if (!e->refs) {
+		free(e);
+		p.rc = mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
+		goto out;
+	}
+	e->nrefs = 0;
+	for (i = 0; i < p.n; i++)
+		if (p.code[i].op >= OP_COUNTER && p.code[i].op <= OP_METRIC)
+			e->refs[e->nrefs++] = i;
 	p.code = NULL;
 	*out = e;
 out:
@@ -264,6 +308,7 @@ void mf_expr_free(struct mf_expr *e)
 	if (!e)
 		return;
 	free(e->code);
+	free(e->refs);
 	free(e);
 }
 
@@ -333,6 +378,11 @@ double mf_expr_eval(const struct mf_expr *e, const struct mf_eval_env *env, stru
 				}
 				break;
 			}
+			/* Finite inputs, infinite result: the value overflowed a double. */
+			if (isinf(a)) {
+				set_na(na, MF_NA_OVERFLOW, 0, 0);
+				a = NAN;
+			}
 			st[sp - 1] = a;
 			break;
 		}
@@ -342,28 +392,21 @@ double mf_expr_eval(const struct mf_expr *e, const struct mf_eval_env *env, stru
 
 size_t mf_expr_nrefs(const struct mf_expr *e)
 {
-	size_t i, n = 0;
-	for (i = 0; i < e->n; i++)
-		if (e->code[i].op >= OP_COUNTER && e->code[i].op <= OP_METRIC)
-			n++;
-	return n;
+	return e->nrefs;
 }
 
 void mf_expr_ref(const struct mf_expr *e, size_t k, int *kind, int *index)
 {
-	size_t i;
-	for (i = 0; i < e->n; i++) {
-		int op = e->code[i].op;
-		if (op < OP_COUNTER || op > OP_METRIC)
-			continue;
-		if (k-- == 0) {
-			*kind = op == OP_COUNTER ? MF_REF_COUNTER : op == OP_VAR ? MF_REF_VAR : MF_REF_METRIC;
-			*index = e->code[i].index;
-			return;
-		}
+	const struct insn *in;
+
+	if (k >= e->nrefs) {
+		*kind = 0;
+		*index = -1;
+		return;
 	}
-	*kind = 0;
-	*index = -1;
+	in = &e->code[e->refs[k]];
+	*kind = in->op == OP_COUNTER ? MF_REF_COUNTER : in->op == OP_VAR ? MF_REF_VAR : MF_REF_METRIC;
+	*index = in->index;
 }
 
 void mf_expr_rewrite(const char *src, const char *(*map)(void *ctx, const char *name, size_t len),

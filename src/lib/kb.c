@@ -127,6 +127,96 @@ static bool is_ident(const char *s)
 	return true;
 }
 
+/*
+ * A set of names for the loader's lookups, so that loading n metrics costs
+ * O(n) and not O(n^2): open addressing, linear probing, the hash case-blind
+ * so that one table serves exact and case-insensitive lookups.
+ */
+struct name_ent {
+	const char *key; /* NULL = empty slot */
+	size_t val;
+};
+
+struct name_hash {
+	struct name_ent *e;
+	size_t cap, n; /* cap is 0 or a power of two */
+};
+
+static size_t name_hash_of(const char *s, size_t len)
+{
+	size_t h = 1469598103934665603u, i;
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)tolower((unsigned char)s[i]);
+		h *= 1099511628211u;
+	}
+	return h;
+}
+
+static bool name_eq(const char *key, const char *s, size_t len, bool nocase)
+{
+	if (nocase)
+		return strncasecmp(key, s, len) == 0 && key[len] == '\0';
+	return strncmp(key, s, len) == 0 && key[len] == '\0';
+}
+
+/*
+ * The value of name s[0..len), or -1.  With nocase, of all names equal but for
+ * case the one with the smallest value (the first defined).
+ */
+static long name_find(const struct name_hash *h, const char *s, size_t len, bool nocase)
+{
+	size_t i;
+	long best = -1;
+
+	if (!h->cap)
+		return -1;
+	for (i = name_hash_of(s, len) & (h->cap - 1); h->e[i].key; i = (i + 1) & (h->cap - 1)) {
+		if (!name_eq(h->e[i].key, s, len, nocase))
+			continue;
+		if (!nocase)
+			return (long)h->e[i].val;
+		if (best < 0 || h->e[i].val < (size_t)best)
+			best = (long)h->e[i].val;
+	}
+	return best;
+}
+
+static void name_put(struct name_ent *e, size_t cap, const char *key, size_t val)
+{
+	size_t i;
+	for (i = name_hash_of(key, strlen(key)) & (cap - 1); e[i].key; i = (i + 1) & (cap - 1))
+		;
+	e[i].key = key;
+	e[i].val = val;
+}
+
+/* Adds key (borrowed, must outlive h); returns -1 when out of memory. */
+static int name_add(struct name_hash *h, const char *key, size_t val)
+{
+	if (2 * (h->n + 1) > h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64, i;
+		struct name_ent *e = calloc(cap, sizeof(*e));
+		if (!e)
+			return -1;
+		for (i = 0; i < h->cap; i++)
+			if (h->e[i].key)
+				name_put(e, cap, h->e[i].key, h->e[i].val);
+		free(h->e);
+		h->e = e;
+		h->cap = cap;
+	}
+	name_put(h->e, h->cap, key, val);
+	h->n++;
+	return 0;
+}
+
+static void name_hash_free(struct name_hash *h)
+{
+	free(h->e);
+	h->e = NULL;
+	h->cap = h->n = 0;
+}
+
 int mf_short_counter_number(const char *s, size_t len)
 {
 	static const struct { char c; int lo, hi; } sets[] = {
@@ -333,6 +423,8 @@ const struct mf_counter *mf_family_counter_num(const struct mf_family *fam, unsi
 int mf_family_metric(const struct mf_family *fam, const char *name)
 {
 	size_t i;
+	if (fam->metric_index)
+		return (int)name_find((const struct name_hash *)fam->metric_index, name, strlen(name), true);
 	for (i = 0; i < fam->nmetrics; i++)
 		if (strcasecmp(fam->metrics[i].name, name) == 0)
 			return (int)i;
@@ -341,15 +433,14 @@ int mf_family_metric(const struct mf_family *fam, const char *name)
 
 struct bind_ctx {
 	const struct mf_family *fam;
-	const struct mf_metric *metrics;
-	size_t nmetrics;
+	const struct name_hash *metrics; /* exact names -> metric index */
 };
 
 static int bind_name(void *vctx, const char *name, size_t len, int *kind, int *index)
 {
 	struct bind_ctx *ctx = vctx;
 	const struct mf_counter *c;
-	size_t i;
+	long m;
 
 	if (len == 4 && memcmp(name, "CPSP", 4) == 0) {
 		*kind = MF_REF_VAR;
@@ -366,12 +457,11 @@ static int bind_name(void *vctx, const char *name, size_t len, int *kind, int *i
 		*index = MF_VAR_MEM_PEAK_GBS;
 		return 0;
 	}
-	for (i = 0; i < ctx->nmetrics; i++) {
-		if (strlen(ctx->metrics[i].name) == len && memcmp(ctx->metrics[i].name, name, len) == 0) {
-			*kind = MF_REF_METRIC;
-			*index = (int)i;
-			return 0;
-		}
+	m = name_find(ctx->metrics, name, len, false);
+	if (m >= 0) {
+		*kind = MF_REF_METRIC;
+		*index = (int)m;
+		return 0;
 	}
 	/* Counters by short or Linux name, exactly as the tables spell them. */
 	c = mf_family_counter(ctx->fam, name, len);
@@ -405,7 +495,7 @@ struct raw_metric {
 };
 
 static int read_metric_file(struct loader *L, const char *rel, bool required, struct raw_metric **list,
-			    size_t *n, size_t *cap)
+			    size_t *n, size_t *cap, struct name_hash *names)
 {
 	static const char *const cols[] = {"name", "unit", "digits", "flags", "revision", "formula",
 					   "description", NULL};
@@ -457,10 +547,16 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 					r.m.flags |= MF_METRIC_NONNEG;
 				else if (strncmp(tok, "max=", 4) == 0) {
 					char *end;
+					errno = 0;
 					r.m.max = strtod(tok + 4, &end);
-					if (end == tok + 4 || *end) {
+					if (end == tok + 4 || *end || isnan(r.m.max)) {
 						rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
 								 "max= needs a number, as in max=16");
+						break;
+					}
+					if (errno == ERANGE || isinf(r.m.max)) {
+						rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl) + 4, MF_ETABLE,
+								 "max=%s is out of the range of a double", tok + 4);
 						break;
 					}
 					r.m.flags |= MF_METRIC_MAX;
@@ -502,14 +598,24 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 			break;
 		}
 		/* A later definition of the same name (a family file) replaces the common one. */
-		for (i = 0; i < *n; i++)
-			if (strcmp((*list)[i].m.name, r.m.name) == 0)
-				break;
+		{
+			long at = name_find(names, r.m.name, strlen(r.m.name), false);
+			i = at >= 0 ? (size_t)at : *n;
+		}
 		if (i < *n && strcmp((*list)[i].m.file, name) == 0) {
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric %s defined twice in this file", r.m.name);
 			break;
 		}
+		if (i == *n && *n == MF_MAX_METRICS) {
+			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than %d metrics in one family",
+					 MF_MAX_METRICS);
+			break;
+		}
 		if (i == *n) {
+			if (name_add(names, r.m.name, i)) {
+				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+				break;
+			}
 			if (*n == *cap) {
 				size_t ncap = *cap ? *cap * 2 : 32;
 				struct raw_metric *nl = realloc(*list, ncap * sizeof(*nl));
@@ -535,61 +641,118 @@ static int metric_error(struct loader *L, const struct raw_metric *r, long col, 
 	return code;
 }
 
-/* Depth-first search for the evaluation order; rejects cycles. */
-static int visit(struct loader *L, struct mf_family *fam, const struct raw_metric *raw, size_t i,
-		 unsigned char *state, size_t *order, size_t *n)
+/* A cycle: names the metrics on it, from the one reached twice. */
+static int cycle_error(struct loader *L, const struct mf_family *fam, const struct raw_metric *raw,
+		       const size_t *stack, size_t depth, size_t from)
 {
-	size_t k, nr;
-	if (state[i] == 2)
-		return 0;
-	if (state[i] == 1) {
-		char msg[300];
-		snprintf(msg, sizeof(msg), "metric %s depends on itself (a cycle through its formula)",
-			 fam->metrics[i].name);
-		return metric_error(L, &raw[i], raw[i].formula_col, MF_ETABLE, msg);
+	char msg[480];
+	size_t len, k, shown = 0, count = depth - from;
+
+	len = (size_t)snprintf(msg, sizeof(msg), "metric %s depends on itself: ", fam->metrics[stack[from]].name);
+	for (k = from; k < depth && shown < 8 && len < sizeof(msg) - 120; k++, shown++)
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%.60s -> ", fam->metrics[stack[k]].name);
+	if (shown < count)
+		len += (size_t)snprintf(msg + len, sizeof(msg) - len, "... (%zu metrics in the cycle) -> ", count);
+	snprintf(msg + len, sizeof(msg) - len, "%.60s", fam->metrics[stack[from]].name);
+	return metric_error(L, &raw[stack[from]], raw[stack[from]].formula_col, MF_ETABLE, msg);
+}
+
+/*
+ * The evaluation order (each metric after those its formula uses): a
+ * depth-first search with an explicit stack, so a chain of any length (up to
+ * MF_MAX_METRICS) costs no call depth.  Rejects cycles.  Linear in the number
+ * of metrics and references.
+ */
+static int order_metrics(struct loader *L, struct mf_family *fam, const struct raw_metric *raw)
+{
+	size_t n = fam->nmetrics, on = 0, root;
+	unsigned char *state = calloc(n ? n : 1, 1); /* 0 new, 1 on the stack, 2 done */
+	size_t *stack = malloc((n ? n : 1) * sizeof(*stack));
+	size_t *next = malloc((n ? n : 1) * sizeof(*next)); /* per stacked metric: its next reference */
+	int rc = 0;
+
+	if (!state || !stack || !next) {
+		rc = mf_error_set(L->err, MF_ENOMEM, raw[0].m.file, 0, 0, "out of memory");
+		goto out;
 	}
-	state[i] = 1;
-	nr = mf_expr_nrefs(fam->metrics[i].expr);
-	for (k = 0; k < nr; k++) {
-		int kind, index, rc;
-		mf_expr_ref(fam->metrics[i].expr, k, &kind, &index);
-		if (kind == MF_REF_METRIC && (rc = visit(L, fam, raw, (size_t)index, state, order, n)))
-			return rc;
+	for (root = 0; root < n && !rc; root++) {
+		size_t depth = 0;
+		if (state[root])
+			continue;
+		stack[depth++] = root;
+		state[root] = 1;
+		next[0] = 0;
+		while (depth && !rc) {
+			size_t i = stack[depth - 1];
+			const struct mf_expr *e = fam->metrics[i].expr;
+			int kind, index;
+			if (next[depth - 1] == mf_expr_nrefs(e)) {
+				state[i] = 2;
+				fam->order[on++] = i;
+				depth--;
+				continue;
+			}
+			mf_expr_ref(e, next[depth - 1]++, &kind, &index);
+			if (kind != MF_REF_METRIC || state[index] == 2)
+				continue;
+			if (state[index] == 1) {
+				size_t from = depth - 1;
+				while (stack[from] != (size_t)index)
+					from--;
+				rc = cycle_error(L, fam, raw, stack, depth, from);
+				break;
+			}
+			state[index] = 1;
+			next[depth] = 0;
+			stack[depth++] = (size_t)index;
+		}
 	}
-	state[i] = 2;
-	order[(*n)++] = i;
-	return 0;
+out:
+	free(state);
+	free(stack);
+	free(next);
+	return rc;
 }
 
 static int load_metrics(struct loader *L, struct mf_family *fam, bool common)
 {
 	struct raw_metric *raw = NULL;
 	size_t n = 0, cap = 0, i;
-	unsigned char *state = NULL;
 	char rel[128];
 	struct bind_ctx ctx;
+	struct name_hash names = {0};
+	struct name_hash *index;
 	int rc = 0;
 
 	if (common)
-		rc = read_metric_file(L, "metrics/common.tsv", true, &raw, &n, &cap);
+		rc = read_metric_file(L, "metrics/common.tsv", true, &raw, &n, &cap, &names);
 	snprintf(rel, sizeof(rel), "metrics/%s.tsv", fam->key);
 	if (!rc)
-		rc = read_metric_file(L, rel, !common, &raw, &n, &cap);
+		rc = read_metric_file(L, rel, !common, &raw, &n, &cap, &names);
 	if (rc)
 		goto out;
-	fam->nmetrics = n;
 	fam->metrics = mf_arena_alloc(L->a, (n ? n : 1) * sizeof(*fam->metrics));
 	fam->order = mf_arena_alloc(L->a, (n ? n : 1) * sizeof(*fam->order));
-	state = calloc(n ? n : 1, 1);
-	if (!fam->metrics || !fam->order || !state) {
+	index = mf_arena_alloc(L->a, sizeof(*index));
+	if (!fam->metrics || !fam->order || !index) {
 		rc = mf_error_set(L->err, MF_ENOMEM, rel, 0, 0, "out of memory");
 		goto out;
 	}
+	fam->nmetrics = n;
 	for (i = 0; i < n; i++)
 		fam->metrics[i] = raw[i].m;
+	/* The family keeps the name index for mf_family_metric; the arena owns its slots. */
+	*index = names;
+	index->e = names.cap ? mf_arena_alloc(L->a, names.cap * sizeof(*names.e)) : NULL;
+	if (names.cap && !index->e) {
+		rc = mf_error_set(L->err, MF_ENOMEM, rel, 0, 0, "out of memory");
+		goto out;
+	}
+	if (names.cap)
+		memcpy(index->e, names.e, names.cap * sizeof(*names.e));
+	fam->metric_index = index;
 	ctx.fam = fam;
-	ctx.metrics = fam->metrics;
-	ctx.nmetrics = n;
+	ctx.metrics = index;
 	for (i = 0; i < n; i++) {
 		struct mf_error e;
 		mf_error_clear(&e);
@@ -603,14 +766,11 @@ static int load_metrics(struct loader *L, struct mf_family *fam, bool common)
 			goto out;
 		}
 	}
-	{
-		size_t on = 0;
-		for (i = 0; i < n && !rc; i++)
-			rc = visit(L, fam, raw, i, state, fam->order, &on);
-	}
+	if (n)
+		rc = order_metrics(L, fam, raw);
 out:
 	free(raw);
-	free(state);
+	name_hash_free(&names);
 	return rc;
 }
 
@@ -688,7 +848,7 @@ static int load_topology(struct loader *L)
 {
 	static const char *const cols[] = {"family", "item", "value", NULL};
 	const char *text, *name;
-	size_t len;
+	size_t len, cap[64] = {0}; /* per family: room in its topology array (grown by doubling) */
 	struct mf_tsv *t;
 	int rc;
 
@@ -702,6 +862,7 @@ static int load_topology(struct loader *L)
 	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
 		struct mf_family *fam = (struct mf_family *)mf_kb_family(L->kb, t->fz[0]);
 		struct mf_topology *nt;
+		size_t f;
 		rc = 0;
 		if (t->nf != 3) {
 			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 3 fields, found %zu", t->nf);
@@ -711,16 +872,27 @@ static int load_topology(struct loader *L)
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "unknown family '%s'", t->fz[0]);
 			break;
 		}
-		nt = mf_arena_alloc(L->a, (fam->ntopology + 1) * sizeof(*nt));
-		if (!nt) {
+		f = (size_t)(fam - L->kb->families);
+		if (fam->ntopology == cap[f]) {
+			/* Doubling: copying the array for every row was quadratic in time and arena memory. */
+			size_t ncap = cap[f] ? 2 * cap[f] : 16;
+			nt = mf_arena_alloc(L->a, ncap * sizeof(*nt));
+			if (!nt) {
+				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+				break;
+			}
+			if (fam->ntopology)
+				memcpy(nt, fam->topology, fam->ntopology * sizeof(*nt));
+			fam->topology = nt;
+			cap[f] = ncap;
+		}
+		nt = &fam->topology[fam->ntopology];
+		nt->item = mf_arena_strdup(L->a, t->fz[1]);
+		nt->value = mf_arena_strdup(L->a, t->fz[2]);
+		if (!nt->item || !nt->value) {
 			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
 			break;
 		}
-		if (fam->ntopology)
-			memcpy(nt, fam->topology, fam->ntopology * sizeof(*nt));
-		nt[fam->ntopology].item = mf_arena_strdup(L->a, t->fz[1]);
-		nt[fam->ntopology].value = mf_arena_strdup(L->a, t->fz[2]);
-		fam->topology = nt;
 		fam->ntopology++;
 	}
 	free(t);
@@ -733,6 +905,7 @@ static int load_machines(struct loader *L)
 	const char *text, *name;
 	size_t len, cap = 0;
 	struct mf_tsv *t;
+	uint64_t seen[65536 / 64] = {0}; /* types listed so far: a linear scan per row was quadratic */
 	int rc;
 
 	rc = load_file(L, "machines.tsv", true, &text, &len, &name);
@@ -755,10 +928,11 @@ static int load_machines(struct loader *L)
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type must be a number 0..65535");
 			break;
 		}
-		if (mf_kb_machine(L->kb, (unsigned)type)) {
+		if (seen[type / 64] & (UINT64_C(1) << (type % 64))) {
 			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type %ld listed twice", type);
 			break;
 		}
+		seen[type / 64] |= UINT64_C(1) << (type % 64);
 		fam = mf_kb_family(L->kb, t->fz[1]);
 		if (!fam) {
 			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "unknown family '%s'", t->fz[1]);
@@ -1064,47 +1238,60 @@ out:
 	return rc;
 }
 
+static const char *report_name(const struct mf_family *fam, size_t j)
+{
+	return fam->report[j] == MF_REPORT_LSPR ? "LSPR" : fam->metrics[fam->report[j]].name;
+}
+
 static int build_keys(struct loader *L)
 {
 	struct mf_kb *kb = L->kb;
+	struct name_hash reported = {0}, keys = {0};
 	size_t i, j, k, cap = 0;
+	int rc = 0;
 
 	for (i = 0; i < kb->nfamilies; i++)
 		cap += kb->families[i].nreport;
 	kb->keys = mf_arena_alloc(L->a, (cap + 1) * sizeof(*kb->keys));
 	if (!kb->keys)
 		return mf_error_set(L->err, MF_ENOMEM, "keys", 0, 0, "out of memory");
+	/* Every name some family reports (hashed: a family may report 100,000 metrics). */
+	for (i = 0; i < kb->nfamilies && !rc; i++) {
+		const struct mf_family *fam = &kb->families[i];
+		for (j = 0; j < fam->nreport && !rc; j++) {
+			const char *nm = report_name(fam, j);
+			if (name_find(&reported, nm, strlen(nm), false) < 0 && name_add(&reported, nm, 0))
+				rc = -1;
+		}
+	}
 	/*
 	 * The report lists' order first (names some family reports), then the
 	 * names of families that report their own metric list, in file order.
 	 */
-	for (k = 0; k < L->norder; k++) {
-		for (i = 0; i < kb->nfamilies; i++) {
-			const struct mf_family *fam = &kb->families[i];
-			for (j = 0; j < fam->nreport; j++) {
-				const char *nm =
-					fam->report[j] == MF_REPORT_LSPR ? "LSPR" : fam->metrics[fam->report[j]].name;
-				if (L->order[k] && strcmp(nm, L->order[k]) == 0)
-					break;
-			}
-			if (j < fam->nreport) {
-				kb->keys[kb->nkeys++] = L->order[k];
-				break;
-			}
-		}
+	for (k = 0; k < L->norder && !rc; k++) {
+		const char *nm = L->order[k];
+		if (!nm || name_find(&reported, nm, strlen(nm), false) < 0 ||
+		    name_find(&keys, nm, strlen(nm), false) >= 0)
+			continue;
+		if (name_add(&keys, nm, 0))
+			rc = -1;
+		kb->keys[kb->nkeys++] = nm;
 	}
-	for (i = 0; i < kb->nfamilies; i++) {
+	for (i = 0; i < kb->nfamilies && !rc; i++) {
 		const struct mf_family *fam = &kb->families[i];
-		for (j = 0; j < fam->nreport; j++) {
-			const char *nm = fam->report[j] == MF_REPORT_LSPR ? "LSPR" : fam->metrics[fam->report[j]].name;
-			size_t q;
-			for (q = 0; q < kb->nkeys; q++)
-				if (strcmp(kb->keys[q], nm) == 0)
-					break;
-			if (q == kb->nkeys)
-				kb->keys[kb->nkeys++] = nm;
+		for (j = 0; j < fam->nreport && !rc; j++) {
+			const char *nm = report_name(fam, j);
+			if (name_find(&keys, nm, strlen(nm), false) >= 0)
+				continue;
+			if (name_add(&keys, nm, 0))
+				rc = -1;
+			kb->keys[kb->nkeys++] = nm;
 		}
 	}
+	name_hash_free(&reported);
+	name_hash_free(&keys);
+	if (rc)
+		return mf_error_set(L->err, MF_ENOMEM, "keys", 0, 0, "out of memory");
 	/* Keep LSPR last, where it reads as the conclusion of the row. */
 	for (k = 0; k < kb->nkeys; k++) {
 		if (strcmp(kb->keys[k], "LSPR") == 0) {

@@ -23,9 +23,9 @@ static void evaluate(const struct mf_family *fam, const uint64_t *sums, const ui
 		size_t m = fam->order[i];
 		value[m] = mf_expr_eval(fam->metrics[m].expr, &env, &na[m]);
 		if (isinf(value[m])) {
-			/* Cannot happen with finite counters and no zero divisor; be safe. */
+			/* mf_expr_eval never returns an infinity (only an infinite input could); be safe. */
 			value[m] = NAN;
-			na[m].why = MF_NA_DIVZERO;
+			na[m].why = MF_NA_OVERFLOW;
 		}
 	}
 }
@@ -164,6 +164,9 @@ void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *bu
 	switch (na->why) {
 	case MF_NA_DIVZERO:
 		snprintf(buf, n, "a divisor is zero");
+		break;
+	case MF_NA_OVERFLOW:
+		snprintf(buf, n, "overflow: a result is beyond the range of a double (about 1.8e308)");
 		break;
 	case MF_NA_ABSENT:
 		if (na->kind == MF_REF_COUNTER && na->index >= 0 && (size_t)na->index < fam->ncounters)

@@ -75,6 +75,9 @@ static void values(void **state)
 		{"M0 * 2", 5},
 		{"A / (B + C) * 100", 1000.0 / 7},
 		{"((((A))))", 10},
+		{"0e-400 + 1", 1},         /* zero written with any exponent is zero */
+		{"1e308 / 1e308", 1},
+		{"2.3e-308 * 1e308", 2.3},  /* the smallest normal doubles are kept */
 	};
 	struct mf_na na;
 	size_t i;
@@ -102,6 +105,12 @@ static void not_available(void **state)
 		{"A / INTERVAL", MF_NA_ABSENT},
 		{"M1 + 1", MF_NA_ABSENT},
 		{"(A / X) - (A / X)", MF_NA_DIVZERO},
+		/* A step beyond 1.8e308 is an overflow, even when later steps would bring it back. */
+		{"1e308 * 10 / 10", MF_NA_OVERFLOW},
+		{"1 / (1e300 * 1e300)", MF_NA_OVERFLOW},
+		{"A / 1e-307 / 1e-10", MF_NA_OVERFLOW},
+		{"-1e308 - 1e308", MF_NA_OVERFLOW},
+		{"D + 1e308 * 10", MF_NA_ABSENT}, /* the first cause is kept */
 	};
 	struct mf_na na;
 	size_t i;
@@ -140,6 +149,11 @@ static void errors(void **state)
 		{"12abc", 1, "malformed number"},
 		{"()", 2, "expected a number"},
 		{"1e", 1, "malformed number"},
+		/* Out of the range of a double, both ways: the literal is named. */
+		{"A + 1e309", 5, "number '1e309' is too large"},
+		{"1e-400", 1, "number '1e-400' is too small (underflow"},
+		{"A * 0.000001e-303", 5, "number '0.000001e-303' is too small"},
+		{"2e-310 + A", 1, "number '2e-310' is too small"}, /* a subnormal has lost digits */
 	};
 	size_t i;
 	(void)state;
@@ -172,6 +186,54 @@ static void deep_nesting(void **state)
 	src[201] = '\0';
 	assert_int_equal(mf_expr_compile(src, bind, NULL, &e, &err), MF_EFORMAT);
 	assert_non_null(strstr(err.msg, "nested too deeply"));
+}
+
+/*
+ * The parser recurses per parenthesis and unary minus; 100,000 of either stop
+ * at the 33rd with a positioned error (no stack overflow), while a sum of
+ * 100,000 terms, which needs no nesting, compiles and evaluates.
+ */
+static void huge_formulas(void **state)
+{
+	const size_t n = 100000;
+	char *src = malloc(4 * n + 16);
+	struct mf_expr *e = NULL;
+	struct mf_error err;
+	size_t i;
+	(void)state;
+	assert_non_null(src);
+	for (i = 0; i < n; i++)
+		src[i] = '(';
+	src[n] = 'A';
+	for (i = 0; i < n; i++)
+		src[n + 1 + i] = ')';
+	src[2 * n + 1] = '\0';
+	mf_error_clear(&err);
+	assert_int_equal(mf_expr_compile(src, bind, NULL, &e, &err), MF_EFORMAT);
+	assert_null(e);
+	assert_int_equal(err.col, 33);
+	assert_non_null(strstr(err.msg, "parentheses nested too deeply"));
+
+	memset(src, '-', n);
+	strcpy(src + n, "A");
+	mf_error_clear(&err);
+	assert_int_equal(mf_expr_compile(src, bind, NULL, &e, &err), MF_EFORMAT);
+	assert_int_equal(err.col, 33);
+	assert_non_null(strstr(err.msg, "nested too deeply"));
+
+	for (i = 0; i < n; i++)
+		memcpy(src + 2 * i, i ? "+B" : " B", 2);
+	src[2 * n] = '\0';
+	assert_int_equal(mf_expr_compile(src, bind, NULL, &e, &err), 0);
+	assert_int_equal(mf_expr_nrefs(e), n);
+	{
+		struct mf_eval_env env = {ctr, present, vars, mets, NULL};
+		struct mf_na na;
+		assert_true(mf_expr_eval(e, &env, &na) == 4.0 * (double)n);
+		assert_int_equal(na.why, MF_NA_NONE);
+	}
+	mf_expr_free(e);
+	free(src);
 }
 
 static void references(void **state)
@@ -211,7 +273,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(values),       cmocka_unit_test(not_available), cmocka_unit_test(errors),
-		cmocka_unit_test(deep_nesting), cmocka_unit_test(references),    cmocka_unit_test(rewrite),
+		cmocka_unit_test(deep_nesting), cmocka_unit_test(huge_formulas), cmocka_unit_test(references),
+		cmocka_unit_test(rewrite),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

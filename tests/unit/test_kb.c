@@ -128,6 +128,12 @@ static void families_and_machines(void **state)
 	assert_null(mf_family_counter(fam, "E300", 4));
 	assert_null(mf_family_counter(mf_kb_family(kb, "z13"), "E300", 4));
 	assert_null(mf_family_counter(mf_kb_generic(kb), "E143", 4));
+	/* Metrics by name, case-insensitively (hashed). */
+	assert_true(mf_family_metric(fam, "cpi") >= 0);
+	assert_int_equal(mf_family_metric(fam, "Cpi"), mf_family_metric(fam, "CPI"));
+	assert_string_equal(fam->metrics[mf_family_metric(fam, "l1mp")].name, "L1MP");
+	assert_int_equal(mf_family_metric(fam, "NOPE"), -1);
+	assert_int_equal(mf_family_metric(fam, "CP"), -1);
 	/* The metric keys of the report, in the order. */
 	assert_true(kb->nkeys >= 29);
 	assert_string_equal(kb->keys[0], "CPI");
@@ -203,10 +209,31 @@ static void table_errors(void **state)
 		 3, 22, "unknown name 'NOPE'"},
 		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
 				    "X\t%\t2\t-\t2025-01\tY\tcycle\nY\t%\t2\t-\t2025-01\tX\tcycle\n",
-		 2, 17, "depends on itself"},
+		 2, 17, "depends on itself: X -> Y -> X"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "A\t%\t2\t-\t2025-01\tB0\tok\nX\t%\t2\t-\t2025-01\tA + X\tself\n",
+		 3, 17, "metric X depends on itself: X -> X"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\t-\t2025-01\tB0 + 1e-400\tunderflow\n",
+		 2, 22, "number '1e-400' is too small"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\t-\t2025-01\tB0 * 1e309\toverflow\n",
+		 2, 22, "number '1e309' is too large"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\t-\t2025-01\tB0\ta\nY\t%\t2\t-\t2025-01\tB1\tb\nX\t%\t2\t-\t2025-01\tB2\tc\n",
+		 4, 1, "metric X defined twice in this file"},
 		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
 				    "X\t%\t2\tbogus\t2025-01\tB0\td\n",
 		 2, 7, "unknown flag 'bogus'"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\tnonneg,max=1e-400\t2025-01\tB0\td\n",
+		 2, 18, "max=1e-400 is out of the range of a double"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\tmax=1e999\t2025-01\tB0\td\n",
+		 2, 11, "max=1e999 is out of the range"},
+		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+				    "X\t%\t2\tmax=nan\t2025-01\tB0\td\n",
+		 2, 7, "max= needs a number"},
 		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
 				    "X\t%\t2\t-\tApril\tB0\td\n",
 		 2, 9, "revision must be a date"},
@@ -246,7 +273,7 @@ static void table_errors(void **state)
 /* An overlay replaces one file and keeps the rest. */
 static void overlay(void **state)
 {
-	char dir[] = "/tmp/mfstat-kb-XXXXXX", sub[600];
+	char dir[] = "/tmp/mfstat-kb-XXXXXX", sub[2048];
 	struct mf_kb *kb = NULL;
 	struct mf_error e;
 	(void)state;
@@ -256,6 +283,30 @@ static void overlay(void **state)
 	assert_int_equal(mf_kb_lspr_class(kb, 1, 0.1), MF_LSPR_HIGH);
 	assert_non_null(mf_kb_family(kb, "z17"));
 	mf_kb_free(kb);
+	/* A family file's metric replaces the common one of the same name, in its place. */
+	{
+		struct mf_kb *base = test_kb();
+		const struct mf_family *f0 = mf_kb_family(base, "z16"), *f1;
+		int cpi = mf_family_metric(f0, "CPI");
+		snprintf(sub, sizeof(sub), "%s/metrics", dir);
+		mkdir(sub, 0700);
+		snprintf(sub, sizeof(sub),
+			 "cp %s/data/metrics/z16.tsv %s/metrics/ && printf 'CPI\\tc\\t3\\t-\\t2025-01\\tB0 / B1 * 2"
+			 "\\tdoubled\\nNEWONE\\tc\\t3\\t-\\t2025-01\\tCPI + 1\\tnew\\n' >> %s/metrics/z16.tsv",
+			 MFSTAT_SOURCE_DIR, dir, dir);
+		assert_int_equal(system(sub), 0);
+		mf_error_clear(&e);
+		if (mf_kb_load(dir, &kb, &e) != 0)
+			fail_msg("%s:%ld: %s", e.file, e.line, e.msg);
+		f1 = mf_kb_family(kb, "z16");
+		assert_int_equal(mf_family_metric(f1, "CPI"), cpi);
+		assert_string_equal(f1->metrics[cpi].formula, "B0 / B1 * 2");
+		assert_int_equal(mf_family_metric(f1, "newone"), (int)f0->nmetrics);
+		assert_int_equal(f1->nmetrics, f0->nmetrics + 1);
+		assert_true(mf_family_metric(f1, "L1MP") >= 0);
+		mf_kb_free(kb);
+		mf_kb_free(base);
+	}
 	snprintf(sub, sizeof(sub), "rm -rf %s", dir);
 	assert_int_equal(system(sub), 0);
 }

@@ -95,6 +95,43 @@ static void reasons(void **state)
 	pipe_free(&p);
 }
 
+/* Binds B0 of the family ctx (dense slot 0: counters are in ascending order). */
+static int bind_z16(void *ctx, const char *name, size_t len, int *kind, int *index)
+{
+	const struct mf_family *fam = ctx;
+	if (len != 2 || memcmp(name, "B0", 2) != 0)
+		return -1;
+	*kind = MF_REF_COUNTER;
+	*index = fam->dense[0];
+	return 0;
+}
+
+/* A value beyond the range of a double is explained as an overflow, not as a zero divisor. */
+static void overflow_reason(void **state)
+{
+	static const char *const srcs[] = {"B0 * 1e300", "B0 / 1e-300", "1 / (B0 * 1e300)"};
+	const struct mf_family *fam = mf_kb_family(kb, "z16");
+	struct mf_expr *e;
+	struct mf_error err;
+	struct mf_na na;
+	char why[200];
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+		static const uint64_t sums[MF_MAX_COUNTER] = {[0] = 1000000000};
+		static const uint64_t present[MF_MAX_COUNTER / 64] = {1};
+		static const double vars[MF_NVARS] = {5200, 60, NAN};
+		struct mf_eval_env env = {sums, present, vars, NULL, NULL};
+		assert_int_equal(mf_expr_compile(srcs[i], bind_z16, (void *)fam, &e, &err), 0);
+		assert_true(isnan(mf_expr_eval(e, &env, &na)));
+		assert_int_equal(na.why, MF_NA_OVERFLOW);
+		mf_na_explain(fam, &na, why, sizeof(why));
+		if (!strstr(why, "overflow") || strstr(why, "divisor"))
+			fail_msg("'%s': %s", srcs[i], why);
+		mf_expr_free(e);
+	}
+}
+
 /* zEC12: sourcing counters beyond L1M give a negative remote remainder, reported as a doubt. */
 static void negative_remainder(void **state)
 {
@@ -127,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ziip_rule),
 		cmocka_unit_test(reasons),
+		cmocka_unit_test(overflow_reason),
 		cmocka_unit_test(negative_remainder),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
