@@ -31,6 +31,13 @@ FILE *cli_open_out(const char *path);
 /* Closes what cli_open_out opened and renames it into place; on a write
  * error reports it, removes the temporary file and returns EXIT_DATA (else 0). */
 int cli_close_out(FILE *fp, const char *path);
+/*
+ * Writes rep to out (NULL or "-": standard output) in format text, csv, json
+ * or html through cli_open_out/cli_close_out.  Returns EXIT_OK or EXIT_DATA
+ * (the error said).
+ */
+int cli_write_report(const char *out, const char *format, const struct mf_report *rep);
+
 /* True when paths a and b name the same existing file (device and inode). */
 bool cli_same_file(const char *a, const char *b);
 

@@ -324,6 +324,26 @@ int cli_close_out(FILE *fp, const char *path)
 	return EXIT_OK;
 }
 
+int cli_write_report(const char *out, const char *format, const struct mf_report *rep)
+{
+	FILE *fp = cli_open_out(out);
+	int c, rc;
+	if (!fp)
+		return EXIT_DATA;
+	if (strcmp(format, "json") == 0)
+		c = mf_out_json(fp, rep);
+	else if (strcmp(format, "html") == 0)
+		c = mf_out_html(fp, rep);
+	else if (strcmp(format, "csv") == 0)
+		c = mf_out_csv(fp, rep);
+	else
+		c = mf_out_text(fp, rep);
+	if (c == MF_ENOMEM)
+		cli_err("out of memory");
+	rc = cli_close_out(fp, out);
+	return c && !rc ? EXIT_DATA : rc;
+}
+
 bool cli_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;

@@ -101,7 +101,6 @@ int cmd_report(int argc, char **argv)
 	uint64_t rows = 0;
 	unsigned by = MF_BY_DEFAULT;
 	int c, rc = EXIT_OK;
-	FILE *fp = NULL;
 
 	mf_notes_init(&notes);
 	mf_strbuf_init(&summary);
@@ -356,11 +355,6 @@ int cmd_report(int argc, char **argv)
 	}
 	for (i = 0; i < notes.nwarnings; i++)
 		cli_warn("%s", notes.warnings[i]);
-	fp = cli_open_out(out);
-	if (!fp) {
-		rc = EXIT_DATA;
-		goto out;
-	}
 	rep.rows_skipped = notes.skipped;
 	rep.nreasons = notes.nreasons;
 	rep.reason = (const char *const *)notes.reason;
@@ -370,19 +364,7 @@ int cmd_report(int argc, char **argv)
 	rep.nfiles = (size_t)(argc - optind);
 	rep.input_summary = mf_strbuf_str(&summary);
 	rep.mem_peak_gbs = mem_peak;
-	if (strcmp(format, "json") == 0)
-		c = mf_out_json(fp, &rep);
-	else if (strcmp(format, "html") == 0)
-		c = mf_out_html(fp, &rep);
-	else if (strcmp(format, "csv") == 0)
-		c = mf_out_csv(fp, &rep);
-	else
-		c = mf_out_text(fp, &rep);
-	if (c == MF_ENOMEM)
-		cli_err("out of memory");
-	rc = cli_close_out(fp, out);
-	if (c && !rc)
-		rc = EXIT_DATA;
+	rc = cli_write_report(out, format, &rep);
 out:
 	mf_results_free(res, ngroups);
 	mf_grouper_free(grp);

@@ -222,8 +222,7 @@ static int write_report(const struct mf_kb *kb, struct mf_grouper *g, uint64_t r
 	struct mf_result *res;
 	struct mf_report rep;
 	size_t ng, i;
-	int rc, c;
-	FILE *fp;
+	int rc;
 
 	if (!tab)
 		return EXIT_DATA;
@@ -246,22 +245,7 @@ static int write_report(const struct mf_kb *kb, struct mf_grouper *g, uint64_t r
 	rep.nwarnings = w->n;
 	rep.warnings = (const char *const *)w->w;
 	rep.mem_peak_gbs = mem_peak;
-	fp = cli_open_out(out);
-	if (fp) {
-		if (strcmp(format, "json") == 0)
-			c = mf_out_json(fp, &rep);
-		else if (strcmp(format, "csv") == 0)
-			c = mf_out_csv(fp, &rep);
-		else
-			c = mf_out_text(fp, &rep);
-		if (c == MF_ENOMEM)
-			cli_err("out of memory");
-		rc = cli_close_out(fp, out);
-		if (c && !rc)
-			rc = EXIT_DATA;
-	} else {
-		rc = EXIT_DATA;
-	}
+	rc = cli_write_report(out, format, &rep);
 	mf_results_free(res, ng);
 	mf_strtab_free(tab);
 	return rc;
