@@ -67,6 +67,7 @@ struct csv {
 	double last_num_val[2];
 	unsigned long nominal_rows;
 	const struct mf_machine *nominal_machine;
+	bool skip_rest; /* the last row was too long: the rest of it is still to be skipped */
 };
 
 static bool is_id_char(unsigned char c)
@@ -250,6 +251,12 @@ static const char *row_end(const char *s, const char *end, long *lines)
 /* Reads the next raw row into [*ls, *le); returns 1, 0 at end, or an error. */
 static int next_row(struct mf_reader *r, struct csv *c, const char **ls, const char **le, struct mf_error *err)
 {
+	if (c->skip_rest) {
+		int rc = mf_stream_skip_line(&r->st, &c->line, err);
+		c->skip_rest = false;
+		if (rc < 0)
+			return rc;
+	}
 	for (;;) {
 		struct mf_stream *st = &r->st;
 		const char *s = st->buf + st->pos, *end = st->buf + st->len, *nl;
@@ -269,6 +276,16 @@ static int next_row(struct mf_reader *r, struct csv *c, const char **ls, const c
 			}
 		} else if (st->eof) {
 			return 0;
+		}
+		if (st->len - st->pos >= MAX_LINE) {
+			/* Too long to hold: an error about this row; the next call skips the rest of it. */
+			long first = c->line + 1;
+			for (; s < end; s++)
+				c->line += *s == '\n';
+			st->pos = st->len;
+			c->skip_rest = true;
+			return mf_error_set(err, MF_EFORMAT, r->path, first, 0,
+					    "a row longer than %zu MiB (the limit): not a counter CSV", MAX_LINE >> 20);
 		}
 		{
 			long got = mf_stream_fill(st, MAX_LINE, err);
