@@ -171,6 +171,12 @@ static long split(struct csv *c, const char *ls, const char *le, size_t maxf, co
 	}
 	{
 		char *o = c->unq;
+		const char *nul = memchr(ls, '\0', (size_t)(le - ls));
+		if (nul) { /* positioned here: the fields below are copies */
+			*bad = nul;
+			*why = "binary data (a NUL byte) in a row";
+			return -1;
+		}
 		for (;;) {
 			const char *start = o;
 			if (nf == maxf)
@@ -515,6 +521,10 @@ static inline const char *parse_digits(const char *p, const char *f, uint64_t *o
 static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *s, size_t i, const char *f,
 			  size_t fl, const char *ls, const char *le, struct mf_error *err)
 {
+	/* A NUL would cut the name short: "a\0x" and "a\0y" would both be "a". */
+	if (memchr(f, '\0', fl))
+		return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(f, '\0', fl),
+				 "binary data (a NUL byte) in a row");
 	switch (c->cols[i].kind) {
 	case COL_SYSTEM:
 		s->system = mf_strtab_intern(r->opts.strtab, f, fl);
