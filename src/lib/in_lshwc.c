@@ -118,6 +118,7 @@ struct lshwc {
 	size_t meas_start;  /* offset of the first byte after the '[' of "measurements" */
 	size_t meas_pos;    /* offset of the next measurement (or of the ']') */
 	size_t next_meas;   /* index of the next measurement */
+	size_t meas_off;    /* offset of the measurement last read */
 	bool meas_done;
 	struct json_top *top; /* while open_json walks the document */
 
@@ -1027,6 +1028,7 @@ static int json_next_meas(struct mf_reader *r, struct lshwc *L, json_t **m, stru
 	if (rc)
 		return rc;
 	L->meas_done = false;
+	L->meas_off = p;
 	q = json_ws(b, q, end);
 	if (q < end && b[q] == ']') {
 		L->meas_done = true;
@@ -1124,9 +1126,10 @@ static struct json_top *top_of(struct lshwc *L)
 	return L->top;
 }
 
-static int dup_member(struct mf_reader *r, size_t vp, const char *what, struct mf_error *err)
+/* A second member of a name read once (k: its name, after the opening quote). */
+static int dup_member(struct mf_reader *r, const char *k, const char *what, struct mf_error *err)
 {
-	return json_fail_at(r, vp, err, MF_EFORMAT, "JSON: %s twice", what);
+	return json_fail_at(r, (size_t)(k - 1 - r->st.buf), err, MF_EFORMAT, "JSON: %s twice", what);
 }
 
 static int lshwc_member(struct mf_reader *r, struct lshwc *L, const char *k, size_t kl, size_t vp, size_t vq,
@@ -1138,7 +1141,7 @@ static int lshwc_member(struct mf_reader *r, struct lshwc *L, const char *k, siz
 	if (key_is(k, kl, "measurements")) {
 		size_t p = json_ws(r->st.buf, vp, vq);
 		if (t->meas)
-			return dup_member(r, vp, "lshwc.measurements", err);
+			return dup_member(r, k, "lshwc.measurements", err);
 		t->meas = true;
 		if (r->st.buf[p] != '[')
 			return json_fail_at(r, p, err, MF_EFORMAT, "lshwc: \"measurements\" is not an array");
@@ -1148,7 +1151,7 @@ static int lshwc_member(struct mf_reader *r, struct lshwc *L, const char *k, siz
 	if (!key_is(k, kl, "cpumcf info"))
 		return 0;
 	if (t->info)
-		return dup_member(r, vp, "lshwc.\"cpumcf info\"", err);
+		return dup_member(r, k, "lshwc.\"cpumcf info\"", err);
 	t->info = true;
 	rc = json_piece(r, vp, vq, "\"cpumcf info\"", &info, err);
 	if (rc)
@@ -1184,7 +1187,7 @@ static int top_member(struct mf_reader *r, struct lshwc *L, const char *k, size_
 	if (key_is(k, kl, "lshwc")) {
 		long rc;
 		if (t->lshwc)
-			return dup_member(r, vp, "lshwc", err);
+			return dup_member(r, k, "lshwc", err);
 		t->lshwc = true;
 		rc = json_members(r, L, vp, "\"lshwc\"", lshwc_member, err);
 		return rc < 0 ? (int)rc : 0;
@@ -1193,7 +1196,7 @@ static int top_member(struct mf_reader *r, struct lshwc *L, const char *k, size_
 		json_t *meta, *v;
 		int rc;
 		if (t->meta)
-			return dup_member(r, vp, "meta", err);
+			return dup_member(r, k, "meta", err);
 		t->meta = true;
 		rc = json_piece(r, vp, vq, "\"meta\"", &meta, err);
 		if (rc)
@@ -1384,6 +1387,11 @@ static int json_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct
 		return rc;
 	rc = json_row_of(r, L, w, m, L->next_meas++, err);
 	json_decref(m);
+	if (rc < 0 && err && err->line == 0) {
+		/* Where the measurement starts. */
+		const char *ls, *le;
+		json_where(r, L->meas_off, &err->line, &err->col, &ls, &le);
+	}
 	return rc;
 }
 
