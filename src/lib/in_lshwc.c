@@ -951,7 +951,7 @@ static size_t json_skip(const char *b, size_t p, size_t end, size_t *bad)
 static int json_bad(struct mf_reader *r, size_t p, size_t bad, const char *where, struct mf_error *err)
 {
 	json_error_t je;
-	size_t n = r->st.len - p;
+	size_t n;
 	json_t *v;
 	p = json_ws(r->st.buf, p, r->st.len);
 	n = r->st.len - p;
@@ -980,7 +980,7 @@ static int json_piece(struct mf_reader *r, size_t p, size_t q, const char *what,
 	return 0;
 }
 
-/* A member name at b[p]: its offset past the ':' and whether it is want (written without escapes). */
+/* A member name at b[p] (*key, *klen: as written, escapes not undone); returns the offset past its ':', or 0. */
 static size_t json_key(const char *b, size_t p, size_t end, const char **key, size_t *klen)
 {
 	size_t q;
