@@ -806,11 +806,14 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 		found = true;
 	}
 	(void)found;
-	if (dup_line)
+	if (dup_line) {
+		char where[48] = "";
+		if (cpu >= 0)
+			snprintf(where, sizeof(where), " for CPU %ld", cpu);
 		return perr(r, err, MF_EFORMAT, dup_line, 0, NULL,
-			    "event %s twice in one %s (first on line %ld): counts are not added up",
-			    s->names[dup_event], isnan(ts) ? (cpu < 0 ? "run" : "CPU") : (cpu < 0 ? "interval" : "interval and CPU"),
-			    dup_first);
+			    "event %s twice in one %s%s (first on line %ld): counts are not added up",
+			    s->names[dup_event], isnan(ts) ? "run" : "interval", where, dup_first);
+	}
 	if (isnan(ts)) {
 		smp->seconds = s->elapsed > 0 ? s->elapsed : NAN;
 	} else {

@@ -179,7 +179,7 @@ static void bad_input(void **state)
 		{"     1.000100000      1,000      CPU_CYCLES\n     1.000100000      7      CPU_CYCLES\n", NULL,
 		 MF_EFORMAT, 2, "event CPU_CYCLES twice in one interval (first on line 1)"},
 		{"1.0,CPU3,10,,CPU_CYCLES,100,100.00,,\n1.0,CPU3,10,,cpum_cf/CPU_CYCLES/,100,100.00,,\n", NULL, MF_EFORMAT, 2,
-		 "event CPU_CYCLES twice in one interval and CPU (first on line 1)"},
+		 "event CPU_CYCLES twice in one interval for CPU 3 (first on line 1)"},
 		/* The elapsed time: a number of seconds, not negative, NaN or huge. */
 		{"   1,000      CPU_CYCLES\n\n   -1.5 seconds time elapsed\n", NULL, MF_EFORMAT, 3,
 		 "elapsed time '-1.5' is not a number of seconds (0 to 1e9)"},
