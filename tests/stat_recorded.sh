@@ -125,5 +125,16 @@ MFSTAT_SYSROOT=$root "$MFSTAT" stat -- true 2> "$tmp/err"; st=$?
 [ $st = 3 ] && grep -q 'give --machine' "$tmp/err" || { echo "FAIL: no type: exit $st $(cat "$tmp/err")"; fail=1; }
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -q --machine z16 -f json -- true > "$tmp/json3" || { echo "FAIL: --machine z16"; fail=1; }
 grep -q '"CPI":3,' "$tmp/json3" || { echo "FAIL: CPI with --machine"; fail=1; }
+# A counts.tsv that is no table (a device without end, a line without end): an error, not a
+# read forever.
+cp "$root/counts.tsv" "$tmp/counts.keep"
+ln -sf /dev/zero "$root/counts.tsv"
+timeout 20 env MFSTAT_SYSROOT=$root "$MFSTAT" stat -q --machine z16 -- true > /dev/null 2> "$tmp/err"; st=$?
+[ $st = 1 ] && grep -q 'counts.tsv: error: not a regular file' "$tmp/err" || { echo "FAIL: counts.tsv is /dev/zero: exit $st $(head -c 300 "$tmp/err")"; fail=1; }
+rm -f "$root/counts.tsv"
+{ cat "$tmp/counts.keep"; head -c 1000 /dev/zero | tr '\0' 7; } > "$root/counts.tsv"
+timeout 20 env MFSTAT_SYSROOT=$root "$MFSTAT" stat -q --machine z16 -- true > /dev/null 2> "$tmp/err"; st=$?
+[ $st = 1 ] && grep -q 'counts.tsv:10: error: line longer than 254 bytes' "$tmp/err" || { echo "FAIL: counts.tsv long line: exit $st $(head -c 300 "$tmp/err")"; fail=1; }
+cp "$tmp/counts.keep" "$root/counts.tsv"
 [ $fail = 0 ] && echo "stat on a recorded z16: ok"
 exit $fail

@@ -67,6 +67,7 @@ struct csv {
 	double last_num_val[2];
 	unsigned long nominal_rows;
 	const struct mf_machine *nominal_machine;
+	bool skip_rest; /* the last row was too long: the rest of it is still to be skipped */
 };
 
 static bool is_id_char(unsigned char c)
@@ -170,6 +171,12 @@ static long split(struct csv *c, const char *ls, const char *le, size_t maxf, co
 	}
 	{
 		char *o = c->unq;
+		const char *nul = memchr(ls, '\0', (size_t)(le - ls));
+		if (nul) { /* positioned here: the fields below are copies */
+			*bad = nul;
+			*why = "binary data (a NUL byte) in a row";
+			return -1;
+		}
 		for (;;) {
 			const char *start = o;
 			if (nf == maxf)
@@ -250,6 +257,12 @@ static const char *row_end(const char *s, const char *end, long *lines)
 /* Reads the next raw row into [*ls, *le); returns 1, 0 at end, or an error. */
 static int next_row(struct mf_reader *r, struct csv *c, const char **ls, const char **le, struct mf_error *err)
 {
+	if (c->skip_rest) {
+		int rc = mf_stream_skip_line(&r->st, &c->line, err);
+		c->skip_rest = false;
+		if (rc < 0)
+			return rc;
+	}
 	for (;;) {
 		struct mf_stream *st = &r->st;
 		const char *s = st->buf + st->pos, *end = st->buf + st->len, *nl;
@@ -269,6 +282,16 @@ static int next_row(struct mf_reader *r, struct csv *c, const char **ls, const c
 			}
 		} else if (st->eof) {
 			return 0;
+		}
+		if (st->len - st->pos >= MAX_LINE) {
+			/* Too long to hold: an error about this row; the next call skips the rest of it. */
+			long first = c->line + 1;
+			for (; s < end; s++)
+				c->line += *s == '\n';
+			st->pos = st->len;
+			c->skip_rest = true;
+			return mf_error_set(err, MF_EFORMAT, r->path, first, 0,
+					    "a row longer than %zu MiB (the limit): not a counter CSV", MAX_LINE >> 20);
 		}
 		{
 			long got = mf_stream_fill(st, MAX_LINE, err);
@@ -498,6 +521,10 @@ static inline const char *parse_digits(const char *p, const char *f, uint64_t *o
 static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *s, size_t i, const char *f,
 			  size_t fl, const char *ls, const char *le, struct mf_error *err)
 {
+	/* A NUL would cut the name short: "a\0x" and "a\0y" would both be "a". */
+	if (memchr(f, '\0', fl))
+		return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(f, '\0', fl),
+				 "binary data (a NUL byte) in a row");
 	switch (c->cols[i].kind) {
 	case COL_SYSTEM:
 		s->system = mf_strtab_intern(r->opts.strtab, f, fl);

@@ -48,7 +48,8 @@
 #include "reader_int.h"
 
 #define MAX_LINE       ((size_t)1 << 24) /* 16 MiB: far beyond any lshwc row */
-#define MAX_JSON       ((size_t)1 << 28) /* 256 MiB: the whole document is parsed at once */
+#define MAX_JSON       ((size_t)1 << 28) /* 256 MiB: the document's bytes are held while it is read */
+#define MAX_JSON_PIECE ((size_t)1 << 20) /* 1 MiB: one measurement, "meta" or "cpumcf info" parsed at once */
 #define MAX_CPU        16383             /* CPU numbers; Linux on Z has far fewer */
 #define MAX_VALUE      40                /* characters of one counter value: 20 digits, or 0x and 16 */
 #define MAX_FIELDS     (3 + MF_MAX_COUNTER)
@@ -89,6 +90,8 @@ struct base {
 	unsigned char *has_val;
 };
 
+struct json_top;
+
 struct lshwc {
 	bool json;
 	size_t ncols;
@@ -109,11 +112,15 @@ struct lshwc {
 	char last_dt[24]; /* date and time of the last row, and their value */
 	size_t last_dt_len;
 	int64_t last_t;
+	bool skip_rest; /* the last line was too long: the rest of it is still to be skipped */
 
-	/* JSON */
-	json_t *root;
-	json_t *meas;
-	size_t nmeas, next_meas;
+	/* JSON: the document's bytes are held; measurements are parsed one at a time. */
+	size_t meas_start;  /* offset of the first byte after the '[' of "measurements" */
+	size_t meas_pos;    /* offset of the next measurement (or of the ']') */
+	size_t next_meas;   /* index of the next measurement */
+	size_t meas_off;    /* offset of the measurement last read */
+	bool meas_done;
+	struct json_top *top; /* while open_json walks the document */
 
 	/* Reads: the per-CPU rows of the current read, then its summary row. */
 	struct lrow *rows;
@@ -519,6 +526,12 @@ bind:
 static int next_line(struct mf_reader *r, struct lshwc *L, const char **ls, const char **le, struct mf_error *err)
 {
 	struct mf_stream *st = &r->st;
+	if (L->skip_rest) {
+		int rc = mf_stream_skip_line(st, &L->line, err);
+		L->skip_rest = false;
+		if (rc < 0)
+			return rc;
+	}
 	for (;;) {
 		if (st->pos < st->len) {
 			const char *s = st->buf + st->pos, *end = st->buf + st->len;
@@ -534,6 +547,13 @@ static int next_line(struct mf_reader *r, struct lshwc *L, const char **ls, cons
 			}
 		} else if (st->eof) {
 			return 0;
+		}
+		if (st->len - st->pos >= MAX_LINE) {
+			/* Too long to hold: an error about this line; the next call skips the rest of it. */
+			st->pos = st->len;
+			L->skip_rest = true;
+			return mf_error_set(err, MF_EFORMAT, r->path, L->line + 1, 0,
+			                    "a line longer than %zu MiB (the limit): not lshwc output", MAX_LINE >> 20);
 		}
 		{
 			long got = mf_stream_fill(st, MAX_LINE, err);
@@ -815,24 +835,210 @@ static int csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct 
 
 /* ---------------------------------------------------------------- JSON */
 
-static int json_error(struct mf_reader *r, const json_error_t *je, struct mf_error *err)
+/* Line and column (1-based) of byte off of the document. */
+static void json_where(struct mf_reader *r, size_t off, long *line, long *col, const char **ls, const char **le)
 {
-	const char *buf = r->st.buf + r->st.pos, *end = r->st.buf + r->st.len, *ls = buf, *le;
-	int line = je->line;
-
-	if (line <= 0)
-		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "JSON: %s", je->text);
-	while (--line > 0 && ls < end) {
-		const char *nl = memchr(ls, '\n', (size_t)(end - ls));
-		ls = nl ? nl + 1 : end;
+	const char *buf = r->st.buf, *p = buf, *end = buf + r->st.len, *nl;
+	*line = 1;
+	*ls = buf;
+	if (off > r->st.len)
+		off = r->st.len;
+	while ((nl = memchr(p, '\n', (size_t)(buf + off - p))) != NULL) {
+		(*line)++;
+		p = nl + 1;
 	}
-	le = memchr(ls, '\n', (size_t)(end - ls));
-	if (!le)
-		le = end;
-	mf_error_set(err, MF_EFORMAT, r->path, je->line, je->column > 0 ? je->column : 0, "JSON: %s", je->text);
-	if (err && je->column > 0 && je->column <= 120)
+	*ls = p;
+	*col = (long)(buf + off - p) + 1;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	*le = nl ? nl : end;
+}
+
+/* An error at byte off of the document: "file:line:col: JSON: what". */
+static int json_fail_at(struct mf_reader *r, size_t off, struct mf_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int json_fail_at(struct mf_reader *r, size_t off, struct mf_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	long line, col;
+	const char *ls, *le;
+	json_where(r, off, &line, &col, &ls, &le);
+	mf_error_set(err, code, r->path, line, col, "%s", "");
+	if (!err)
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	if (col <= 120)
 		mf_error_set_text(err, ls, (size_t)(le - ls));
-	return MF_EFORMAT;
+	return code;
+}
+
+/* jansson's error about the piece of the document starting at byte start. */
+static int json_error(struct mf_reader *r, size_t start, const json_error_t *je, struct mf_error *err)
+{
+	if (json_error_code(je) == json_error_out_of_memory)
+		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory reading the lshwc JSON");
+	return json_fail_at(r, start + (je->position > 0 ? (size_t)je->position - 1 : 0), err, MF_EFORMAT, "JSON: %s",
+	                    je->text[0] ? je->text : "cannot be read");
+}
+
+static size_t json_ws(const char *b, size_t p, size_t end)
+{
+	while (p < end && (b[p] == ' ' || b[p] == '\t' || b[p] == '\r' || b[p] == '\n'))
+		p++;
+	return p;
+}
+
+#define MAX_JSON_DEPTH 2048 /* jansson's own limit */
+
+/*
+ * The end of the JSON value at b[p] (after blanks): strings, numbers and
+ * words, objects and arrays by their brackets, without building anything.
+ * Returns the offset past it, or 0 with *bad at what is wrong.
+ */
+static size_t json_skip(const char *b, size_t p, size_t end, size_t *bad)
+{
+	uint64_t arr[MAX_JSON_DEPTH / 64] = {0}; /* per depth: 1 for an array, 0 for an object */
+	size_t depth = 0;
+	p = json_ws(b, p, end);
+	*bad = p;
+	if (p >= end)
+		return 0;
+	do {
+		char c = b[p];
+		*bad = p;
+		if (c == '"') {
+			for (p++; p < end && b[p] != '"'; p++)
+				if (b[p] == '\\')
+					p++;
+			if (p >= end)
+				return 0;
+			p++;
+		} else if (c == '{' || c == '[') {
+			if (depth == MAX_JSON_DEPTH)
+				return 0;
+			if (c == '[')
+				arr[depth / 64] |= UINT64_C(1) << (depth % 64);
+			else
+				arr[depth / 64] &= ~(UINT64_C(1) << (depth % 64));
+			depth++;
+			p++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0 || ((arr[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1) != (c == ']'))
+				return 0;
+			depth--;
+			p++;
+		} else if (c == ',' || c == ':' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			if (depth == 0)
+				return 0;
+			p++;
+		} else {
+			size_t q = p;
+			while (p < end && (isalnum((unsigned char)b[p]) || b[p] == '-' || b[p] == '+' || b[p] == '.'))
+				p++;
+			if (p == q)
+				return 0;
+		}
+		*bad = p;
+	} while (depth > 0 && p < end);
+	return depth ? 0 : p;
+}
+
+/*
+ * A value at b[p] that json_skip found malformed at b[bad]: jansson's word
+ * for it where jansson sees it in the first MAX_JSON_PIECE bytes, else ours.
+ */
+static int json_bad(struct mf_reader *r, size_t p, size_t bad, const char *where, struct mf_error *err)
+{
+	json_error_t je;
+	size_t n;
+	json_t *v;
+	p = json_ws(r->st.buf, p, r->st.len);
+	n = r->st.len - p;
+	if (n > MAX_JSON_PIECE)
+		n = MAX_JSON_PIECE;
+	v = json_loadb(r->st.buf + p, n, JSON_DISABLE_EOF_CHECK, &je);
+	if (v)
+		json_decref(v);
+	else if (json_error_code(&je) == json_error_out_of_memory || p + n == r->st.len ||
+	         (size_t)je.position < n)
+		return json_error(r, p, &je, err);
+	return json_fail_at(r, bad, err, MF_EFORMAT, "JSON: malformed %s", where);
+}
+
+/* Parses the value b[p..q) (at most MAX_JSON_PIECE bytes) with jansson; *out is the caller's. */
+static int json_piece(struct mf_reader *r, size_t p, size_t q, const char *what, json_t **out, struct mf_error *err)
+{
+	json_error_t je;
+	p = json_ws(r->st.buf, p, q);
+	if (q - p > MAX_JSON_PIECE)
+		return json_fail_at(r, p, err, MF_EFORMAT, "JSON: %s larger than %zu MiB (the limit)", what,
+		                    MAX_JSON_PIECE >> 20);
+	*out = json_loadb(r->st.buf + p, q - p, JSON_REJECT_DUPLICATES, &je);
+	if (!*out)
+		return json_error(r, p, &je, err);
+	return 0;
+}
+
+/* A member name at b[p] (*key, *klen: as written, escapes not undone); returns the offset past its ':', or 0. */
+static size_t json_key(const char *b, size_t p, size_t end, const char **key, size_t *klen)
+{
+	size_t q;
+	p = json_ws(b, p, end);
+	if (p >= end || b[p] != '"')
+		return 0;
+	for (q = p + 1; q < end && b[q] != '"'; q++)
+		if (b[q] == '\\')
+			q++;
+	if (q >= end)
+		return 0;
+	*key = b + p + 1;
+	*klen = q - p - 1;
+	q = json_ws(b, q + 1, end);
+	if (q >= end || b[q] != ':')
+		return 0;
+	return q + 1;
+}
+
+static bool key_is(const char *k, size_t n, const char *want)
+{
+	return strlen(want) == n && memcmp(k, want, n) == 0;
+}
+
+/*
+ * The next measurement from b[L->meas_pos]: *m (the caller's) and its index,
+ * or 0 at the ']' that ends the array.
+ */
+static int json_next_meas(struct mf_reader *r, struct lshwc *L, json_t **m, struct mf_error *err)
+{
+	const char *b = r->st.buf;
+	size_t end = r->st.len, p = json_ws(b, L->meas_pos, end), q, bad;
+	int rc;
+	if (L->meas_done)
+		return 0;
+	if (p < end && b[p] == ']' && L->next_meas == 0) {
+		L->meas_done = true;
+		return 0;
+	}
+	L->meas_done = true; /* until it is read: after an error the rest cannot be */
+	q = json_skip(b, p, end, &bad);
+	if (!q)
+		return json_bad(r, p, bad, "measurement", err);
+	rc = json_piece(r, p, q, "a measurement", m, err);
+	if (rc)
+		return rc;
+	L->meas_done = false;
+	L->meas_off = p;
+	q = json_ws(b, q, end);
+	if (q < end && b[q] == ']') {
+		L->meas_done = true;
+	} else if (q >= end || b[q] != ',') {
+		json_decref(*m);
+		return json_fail_at(r, q, err, MF_EFORMAT, "JSON: expected ',' or ']' after lshwc.measurements[%zu]",
+		                    L->next_meas);
+	}
+	L->meas_pos = q + 1;
+	return 1;
 }
 
 /* An integer member, or a string holding a decimal or 0x number (as lshwc -X might write). */
@@ -866,63 +1072,186 @@ static int json_time(const char *s, int64_t *us)
 	return mf_time_parse(buf, n, us);
 }
 
+/*
+ * Walks the members of the object at b[p] (a '{'); for each calls fn with the
+ * member name and the bounds of its value.  Returns the offset past the '}'
+ * or an error (<0, filled).
+ */
+typedef int (*member_fn)(struct mf_reader *r, struct lshwc *L, const char *key, size_t klen, size_t vp, size_t vq,
+                         struct mf_error *err);
+
+static long json_members(struct mf_reader *r, struct lshwc *L, size_t p, const char *where, member_fn fn,
+                         struct mf_error *err)
+{
+	const char *b = r->st.buf;
+	size_t end = r->st.len, bad;
+	bool first = true;
+	p = json_ws(b, p, end);
+	if (p >= end || b[p] != '{')
+		return json_fail_at(r, p, err, MF_EFORMAT, "not lshwc JSON output: %s is not an object", where);
+	p++;
+	for (;;) {
+		const char *k;
+		size_t kl, vq;
+		int rc;
+		p = json_ws(b, p, end);
+		if (p < end && b[p] == '}' && first)
+			return (long)p + 1;
+		first = false;
+		bad = p;
+		p = json_key(b, p, end, &k, &kl);
+		if (!p)
+			return json_fail_at(r, bad, err, MF_EFORMAT, "JSON: expected a member name in %s", where);
+		vq = json_skip(b, p, end, &bad);
+		if (!vq)
+			return json_bad(r, p, bad, where, err);
+		rc = fn(r, L, k, kl, p, vq, err);
+		if (rc)
+			return rc;
+		p = json_ws(b, vq, end);
+		if (p < end && b[p] == '}')
+			return (long)p + 1;
+		if (p >= end || b[p] != ',')
+			return json_fail_at(r, p, err, MF_EFORMAT, "JSON: expected ',' or '}' in %s", where);
+		p++;
+	}
+}
+
+struct json_top {
+	bool lshwc, meta, info, meas;
+	int csvn, cfvn;
+};
+static struct json_top *top_of(struct lshwc *L)
+{
+	return L->top;
+}
+
+/* A second member of a name read once (k: its name, after the opening quote). */
+static int dup_member(struct mf_reader *r, const char *k, const char *what, struct mf_error *err)
+{
+	return json_fail_at(r, (size_t)(k - 1 - r->st.buf), err, MF_EFORMAT, "JSON: %s twice", what);
+}
+
+static int lshwc_member(struct mf_reader *r, struct lshwc *L, const char *k, size_t kl, size_t vp, size_t vq,
+                        struct mf_error *err)
+{
+	struct json_top *t = top_of(L);
+	json_t *info, *cs, *cf;
+	int rc;
+	if (key_is(k, kl, "measurements")) {
+		size_t p = json_ws(r->st.buf, vp, vq);
+		if (t->meas)
+			return dup_member(r, k, "lshwc.measurements", err);
+		t->meas = true;
+		if (r->st.buf[p] != '[')
+			return json_fail_at(r, p, err, MF_EFORMAT, "lshwc: \"measurements\" is not an array");
+		L->meas_start = p + 1;
+		return 0;
+	}
+	if (!key_is(k, kl, "cpumcf info"))
+		return 0;
+	if (t->info)
+		return dup_member(r, k, "lshwc.\"cpumcf info\"", err);
+	t->info = true;
+	rc = json_piece(r, vp, vq, "\"cpumcf info\"", &info, err);
+	if (rc)
+		return rc;
+	cs = json_object_get(info, "counter second");
+	cf = json_object_get(info, "counter first");
+	if (!json_is_object(info) || (cs && !json_is_integer(cs)) || (cf && !json_is_integer(cf))) {
+		json_decref(info);
+		return json_fail_at(r, vp, err, MF_EFORMAT,
+		                    "lshwc.\"cpumcf info\": counter first and second must be whole numbers");
+	}
+	if (cs) {
+		json_int_t v = json_integer_value(cs);
+		if (v <= 0 || v > 255) {
+			json_decref(info);
+			return json_fail_at(r, vp, err, MF_ENOMACHINE,
+			                    "cpumcf info: counter second version %" JSON_INTEGER_FORMAT
+			                    " names no known machine family: give --machine",
+			                    v);
+		}
+		t->csvn = (int)v;
+	}
+	if (cf && json_integer_value(cf) >= 0 && json_integer_value(cf) < 256)
+		t->cfvn = (int)json_integer_value(cf);
+	json_decref(info);
+	return 0;
+}
+
+static int top_member(struct mf_reader *r, struct lshwc *L, const char *k, size_t kl, size_t vp, size_t vq,
+                      struct mf_error *err)
+{
+	struct json_top *t = top_of(L);
+	if (key_is(k, kl, "lshwc")) {
+		long rc;
+		if (t->lshwc)
+			return dup_member(r, k, "lshwc", err);
+		t->lshwc = true;
+		rc = json_members(r, L, vp, "\"lshwc\"", lshwc_member, err);
+		return rc < 0 ? (int)rc : 0;
+	}
+	if (key_is(k, kl, "meta")) {
+		json_t *meta, *v;
+		int rc;
+		if (t->meta)
+			return dup_member(r, k, "meta", err);
+		t->meta = true;
+		rc = json_piece(r, vp, vq, "\"meta\"", &meta, err);
+		if (rc)
+			return rc;
+		v = json_is_object(meta) ? json_object_get(meta, "host") : NULL;
+		if (json_is_string(v) && json_string_length(v) > 0) {
+			L->host = mf_strtab_intern(r->opts.strtab, json_string_value(v), json_string_length(v));
+			if (!L->host) {
+				json_decref(meta);
+				return oom(r, err);
+			}
+		}
+		json_decref(meta);
+	}
+	return 0;
+}
+
 static int open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *err)
 {
 	struct mf_stream *st = &r->st;
-	json_error_t je;
-	json_t *lw, *info, *meta, *v;
-	int csvn = 0, cfvn = -1;
-	size_t m, k, ncap = 0;
+	struct json_top top = {false, false, false, false, 0, -1};
+	size_t k, ncap = 0;
+	long end;
+	json_t *m;
+	int rc;
 
+	/* The document's bytes (so that the counters of every measurement are known first). */
 	while (!st->eof) {
 		long got = mf_stream_fill(st, MAX_JSON, err);
-		if (got == MF_EFORMAT)
-			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "JSON input larger than %zu MiB",
+		if (got == MF_EFORMAT && st->len == st->cap)
+			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "JSON input larger than %zu MiB (the limit)",
 			                    MAX_JSON >> 20);
 		if (got < 0)
 			return (int)got;
 	}
-	L->root = json_loadb(st->buf + st->pos, st->len - st->pos, JSON_REJECT_DUPLICATES, &je);
-	if (!L->root)
-		return json_error(r, &je, err);
-	lw = json_object_get(L->root, "lshwc");
-	if (!json_is_object(L->root) || !json_is_object(lw))
+	L->top = &top;
+	end = json_members(r, L, st->pos, "the document", top_member, err);
+	L->top = NULL;
+	if (end < 0)
+		return (int)end;
+	if (json_ws(st->buf, (size_t)end, st->len) != st->len)
+		return json_fail_at(r, json_ws(st->buf, (size_t)end, st->len), err, MF_EFORMAT,
+		                    "JSON: text after the end of the document");
+	if (!top.lshwc)
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "not lshwc JSON output: no \"lshwc\" object");
-	L->meas = json_object_get(lw, "measurements");
-	if (!json_is_array(L->meas))
-		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
-		                    "lshwc: \"measurements\" is missing or not an array");
-	L->nmeas = json_array_size(L->meas);
-	meta = json_object_get(L->root, "meta");
-	v = json_is_object(meta) ? json_object_get(meta, "host") : NULL;
-	if (json_is_string(v) && json_string_length(v) > 0) {
-		L->host = mf_strtab_intern(r->opts.strtab, json_string_value(v), json_string_length(v));
-		if (!L->host)
-			return oom(r, err);
-	}
-	info = json_object_get(lw, "cpumcf info");
-	if (info) {
-		json_t *cs = json_object_get(info, "counter second"), *cf = json_object_get(info, "counter first");
-		if (!json_is_object(info) || (cs && !json_is_integer(cs)) || (cf && !json_is_integer(cf)))
-			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
-			                    "lshwc.\"cpumcf info\": counter first and second must be whole numbers");
-		if (cs) {
-			if (json_integer_value(cs) <= 0 || json_integer_value(cs) > 255)
-				return mf_error_set(err, MF_ENOMACHINE, r->path, 0, 0,
-				                    "cpumcf info: counter second version %" JSON_INTEGER_FORMAT
-				                    " names no known machine family: give --machine",
-				                    json_integer_value(cs));
-			csvn = (int)json_integer_value(cs);
-		}
-		if (cf && json_integer_value(cf) >= 0 && json_integer_value(cf) < 256)
-			cfvn = (int)json_integer_value(cf);
-	}
+	if (!top.meas)
+		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "lshwc: \"measurements\" is missing or not an array");
 	/* The counters: every id any measurement has (bad entries are reported with their row). */
 	for (k = 0; k < MF_MAX_COUNTER; k++)
 		L->idx_of[k] = -1;
-	for (m = 0; m < L->nmeas; m++) {
-		json_t *ctrs = json_object_get(json_array_get(L->meas, m), "counters");
+	L->meas_pos = L->meas_start;
+	while ((rc = json_next_meas(r, L, &m, err)) == 1) {
+		json_t *ctrs = json_object_get(m, "counters");
 		size_t c;
+		L->next_meas++;
 		for (c = 0; json_is_array(ctrs) && c < json_array_size(ctrs); c++) {
 			json_t *e = json_array_get(ctrs, c), *id = json_object_get(e, "id"),
 			       *nm = json_object_get(e, "name");
@@ -935,8 +1264,10 @@ static int open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *err)
 			if (n < 0 || n >= MF_MAX_COUNTER || L->idx_of[n] >= 0)
 				continue;
 			col = grow(L->cols, &ncap, L->ncols + 1, sizeof(*L->cols));
-			if (!col)
+			if (!col) {
+				json_decref(m);
 				return oom(r, err);
+			}
 			L->cols = col;
 			col = &L->cols[L->ncols];
 			L->idx_of[n] = (int16_t)L->ncols++;
@@ -955,28 +1286,34 @@ static int open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *err)
 				col->name = NULL;
 				col->label = strdup(lb);
 			}
-			if (!col->label || (json_is_string(nm) && json_string_length(nm) > 0 && !col->name))
+			if (!col->label || (json_is_string(nm) && json_string_length(nm) > 0 && !col->name)) {
+				json_decref(m);
 				return oom(r, err);
+			}
 		}
+		json_decref(m);
 	}
+	if (rc < 0)
+		return rc;
+	/* Read them again, one at a time, as rows. */
+	L->meas_pos = L->meas_start;
+	L->meas_done = false;
+	L->next_meas = 0;
 	if (L->ncols == 0)
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "lshwc: no measurement has counters");
 	qsort(L->cols, L->ncols, sizeof(*L->cols), cmp_col);
 	for (k = 0; k < L->ncols; k++)
 		L->idx_of[L->cols[k].number] = (int16_t)k;
-	return choose_family(r, L, csvn, cfvn, err);
+	return choose_family(r, L, top.csvn, top.cfvn, err);
 }
 
 /* The next measurement into w; 1, 0 at the end, or an error (the measurement is skipped). */
-static int json_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct mf_error *err)
+static int json_row_of(struct mf_reader *r, struct lshwc *L, struct lrow *w, json_t *m, size_t mi,
+                       struct mf_error *err)
 {
-	json_t *m, *cpu, *te, *dt, *ctrs;
-	size_t mi, c;
+	json_t *cpu, *te, *dt, *ctrs;
+	size_t c;
 
-	if (L->next_meas >= L->nmeas)
-		return 0;
-	mi = L->next_meas++;
-	m = json_array_get(L->meas, mi);
 	w->meas = mi;
 	w->line = 0;
 #define JERR(...) mf_error_set(err, MF_EFORMAT, r->path, 0, 0, __VA_ARGS__)
@@ -1040,6 +1377,22 @@ static int json_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct
 	}
 #undef JERR
 	return 1;
+}
+
+static int json_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct mf_error *err)
+{
+	json_t *m;
+	int rc = json_next_meas(r, L, &m, err);
+	if (rc <= 0)
+		return rc;
+	rc = json_row_of(r, L, w, m, L->next_meas++, err);
+	json_decref(m);
+	if (rc < 0 && err && err->line == 0) {
+		/* Where the measurement starts. */
+		const char *ls, *le;
+		json_where(r, L->meas_off, &err->line, &err->col, &ls, &le);
+	}
+	return rc;
 }
 
 /* ---------------------------------------------------------------- reads */
@@ -1295,8 +1648,6 @@ static void close_lshwc(struct mf_reader *r)
 	free(L->hdr);
 	free(L->fp);
 	free(L->fl);
-	if (L->root)
-		json_decref(L->root);
 	free(L);
 	r->state = NULL;
 }

@@ -57,6 +57,9 @@ struct pstate {
 	char ignored_names[160];
 	unsigned long not_counted;    /* CPU-MF lines with <not counted> or <not supported> */
 	char not_counted_names[160];
+	unsigned *seen_gen;    /* per name: gen of the sample that last had it (a repeat is an error) */
+	long *seen_line;       /* per name: the line it was on then */
+	unsigned gen;
 };
 
 /* perf's own event names that are not CPU-MF counters: only to recognise the format. */
@@ -228,21 +231,35 @@ static int add_name(struct pstate *s, const char *name, long line)
 	return (int)s->nnames++;
 }
 
-/* Parses a count: digits with optional thousands separators (human form) or plain digits. */
+/*
+ * Parses a count: plain digits, or in the human form digits grouped in
+ * thousands (1-3 digits, then groups of exactly 3, each after the same
+ * separator: ',' '.' or '\'' as the locale has it).  "1,,2" or "12,34" is
+ * not a count.
+ */
 static int parse_count(const char *p, size_t len, bool seps, uint64_t *v)
 {
 	uint64_t x = 0;
-	size_t i, digits = 0;
+	size_t i, digits = 0, group = 0;
+	char sep = 0;
 	for (i = 0; i < len; i++) {
 		unsigned d = (unsigned)p[i] - '0';
 		if (d <= 9) {
 			if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, d, &x))
 				return -1;
 			digits++;
-		} else if (!(seps && (p[i] == ',' || p[i] == '.' || p[i] == '\'') && digits)) {
+			if (++group > 3 && sep)
+				return -1;
+		} else if (seps && (p[i] == ',' || p[i] == '.' || p[i] == '\'') && group >= 1 &&
+			   (sep ? p[i] == sep && group == 3 : group <= 3)) {
+			sep = p[i];
+			group = 0;
+		} else {
 			return -1;
 		}
 	}
+	if (sep && group != 3)
+		return -1;
 	*v = x;
 	return digits ? 0 : -1;
 }
@@ -516,18 +533,45 @@ static void started_on(struct pstate *s, const char *ls, const char *le)
  * Lines that carry no count in either form: the "Performance counter stats
  * for 'COMMAND':" title (whose command may hold any separator), and "N
  * seconds time elapsed" (with -r "N +- D seconds time elapsed ( +- P% )"),
- * "N seconds user", "N seconds sys".  Returns true when [ls, le) is one.
+ * "N seconds user", "N seconds sys".  Returns 1 when [ls, le) is one, 0 when
+ * not, or an error for an elapsed time that is not a number of seconds.
  */
-static bool summary_line(struct pstate *s, const char *ls, const char *le)
+static int summary_line(struct mf_reader *r, struct pstate *s, const char *ls, const char *le, long ln,
+			struct mf_error *err)
 {
 	const char *p = ls, *sec;
 	while (p < le && (*p == ' ' || *p == '\t'))
 		p++;
 	if ((size_t)(le - p) >= 25 && memcmp(p, "Performance counter stats", 25) == 0)
-		return true;
+		return 1;
 	sec = memmem(p, (size_t)(le - p), " seconds ", 9);
-	if (!sec || !isdigit((unsigned char)*p))
-		return false;
+	if (!sec)
+		return 0;
+	if (memmem(sec, (size_t)(le - sec), " seconds time elapsed", 21) == sec) {
+		/* "N" or "N +- D" before it; N a decimal number (a ',' for the point in some locales). */
+		char tmp[40], *end;
+		size_t n = strcspn(p, " "), words = 0, i;
+		double v;
+		const char *q;
+		for (q = p; q < sec; q++)
+			words += q[0] != ' ' && (q == p || q[-1] == ' ');
+		if (words != 1 && !(words == 3 && memmem(p, (size_t)(sec - p), " +- ", 4)))
+			return 0;
+		snprintf(tmp, sizeof(tmp), "%.*s", (int)(n < 39 ? n : 39), p);
+		if (!strchr(tmp, '.') && strchr(tmp, ',') == strrchr(tmp, ',') && strchr(tmp, ','))
+			*strchr(tmp, ',') = '.';
+		for (i = 0; tmp[i] && (isdigit((unsigned char)tmp[i]) || tmp[i] == '.'); i++)
+			;
+		v = strtod(tmp, &end);
+		if (n >= 39 || tmp[i] || *end || !isdigit((unsigned char)tmp[0]) || !(v >= 0 && v <= 1e9))
+			return perr(r, err, MF_EFORMAT, ln, (long)(p - ls) + 1, ls,
+				    "elapsed time '%.*s' is not a number of seconds (0 to 1e9)", (int)(n < 39 ? n : 39),
+				    p);
+		s->elapsed = v;
+		return 1;
+	}
+	if (!isdigit((unsigned char)*p))
+		return 0;
 	{
 		/* The words before " seconds" are a number, or "N +- D". */
 		const char *q = p;
@@ -535,14 +579,7 @@ static bool summary_line(struct pstate *s, const char *ls, const char *le)
 				   *q == '-'))
 			q++;
 		if (q != sec)
-			return false;
-	}
-	if (memmem(sec, (size_t)(le - sec), " seconds time elapsed", 21) == sec) {
-		char tmp[40];
-		size_t n = strcspn(p, " ");
-		snprintf(tmp, sizeof(tmp), "%.*s", (int)(n < 39 ? n : 39), p);
-		s->elapsed = strtod(tmp, NULL);
-		return true;
+			return 0;
 	}
 	return memmem(sec, (size_t)(le - sec), " seconds user", 13) == sec ||
 	       memmem(sec, (size_t)(le - sec), " seconds sys", 12) == sec;
@@ -618,7 +655,9 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 			le--;
 		if (p < le && *p == '#') {
 			started_on(s, p, le);
-		} else if (p < le && !summary_line(s, p, le)) {
+		} else if (p < le && (rc = summary_line(r, s, p, le, ln, err)) < 0) {
+			return rc;
+		} else if (p < le && !rc) {
 			if (!s->form_known) {
 				s->sep = detect_sep(p, le);
 				s->form_known = true;
@@ -720,13 +759,21 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 	double ts;
 	long cpu;
 	bool found = false;
+	long dup_line = 0, dup_first = 0;
+	int dup_event = -1;
 
-	(void)err;
 	/* Skip lines already used (marked by event = -1). */
 	while (s->next < s->nlines && s->lines[s->next].event < 0)
 		s->next++;
 	if (s->next >= s->nlines)
 		return 0;
+	if (!s->seen_gen) {
+		s->seen_gen = calloc(s->nnames, sizeof(*s->seen_gen));
+		s->seen_line = calloc(s->nnames, sizeof(*s->seen_line));
+		if (!s->seen_gen || !s->seen_line)
+			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	}
+	s->gen++;
 	first = s->next;
 	ts = s->lines[first].ts;
 	cpu = s->lines[first].cpu;
@@ -744,6 +791,14 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 			break;
 		if (pl->cpu != cpu)
 			continue;
+		/* The same event twice in one interval and CPU: which count is meant is unknown. */
+		if (s->seen_gen[pl->event] == s->gen && !dup_line) {
+			dup_line = pl->line;
+			dup_first = s->seen_line[pl->event];
+			dup_event = pl->event;
+		}
+		s->seen_gen[pl->event] = s->gen;
+		s->seen_line[pl->event] = pl->line;
 		if (pl->counted && smp->n < MF_SAMPLE_MAX) {
 			smp->slot[smp->n] = (uint16_t)s->slot[pl->event];
 			smp->value[smp->n++] = pl->value;
@@ -752,6 +807,14 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 		found = true;
 	}
 	(void)found;
+	if (dup_line) {
+		char where[48] = "";
+		if (cpu >= 0)
+			snprintf(where, sizeof(where), " for CPU %ld", cpu);
+		return perr(r, err, MF_EFORMAT, dup_line, 0, NULL,
+			    "event %s twice in one %s%s (first on line %ld): counts are not added up",
+			    s->names[dup_event], isnan(ts) ? "run" : "interval", where, dup_first);
+	}
 	if (isnan(ts)) {
 		smp->seconds = s->elapsed > 0 ? s->elapsed : NAN;
 	} else {
@@ -780,6 +843,8 @@ static void close_perf(struct mf_reader *r)
 	free(s->name_line);
 	free(s->lines);
 	free(s->slot);
+	free(s->seen_gen);
+	free(s->seen_line);
 	free(s->text);
 	free(s);
 	r->state = NULL;

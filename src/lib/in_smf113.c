@@ -242,7 +242,8 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 		if (rc == 0)
 			return at_end(r, s, err);
 		if (rc < 0) {
-			if (rc == MF_EFORMAT)
+			/* The count --skip-bad-records reports too: a record that ends the reading is one. */
+			if (rc == MF_EFORMAT || rc == MF_EIO)
 				s->bad_records++;
 			return rc;
 		}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -74,8 +75,24 @@ int mf_sysif_recorded(struct mf_sysif **out, const char *root, struct mf_error *
 	snprintf(path, sizeof(path), "%s/counts.tsv", root);
 	fp = fopen(path, "r");
 	if (fp) {
+		long ln = 0;
+		struct stat sb;
+		/* A recorded table is a small regular file: not a device, a FIFO, or lines without end. */
+		if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+			fclose(fp);
+			mf_sysif_free(s);
+			return mf_error_set(err, MF_EIO, path, 0, 0, "not a regular file");
+		}
 		while (fgets(line, sizeof(line), fp)) {
 			unsigned long long c, v;
+			size_t n = strlen(line);
+			ln++;
+			if (n == sizeof(line) - 1 && line[n - 1] != '\n' && !feof(fp)) {
+				fclose(fp);
+				mf_sysif_free(s);
+				return mf_error_set(err, MF_EFORMAT, path, ln, 0, "line longer than %zu bytes",
+						    sizeof(line) - 2);
+			}
 			if (line[0] == '#' || sscanf(line, "%llu %llu", &c, &v) != 2)
 				continue;
 			s->cfg = realloc(s->cfg, (s->ncounts + 1) * sizeof(*s->cfg));

@@ -62,6 +62,26 @@ long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
 	return (long)got;
 }
 
+int mf_stream_skip_line(struct mf_stream *st, long *lines, struct mf_error *err)
+{
+	for (;;) {
+		const char *s = st->buf + st->pos;
+		const char *nl = st->pos < st->len ? memchr(s, '\n', st->len - st->pos) : NULL;
+		long got;
+		if (nl) {
+			st->pos = (size_t)(nl - st->buf) + 1;
+			(*lines)++;
+			return 1;
+		}
+		st->pos = st->len;
+		if (st->eof)
+			return 0;
+		got = mf_stream_fill(st, st->cap, err); /* all consumed: no growth */
+		if (got < 0)
+			return (int)got;
+	}
+}
+
 void mf_reader_warn(struct mf_reader *r, const char *fmt, ...)
 {
 	va_list ap;

@@ -29,6 +29,14 @@ struct mf_stream {
  */
 long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err);
 
+/*
+ * Discards the input up to and including the next newline, reading on as
+ * needed without growing the buffer: the rest of a line too long to hold.
+ * Adds the newlines it discarded to *lines.  Returns 1 when a newline ended
+ * the skip, 0 at end of file, or MF_EIO / MF_EFORMAT with err filled.
+ */
+int mf_stream_skip_line(struct mf_stream *st, long *lines, struct mf_error *err);
+
 struct mf_reader_ops {
 	const char *name;
 	/* Scores how likely buf[0..n) starts this format: 0 no, 100 certain. */

@@ -398,11 +398,21 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 		st->pos += ll;
 		if (d->framing == SMF_VBS)
 			d->block_left -= ll;
+		/*
+		 * A bad chain is one bad record: it takes a record number, is reported once, and
+		 * the segment that showed it broken is read again as the start of the next record.
+		 */
+		if (seg == 0 || seg == 1)
+			d->orphan = false;
 		switch (seg) {
 		case 0:
 			if (d->in_chain) {
 				d->in_chain = false;
-				return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno + 1,
+				st->pos -= ll; /* read this record again on its own */
+				if (d->framing == SMF_VBS)
+					d->block_left += ll;
+				d->recno++;
+				return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno,
 					       "broken segment chain: a spanned record has no last segment");
 			}
 			d->recno++;
@@ -416,7 +426,8 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 				st->pos -= ll; /* read this segment again as a new chain */
 				if (d->framing == SMF_VBS)
 					d->block_left += ll;
-				return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno + 1,
+				d->recno++;
+				return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno,
 					       "broken segment chain: a spanned record has no last segment");
 			}
 			d->in_chain = true;
@@ -431,15 +442,24 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 			}
 			continue;
 		default: /* 3 middle, 2 last */
-			if (!d->in_chain)
-				return fail_at(d, err, MF_EFORMAT, here, d->recno + 1,
+			if (!d->in_chain && d->orphan) {
+				d->orphan = seg == 3; /* the rest of a record already counted bad */
+				continue;
+			}
+			if (!d->in_chain) {
+				d->recno++;
+				d->orphan = seg == 3;
+				return fail_at(d, err, MF_EFORMAT, here, d->recno,
 					       "broken segment chain: a %s segment without a first one",
 					       seg == 2 ? "last" : "middle");
+			}
 			{
 				int a = append(d, p + 4, ll - 4);
 				if (a == -1) {
 					d->in_chain = false;
-					return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno + 1,
+					d->recno++;
+					d->orphan = seg == 3;
+					return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno,
 						       "broken segment chain: a spanned record longer than %u bytes",
 						       MAX_RECORD);
 				}
@@ -452,7 +472,8 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 				continue;
 			d->in_chain = false;
 			if (d->rec_len > 0xFFFF) {
-				return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno + 1,
+				d->recno++;
+				return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno,
 					       "spanned record of %zu bytes: longer than an SMF record can be", d->rec_len);
 			}
 			d->rec[0] = (unsigned char)(d->rec_len >> 8);

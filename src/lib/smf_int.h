@@ -15,6 +15,7 @@ struct mf_smfdec {
 	unsigned char *rec;       /* reassembled spanned record */
 	size_t rec_len, rec_cap;
 	bool in_chain;
+	bool orphan;              /* the rest of a chain already reported bad: its segments are dropped */
 	long long chain_off;
 	long recno;
 	bool dead;

@@ -208,6 +208,34 @@ static void bad_inputs(void **state)
 	}
 }
 
+/* A NUL byte in a name, quoted or not, is an error at its column: it used to cut "a\0x" to "a". */
+static void nul_in_names(void **state)
+{
+	static const char text[] = "system,lpar,B0,B1\n\"a\0x\",l,1,2\na\0y,l,1,2\n\"s\",\"p\0\",1,2\nb,l,3,4\n";
+	struct mf_reader_opts ro = {0};
+	struct run run;
+	static const long cols[] = {3, 2, 7};
+	size_t i;
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	run.tab = mf_strtab_new();
+	ro.kb = kb;
+	ro.strtab = run.tab;
+	mf_error_clear(&run.e);
+	assert_int_equal(mf_reader_open_mem(&run.r, "t.csv", text, sizeof(text) - 1, &ro, &run.e), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), MF_EFORMAT);
+		assert_int_equal(run.e.line, (long)i + 2);
+		assert_int_equal(run.e.col, cols[i]);
+		assert_non_null(strstr(run.e.msg, "binary data (a NUL byte)"));
+	}
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
+	assert_string_equal(mf_strtab_get(run.tab, run.s.system), "b");
+	assert_int_equal(run.s.value[0], 3);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
+	finish(&run);
+}
+
 static void skip_and_continue(void **state)
 {
 	struct run run;
@@ -260,7 +288,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(good_rows),   cmocka_unit_test(nominal_speed),     cmocka_unit_test(machine_option),
-		cmocka_unit_test(bad_inputs),  cmocka_unit_test(skip_and_continue), cmocka_unit_test(caret_window),
+		cmocka_unit_test(bad_inputs),  cmocka_unit_test(skip_and_continue), cmocka_unit_test(nul_in_names), cmocka_unit_test(caret_window),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -475,18 +475,23 @@ static void bad_inputs(void **state)
 	        {"Date,Time,CPU,B0,E180\n", "z17", 1, MF_ENOCOUNTER, 1, 18,
 	         "counter E180 (number 180) does not exist on z17"},
 	        {"{\"lshwc\": {\"measurements\": [}}\n", NULL, 1, MF_EFORMAT, 1, 29, "JSON: unexpected token near '}'"},
-	        {"{\"lshwc\": {\"measurements\": []", NULL, 1, MF_EFORMAT, 1, 0, "JSON: "},
+	        {"{\"lshwc\": {\"measurements\": []", NULL, 1, MF_EFORMAT, 1, 29, "JSON: '}' expected near end of file"},
+	        {"{\"lshwc\": {\"measurements\": []}} x", NULL, 1, MF_EFORMAT, 1, 33, "JSON: text after the end of the document"},
+	        {"{\"lshwc\": {\"measurements\": []}, \"lshwc\": {}}", NULL, 1, MF_EFORMAT, 1, 33, "JSON: lshwc twice"},
+	        {"{\"lshwc\": {\"measurements\": [{\"a\": [1}]}}", NULL, 1, MF_EFORMAT, 1, 37, "JSON: ']' expected near '}'"},
+	        {"{\"lshwc\": {\"measurements\": [\n  {\"cpu\": \"all\", \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
+	         NULL, 0, MF_EFORMAT, 2, 3, "lshwc.measurements[0].cpu: expected a CPU number"},
 	        {"{\"lshwc\": {}}", NULL, 1, MF_EFORMAT, 0, 0, "\"measurements\" is missing"},
 	        {"{\"lshwc\": {\"cpumcf info\": {\"counter second\": 9}, \"measurements\": "
 	         "[{\"cpu\": 0, \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
 	         NULL, 1, MF_ENOMACHINE, 0, 0, "counter second version 9 names no known machine family"},
 	        {"{\"lshwc\": {\"measurements\": [{\"cpu\": \"total\", \"counters\": [{\"id\": 0, \"value\": "
 	         "\"abc\"}]}]}}",
-	         NULL, 0, MF_EFORMAT, 0, 0, "lshwc.measurements[0].counters[0].value (id 0): hexadecimal without 0x"},
+	         NULL, 0, MF_EFORMAT, 1, 29, "lshwc.measurements[0].counters[0].value (id 0): hexadecimal without 0x"},
 	        {"{\"lshwc\": {\"measurements\": [{\"cpu\": \"all\", \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
-	         NULL, 0, MF_EFORMAT, 0, 0, "lshwc.measurements[0].cpu: expected a CPU number"},
+	         NULL, 0, MF_EFORMAT, 1, 29, "lshwc.measurements[0].cpu: expected a CPU number"},
 	        {"{\"lshwc\": {\"measurements\": [{\"cpu\": 1, \"counters\": [{\"id\": 0, \"value\": -1}]}]}}", NULL, 0,
-	         MF_EFORMAT, 0, 0, "a negative value"},
+	         MF_EFORMAT, 1, 29, "a negative value"},
 	        {"{\"meta\": {}}", NULL, 1, MF_EFORMAT, 0, 0, "no \"lshwc\" object"},
 	};
 #undef H
@@ -508,6 +513,41 @@ static void bad_inputs(void **state)
 		assert_string_equal(run.e.file, "t.csv");
 		finish(&run);
 	}
+}
+
+/*
+ * JSON is parsed a measurement at a time, each at most 1 MiB: a larger one is an error at its
+ * start (a few KB of zstd can hold one that jansson would turn into gigabytes).
+ */
+static void json_piece_limit(void **state)
+{
+	static const char head[] = "{\"lshwc\": {\"measurements\": [\n"
+				   "{\"cpu\": \"total\", \"counters\": [{\"id\": 0, \"value\": 1}]},\n"
+				   "{\"cpu\": \"total\", \"pad\": \"";
+	static const char tail[] = "\", \"counters\": [{\"id\": 0, \"value\": 2}]}]}}\n";
+	size_t pad = ((size_t)1 << 20) + 1, n = strlen(head) + pad + strlen(tail);
+	char *text = malloc(n + 1);
+	struct run run;
+	(void)state;
+	assert_non_null(text);
+	memcpy(text, head, strlen(head));
+	memset(text + strlen(head), 'x', pad);
+	memcpy(text + strlen(head) + pad, tail, strlen(tail) + 1);
+	start(&run, NULL, text, NULL, false);
+	assert_int_equal(run.open_rc, MF_EFORMAT);
+	assert_int_equal(run.e.line, 3);
+	assert_int_equal(run.e.col, 1);
+	assert_string_equal(run.e.msg, "JSON: a measurement larger than 1 MiB (the limit)");
+	finish(&run);
+	/* Just under the limit it is read. */
+	memmove(text + strlen(head) + pad - 200, text + strlen(head) + pad, strlen(tail) + 1);
+	start(&run, NULL, text, NULL, false);
+	assert_int_equal(run.open_rc, 0);
+	assert_int_equal(next(&run), 1);
+	assert_int_equal(next(&run), 1);
+	assert_int_equal(next(&run), 0);
+	finish(&run);
+	free(text);
 }
 
 /* A decreasing cumulative value is an error at its field; skipping it, reading goes on from it. */
@@ -603,7 +643,7 @@ int main(void)
 	        cmocka_unit_test(ex1_cumulative_totals), cmocka_unit_test(ex2_per_cpu_and_total),
 	        cmocka_unit_test(ex3_delta_short),       cmocka_unit_test(ex4_json),
 	        cmocka_unit_test(family_and_forms),      cmocka_unit_test(bad_inputs),
-	        cmocka_unit_test(decreasing_and_skip),   cmocka_unit_test(detection),
+	        cmocka_unit_test(decreasing_and_skip), cmocka_unit_test(json_piece_limit),   cmocka_unit_test(detection),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

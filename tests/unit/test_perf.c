@@ -166,6 +166,28 @@ static void bad_input(void **state)
 		{"   5      DCW_REQ\n", NULL, MF_EUSAGE, 0, "several machine families (z16, z17): give --machine"},
 		{"   5      L1D_L2_SOURCED_WRITES\n", "z16", MF_ENOCOUNTER, 1, "is not a z16 counter"},
 		{"# nothing\n", NULL, MF_EFORMAT, 0, "has no CPU-MF counter values: on Linux on IBM Z, count the cpum_cf"},
+		/* Thousands groups: 1-3 digits, then groups of exactly 3 after one kind of separator. */
+		{"   1,,,,,,,,2      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '1,,,,,,,,2' is not a number"},
+		{"   12,34      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '12,34' is not a number"},
+		{"   1,2345      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '1,2345' is not a number"},
+		{"   1234,567      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '1234,567' is not a number"},
+		{"   1.234,567      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '1.234,567' is not a number"},
+		{"   1,234,      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '1,234,' is not a number"},
+		/* The same event twice in one sample: not added up. */
+		{"   1,000      CPU_CYCLES\n   500      INSTRUCTIONS\n   7      CPU_CYCLES\n", NULL, MF_EFORMAT, 3,
+		 "event CPU_CYCLES twice in one run (first on line 1)"},
+		{"     1.000100000      1,000      CPU_CYCLES\n     1.000100000      7      CPU_CYCLES\n", NULL,
+		 MF_EFORMAT, 2, "event CPU_CYCLES twice in one interval (first on line 1)"},
+		{"1.0,CPU3,10,,CPU_CYCLES,100,100.00,,\n1.0,CPU3,10,,cpum_cf/CPU_CYCLES/,100,100.00,,\n", NULL, MF_EFORMAT, 2,
+		 "event CPU_CYCLES twice in one interval for CPU 3 (first on line 1)"},
+		/* The elapsed time: a number of seconds, not negative, NaN or huge. */
+		{"   1,000      CPU_CYCLES\n\n   -1.5 seconds time elapsed\n", NULL, MF_EFORMAT, 3,
+		 "elapsed time '-1.5' is not a number of seconds (0 to 1e9)"},
+		{"   1,000      CPU_CYCLES\n\n   nan seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time 'nan'"},
+		{"   1,000      CPU_CYCLES\n\n   1e308 seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time '1e308'"},
+		{"   1,000      CPU_CYCLES\n\n   inf seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time 'inf'"},
+		{"   1,000      CPU_CYCLES\n\n   2000000000.5 seconds time elapsed\n", NULL, MF_EFORMAT, 3,
+		 "elapsed time '2000000000.5'"},
 		{"  12.5 msec task-clock\n  <not supported>      cycles\n", NULL, MF_EFORMAT, 0,
 		 "no CPU-MF counter values; perf could not count cycles (<not supported> or <not counted>); task-clock "
 		 "is not a CPU-MF counter: on Linux on IBM Z"},
@@ -282,6 +304,41 @@ static void units_and_shapes(void **state)
 	free(text);
 }
 
+/* Well-formed thousands groups in each locale's separator; a repeated event skipped, counted. */
+static void groups_and_repeats(void **state)
+{
+	struct pipe p;
+	struct mf_error e;
+	struct mf_reader_opts ro = {0};
+	struct mf_reader *r = NULL;
+	struct mf_sample *s = malloc(sizeof(*s));
+	static const char twice[] = "     1.000100000      1,000      CPU_CYCLES\n"
+				    "     1.000100000        500      INSTRUCTIONS\n"
+				    "     1.000100000          7      CPU_CYCLES\n"
+				    "     2.000100000      3,000      CPU_CYCLES\n"
+				    "     2.000100000      1,000      INSTRUCTIONS\n";
+	(void)state;
+	assert_int_equal(run_perf(&p, "   3.000.000      CPU_CYCLES\n   1'000'000      INSTRUCTIONS\n"
+				      "   0,5 seconds time elapsed\n", NULL, &e), 0);
+	assert_true(metric(&p, 0, "CPI") == 3.0);
+	assert_true(p.res[0].interval == 0.5);
+	pipe_free(&p);
+	/* With --skip-bad-rows the reader goes on after the interval with the repeat. */
+	ro.kb = kb;
+	ro.strtab = mf_strtab_new();
+	ro.format = "perf";
+	assert_int_equal(mf_reader_open_mem(&r, "perf.txt", twice, strlen(twice), &ro, &e), 0);
+	assert_int_equal(mf_reader_next(r, s, &e), MF_EFORMAT);
+	assert_int_equal(e.line, 3);
+	assert_int_equal(mf_reader_next(r, s, &e), 1);
+	assert_int_equal(s->n, 2);
+	assert_true(s->value[0] == 3000 && s->value[1] == 1000);
+	assert_int_equal(mf_reader_next(r, s, &e), 0);
+	mf_reader_close(r);
+	mf_strtab_free(ro.strtab);
+	free(s);
+}
+
 static void odd_lines(void **state)
 {
 	struct pipe p;
@@ -339,6 +396,7 @@ int main(void)
 		cmocka_unit_test(this_machine),
 		cmocka_unit_test(units_and_shapes),
 		cmocka_unit_test(odd_lines),
+		cmocka_unit_test(groups_and_repeats),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -102,6 +102,110 @@ static void rdw_stream(void **state)
 	free(b.p);
 }
 
+/* Offsets of the segment descriptors of a VBS buffer, in order; returns their count. */
+static size_t vbs_segments(const struct bbuf *v, size_t *off, size_t max)
+{
+	size_t pos = 0, n = 0;
+	while (pos + 4 <= v->n) {
+		size_t blen = (size_t)v->p[pos] << 8 | v->p[pos + 1], q = pos + 4;
+		while (q + 4 <= pos + blen && n < max) {
+			off[n++] = q;
+			q += (size_t)v->p[q] << 8 | v->p[q + 1];
+		}
+		pos += blen;
+	}
+	return n;
+}
+
+/*
+ * --skip-bad-records on VBS: a broken chain is one bad record with its own number, reported
+ * once (not once per segment), and the records after it keep their numbers; the reader's count
+ * of bad records is the number of errors it returned.
+ */
+static void vbs_bad_chains(void **state)
+{
+	struct bbuf rdw = {0}, vbs = {0};
+	struct sb_rec r;
+	struct run run;
+	size_t off[256], nseg, k, rec = 0, first[8] = {0}, last[8] = {0};
+	long bad_rec[8];
+	int nbad = 0, good = 0, rc;
+	(void)state;
+	fill_vals(0);
+	for (k = 0; k < 5; k++) {
+		r = s1("SYSA", (unsigned)k, T0, 900);
+		sb_record(&rdw, &r);
+	}
+	sb_vbs(&vbs, &rdw, 600);
+	nseg = vbs_segments(&vbs, off, 256);
+	for (k = 0; k < nseg; k++) {
+		unsigned code = vbs.p[off[k] + 2];
+		if (code == 0 || code == 1)
+			first[++rec] = k;
+		last[rec] = k;
+	}
+	assert_int_equal(rec, 5);
+	assert_true(last[2] - first[2] >= 2); /* record 2 spans a first, middles and a last segment */
+	/* Record 2 loses its first segment (middle, middle..., last without a first). */
+	vbs.p[off[first[2]] + 2] = 3;
+	/* Record 4 loses its last segment: record 5's first segment breaks its chain. */
+	vbs.p[off[last[4]] + 2] = 3;
+	assert_int_equal(open_run(&run, &vbs), 0);
+	while ((rc = mf_reader_next(run.r, &run.s, &run.e)) != 0) {
+		if (rc == 1) {
+			good++;
+			continue;
+		}
+		assert_int_equal(rc, MF_EFORMAT);
+		assert_true(nbad < 8);
+		bad_rec[nbad++] = run.e.record;
+	}
+	assert_int_equal(nbad, 2);
+	assert_int_equal(bad_rec[0], 2);
+	assert_int_equal(bad_rec[1], 4);
+	assert_int_equal(good, 3);
+	{
+		struct mf_strbuf sb;
+		mf_strbuf_init(&sb);
+		mf_reader_summary(run.r, &sb);
+		if (!strstr(mf_strbuf_str(&sb), "bad records: 2 "))
+			fail_msg("summary: %s", mf_strbuf_str(&sb));
+		mf_strbuf_free(&sb);
+	}
+	close_run(&run);
+	/* A complete segment inside a chain: the chain is bad, the complete record is read. */
+	vbs.n = 0;
+	rdw.n = 0;
+	r = s1("SYSA", 0, T0, 900);
+	sb_record(&rdw, &r);
+	sb_other(&rdw, 2, 18);
+	r = s1("SYSA", 1, T0, 900);
+	sb_record(&rdw, &r);
+	sb_vbs(&vbs, &rdw, 600);
+	nseg = vbs_segments(&vbs, off, 256);
+	/* The first record's last segment becomes a middle one; the type 2 record follows it. */
+	for (k = 0; k < nseg && vbs.p[off[k] + 2] != 2; k++)
+		;
+	vbs.p[off[k] + 2] = 3;
+	assert_int_equal(open_run(&run, &vbs), 0);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), MF_EFORMAT);
+	assert_int_equal(run.e.record, 1);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
+	assert_int_equal(run.s.cpu, 1);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
+	{
+		struct mf_strbuf sb;
+		mf_strbuf_init(&sb);
+		mf_reader_summary(run.r, &sb);
+		if (!strstr(mf_strbuf_str(&sb), "type 2: 1") || !strstr(mf_strbuf_str(&sb), "bad records: 1 "))
+			fail_msg("summary: %s", mf_strbuf_str(&sb));
+		mf_strbuf_free(&sb);
+	}
+	close_run(&run);
+	free(rdw.p);
+	free(vbs.p);
+}
+
 /* The same records as VBS blocks, spanned over small blocks, give the same samples. */
 static void vbs_spanned(void **state)
 {
@@ -706,7 +810,7 @@ static void no_113_and_no_trailer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rdw_stream), cmocka_unit_test(vbs_spanned), cmocka_unit_test(bad_data),
+		cmocka_unit_test(rdw_stream), cmocka_unit_test(vbs_spanned), cmocka_unit_test(vbs_bad_chains), cmocka_unit_test(bad_data),
 		cmocka_unit_test(subtype2),   cmocka_unit_test(jitter),      cmocka_unit_test(list_api),
 		cmocka_unit_test(reference_subtype2), cmocka_unit_test(reference_subtype1),
 		cmocka_unit_test(both_subtypes), cmocka_unit_test(no_113_and_no_trailer),

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Inputs past the readers' limits, made on the fly in a scratch directory: each run is held to a
+# time limit and (outside sanitizer builds, whose shadow memory needs a huge address space) a
+# memory limit, so an endless loop or an unbounded allocation fails the test instead of the machine.
+#   - a CSV row longer than 64 MiB and an lshwc CSV line longer than 16 MiB with --skip-bad-rows:
+#     one error, counted once, the rest of the file read with the right line numbers
+#   - lshwc JSON: memory near the size of the input (not tens of times it), a measurement larger
+#     than 1 MiB and a document larger than 256 MiB (zstd bombs of a few KB) refused with a message
+set -u
+MFSTAT=$1
+tmp=$(mktemp -d "${2:-/tmp}/huge.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+asan=0
+grep -aq __asan_init "$MFSTAT" && asan=1
+
+# run KB-OF-ADDRESS-SPACE SECONDS ARGS...: mfstat under the limits; stdout, stderr in $tmp/out, $tmp/err.
+run() {
+	local mem=$1 secs=$2
+	shift 2
+	(
+		[ $asan = 1 ] || ulimit -v "$mem"
+		exec timeout "$secs" "$MFSTAT" "$@"
+	) > "$tmp/out" 2> "$tmp/err"
+}
+
+# A CSV: a row, a row of 65 MiB, a good row, a bad row.
+{
+	printf 'cpu,machine,B0,B1\n0,z16,10,5\n0,z16,'
+	head -c $((65 << 20)) /dev/zero | tr '\0' 7
+	printf '\n0,z16,30,5\n0,z16,x,1\n'
+} > "$tmp/long.csv"
+run 600000 60 report --skip-bad-rows -f csv --by "" "$tmp/long.csv"; st=$?
+[ $st = 0 ] || { echo "FAIL: CSV long row, --skip-bad-rows: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+grep -q 'long.csv:3: skipped: a row longer than 64 MiB' "$tmp/err" || { echo "FAIL: CSV long row message"; head -c 500 "$tmp/err"; fail=1; }
+grep -q 'long.csv:5:7: skipped: B0: not a number' "$tmp/err" || { echo "FAIL: CSV line numbers after the long row"; head -c 500 "$tmp/err"; fail=1; }
+grep -q '2 bad rows skipped' "$tmp/err" || { echo "FAIL: CSV skip count"; head -c 500 "$tmp/err"; fail=1; }
+grep -q ',z16,1,4,' "$tmp/out" || { echo "FAIL: CSV rows around the long row (CPI 4 over 2 rows)"; cat "$tmp/out"; fail=1; }
+run 600000 60 report -f csv --by "" "$tmp/long.csv"; st=$?
+[ $st = 1 ] && grep -q 'long.csv:3: error: a row longer than 64 MiB' "$tmp/err" || { echo "FAIL: CSV long row without skipping: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+rm -f "$tmp/long.csv"
+
+# lshwc CSV: cumulative Total rows around a line of 17 MiB.
+{
+	printf 'Date,Time,CPU,CPU_CYCLES(0),INSTRUCTIONS(1)\n2021-04-01,11:50:32,Total,100,50\n2021-04-01,11:51:'
+	head -c $((17 << 20)) /dev/zero | tr '\0' 7
+	printf '\n2021-04-01,11:52:32,Total,400,150\n2021-04-01,11:53:32,Total,x,1\n'
+} > "$tmp/long-lshwc.csv"
+run 400000 60 report --input lshwc --skip-bad-rows -f csv --by "" "$tmp/long-lshwc.csv"; st=$?
+[ $st = 0 ] || { echo "FAIL: lshwc long line, --skip-bad-rows: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+grep -q 'long-lshwc.csv:3: skipped: a line longer than 16 MiB' "$tmp/err" || { echo "FAIL: lshwc long line message"; head -c 500 "$tmp/err"; fail=1; }
+grep -q 'long-lshwc.csv:5:[0-9]*: skipped' "$tmp/err" || { echo "FAIL: lshwc line numbers after the long line"; head -c 500 "$tmp/err"; fail=1; }
+grep -q '2 bad rows skipped' "$tmp/err" || { echo "FAIL: lshwc skip count"; head -c 500 "$tmp/err"; fail=1; }
+grep -q ',generic,.*2.666666' "$tmp/out" || { echo "FAIL: lshwc rows around the long line"; cat "$tmp/out"; fail=1; }
+rm -f "$tmp/long-lshwc.csv"
+
+# lshwc JSON of 15 MB (26,000 measurements): held with about its size, not 10 times it.
+awk 'BEGIN {
+	printf "{\"meta\":{\"host\":\"h\"},\"lshwc\":{\"measurements\":[\n"
+	for (i = 0; i < 26000; i++) {
+		printf "%s{\"date_time\":\"2025-06-16 19:24:06+0200\",\"time_epoch\":%d,\"cpu\":\"total\",\"counters\":[", i ? ",\n" : "", 1750094646 + i
+		printf "{\"name\":\"CPU_CYCLES\",\"id\":0,\"value\":%d},{\"name\":\"INSTRUCTIONS\",\"id\":1,\"value\":%d},", (i + 1) * 4000, (i + 1) * 2000
+		printf "{\"name\":\"L1I_DIR_WRITES\",\"id\":2,\"value\":%d},{\"name\":\"L1I_PENALTY_CYCLES\",\"id\":3,\"value\":%d},", (i + 1) * 10, (i + 1) * 100
+		printf "{\"name\":\"L1D_DIR_WRITES\",\"id\":4,\"value\":%d},{\"name\":\"L1D_PENALTY_CYCLES\",\"id\":5,\"value\":%d},", (i + 1) * 20, (i + 1) * 300
+		printf "{\"name\":\"PROBLEM_STATE_CPU_CYCLES\",\"id\":32,\"value\":%d},{\"name\":\"PROBLEM_STATE_INSTRUCTIONS\",\"id\":33,\"value\":%d}]}", (i + 1) * 1000, (i + 1) * 500
+	}
+	printf "]}}\n"
+}' > "$tmp/big.json"
+run 150000 60 report -f csv --by "" "$tmp/big.json"; st=$?
+[ $st = 0 ] && grep -q '^,*generic,1,2,25,1.5$' "$tmp/out" || { echo "FAIL: lshwc JSON of 15 MB in 150 MB: exit $st"; head -c 500 "$tmp/err"; cat "$tmp/out"; fail=1; }
+rm -f "$tmp/big.json"
+
+# A measurement holding 10 million numbers: 20 MB, a few KB compressed; jansson would build 500 MB.
+{
+	printf '{"lshwc":{"measurements":[{"cpu":"total","counters":[{"id":0,"value":1}]},\n{"cpu":"total","x":['
+	head -c 20000000 /dev/zero | tr '\0' '0' | sed 's/00/0,/g'
+	printf '0],"counters":[]}]}}\n'
+} | zstd -q -3 > "$tmp/bomb1.json.zst"
+run 400000 60 report "$tmp/bomb1.json.zst"; st=$?
+[ $st = 1 ] && grep -q 'bomb1.json.zst:2:1: error: JSON: a measurement larger than 1 MiB (the limit)' "$tmp/err" || { echo "FAIL: JSON measurement over 1 MiB: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+
+# A document larger than 256 MiB (blanks after a measurement).
+{
+	printf '{"lshwc":{"measurements":[{"cpu":"total","counters":[{"id":0,"value":1}]}'
+	head -c $((260 << 20)) /dev/zero | tr '\0' ' '
+	printf ']}}\n'
+} | zstd -q -1 > "$tmp/bomb2.json.zst"
+run 800000 60 report "$tmp/bomb2.json.zst"; st=$?
+[ $st = 1 ] && grep -q 'bomb2.json.zst: error: JSON input larger than 256 MiB (the limit)' "$tmp/err" || { echo "FAIL: JSON over 256 MiB: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+
+[ $fail = 0 ] && echo "huge inputs: ok"
+exit $fail
