@@ -1641,7 +1641,18 @@ int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mrepor
 	switch (x.o.format) {
 	case MF_MFMT_CSV: emit_table(&x, &sb, false, T_FUNCTIONS); break;
 	case MF_MFMT_JSON: write_json(&x, &sb); break;
-	default: write_text(&x, &sb); break;
+	default: {
+		/* Names in it (command, thread, functions, files, source lines) come from the
+		 * program: no control character of theirs reaches a terminal (mf_escape_text). */
+		struct mf_strbuf raw;
+		mf_strbuf_init(&raw);
+		write_text(&x, &raw);
+		mf_escape_text(&sb, mf_strbuf_str(&raw), MF_ESCAPE_TEXT_KEEP_NL | MF_ESCAPE_TEXT_KEEP_TAB);
+		if (raw.failed)
+			sb.failed = 1;
+		mf_strbuf_free(&raw);
+		break;
+	}
 	}
 	rc = finish_buf(&x, &sb, err);
 	if (!rc && (fwrite(mf_strbuf_str(&sb), 1, sb.len, fp) != sb.len || fflush(fp) != 0 || ferror(fp)))

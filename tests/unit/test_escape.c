@@ -551,6 +551,33 @@ static void mreport_json(void **state)
 	mf_mrun_free(&run);
 }
 
+/* The measure text report: the host's ESC [31m is shown as \x1b[31m, no control byte but LF and tab. */
+static void mreport_text(void **state)
+{
+	struct mf_mrun run;
+	struct mf_mreport_opts o = {.format = MF_MFMT_TEXT};
+	struct mf_error e;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *fp = open_memstream(&buf, &len);
+	(void)state;
+
+	hostile_run(&run);
+	o.summary = (struct mf_cutoff){1, 100, 5};
+	o.detail = (struct mf_cutoff){5, 90, 1};
+	assert_non_null(fp);
+	mf_error_clear(&e);
+	if (mf_mreport_write(fp, &run, &o, &e) != 0)
+		fail_msg("mf_mreport_write: %s", e.msg);
+	fclose(fp);
+	for (i = 0; i < len; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') || buf[i] == 0x7f)
+			fail_msg("control byte 0x%02x at %zu", (unsigned char)buf[i], i);
+	assert_non_null(strstr(buf, "@host\\x1b[31m"));
+	free(buf);
+	mf_mrun_free(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,7 +585,7 @@ int main(void)
 	        cmocka_unit_test(json_cases),   cmocka_unit_test(json_reloads),
 	        cmocka_unit_test(csv_cases),    cmocka_unit_test(xml_cases),
 	        cmocka_unit_test(xml_random),   cmocka_unit_test(mreport_csv),
-	        cmocka_unit_test(mreport_json), cmocka_unit_test(text_cases),
+	        cmocka_unit_test(mreport_json), cmocka_unit_test(text_cases), cmocka_unit_test(mreport_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
