@@ -17,5 +17,7 @@
 #include "mfstat/measure.h"
 #include "mfstat/stat.h"
 #include "mfstat/strbuf.h"
+#include "mfstat/strtab.h"
+#include "mfstat/timefmt.h"
 
 #endif

@@ -7,22 +7,14 @@
 #include <stdint.h>
 
 #include "mfstat/kb.h"
+#include "mfstat/strtab.h"
+#include "mfstat/timefmt.h"
 
 /*
  * The common counter-sample model.  Every input format produces these: one
  * sample is the counter deltas of one CPU (or one total) over one interval,
  * with its identity.  Grouping, metrics and every report read only this model.
  */
-
-/* Interned strings (system and LPAR names): id 0 is "none". */
-struct mf_strtab;
-
-struct mf_strtab *mf_strtab_new(void);
-void mf_strtab_free(struct mf_strtab *t);
-/* Returns the id of s[0..len), adding it if new; 0 on ENOMEM (len 0 is also 0). */
-uint32_t mf_strtab_intern(struct mf_strtab *t, const char *s, size_t len);
-/* The string of an id (borrowed, valid until the table is freed); NULL for 0. */
-const char *mf_strtab_get(const struct mf_strtab *t, uint32_t id);
 
 #define MF_SAMPLE_MAX MF_MAX_COUNTER
 
@@ -56,17 +48,5 @@ void mf_sample_reset(struct mf_sample *s);
  * an RMF pool number 1 (GCP), 3 (zAAP), 6 (zIIP).  Returns the pool or -1.
  */
 int mf_pool_parse(const char *s, size_t len);
-
-/*
- * Parses an ISO 8601 date-time "YYYY-MM-DD[T ]hh:mm[:ss[.frac]][Z|+hh:mm|-hh:mm]"
- * (no zone means UTC) into microseconds since the epoch.  Returns 0 or -1.
- */
-int mf_time_parse(const char *s, size_t len, int64_t *us);
-
-/* The proleptic Gregorian date of a day number (days since 1970-01-01). */
-void mf_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
-
-/* Formats us as "YYYY-MM-DDThh:mm:ssZ" (with .ffffff when not whole seconds). */
-void mf_time_format(int64_t us, char *buf, size_t n);
 
 #endif

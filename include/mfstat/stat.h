@@ -8,7 +8,7 @@
 
 #include "mfstat/error.h"
 #include "mfstat/kb.h"
-#include "mfstat/sample.h"
+#include "mfstat/kb.h"
 
 /*
  * Counting on Linux: what the kernel allows (sysfs, procfs) and

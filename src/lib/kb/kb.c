@@ -11,9 +11,9 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "arena.h"
-#include "embedded.h"
-#include "tsv.h"
+#include "base/arena.h"
+#include "base/embedded.h"
+#include "base/tsv.h"
 
 struct kb_priv {
 	struct mf_arena arena;

@@ -9,7 +9,7 @@
  * estimated from the characters, for a generic sans-serif font.
  */
 #include "mfstat/escape.h"
-#include "mfstat/sample.h"
+#include "mfstat/timefmt.h"
 #include "mfstat/svg.h"
 
 #include <math.h>

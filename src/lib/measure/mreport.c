@@ -8,7 +8,7 @@
  */
 #include "mfstat/escape.h"
 #include "mfstat/measure.h"
-#include "mfstat/sample.h"
+#include "mfstat/timefmt.h"
 #include "mfstat/strbuf.h"
 
 #include <errno.h>

@@ -22,8 +22,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "embedded.h"
-#include "tsv.h"
+#include "base/embedded.h"
+#include "base/tsv.h"
 
 /* ---- the real system calls ---------------------------------------------- */
 

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "mfstat/strbuf.h"
-#include "io.h"
+#include "base/io.h"
 #include "smf_int.h"
 
 enum {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "base/io.h"
 #include "reader_int.h"
 #include "smf_int.h"
 

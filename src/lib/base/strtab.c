@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "mfstat/sample.h"
+#include "mfstat/strtab.h"
 
 struct mf_strtab {
 	struct mf_arena arena;
