@@ -186,6 +186,11 @@ static void bad_input(void **state)
 		{"   1,000      CPU_CYCLES\n\n   nan seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time 'nan'"},
 		{"   1,000      CPU_CYCLES\n\n   1e308 seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time '1e308'"},
 		{"   1,000      CPU_CYCLES\n\n   inf seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time 'inf'"},
+		/* -I timestamps: seconds from 0 to 1e9, so that microseconds stay in 64 bits (a fuzz find). */
+		{"     1.000100000      1,000      CPU_CYCLES\n 66666666666666666660.20  7 CPU_CYCLES\n", NULL, MF_EFORMAT, 2,
+		 "bad interval timestamp '66666666666666666660.20' (seconds from 0 to 1e9)"},
+		{"1.0,10,,CPU_CYCLES,100,100.00,,\n99999999999.5,10,,CPU_CYCLES,100,100.00,,\n", NULL, MF_EFORMAT, 2,
+		 "bad interval timestamp"},
 		{"   1,000      CPU_CYCLES\n\n   2000000000.5 seconds time elapsed\n", NULL, MF_EFORMAT, 3,
 		 "elapsed time '2000000000.5'"},
 		{"  12.5 msec task-clock\n  <not supported>      cycles\n", NULL, MF_EFORMAT, 0,

@@ -33,6 +33,13 @@ static void times(void **state)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (mf_time_parse(bad[i], strlen(bad[i]), &us) == 0)
 			fail_msg("'%s' accepted", bad[i]);
+	/* Every int64_t formats without overflow (UBSan would stop here): floor division, no negation. */
+	mf_time_format(INT64_MIN, buf, sizeof(buf));
+	mf_time_format(INT64_MAX, buf, sizeof(buf));
+	mf_time_format(-1, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-31T23:59:59.999999Z");
+	mf_time_format(-86400000001LL, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-30T23:59:59.999999Z");
 }
 
 static void pools(void **state)

@@ -103,10 +103,12 @@ int mf_time_parse(const char *s, size_t len, int64_t *us)
 
 void mf_time_format(int64_t us, char *buf, size_t n)
 {
-	int64_t secs = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
-	int64_t frac = us - secs * 1000000;
-	int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
-	int64_t rem = secs - days * 86400;
+	/* Floor division and its remainder for every int64_t, INT64_MIN included (no negation,
+	 * no product that could overflow). */
+	int64_t secs = us / 1000000 - (us % 1000000 < 0);
+	int64_t frac = us % 1000000 + (us % 1000000 < 0 ? 1000000 : 0);
+	int64_t days = secs / 86400 - (secs % 86400 < 0);
+	int64_t rem = secs % 86400 + (secs % 86400 < 0 ? 86400 : 0);
 	int64_t y64;
 	int y;
 	unsigned m, d;

@@ -428,8 +428,10 @@ static int parse_x(struct mf_reader *r, struct pstate *s, const char *ls, const 
 		char *end;
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(fl[0] < 39 ? fl[0] : 39), f[0]);
 		pl.ts = strtod(tmp, &end);
-		if (*end)
-			return perr(r, err, MF_EFORMAT, ln, (long)(f[0] - ls) + 1, ls, "bad interval timestamp '%s'", tmp);
+		/* Seconds since the start, bounded like the elapsed time: microseconds stay in 64 bits. */
+		if (*end || !(pl.ts >= 0 && pl.ts <= 1e9))
+			return perr(r, err, MF_EFORMAT, ln, (long)(f[0] - ls) + 1, ls,
+				    "bad interval timestamp '%s' (seconds from 0 to 1e9)", tmp);
 		i++;
 	}
 	if (nf > i && aggregation_id(f[i], fl[i]))
@@ -489,8 +491,12 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 	    (isdigit((unsigned char)tok[1][0]) || tok[1][0] == '<' || strncmp(tok[1], "CPU", 3) == 0 ||
 	     aggregation_id(tok[1], tl[1]))) {
 		char tmp[40];
+		char *tend;
 		snprintf(tmp, sizeof(tmp), "%.*s", (int)(tl[0] < 39 ? tl[0] : 39), tok[0]);
-		pl.ts = strtod(tmp, NULL);
+		pl.ts = strtod(tmp, &tend);
+		if (*tend || !(pl.ts >= 0 && pl.ts <= 1e9))
+			return perr(r, err, MF_EFORMAT, ln, (long)(tok[0] - ls) + 1, ls,
+				    "bad interval timestamp '%s' (seconds from 0 to 1e9)", tmp);
 		i++;
 	}
 	if (nt > i && aggregation_id(tok[i], tl[i]))
