@@ -245,6 +245,9 @@ static void table_errors(void **state)
 		 "does not match"},
 		{"counters/z10.tsv", "number\tshort\tlinux\tset\tdescription\n0\tB0\tCPU_CYCLES\tbasic\n", 2, 22,
 		 "expected 5 fields"},
+		/* A report listing a name twice overran the family's report slots (a fuzz find). */
+		{"reports/ibmz.txt", "CPI\nLSPR\nL1MP\nLSPR\n", 4, 1, "LSPR is listed twice"},
+		{"reports/ibmz.txt", "CPI\nL1MP\nCPI\n", 3, 1, "CPI is listed twice"},
 	};
 	size_t i;
 	(void)state;
@@ -256,6 +259,8 @@ static void table_errors(void **state)
 		snprintf(sub, sizeof(sub), "%s/metrics", dir);
 		mkdir(sub, 0700);
 		snprintf(sub, sizeof(sub), "%s/counters", dir);
+		mkdir(sub, 0700);
+		snprintf(sub, sizeof(sub), "%s/reports", dir);
 		mkdir(sub, 0700);
 		write_file(dir, cases[i].rel, cases[i].text);
 		mf_error_clear(&e);

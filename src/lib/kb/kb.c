@@ -800,10 +800,16 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 		size_t len;
 		long line = 0;
 		int rc;
+		/* Each metric (and LSPR, the last slot) at most once: fam->report has one slot each. */
+		bool *listed;
 		snprintf(rel, sizeof(rel), "reports/%s.txt", report);
 		rc = load_file(L, rel, true, &text, &len, &name);
 		if (rc)
 			return rc;
+		listed = mf_arena_alloc(L->a, (fam->nmetrics + 1) * sizeof(*listed));
+		if (!listed)
+			return mf_error_set(L->err, MF_ENOMEM, "report", 0, 0, "out of memory");
+		memset(listed, 0, (fam->nmetrics + 1) * sizeof(*listed));
 		for (p = text, end = text + len; p < end;) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			const char *le = nl ? nl : end;
@@ -829,13 +835,20 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 				if (o == L->norder && L->norder < sizeof(L->order) / sizeof(L->order[0]))
 					L->order[L->norder++] = mf_arena_strdup(L->a, nm);
 			}
-			if (strcmp(nm, "LSPR") == 0) {
-				if (fam->lspr)
-					fam->report[n++] = MF_REPORT_LSPR;
-			} else {
-				int idx = mf_family_metric(fam, nm);
-				if (idx >= 0 && n <= fam->nmetrics)
-					fam->report[n++] = idx;
+			{
+				bool lspr = strcmp(nm, "LSPR") == 0;
+				int idx = lspr ? -1 : mf_family_metric(fam, nm);
+				size_t slot = lspr ? fam->nmetrics : (size_t)idx;
+				if (lspr || idx >= 0) {
+					if (listed[slot]) {
+						mf_error_set(L->err, MF_ETABLE, name, line, 1, "%s is listed twice", nm);
+						mf_error_set_text(L->err, p, k);
+						return MF_ETABLE;
+					}
+					listed[slot] = true;
+					if (!lspr || fam->lspr)
+						fam->report[n++] = lspr ? MF_REPORT_LSPR : idx;
+				}
 			}
 			p = nl ? nl + 1 : end;
 		}
