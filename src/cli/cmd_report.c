@@ -16,26 +16,23 @@
  * intervals of 50 CPUs is 1.75 million groups with --by interval,cpu. */
 #define MAX_GROUPS_DEFAULT 2000000ULL
 
-/* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
-static const char *by_keys_text(unsigned by)
+/* Prints the pipeline's diagnostics: at most MAX_SHOWN_SKIPS skipped rows, unless -q. */
+struct diag_state {
+	unsigned long long shown;
+};
+
+static void report_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
 {
-	static char buf[96];
-	static const struct { unsigned bit; const char *name; } keys[] = {
-		{MF_BY_SYSTEM, "system"}, {MF_BY_LPAR, "LPAR"}, {MF_BY_POOL, "pool"},
-		{MF_BY_INTERVAL, "interval"}, {MF_BY_CPU, "CPU"}};
-	size_t k, n = 0, used = 0;
-	buf[0] = '\0';
-	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-		n += (by & keys[k].bit) != 0;
-	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		if (!(by & keys[k].bit))
-			continue;
-		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s", used ? (--n == 1 ? " and " : ", ") : "",
-					 keys[k].name);
-		if (!used || used >= sizeof(buf))
-			break;
+	struct diag_state *st = ctx;
+	switch (kind) {
+	case MF_PIPELINE_SKIPPED:
+		if (st->shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
+			cli_diag(e, "skipped");
+		break;
+	case MF_PIPELINE_ERROR: cli_diag(e, "error"); break;
+	case MF_PIPELINE_FAILED: cli_err("%s", e->msg); break;
+	case MF_PIPELINE_HINT: fprintf(stderr, "mfstat: %s\n", e->msg); break;
 	}
-	return buf[0] ? buf : "machine family";
 }
 
 static const char report_help[] =
@@ -86,24 +83,15 @@ int cmd_report(int argc, char **argv)
 	double mem_peak = NAN;
 	unsigned long long max_groups = MAX_GROUPS_DEFAULT;
 	struct mf_kb *kb = NULL;
-	struct mf_strtab *tab = NULL;
-	struct mf_grouper *grp = NULL;
-	struct mf_sample *s = NULL;
-	struct mf_result *res = NULL;
-	struct mf_dedup *dd = NULL;
-	struct mf_notes notes;
-	struct mf_input *inputs = NULL;
-	size_t ninputs = 0;
-	struct mf_reader_opts ro;
+	struct mf_pipeline *pl = NULL;
+	struct mf_pipeline_opts po;
+	struct diag_state st = {0};
 	struct mf_report rep;
-	struct mf_strbuf summary;
-	size_t ngroups = 0, i, shown = 0;
-	uint64_t rows = 0;
+	const struct mf_result *res;
+	size_t ngroups, i;
 	unsigned by = MF_BY_DEFAULT;
 	int c, rc = EXIT_OK;
 
-	mf_notes_init(&notes);
-	mf_strbuf_init(&summary);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:qvh", opts, NULL)) != -1) {
@@ -180,161 +168,53 @@ int cmd_report(int argc, char **argv)
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
-	memset(&ro, 0, sizeof(ro));
-	ro.kb = kb;
-	ro.format = input;
-	ro.per_cpu = (by & MF_BY_CPU) != 0; /* lshwc: per-CPU rows instead of Total rows */
+	memset(&po, 0, sizeof(po));
+	po.kb = kb;
+	po.format = input;
+	po.by = by;
+	po.skip_bad = skip;
+	po.max_groups = (size_t)max_groups;
+	po.mem_peak_gbs = mem_peak;
+	po.diag = report_diag;
+	po.ctx = &st;
 	if (machine) {
-		if (mf_kb_resolve(kb, machine, strlen(machine), &ro.family, &ro.machine) != 0 ||
-		    ro.family == mf_kb_generic(kb)) {
+		if (mf_kb_resolve(kb, machine, strlen(machine), &po.family, &po.machine) != 0 ||
+		    po.family == mf_kb_generic(kb)) {
 			cli_err("report: unknown machine '%s' (see mfstat machines)", machine);
 			rc = EXIT_USAGE;
 			goto out;
 		}
 	}
-	tab = mf_strtab_new();
-	grp = mf_grouper_new(by);
-	if (grp)
-		mf_grouper_set_max_groups(grp, (size_t)max_groups);
-	s = malloc(sizeof(*s));
-	dd = mf_dedup_new();
-	inputs = calloc((size_t)(argc - optind), sizeof(*inputs));
-	if (!tab || !grp || !s || !dd || !inputs) {
+	pl = mf_pipeline_new(&po);
+	if (!pl) {
 		cli_err("out of memory");
 		rc = EXIT_DATA;
 		goto out;
 	}
-	ro.strtab = tab;
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
-		struct mf_reader *r = NULL;
-		struct mf_input *in = &inputs[ninputs];
 		struct mf_error e;
-		size_t k;
-		int got;
-		mf_error_clear(&e);
-		got = mf_reader_open(&r, argv[i], &ro, &e);
+		int got = mf_pipeline_add_file(pl, argv[i], &e);
 		if (got) {
-			cli_diag(&e, "error");
 			/* A family that the data cannot name (several fit) is for the user to say: usage. */
 			rc = got == MF_EUSAGE ? EXIT_USAGE : EXIT_DATA;
 			goto out;
 		}
-		for (;;) {
-			/* Readers fill e completely when they fail: no clearing per row. */
-			got = mf_reader_next(r, s, &e);
-			if (got == 0)
-				break;
-			if (got == 1) {
-				got = mf_dedup_check(dd, argv[i], s, &e);
-				if (got >= 0) {
-					rows++;
-					in->samples++;
-				}
-				if (got == MF_DEDUP_DUPLICATE) {
-					in->duplicates++;
-					continue;
-				}
-				if (got == MF_EFORMAT && skip) {
-					mf_notes_skip(&notes, e.msg);
-					in->skipped++;
-					if (shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
-						cli_diag(&e, "skipped");
-					continue;
-				}
-				if (got == MF_EFORMAT) {
-					cli_diag(&e, "error");
-					fprintf(stderr, "mfstat: (use --skip-bad-%s to keep the first copy and count the others)\n",
-						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows");
-				}
-				if (got == MF_EFORMAT || got == MF_ENOMEM) {
-					if (got == MF_ENOMEM)
-						cli_err("out of memory");
-					rc = EXIT_DATA;
-					mf_reader_close(r);
-					goto out;
-				}
-				if ((got = mf_grouper_add(grp, s)) == MF_ELIMIT) {
-					char at[64] = "";
-					if (s->line > 0)
-						snprintf(at, sizeof(at), ":%ld", s->line);
-					else if (s->offset >= 0)
-						snprintf(at, sizeof(at), ": offset 0x%llx", (unsigned long long)s->offset);
-					cli_err("%s%s: more than %llu groups (--max-groups): every distinct %s makes a group; "
-						"group by fewer keys (for example --by system,pool) or raise --max-groups",
-						argv[i], at, max_groups, by_keys_text(by));
-					rc = EXIT_DATA;
-					mf_reader_close(r);
-					goto out;
-				}
-				if (got) {
-					cli_err("out of memory");
-					rc = EXIT_DATA;
-					mf_reader_close(r);
-					goto out;
-				}
-				continue;
-			}
-			/* A file with no data at all is not a bad record: --skip-bad-records does not hide it. */
-			if (!skip || got == MF_ENOMEM || got == MF_ENODATA) {
-				cli_diag(&e, "error");
-				if (!skip && got != MF_EIO && got != MF_ENOMEM && got != MF_ENODATA)
-					fprintf(stderr, "mfstat: (use --skip-bad-%s to skip bad %s and count them)\n",
-						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows",
-						strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows");
-				rc = EXIT_DATA;
-				mf_reader_close(r);
-				goto out;
-			}
-			/* With skipping on, even an unreadable rest of a file is counted, not fatal. */
-			mf_notes_skip(&notes, got == MF_EIO ? "the rest of the file cannot be read" : e.msg);
-			in->skipped++;
-			if (shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
-				cli_diag(&e, "skipped");
-			if (got == MF_EIO)
-				break;
-		}
-		for (k = 0; k < mf_reader_nwarnings(r); k++)
-			mf_notes_warn(&notes, "%s", mf_reader_warning(r, k));
-		mf_reader_summary(r, &summary);
-		got = mf_input_collect(in, argv[i], r);
-		ninputs++;
-		mf_reader_close(r);
-		if (got) {
-			cli_err("out of memory");
-			rc = EXIT_DATA;
-			goto out;
-		}
 	}
-	{
-		struct mf_group *const *groups = mf_grouper_groups(grp, tab, &ngroups);
-		res = mf_results_new(groups, ngroups);
-		if (!res) {
-			cli_err("out of memory");
-			rc = EXIT_DATA;
-			goto out;
-		}
-		for (i = 0; i < ngroups; i++)
-			mf_metrics_compute_opts(kb, groups[i], mem_peak, &res[i]);
+	if (mf_pipeline_finish(pl, &rep)) {
+		cli_err("out of memory");
+		rc = EXIT_DATA;
+		goto out;
 	}
-	if (notes.skipped > MAX_SHOWN_SKIPS && !cli_quiet)
-		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(notes.skipped - MAX_SHOWN_SKIPS));
-	memset(&rep, 0, sizeof(rep));
-	rep.kb = kb;
-	rep.tab = tab;
-	rep.by = by;
-	rep.ngroups = ngroups;
-	rep.results = res;
-	rep.rows_read = rows;
-	rep.ninputs = ninputs;
-	rep.inputs = inputs;
-	rep.duplicates = mf_dedup_duplicates(dd);
-	mf_notes_report(&notes, &rep);
+	res = rep.results;
+	ngroups = rep.ngroups;
+	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
+		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
 	if (verbose) {
 		for (i = 0; i < ngroups; i++) {
 			const struct mf_family *fam = res[i].group->family;
 			size_t j;
 			char where[300];
-			mf_group_describe(res[i].group, tab, where, sizeof(where));
+			mf_group_describe(res[i].group, rep.tab, where, sizeof(where));
 			for (j = 0; j < fam->nreport; j++) {
 				int m = fam->report[j];
 				char why[200];
@@ -353,29 +233,11 @@ int cmd_report(int argc, char **argv)
 			}
 		}
 	}
-	for (i = 0; i < notes.nwarnings; i++)
-		cli_warn("%s", notes.warnings[i]);
-	rep.rows_skipped = notes.skipped;
-	rep.nreasons = notes.nreasons;
-	rep.reason = (const char *const *)notes.reason;
-	rep.reason_count = notes.reason_count;
-	rep.nwarnings = notes.nwarnings;
-	rep.warnings = (const char *const *)notes.warnings;
-	rep.nfiles = (size_t)(argc - optind);
-	rep.input_summary = mf_strbuf_str(&summary);
-	rep.mem_peak_gbs = mem_peak;
+	for (i = 0; i < rep.nwarnings; i++)
+		cli_warn("%s", rep.warnings[i]);
 	rc = cli_write_report(out, format, &rep);
 out:
-	mf_results_free(res, ngroups);
-	mf_grouper_free(grp);
-	mf_dedup_free(dd);
-	mf_strtab_free(tab);
+	mf_pipeline_free(pl);
 	mf_kb_free(kb);
-	free(s);
-	for (i = 0; i < ninputs; i++)
-		mf_input_free(&inputs[i]);
-	free(inputs);
-	mf_notes_free(&notes);
-	mf_strbuf_free(&summary);
 	return rc;
 }

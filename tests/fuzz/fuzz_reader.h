@@ -3,6 +3,7 @@
 #ifndef MFSTAT_FUZZ_READER_H
 #define MFSTAT_FUZZ_READER_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,67 +12,39 @@
 
 static struct mf_kb *kb;
 
+/* Read through the library pipeline with bad rows skipped (as --skip-bad-rows), then every writer. */
 static inline int fuzz_reader(const uint8_t *data, size_t size, const char *format)
 {
-	struct mf_reader_opts ro = {0};
-	struct mf_reader *r = NULL;
-	struct mf_strtab *tab;
-	struct mf_grouper *g;
-	struct mf_sample *s;
+	struct mf_pipeline_opts o = {0};
+	struct mf_pipeline *p;
+	struct mf_report rep;
 	struct mf_error e;
-	int rc, rows = 0;
+	FILE *null;
 
 	if (!kb && mf_kb_load(NULL, &kb, &e) != 0)
 		abort();
-	tab = mf_strtab_new();
-	g = mf_grouper_new(MF_BY_DEFAULT);
-	s = malloc(sizeof(*s));
-	if (!tab || !g || !s)
-		abort();
-	ro.kb = kb;
-	ro.strtab = tab;
-	ro.format = format;
+	o.kb = kb;
+	o.format = format;
+	o.by = MF_BY_DEFAULT;
+	o.skip_bad = true;
+	o.mem_peak_gbs = NAN;
 	if (size && data[0] == 'Z')
-		ro.family = mf_kb_family(kb, "z16"); /* also cover --machine */
-	if (mf_reader_open_mem(&r, "fuzz", data, size, &ro, &e) == 0) {
-		while ((rc = mf_reader_next(r, s, &e)) != 0 && rows < 100000) {
-			if (rc == 1 && mf_grouper_add(g, s) != 0)
-				abort();
-			rows++;
-		}
-		{
-			struct mf_strbuf sb;
-			mf_strbuf_init(&sb);
-			mf_reader_summary(r, &sb);
-			mf_strbuf_free(&sb);
-		}
-		mf_reader_close(r);
-	}
-	{
-		size_t n, i;
-		struct mf_group *const *groups = mf_grouper_groups(g, tab, &n);
-		struct mf_result *res = mf_results_new(groups, n);
-		struct mf_report rep = {0};
-		FILE *null = fopen("/dev/null", "w");
-		if (!res || !null)
-			abort();
-		for (i = 0; i < n; i++)
-			mf_metrics_compute(kb, groups[i], &res[i]);
-		rep.kb = kb;
-		rep.tab = tab;
-		rep.by = MF_BY_DEFAULT;
-		rep.ngroups = n;
-		rep.results = res;
-		mf_out_text(null, &rep);
-		mf_out_csv(null, &rep);
-		mf_out_json(null, &rep);
-		mf_out_html(null, &rep);
-		fclose(null);
-		mf_results_free(res, n);
-	}
-	free(s);
-	mf_grouper_free(g);
-	mf_strtab_free(tab);
+		o.family = mf_kb_family(kb, "z16"); /* also cover --machine */
+	p = mf_pipeline_new(&o);
+	if (!p)
+		abort();
+	/* Errors that stop the pipeline (no data, a bad header) still leave a report to write. */
+	if (mf_pipeline_add_mem(p, "fuzz", data, size, &e) == MF_ENOMEM)
+		abort();
+	null = fopen("/dev/null", "w");
+	if (!null || mf_pipeline_finish(p, &rep) != 0)
+		abort();
+	mf_out_text(null, &rep);
+	mf_out_csv(null, &rep);
+	mf_out_json(null, &rep);
+	mf_out_html(null, &rep);
+	fclose(null);
+	mf_pipeline_free(p);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Test helper: CSV text -> reader -> grouper -> results, as `mfstat report` does. */
+/* Test helper: CSV text -> the library pipeline -> results, as `mfstat report` does. */
 #ifndef MFSTAT_TEST_PIPELINE_H
 #define MFSTAT_TEST_PIPELINE_H
 
@@ -9,50 +9,66 @@
 
 struct pipe {
 	struct mf_kb *kb;
+	struct mf_pipeline *pl;  /* pipe_run: owns tab, the groups and res */
 	struct mf_strtab *tab;
-	struct mf_grouper *g;
+	struct mf_grouper *g;    /* helpers that group by hand: owned with tab and res */
 	struct mf_group *const *groups;
 	struct mf_result *res;
 	size_t n;
 	unsigned by;
 	uint64_t rows;
+	struct mf_report rep;    /* pipe_run: the report mfstat report would write */
 };
 
+/* The groups of a report in result order, as an array the caller frees. */
+static inline struct mf_group *const *pipe_groups(const struct mf_report *rep)
+{
+	struct mf_group **g = calloc(rep->ngroups ? rep->ngroups : 1, sizeof(*g));
+	size_t i;
+	assert_non_null(g);
+	for (i = 0; i < rep->ngroups; i++)
+		g[i] = (struct mf_group *)rep->results[i].group;
+	return (struct mf_group *const *)g;
+}
+
+static inline void pipe_fail(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	(void)ctx;
+	(void)kind;
+	fail_msg("line %ld: %s", e->line, e->msg);
+}
+
+/* CSV text through the library pipeline, as `mfstat report` reads it; any diagnostic fails. */
 static inline void pipe_run(struct pipe *p, struct mf_kb *kb, const char *csv, unsigned by)
 {
-	struct mf_reader_opts ro = {0};
-	struct mf_reader *r = NULL;
-	struct mf_sample *s = malloc(sizeof(*s));
+	struct mf_pipeline_opts o = {0};
 	struct mf_error e;
-	size_t i;
-	int rc;
 
 	memset(p, 0, sizeof(*p));
 	p->kb = kb;
 	p->by = by;
-	p->tab = mf_strtab_new();
-	p->g = mf_grouper_new(by);
-	ro.kb = kb;
-	ro.strtab = p->tab;
-	mf_error_clear(&e);
-	if (mf_reader_open_mem(&r, "t.csv", csv, strlen(csv), &ro, &e) != 0)
-		fail_msg("open: %s", e.msg);
-	while ((rc = mf_reader_next(r, s, &e)) == 1) {
-		assert_int_equal(mf_grouper_add(p->g, s), 0);
-		p->rows++;
-	}
-	if (rc != 0)
-		fail_msg("line %ld: %s", e.line, e.msg);
-	mf_reader_close(r);
-	free(s);
-	p->groups = mf_grouper_groups(p->g, p->tab, &p->n);
-	p->res = mf_results_new(p->groups, p->n);
-	for (i = 0; i < p->n; i++)
-		mf_metrics_compute(kb, p->groups[i], &p->res[i]);
+	o.kb = kb;
+	o.by = by;
+	o.mem_peak_gbs = NAN;
+	o.diag = pipe_fail;
+	p->pl = mf_pipeline_new(&o);
+	assert_non_null(p->pl);
+	assert_int_equal(mf_pipeline_add_mem(p->pl, "t.csv", csv, strlen(csv), &e), 0);
+	assert_int_equal(mf_pipeline_finish(p->pl, &p->rep), 0);
+	p->tab = (struct mf_strtab *)p->rep.tab;
+	p->res = (struct mf_result *)p->rep.results;
+	p->n = p->rep.ngroups;
+	p->rows = p->rep.rows_read;
+	p->groups = pipe_groups(&p->rep);
 }
 
 static inline void pipe_free(struct pipe *p)
 {
+	if (p->pl) {
+		free((void *)p->groups);
+		mf_pipeline_free(p->pl);
+		return;
+	}
 	mf_results_free(p->res, p->n);
 	mf_grouper_free(p->g);
 	mf_strtab_free(p->tab);

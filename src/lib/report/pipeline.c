@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/dedup.h"
+#include "mfstat/group.h"
+#include "mfstat/metrics.h"
+#include "mfstat/pipeline.h"
+#include "mfstat/reader.h"
+#include "mfstat/sample.h"
+#include "mfstat/strbuf.h"
+
+struct mf_pipeline {
+	struct mf_pipeline_opts o;
+	struct mf_reader_opts ro;
+	struct mf_strtab *tab;
+	struct mf_grouper *grp;
+	struct mf_dedup *dd;
+	struct mf_sample *s;
+	struct mf_notes notes;
+	struct mf_strbuf summary;
+	struct mf_input *inputs;
+	size_t ninputs, capinputs, nfiles, ngroups;
+	struct mf_result *res;
+	uint64_t rows;
+};
+
+/* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
+static void by_keys_text(unsigned by, char *buf, size_t size)
+{
+	static const struct { unsigned bit; const char *name; } keys[] = {
+		{MF_BY_SYSTEM, "system"}, {MF_BY_LPAR, "LPAR"}, {MF_BY_POOL, "pool"},
+		{MF_BY_INTERVAL, "interval"}, {MF_BY_CPU, "CPU"}};
+	size_t k, n = 0, used = 0;
+	buf[0] = '\0';
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		n += (by & keys[k].bit) != 0;
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (!(by & keys[k].bit))
+			continue;
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? (--n == 1 ? " and " : ", ") : "",
+					 keys[k].name);
+		if (!used || used >= size)
+			break;
+	}
+	if (!buf[0])
+		snprintf(buf, size, "machine family");
+}
+
+static void tell(struct mf_pipeline *p, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	if (p->o.diag)
+		p->o.diag(p->o.ctx, kind, e);
+}
+
+/* An error without a place in a file (out of memory, --max-groups): into err, and told. */
+static int fail_plain(struct mf_pipeline *p, struct mf_error *err, int code, const char *msg)
+{
+	mf_error_clear(err);
+	err->code = code;
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	tell(p, MF_PIPELINE_FAILED, err);
+	return code;
+}
+
+static void hint(struct mf_pipeline *p, const char *text)
+{
+	struct mf_error h;
+	mf_error_clear(&h);
+	snprintf(h.msg, sizeof(h.msg), "%s", text);
+	tell(p, MF_PIPELINE_HINT, &h);
+}
+
+struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
+{
+	struct mf_pipeline *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->o = *opts;
+	mf_notes_init(&p->notes);
+	mf_strbuf_init(&p->summary);
+	p->tab = mf_strtab_new();
+	p->grp = mf_grouper_new(opts->by);
+	p->dd = mf_dedup_new();
+	p->s = malloc(sizeof(*p->s));
+	if (!p->tab || !p->grp || !p->dd || !p->s) {
+		mf_pipeline_free(p);
+		return NULL;
+	}
+	mf_grouper_set_max_groups(p->grp, opts->max_groups);
+	p->ro.kb = opts->kb;
+	p->ro.format = opts->format;
+	p->ro.family = opts->family;
+	p->ro.machine = opts->machine;
+	p->ro.strtab = p->tab;
+	p->ro.per_cpu = (opts->by & MF_BY_CPU) != 0; /* lshwc: per-CPU rows instead of Total rows */
+	return p;
+}
+
+/* Counts one skipped row or record and tells it. */
+static void skipped(struct mf_pipeline *p, struct mf_input *in, const char *reason, const struct mf_error *e)
+{
+	mf_notes_skip(&p->notes, reason);
+	in->skipped++;
+	tell(p, MF_PIPELINE_SKIPPED, e);
+}
+
+/* One sample read from file: dedup, group.  0 to go on, else the code that stops. */
+static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *file, struct mf_input *in,
+		       struct mf_error *e)
+{
+	const struct mf_sample *s = p->s;
+	bool smf = strcmp(mf_reader_format(r), "smf") == 0;
+	int got = mf_dedup_check(p->dd, file, s, e);
+
+	if (got >= 0) {
+		p->rows++;
+		in->samples++;
+	}
+	if (got == MF_DEDUP_DUPLICATE) {
+		in->duplicates++;
+		return 0;
+	}
+	if (got == MF_EFORMAT && p->o.skip_bad) {
+		skipped(p, in, e->msg, e);
+		return 0;
+	}
+	if (got == MF_EFORMAT) {
+		char text[128];
+		tell(p, MF_PIPELINE_ERROR, e);
+		snprintf(text, sizeof(text), "(use --skip-bad-%s to keep the first copy and count the others)",
+			 smf ? "records" : "rows");
+		hint(p, text);
+		return got;
+	}
+	if (got == MF_ENOMEM)
+		return fail_plain(p, e, got, "out of memory");
+	got = mf_grouper_add(p->grp, s);
+	if (got == MF_ELIMIT) {
+		char at[64] = "", keys[96], msg[512];
+		if (s->line > 0)
+			snprintf(at, sizeof(at), ":%ld", s->line);
+		else if (s->offset >= 0)
+			snprintf(at, sizeof(at), ": offset 0x%llx", (unsigned long long)s->offset);
+		by_keys_text(p->o.by, keys, sizeof(keys));
+		snprintf(msg, sizeof(msg),
+			 "%s%s: more than %llu groups (--max-groups): every distinct %s makes a group; "
+			 "group by fewer keys (for example --by system,pool) or raise --max-groups",
+			 file, at, (unsigned long long)p->o.max_groups, keys);
+		return fail_plain(p, e, got, msg);
+	}
+	if (got)
+		return fail_plain(p, e, MF_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Reads the opened reader r to its end. */
+static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, struct mf_error *e)
+{
+	struct mf_input *in;
+	size_t k;
+	int got;
+
+	if (p->ninputs == p->capinputs) {
+		size_t cap = p->capinputs ? 2 * p->capinputs : 4;
+		struct mf_input *n = realloc(p->inputs, cap * sizeof(*n));
+		if (!n)
+			return fail_plain(p, e, MF_ENOMEM, "out of memory");
+		p->inputs = n;
+		p->capinputs = cap;
+	}
+	in = &p->inputs[p->ninputs];
+	memset(in, 0, sizeof(*in));
+	for (;;) {
+		/* Readers fill e completely when they fail: no clearing per row. */
+		got = mf_reader_next(r, p->s, e);
+		if (got == 0)
+			break;
+		if (got == 1) {
+			got = take_sample(p, r, file, in, e);
+			if (got)
+				return got;
+			continue;
+		}
+		/* A file with no data at all is not a bad record: skipping does not hide it. */
+		if (!p->o.skip_bad || got == MF_ENOMEM || got == MF_ENODATA) {
+			tell(p, MF_PIPELINE_ERROR, e);
+			if (!p->o.skip_bad && got != MF_EIO && got != MF_ENOMEM && got != MF_ENODATA) {
+				const char *what = strcmp(mf_reader_format(r), "smf") == 0 ? "records" : "rows";
+				char text[128];
+				snprintf(text, sizeof(text), "(use --skip-bad-%s to skip bad %s and count them)", what,
+					 what);
+				hint(p, text);
+			}
+			/* MF_EUSAGE is for a file that cannot be opened as asked; mid-file it is bad data. */
+			return got == MF_EUSAGE ? MF_EFORMAT : got;
+		}
+		/* With skipping on, even an unreadable rest of a file is counted, not fatal. */
+		skipped(p, in, got == MF_EIO ? "the rest of the file cannot be read" : e->msg, e);
+		if (got == MF_EIO)
+			break;
+	}
+	for (k = 0; k < mf_reader_nwarnings(r); k++)
+		mf_notes_warn(&p->notes, "%s", mf_reader_warning(r, k));
+	mf_reader_summary(r, &p->summary);
+	got = mf_input_collect(in, file, r);
+	p->ninputs++;
+	if (got)
+		return fail_plain(p, e, MF_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int add(struct mf_pipeline *p, const char *name, const void *data, size_t len, bool mem,
+	       struct mf_error *err)
+{
+	struct mf_reader *r = NULL;
+	int got;
+
+	mf_error_clear(err);
+	p->nfiles++;
+	got = mem ? mf_reader_open_mem(&r, name, data, len, &p->ro, err) : mf_reader_open(&r, name, &p->ro, err);
+	if (got) {
+		tell(p, MF_PIPELINE_ERROR, err);
+		return got;
+	}
+	got = drain(p, r, name, err);
+	mf_reader_close(r);
+	return got;
+}
+
+int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_error *err)
+{
+	return add(p, path, NULL, 0, false, err);
+}
+
+int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len,
+			struct mf_error *err)
+{
+	return add(p, name, data, len, true, err);
+}
+
+unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
+{
+	return p->notes.skipped;
+}
+
+int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
+{
+	struct mf_group *const *groups;
+	size_t i;
+
+	mf_results_free(p->res, p->ngroups);
+	p->res = NULL;
+	groups = mf_grouper_groups(p->grp, p->tab, &p->ngroups);
+	p->res = mf_results_new(groups, p->ngroups);
+	if (!p->res)
+		return MF_ENOMEM;
+	for (i = 0; i < p->ngroups; i++)
+		mf_metrics_compute_opts(p->o.kb, groups[i], p->o.mem_peak_gbs, &p->res[i]);
+	memset(rep, 0, sizeof(*rep));
+	rep->kb = p->o.kb;
+	rep->tab = p->tab;
+	rep->by = p->o.by;
+	rep->ngroups = p->ngroups;
+	rep->results = p->res;
+	rep->rows_read = p->rows;
+	rep->ninputs = p->ninputs;
+	rep->inputs = p->inputs;
+	rep->duplicates = mf_dedup_duplicates(p->dd);
+	mf_notes_report(&p->notes, rep);
+	rep->rows_skipped = p->notes.skipped;
+	rep->nreasons = p->notes.nreasons;
+	rep->reason = (const char *const *)p->notes.reason;
+	rep->reason_count = p->notes.reason_count;
+	rep->nwarnings = p->notes.nwarnings;
+	rep->warnings = (const char *const *)p->notes.warnings;
+	rep->nfiles = p->nfiles;
+	rep->input_summary = mf_strbuf_str(&p->summary);
+	rep->mem_peak_gbs = p->o.mem_peak_gbs;
+	return 0;
+}
+
+void mf_pipeline_free(struct mf_pipeline *p)
+{
+	size_t i;
+	if (!p)
+		return;
+	mf_results_free(p->res, p->ngroups);
+	mf_grouper_free(p->grp);
+	mf_dedup_free(p->dd);
+	mf_strtab_free(p->tab);
+	free(p->s);
+	for (i = 0; i < p->ninputs; i++)
+		mf_input_free(&p->inputs[i]);
+	free(p->inputs);
+	mf_notes_free(&p->notes);
+	mf_strbuf_free(&p->summary);
+	free(p);
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* The library pipeline: a library caller gets the report `mfstat report` writes. */
+#include <math.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+MF_TEST_KB_FIXTURE()
+
+struct seen {
+	char kinds[16];
+	size_t n;
+	char last[600];
+};
+
+static void record(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	struct seen *s = ctx;
+	if (s->n + 1 < sizeof(s->kinds))
+		s->kinds[s->n++] = "SEFH"[kind];
+	snprintf(s->last, sizeof(s->last), "%s", e->msg);
+}
+
+static struct mf_pipeline_opts opts_for(struct seen *s, unsigned by)
+{
+	struct mf_pipeline_opts o = {0};
+	o.kb = kb;
+	o.by = by;
+	o.mem_peak_gbs = NAN;
+	o.diag = record;
+	o.ctx = s;
+	return o;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf;
+	long n;
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	n = ftell(fp);
+	rewind(fp);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	buf[n] = '\0';
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* The JSON of the pipeline equals the CLI golden of `mfstat report -f json` (report_json). */
+static void json_equals_cli(void **state)
+{
+	struct seen s = {0};
+	struct mf_pipeline_opts o = opts_for(&s, MF_BY_DEFAULT);
+	struct mf_pipeline *p = mf_pipeline_new(&o);
+	struct mf_report rep;
+	struct mf_error e;
+	char *got = NULL, *want;
+	size_t gotlen = 0, wantlen;
+	char cwd[4096];
+	FILE *fp;
+	(void)state;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	/* The golden names the input as the CLI test gives it, relative to tests/cli. */
+	assert_int_equal(chdir(MFSTAT_SOURCE_DIR "/tests/cli"), 0);
+	assert_non_null(p);
+	assert_int_equal(mf_pipeline_add_file(p, "../data/z16-two-pools.csv", &e), 0);
+	assert_int_equal(mf_pipeline_finish(p, &rep), 0);
+	fp = open_memstream(&got, &gotlen);
+	assert_non_null(fp);
+	assert_int_equal(mf_out_json(fp, &rep), 0);
+	fclose(fp);
+	want = slurp("report_json.stdout.exact", &wantlen);
+	assert_int_equal(chdir(cwd), 0);
+	assert_string_equal(got, want);
+	assert_int_equal(s.n, 0);
+	free(got);
+	free(want);
+	mf_pipeline_free(p);
+}
+
+#define HEAD "system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1\n"
+#define ROW(t, b0) "S,0,z16,1000,2025-01-01T00:" t ":00Z,900," b0 ",1\n"
+
+/* A copy with other counters: an error and its hint, or with skip_bad one counted skip. */
+static void duplicates_and_skips(void **state)
+{
+	static const char day1[] = HEAD ROW("00", "450000000000") ROW("15", "450000000000");
+	static const char same[] = HEAD ROW("15", "450000000000") ROW("30", "450000000000");
+	static const char other[] = HEAD ROW("15", "450000000001");
+	struct seen s = {0};
+	struct mf_pipeline_opts o = opts_for(&s, MF_BY_SYSTEM);
+	struct mf_pipeline *p = mf_pipeline_new(&o);
+	struct mf_report rep;
+	struct mf_error e;
+	(void)state;
+
+	assert_int_equal(mf_pipeline_add_mem(p, "day1.csv", day1, strlen(day1), &e), 0);
+	assert_int_equal(mf_pipeline_add_mem(p, "other.csv", other, strlen(other), &e), MF_EFORMAT);
+	assert_string_equal(s.kinds, "EH");
+	assert_string_equal(s.last, "(use --skip-bad-rows to keep the first copy and count the others)");
+	mf_pipeline_free(p);
+
+	memset(&s, 0, sizeof(s));
+	o.skip_bad = true;
+	p = mf_pipeline_new(&o);
+	assert_int_equal(mf_pipeline_add_mem(p, "day1.csv", day1, strlen(day1), &e), 0);
+	assert_int_equal(mf_pipeline_add_mem(p, "same.csv", same, strlen(same), &e), 0);
+	assert_int_equal(mf_pipeline_add_mem(p, "other.csv", other, strlen(other), &e), 0);
+	assert_string_equal(s.kinds, "S");
+	assert_int_equal(mf_pipeline_finish(p, &rep), 0);
+	assert_int_equal(rep.nfiles, 3);
+	assert_int_equal(rep.ninputs, 3);
+	assert_int_equal(rep.rows_read, 4); /* the conflicting copy is skipped, not read */
+	assert_int_equal(rep.rows_skipped, 1);
+	assert_int_equal(rep.duplicates, 1);
+	assert_int_equal(rep.inputs[1].duplicates, 1);
+	assert_int_equal(rep.inputs[2].skipped, 1);
+	assert_int_equal(rep.ngroups, 1);
+	assert_true(rep.nwarnings >= 2); /* the skipped row and the duplicate */
+	mf_pipeline_free(p);
+}
+
+/* Beyond max_groups: MF_ELIMIT with a message naming the row and the keys. */
+static void max_groups(void **state)
+{
+	static const char two[] = HEAD ROW("00", "450000000000") ROW("15", "450000000000");
+	struct seen s = {0};
+	struct mf_pipeline_opts o = opts_for(&s, MF_BY_DEFAULT);
+	struct mf_pipeline *p;
+	struct mf_error e;
+	(void)state;
+
+	o.max_groups = 1;
+	p = mf_pipeline_new(&o);
+	assert_int_equal(mf_pipeline_add_mem(p, "two.csv", two, strlen(two), &e), MF_ELIMIT);
+	assert_string_equal(s.kinds, "F");
+	assert_non_null(strstr(e.msg, "two.csv:3: more than 1 groups (--max-groups): every distinct system, "
+				      "LPAR, pool and interval makes a group"));
+	mf_pipeline_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_equals_cli),
+		cmocka_unit_test(duplicates_and_skips),
+		cmocka_unit_test(max_groups),
+	};
+	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
+}
