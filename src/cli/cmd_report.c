@@ -216,7 +216,7 @@ int cmd_report(int argc, char **argv)
 		if (got) {
 			cli_diag(&e, "error");
 			/* A family that the data cannot name (several fit) is for the user to say: usage. */
-			rc = got == MF_EUSAGE ? EXIT_USAGE : EXIT_DATA;
+			rc = cli_exit_for(got);
 			goto out;
 		}
 		for (;;) {

@@ -620,7 +620,7 @@ static int impossible(struct mf_mplan *plan, const char *fmt, const char *a, int
 	if ((size_t)snprintf(plan->error, sizeof(plan->error), fmt, a, errno_name(e), pr->paranoid) >=
 	    sizeof(plan->error))
 		plan->error[sizeof(plan->error) - 2] = '.';
-	plan->exit_code = 3;
+	plan->code = MF_ENOTCOUNTED;
 	return 0;
 }
 
@@ -633,7 +633,7 @@ static bool step_down(struct mf_mplan *plan, const struct mf_mplan_req *req, con
 	else
 		snprintf(plan->reason, sizeof(plan->reason), "%s", line);
 	if (req->fallback_none) {
-		plan->exit_code = 3;
+		plan->code = MF_ENOTCOUNTED;
 		snprintf(plan->error, sizeof(plan->error), "%s (--fallback none)", line);
 		return false;
 	}
@@ -680,7 +680,7 @@ int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe
 			    rows[i].role >= 0)
 				set[nset++] = &rows[i];
 	if (!nset) {
-		plan->exit_code = 2;
+		plan->code = MF_EUSAGE;
 		snprintf(plan->error, sizeof(plan->error),
 			 "unknown sampling event '%s' (%s names the events: itlb_miss, cycles, task_clock, page_faults...)",
 			 req->event, events_name);
