@@ -22,7 +22,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "base/embedded.h"
+#include "base/datafile.h"
 #include "base/tsv.h"
 
 /* ---- the real system calls ---------------------------------------------- */
@@ -274,52 +274,31 @@ void mf_mprobe_read(const char *root, struct mf_mprobe *p)
 int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, char *name, size_t namelen,
 			   struct mf_error *err)
 {
-	const struct mf_embedded_file *f;
+	const char *data;
+
 	*text = NULL;
 	*len = 0;
 	if (tables_dir) {
 		char path[4096];
-		FILE *fp;
+		int rc;
 		snprintf(path, sizeof(path), "%s/measure/events.tsv", tables_dir);
-		fp = fopen(path, "rb");
-		if (fp) {
-			char *buf = NULL;
-			size_t n = 0, cap = 0, got;
-			do {
-				if (cap - n < 4096) {
-					char *nb = realloc(buf, cap + 65536 + 1);
-					if (!nb) {
-						free(buf);
-						fclose(fp);
-						return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
-					}
-					buf = nb;
-					cap += 65536;
-				}
-				got = fread(buf + n, 1, cap - n, fp);
-				n += got;
-			} while (got > 0);
-			fclose(fp);
-			buf[n] = '\0';
-			*text = buf;
-			*len = n;
+		rc = mf_datafile_read_path(path, text, len, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
 			snprintf(name, namelen, "%s", path);
 			return 0;
 		}
-		if (errno != ENOENT)
-			return mf_error_set(err, MF_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
 	}
-	for (f = mf_embedded_files; f->path; f++)
-		if (strcmp(f->path, "measure/events.tsv") == 0) {
-			*text = malloc(f->len + 1);
-			if (!*text)
-				return mf_error_set(err, MF_ENOMEM, "data/measure/events.tsv", 0, 0, "out of memory");
-			memcpy(*text, f->data, f->len + 1);
-			*len = f->len;
-			snprintf(name, namelen, "data/measure/events.tsv");
-			return 0;
-		}
-	return mf_error_set(err, MF_ETABLE, "measure/events.tsv", 0, 0, "table file missing");
+	data = mf_datafile_embedded("measure/events.tsv", len);
+	if (!data)
+		return mf_error_set(err, MF_ETABLE, "measure/events.tsv", 0, 0, "table file missing");
+	*text = malloc(*len + 1);
+	if (!*text)
+		return mf_error_set(err, MF_ENOMEM, "data/measure/events.tsv", 0, 0, "out of memory");
+	memcpy(*text, data, *len + 1);
+	snprintf(name, namelen, "data/measure/events.tsv");
+	return 0;
 }
 
 struct ev_row {
