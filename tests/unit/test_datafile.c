@@ -76,6 +76,28 @@ static void test_unreadable(void **state)
 	rmdir(dir);
 }
 
+/* measure/events.tsv that cannot be read (here a directory) is an error, not an empty event table. */
+static void test_events_unreadable(void **state)
+{
+	char dir[64], sub[128], name[256], *text = NULL;
+	size_t len = 0;
+	struct mf_error e;
+	(void)state;
+	tmp_dir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/measure", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof(sub), "%s/measure/events.tsv", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	mf_error_clear(&e);
+	assert_int_equal(mf_measure_events_text(dir, &text, &len, name, sizeof(name), &e), MF_EIO);
+	assert_null(text);
+	assert_string_equal(e.file, sub);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/measure", dir);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 static void test_embedded(void **state)
 {
 	size_t len = 1;
@@ -95,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_absent),
 		cmocka_unit_test(test_large),
 		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_events_unreadable),
 		cmocka_unit_test(test_embedded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
