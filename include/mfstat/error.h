@@ -17,7 +17,9 @@ enum {
 	MF_EUSAGE = -8,     /* the request cannot be served as asked (e.g. format not detected) */
 	MF_EOF = -9,        /* end of input (not an error for readers) */
 	MF_ENODATA = -10,   /* the input holds none of the data asked for (e.g. no SMF type 113 record) */
-	MF_ELIMIT = -11     /* a configured limit was reached (e.g. --max-groups) */
+	MF_ELIMIT = -11,    /* a configured limit was reached (e.g. --max-groups) */
+	MF_ENOEXEC = -12,   /* the program to count or measure cannot be run (not found, not executable) */
+	MF_ENOTCOUNTED = -13 /* nothing could be counted or sampled: no event could be opened here */
 };
 
 /* Returns a static English description of an MF_E* code. */

@@ -451,8 +451,8 @@ struct mf_mplan {
 	int rung;                   /* enum mf_rung */
 	bool user_only;             /* exclude_kernel forced (rung 4 on top of rung) */
 	char reason[400];           /* "precise" or the fallback line(s), '\n' between two */
-	int exit_code;              /* 0 ok, 2 usage (bad event), 3 impossible */
-	char error[400];            /* when exit_code != 0 */
+	int code;                   /* 0 ok, MF_EUSAGE (unknown event), MF_ENOTCOUNTED (no rung works) */
+	char error[400];            /* when code != 0 */
 	size_t nsampled;
 	struct mf_mplan_ev sampled[MF_MPLAN_MAX];
 	size_t ncounted;
@@ -478,8 +478,8 @@ int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, cha
  * (name for messages).  The requested rate is kept when it converts to the
  * event sampled (a time for a clock, a count for the event asked for), else
  * that event's default is used and plan->rate_note says why.  Returns 0 with
- * plan filled (exit_code 0), or fills
- * plan->exit_code and plan->error when no rung works or --fallback none
+ * plan filled (code 0), or fills
+ * plan->code and plan->error when no rung works or --fallback none
  * forbids the step down.
  */
 int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe, const struct mf_mplan_req *req,

@@ -63,7 +63,7 @@ struct mf_cpumf_info {
  * Finds out whether CPU-MF counters can be counted and which: the cpum_cf
  * PMU, its events, the machine type and speed, the counter versions and
  * authorization, perf_event_paranoid.  force names the family (--machine).
- * Returns 0 when counting is possible, MF_EUSAGE with info->why when not.
+ * Returns 0 when counting is possible, MF_ENOTCOUNTED with info->why when not.
  */
 int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf_family *force, bool system_wide,
 		   struct mf_cpumf_info *info);
@@ -81,9 +81,10 @@ struct mf_count {
  * Runs argv (or, when argv is NULL, counts system-wide for seconds on cpus,
  * or on every online CPU when cpus is NULL) with the events open, following
  * threads and children; system-wide counts are summed over the CPUs.  Fills counts[0..n), the
- * child's wait status and the wall-clock seconds.  Returns 0, or MF_EUSAGE
+ * child's wait status and the wall-clock seconds.  Returns 0, or MF_ENOTCOUNTED
  * with err when nothing could be opened (the command is then not run), or
- * MF_EIO when the command could not be started.  While the command runs the
+ * MF_ENOEXEC when the command could not be started (pipe, fork or exec
+ * failed), or MF_ENOMEM.  While the command runs the
  * caller ignores SIGINT and SIGQUIT (restored before returning), so ^C at the
  * terminal ends the command and the caller still gets its counts and status.
  */

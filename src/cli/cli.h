@@ -37,6 +37,13 @@ int cli_close_out(FILE *fp, const char *path);
  * (the error said).
  */
 int cli_write_report(const char *out, const char *format, const struct mf_report *rep);
+/*
+ * The exit status for a library code, the one place codes become statuses:
+ * 0 EXIT_OK; MF_EUSAGE (asked for what cannot be done as asked) and
+ * MF_ENOEXEC (the program cannot be run) EXIT_USAGE; MF_ENOTCOUNTED (nothing
+ * could be counted or sampled here) EXIT_MEASURE; every other code EXIT_DATA.
+ */
+int cli_exit_for(int code);
 
 /* True when paths a and b name the same existing file (device and inode). */
 bool cli_same_file(const char *a, const char *b);

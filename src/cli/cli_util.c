@@ -353,3 +353,14 @@ bool cli_same_file(const char *a, const char *b)
 		return false;
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+int cli_exit_for(int code)
+{
+	switch (code) {
+	case MF_OK: return EXIT_OK;
+	case MF_EUSAGE:
+	case MF_ENOEXEC: return EXIT_USAGE;
+	case MF_ENOTCOUNTED: return EXIT_MEASURE;
+	default: return EXIT_DATA;
+	}
+}

@@ -447,9 +447,9 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		cli_diag(&e, "error");
 		return EXIT_DATA;
 	}
-	if (plan.exit_code) {
+	if (plan.code) {
 		cli_err("%s", plan.error);
-		return plan.exit_code;
+		return cli_exit_for(plan.code);
 	}
 	/* Every step down is said, never silent (§4), unless -q asks for silence; the report's Mode line keeps it. */
 	if (!cli_quiet && strcmp(plan.reason, "precise") != 0) {
@@ -533,7 +533,8 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		if (dfd >= 0)
 			close(dfd);
 		mf_mrun_free(&run);
-		return rc == MF_EUSAGE ? EXIT_USAGE : EXIT_MEASURE;
+		/* Once the program can be run, any failure of the run is a measurement that could not be made. */
+		return cli_exit_for(rc == MF_ENOEXEC ? rc : MF_ENOTCOUNTED);
 	}
 	if (mf_symbolize(&run, &e) != 0) {
 		cli_diag(&e, "error");
@@ -728,13 +729,13 @@ static int do_probe(const struct mopts *o)
 		mf_measure_plan(mf_perf_ops_real(), &p, &req, events, evlen, evname, &plan, &e);
 		if (o->format == MF_MFMT_JSON) {
 			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":", k ? "," : "", ms[k], plan.rung,
-			       plan.exit_code);
-			mf_escape_json_file(stdout, plan.exit_code ? plan.error : plan.reason);
+			       cli_exit_for(plan.code));
+			mf_escape_json_file(stdout, plan.code ? plan.error : plan.reason);
 			fputs(",\"used\":", stdout);
 			mf_escape_json_file(stdout, plan.used_spec);
 			putchar('}');
 		} else {
-			printf("%-20s rung %d: %s\n", ms[k], plan.rung, plan.exit_code ? plan.error : plan.reason);
+			printf("%-20s rung %d: %s\n", ms[k], plan.rung, plan.code ? plan.error : plan.reason);
 		}
 	}
 	if (o->format == MF_MFMT_JSON)

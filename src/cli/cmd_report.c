@@ -196,7 +196,7 @@ int cmd_report(int argc, char **argv)
 		int got = mf_pipeline_add_file(pl, argv[i], &e);
 		if (got) {
 			/* A family that the data cannot name (several fit) is for the user to say: usage. */
-			rc = got == MF_EUSAGE ? EXIT_USAGE : EXIT_DATA;
+			rc = cli_exit_for(got);
 			goto out;
 		}
 	}

@@ -394,7 +394,7 @@ static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const ar
 	if (mf_perf_run(sys, all, ntot, argv, duration, cpus, ncpus, interval_ms > 0 ? &tick : NULL, cnt, status, &wall,
 			&e)) {
 		cli_diag(&e, "error");
-		rc = e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
+		rc = cli_exit_for(e.code);
 		goto done;
 	}
 	if (col.failed) {
@@ -461,7 +461,7 @@ int cmd_stat(int argc, char **argv)
 	const struct mf_family *fam = NULL;
 	const struct mf_machine *m = NULL;
 	char **cmd = NULL;
-	int c, rc = EXIT_OK, status = 0;
+	int c, rc = EXIT_OK, status = 0, got;
 
 	optind = 1;
 	opterr = 0;
@@ -557,12 +557,12 @@ int cmd_stat(int argc, char **argv)
 		rc = EXIT_DATA;
 		goto out;
 	}
-	if (mf_cpumf_probe(sys, kb, fam, all && !cmd, info)) {
+	if ((got = mf_cpumf_probe(sys, kb, fam, all && !cmd, info))) {
 		if (!want_fallback) {
 			cli_err("stat: CPU-MF counters cannot be counted here: %s; the command was not run "
 				"(--fallback runs it with the events this machine has)",
 				info->why);
-			rc = EXIT_MEASURE;
+			rc = cli_exit_for(got);
 			goto out;
 		}
 		rc = fallback(sys, kb, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, interval_ms,
@@ -621,7 +621,7 @@ int cmd_stat(int argc, char **argv)
 		if (mf_perf_run(sys, req, info->nevents, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus,
 				interval_ms > 0 ? &tick : NULL, cnt, &status, &wall, &e)) {
 			cli_diag(&e, "error");
-			rc = e.code == MF_EUSAGE ? EXIT_MEASURE : EXIT_USAGE;
+			rc = cli_exit_for(e.code);
 			goto stat_done;
 		}
 		if (col.failed) {

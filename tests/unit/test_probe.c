@@ -148,7 +148,7 @@ static void test_vm_profile_software(void **state)
 	struct mf_mplan plan;
 	(void)state;
 	plan_with(r, 3, &p, "profile", NULL, false, false, &plan);
-	assert_int_equal(plan.exit_code, 0);
+	assert_int_equal(plan.code, 0);
 	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
 	assert_string_equal(plan.reason, "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
 					 "sampling software events task-clock");
@@ -176,7 +176,7 @@ static void test_vm_itlb_software(void **state)
 	(void)state;
 	for (k = 0; k < 2; k++) {
 		plan_with(sets[k], 3, &p, "itlb", NULL, false, false, &plan);
-		assert_int_equal(plan.exit_code, 0);
+		assert_int_equal(plan.code, 0);
 		assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
 		snprintf(want, sizeof(want),
 			 "fallback: no hardware counters (itlb_miss: %s, hypervisor: yes); sampling software events "
@@ -226,14 +226,14 @@ static void test_nonprecise(void **state)
 	struct mf_mplan plan;
 	(void)state;
 	plan_with(r, 3, &p, "profile", NULL, false, false, &plan);
-	assert_int_equal(plan.exit_code, 0);
+	assert_int_equal(plan.code, 0);
 	assert_int_equal(plan.rung, MF_RUNG_NONPRECISE);
 	assert_string_equal(plan.reason, "fallback: precise sampling not supported (EOPNOTSUPP); addresses may skid");
 	assert_int_equal(plan.sampled[0].precise, 0);
 	assert_string_equal(plan.sampled[0].name, "cycles");
 	/* --fallback none: the same step is exit 3 with the same reason */
 	plan_with(r, 3, &p, "profile", NULL, false, true, &plan);
-	assert_int_equal(plan.exit_code, 3);
+	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	assert_string_equal(plan.error, "fallback: precise sampling not supported (EOPNOTSUPP); addresses may skid "
 					"(--fallback none)");
 }
@@ -354,7 +354,7 @@ static void test_user_only(void **state)
 	struct mf_mplan plan;
 	(void)state;
 	plan_with(r, 4, &p, "profile", NULL, true, false, &plan);
-	assert_int_equal(plan.exit_code, 0);
+	assert_int_equal(plan.code, 0);
 	assert_true(plan.user_only);
 	assert_string_equal(plan.reason, "fallback: kernel.perf_event_paranoid=2 allows user space only\n"
 					 "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
@@ -369,7 +369,7 @@ static void test_user_only(void **state)
 		assert_string_equal(plan.reason, "fallback: kernel events refused (EPERM) without CAP_PERFMON; user space only");
 		assert_int_equal(plan.rung, MF_RUNG_PRECISE);
 		plan_with(r2, 1, &p, "profile", NULL, true, true, &plan);
-		assert_int_equal(plan.exit_code, 3);
+		assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	}
 	/* :all allowed: kernel included */
 	{
@@ -390,20 +390,20 @@ static void test_impossible(void **state)
 	struct mf_mplan plan;
 	(void)state;
 	plan_with(eacces, 1, &p, "profile", NULL, false, false, &plan);
-	assert_int_equal(plan.exit_code, 3);
+	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	/* hardware refused first (EACCES names the step), then task-clock too */
 	assert_string_equal(plan.error, "measurement impossible: perf_event_open refused task-clock (EACCES, "
 					"perf_event_paranoid=3); lower it, grant CAP_PERFMON or allow the call in seccomp");
 	assert_string_equal(plan.reason, "fallback: hardware events refused (cycles: EACCES); sampling software events "
 					 "task-clock");
 	plan_with(eperm, 4, &p, "profile", NULL, false, false, &plan);
-	assert_int_equal(plan.exit_code, 3);
+	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	assert_non_null(strstr(plan.error, "(EPERM, perf_event_paranoid=3)"));
 	plan_with(enosys, 1, &p, "itlb", NULL, false, false, &plan);
-	assert_int_equal(plan.exit_code, 3);
+	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	assert_non_null(strstr(plan.error, "refused task-clock (ENOSYS"));
 	plan_with(pf, 4, &p, "itlb", NULL, false, false, &plan);
-	assert_int_equal(plan.exit_code, 3);
+	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	assert_non_null(strstr(plan.error, "refused page-faults (EACCES"));
 }
 
@@ -423,7 +423,7 @@ static void test_busy_and_none(void **state)
 	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
 	assert_non_null(strstr(plan.reason, "(itlb_miss: EMFILE)"));
 	plan_with(enoent, 3, &p, "itlb", NULL, false, true, &plan);
-	assert_int_equal(plan.exit_code, 3);
+	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	assert_string_equal(plan.error, "fallback: no hardware counters (itlb_miss: ENOENT, hypervisor: yes); sampling "
 					"software events task-clock and page-faults (--fallback none)");
 }
@@ -435,11 +435,11 @@ static void test_events(void **state)
 	struct mf_mplan plan;
 	(void)state;
 	plan_with(ok, 1, &p, "profile", "no_such_event", false, false, &plan);
-	assert_int_equal(plan.exit_code, 2);
+	assert_int_equal(plan.code, MF_EUSAGE);
 	assert_non_null(strstr(plan.error, "unknown sampling event 'no_such_event'"));
 	/* a software event by name: no ladder */
 	plan_with(ok, 1, &p, "profile", "task_clock", false, false, &plan);
-	assert_int_equal(plan.exit_code, 0);
+	assert_int_equal(plan.code, 0);
 	assert_int_equal(plan.rung, MF_RUNG_PRECISE);
 	assert_string_equal(plan.reason, "software event as requested");
 	/* AMD: the generic ITLB event, one stream (no STLB split) */

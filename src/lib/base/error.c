@@ -20,6 +20,8 @@ const char *mf_strerror(int code)
 	case MF_EOF: return "end of input";
 	case MF_ENODATA: return "no data of the kind asked for";
 	case MF_ELIMIT: return "a limit was reached";
+	case MF_ENOEXEC: return "the program cannot be run";
+	case MF_ENOTCOUNTED: return "nothing could be counted";
 	default: return "unknown error";
 	}
 }

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "base/arena.h"
-#include "base/embedded.h"
+#include "base/datafile.h"
 #include "base/tsv.h"
 
 struct kb_priv {
@@ -34,42 +34,20 @@ enum { FROM_BOTH, FROM_EMBEDDED, FROM_DIR };
 static int load_file_from(struct loader *L, const char *rel, bool required, const char **text, size_t *len,
 			  const char **name, int from)
 {
-	const struct mf_embedded_file *f;
+	const char *data;
 
 	*text = NULL;
 	*len = 0;
 	if (L->dir && from != FROM_EMBEDDED) {
 		char path[4096];
-		FILE *fp;
+		char *buf;
+		size_t n;
+		int rc;
 		snprintf(path, sizeof(path), "%s/%s", L->dir, rel);
-		fp = fopen(path, "rb");
-		if (fp) {
-			char *buf = NULL;
-			size_t n = 0, cap = 0;
-			for (;;) {
-				size_t got;
-				if (cap - n < 65536) {
-					char *nb = realloc(buf, cap + 65536 + 1);
-					if (!nb) {
-						free(buf);
-						fclose(fp);
-						return mf_error_set(L->err, MF_ENOMEM, path, 0, 0, "out of memory");
-					}
-					buf = nb;
-					cap += 65536;
-				}
-				got = fread(buf + n, 1, cap - n, fp);
-				n += got;
-				if (got == 0)
-					break;
-			}
-			if (ferror(fp)) {
-				free(buf);
-				fclose(fp);
-				return mf_error_set(L->err, MF_EIO, path, 0, 0, "cannot read: %s", strerror(errno));
-			}
-			fclose(fp);
-			buf[n] = '\0';
+		rc = mf_datafile_read_path(path, &buf, &n, L->err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
 			*text = mf_arena_strndup(L->a, buf, n);
 			free(buf);
 			*name = mf_arena_strdup(L->a, path);
@@ -78,18 +56,13 @@ static int load_file_from(struct loader *L, const char *rel, bool required, cons
 			*len = n;
 			return 0;
 		}
-		if (errno != ENOENT)
-			return mf_error_set(L->err, MF_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
 	}
-	for (f = mf_embedded_files; f->path && from != FROM_DIR; f++) {
-		if (strcmp(f->path, rel) == 0) {
-			char nm[300];
-			snprintf(nm, sizeof(nm), "data/%s", rel);
-			*text = f->data;
-			*len = f->len;
-			*name = mf_arena_strdup(L->a, nm);
-			return *name ? 0 : mf_error_set(L->err, MF_ENOMEM, nm, 0, 0, "out of memory");
-		}
+	if (from != FROM_DIR && (data = mf_datafile_embedded(rel, len))) {
+		char nm[300];
+		snprintf(nm, sizeof(nm), "data/%s", rel);
+		*text = data;
+		*name = mf_arena_strdup(L->a, nm);
+		return *name ? 0 : mf_error_set(L->err, MF_ENOMEM, nm, 0, 0, "out of memory");
 	}
 	if (required)
 		return mf_error_set(L->err, MF_ETABLE, rel, 0, 0, "table file missing%s%s", L->dir ? " in " : "",

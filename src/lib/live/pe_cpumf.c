@@ -219,7 +219,7 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 		snprintf(info->why, sizeof(info->why),
 			 "no cpum_cf PMU in /sys/bus/event_source/devices: this is not Linux on IBM Z, the kernel "
 			 "lacks CPU-MF counter support, or a container hides it");
-		return MF_EUSAGE;
+		return MF_ENOTCOUNTED;
 	}
 	info->has_pmu = true;
 	info->pmu_type = atoi(buf);
@@ -255,7 +255,7 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 			 info->machine_type ? "machine type %u is not known (see mfstat machines): give --machine"
 					    : "machine type not found in /proc/sysinfo or /proc/cpuinfo: give --machine",
 			 info->machine_type);
-		return MF_EUSAGE;
+		return MF_ENOTCOUNTED;
 	}
 	if (!info->machine_type)
 		add_missing(info, "machine type (no Type: in /proc/sysinfo)");
@@ -264,7 +264,7 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 			 "the basic counter set is not authorized for this LPAR or guest (authorization %04x): "
 			 "authorize it in the LPAR activation profile, or in z/VM",
 			 info->auth);
-		return MF_EUSAGE;
+		return MF_ENOTCOUNTED;
 	}
 	if (info->has_versions && !(info->auth & 0x01))
 		add_missing(info, "the extended counter set is not authorized: sourcing, RNI, TLB and AIU metrics are not "
@@ -274,7 +274,7 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 			 "perf_event_paranoid is %d: %s counting needs root or a value of %d or less "
 			 "(sysctl kernel.perf_event_paranoid)",
 			 info->paranoid, system_wide ? "system-wide" : "per-process", system_wide ? 0 : 2);
-		return MF_EUSAGE;
+		return MF_ENOTCOUNTED;
 	}
 	/* The events: one sysfs file each, holding "event=0x<number>". */
 	path_of(sys, "/sys/bus/event_source/devices/cpum_cf/events", path, sizeof(path));
@@ -309,7 +309,7 @@ int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf
 		snprintf(info->why, sizeof(info->why),
 			 "the cpum_cf PMU lists no %s counters it may count (in /sys/bus/event_source/devices/cpum_cf/events)",
 			 info->family->display);
-		return MF_EUSAGE;
+		return MF_ENOTCOUNTED;
 	}
 	(void)dropped;
 	return 0;
@@ -451,11 +451,11 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 		/* The child waits for the counters before it execs the command. */
 		if (pipe2(go, O_CLOEXEC) || pipe2(fail, O_CLOEXEC)) {
 			free(fds);
-			return mf_error_set(err, MF_EIO, "stat", 0, 0, "pipe: %s", strerror(errno));
+			return mf_error_set(err, MF_ENOEXEC, "stat", 0, 0, "pipe: %s", strerror(errno));
 		}
 		pid = fork();
 		if (pid < 0) {
-			rc = mf_error_set(err, MF_EIO, "stat", 0, 0, "fork: %s", strerror(errno));
+			rc = mf_error_set(err, MF_ENOEXEC, "stat", 0, 0, "fork: %s", strerror(errno));
 			goto out;
 		}
 		if (pid == 0) {
@@ -523,7 +523,7 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 	if (opened == 0) {
 		char why[160];
 		why_errno(first_errno, why, sizeof(why));
-		rc = mf_error_set(err, MF_EUSAGE, "stat", 0, 0, "no event could be opened: %s", why);
+		rc = mf_error_set(err, MF_ENOTCOUNTED, "stat", 0, 0, "no event could be opened: %s", why);
 		goto out; /* closing go makes the child exit without running the command */
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -536,7 +536,7 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 		int e = 0;
 		ssize_t got;
 		if (write(go[1], "g", 1) != 1) {
-			rc = mf_error_set(err, MF_EIO, "stat", 0, 0, "cannot start the command");
+			rc = mf_error_set(err, MF_ENOEXEC, "stat", 0, 0, "cannot start the command");
 			goto out;
 		}
 		close(go[1]);
@@ -546,7 +546,7 @@ int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, c
 			while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 				;
 			pid = -1;
-			rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot run the command: %s", strerror(e));
+			rc = mf_error_set(err, MF_ENOEXEC, argv[0], 0, 0, "cannot run the command: %s", strerror(e));
 			goto out;
 		}
 		if (tick && tick->interval > 0) {

@@ -405,7 +405,7 @@ int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *pla
 			if (fd < 0) {
 				if (j == 0 && cpu > 0 && fd == -ENODEV) /* an offline CPU: nothing runs there */
 					break;
-				rc = mf_error_set(err, MF_EIO, "", 0, 0, "measurement impossible: cannot open %s on CPU %zu (%s)",
+				rc = mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0, "measurement impossible: cannot open %s on CPU %zu (%s)",
 						  ev->name, cpu, errno_text(-fd));
 				goto out;
 			}
@@ -420,7 +420,7 @@ int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *pla
 					pages = 8; /* the mlock limit refused: halve down to 8 (§3) */
 				}
 				if (!base) {
-					rc = mf_error_set(err, MF_EIO, "", 0, 0,
+					rc = mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
 							  "measurement impossible: cannot map the ring buffer of CPU %zu: %s "
 							  "(kernel.perf_event_mlock_kb)",
 							  cpu, strerror(errno));
@@ -437,7 +437,7 @@ int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *pla
 				int r = ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT,
 						   (unsigned long)c.sfd[cpu * plan->nsampled]);
 				if (r < 0) {
-					rc = mf_error_set(err, MF_EIO, "", 0, 0,
+					rc = mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
 							  "measurement impossible: cannot join %s to the ring of CPU %zu (%s)",
 							  ev->name, cpu, errno_text(-r));
 					goto out;
@@ -501,7 +501,7 @@ int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *pla
 		if (got == (ssize_t)sizeof(e)) {
 			waitpid(pid, &status, 0);
 			pid = -1;
-			rc = mf_error_set(err, MF_EUSAGE, argv[0], 0, 0, "cannot run %s: %s", argv[0], strerror(e));
+			rc = mf_error_set(err, MF_ENOEXEC, argv[0], 0, 0, "cannot run %s: %s", argv[0], strerror(e));
 			goto restore;
 		}
 	}

@@ -22,7 +22,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "base/embedded.h"
+#include "base/datafile.h"
 #include "base/tsv.h"
 
 /* ---- the real system calls ---------------------------------------------- */
@@ -274,52 +274,31 @@ void mf_mprobe_read(const char *root, struct mf_mprobe *p)
 int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, char *name, size_t namelen,
 			   struct mf_error *err)
 {
-	const struct mf_embedded_file *f;
+	const char *data;
+
 	*text = NULL;
 	*len = 0;
 	if (tables_dir) {
 		char path[4096];
-		FILE *fp;
+		int rc;
 		snprintf(path, sizeof(path), "%s/measure/events.tsv", tables_dir);
-		fp = fopen(path, "rb");
-		if (fp) {
-			char *buf = NULL;
-			size_t n = 0, cap = 0, got;
-			do {
-				if (cap - n < 4096) {
-					char *nb = realloc(buf, cap + 65536 + 1);
-					if (!nb) {
-						free(buf);
-						fclose(fp);
-						return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
-					}
-					buf = nb;
-					cap += 65536;
-				}
-				got = fread(buf + n, 1, cap - n, fp);
-				n += got;
-			} while (got > 0);
-			fclose(fp);
-			buf[n] = '\0';
-			*text = buf;
-			*len = n;
+		rc = mf_datafile_read_path(path, text, len, err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
 			snprintf(name, namelen, "%s", path);
 			return 0;
 		}
-		if (errno != ENOENT)
-			return mf_error_set(err, MF_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
 	}
-	for (f = mf_embedded_files; f->path; f++)
-		if (strcmp(f->path, "measure/events.tsv") == 0) {
-			*text = malloc(f->len + 1);
-			if (!*text)
-				return mf_error_set(err, MF_ENOMEM, "data/measure/events.tsv", 0, 0, "out of memory");
-			memcpy(*text, f->data, f->len + 1);
-			*len = f->len;
-			snprintf(name, namelen, "data/measure/events.tsv");
-			return 0;
-		}
-	return mf_error_set(err, MF_ETABLE, "measure/events.tsv", 0, 0, "table file missing");
+	data = mf_datafile_embedded("measure/events.tsv", len);
+	if (!data)
+		return mf_error_set(err, MF_ETABLE, "measure/events.tsv", 0, 0, "table file missing");
+	*text = malloc(*len + 1);
+	if (!*text)
+		return mf_error_set(err, MF_ENOMEM, "data/measure/events.tsv", 0, 0, "out of memory");
+	memcpy(*text, data, *len + 1);
+	snprintf(name, namelen, "data/measure/events.tsv");
+	return 0;
 }
 
 struct ev_row {
@@ -620,7 +599,7 @@ static int impossible(struct mf_mplan *plan, const char *fmt, const char *a, int
 	if ((size_t)snprintf(plan->error, sizeof(plan->error), fmt, a, errno_name(e), pr->paranoid) >=
 	    sizeof(plan->error))
 		plan->error[sizeof(plan->error) - 2] = '.';
-	plan->exit_code = 3;
+	plan->code = MF_ENOTCOUNTED;
 	return 0;
 }
 
@@ -633,7 +612,7 @@ static bool step_down(struct mf_mplan *plan, const struct mf_mplan_req *req, con
 	else
 		snprintf(plan->reason, sizeof(plan->reason), "%s", line);
 	if (req->fallback_none) {
-		plan->exit_code = 3;
+		plan->code = MF_ENOTCOUNTED;
 		snprintf(plan->error, sizeof(plan->error), "%s (--fallback none)", line);
 		return false;
 	}
@@ -680,7 +659,7 @@ int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe
 			    rows[i].role >= 0)
 				set[nset++] = &rows[i];
 	if (!nset) {
-		plan->exit_code = 2;
+		plan->code = MF_EUSAGE;
 		snprintf(plan->error, sizeof(plan->error),
 			 "unknown sampling event '%s' (%s names the events: itlb_miss, cycles, task_clock, page_faults...)",
 			 req->event, events_name);
