@@ -118,6 +118,19 @@ static int write_counters_csv(FILE *fp, struct mf_sample *const *s, size_t ns)
 	return ferror(fp) ? -1 : 0;
 }
 
+/* write_counters_csv into -o FILE through cli_open_out/cli_close_out: EXIT_OK or EXIT_DATA (said). */
+static int save_counters_csv(const char *out, struct mf_sample *const *s, size_t ns)
+{
+	FILE *fp = cli_open_out(out);
+	if (!fp)
+		return EXIT_DATA;
+	if (write_counters_csv(fp, s, ns)) {
+		cli_close_out(fp, out);
+		return EXIT_DATA;
+	}
+	return cli_close_out(fp, out);
+}
+
 /*
  * The command's status as mfstat's exit status, as perf stat and mfstat
  * measure give it: its exit status, or 128+N for a signal N; 0 for none.
@@ -410,14 +423,7 @@ static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const ar
 	make_samples(&col, cnt, 0, wall, false);
 	if (out && strcmp(format, "csv") == 0) {
 		/* -f csv -o FILE: the raw counts as canonical counter CSV; the report goes to standard output. */
-		FILE *fp = cli_open_out(out);
-		if (!fp || write_counters_csv(fp, col.s, col.nfam)) {
-			if (fp)
-				cli_close_out(fp, out);
-			rc = EXIT_DATA;
-			goto done;
-		}
-		rc = cli_close_out(fp, out);
+		rc = save_counters_csv(out, col.s, col.nfam);
 		if (rc)
 			goto done;
 		out = NULL;
@@ -635,14 +641,7 @@ int cmd_stat(int argc, char **argv)
 		make_samples(&col, cnt, 0, wall, false);
 		if (out && strcmp(format, "csv") == 0) {
 			/* -f csv -o FILE: the raw counters as canonical counter CSV; the report goes to standard output. */
-			FILE *fp = cli_open_out(out);
-			if (!fp || write_counters_csv(fp, col.s, 1)) {
-				if (fp)
-					cli_close_out(fp, out);
-				rc = EXIT_DATA;
-				goto stat_done;
-			}
-			rc = cli_close_out(fp, out);
+			rc = save_counters_csv(out, col.s, 1);
 			if (rc)
 				goto stat_done;
 			out = NULL;

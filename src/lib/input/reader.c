@@ -217,6 +217,17 @@ static int new_reader(struct mf_reader **out, const char *name, const struct mf_
 	return 0;
 }
 
+/* Reads a first block for detection (readers see it as unconsumed input), then detects the format. */
+static int first_block(struct mf_reader *r, struct mf_error *err)
+{
+	do {
+		long got = mf_stream_fill(&r->st, (size_t)1 << 20, err);
+		if (got < 0)
+			return (int)got;
+	} while (!r->st.eof && r->st.len < 4096);
+	return finish_open(r, err);
+}
+
 int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts,
 		   struct mf_error *err)
 {
@@ -239,15 +250,7 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
 	}
 	if (rc)
 		goto fail;
-	/* Read a first block for detection; readers see it as unconsumed input. */
-	do {
-		long got = mf_stream_fill(&r->st, (size_t)1 << 20, err);
-		if (got < 0) {
-			rc = (int)got;
-			goto fail;
-		}
-	} while (!r->st.eof && r->st.len < 4096);
-	rc = finish_open(r, err);
+	rc = first_block(r, err);
 	if (rc)
 		goto fail;
 	*out = r;
@@ -270,14 +273,7 @@ int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *dat
 	rc = mf_source_open_mem(&r->st.src, data, len, r->path, err);
 	if (rc)
 		goto fail;
-	do {
-		long got = mf_stream_fill(&r->st, (size_t)1 << 20, err);
-		if (got < 0) {
-			rc = (int)got;
-			goto fail;
-		}
-	} while (!r->st.eof && r->st.len < 4096);
-	rc = finish_open(r, err);
+	rc = first_block(r, err);
 	if (rc)
 		goto fail;
 	*out = r;
