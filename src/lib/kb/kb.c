@@ -253,6 +253,24 @@ static int cmp_counter(const void *a, const void *b)
 	return (x->number > y->number) - (x->number < y->number);
 }
 
+/*
+ * A full arena array of n elements of size each, moved to one of twice its
+ * capacity (first when empty); *cap is updated.  Doubling keeps loading linear:
+ * copying the array for every row was quadratic in time and arena memory.
+ * Returns the new array, or NULL when out of memory.
+ */
+static void *arena_grow(struct loader *L, void *old, size_t n, size_t size, size_t *cap, size_t first)
+{
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *p = mf_arena_alloc(L->a, ncap * size);
+	if (!p)
+		return NULL;
+	if (n)
+		memcpy(p, old, n * size);
+	*cap = ncap;
+	return p;
+}
+
 static int load_counters(struct loader *L, struct mf_family *fam)
 {
 	static const char *const cols[] = {"number", "short", "linux", "set", "description", NULL};
@@ -337,16 +355,12 @@ static int load_counters(struct loader *L, struct mf_family *fam)
 			break;
 		}
 		if (fam->ncounters == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct mf_counter *nc = mf_arena_alloc(L->a, ncap * sizeof(*nc));
-			if (!nc) {
+			void *grown = arena_grow(L, fam->counters, fam->ncounters, sizeof(*fam->counters), &cap, 64);
+			if (!grown) {
 				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
 				break;
 			}
-			if (fam->ncounters)
-				memcpy(nc, fam->counters, fam->ncounters * sizeof(*nc));
-			fam->counters = nc;
-			cap = ncap;
+			fam->counters = grown;
 		}
 		c = &fam->counters[fam->ncounters++];
 		c->number = (unsigned)num;
@@ -860,17 +874,12 @@ static int load_topology(struct loader *L)
 		}
 		f = (size_t)(fam - L->kb->families);
 		if (fam->ntopology == cap[f]) {
-			/* Doubling: copying the array for every row was quadratic in time and arena memory. */
-			size_t ncap = cap[f] ? 2 * cap[f] : 16;
-			nt = mf_arena_alloc(L->a, ncap * sizeof(*nt));
-			if (!nt) {
+			void *grown = arena_grow(L, fam->topology, fam->ntopology, sizeof(*fam->topology), &cap[f], 16);
+			if (!grown) {
 				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
 				break;
 			}
-			if (fam->ntopology)
-				memcpy(nt, fam->topology, fam->ntopology * sizeof(*nt));
-			fam->topology = nt;
-			cap[f] = ncap;
+			fam->topology = grown;
 		}
 		nt = &fam->topology[fam->ntopology];
 		nt->item = mf_arena_strdup(L->a, t->fz[1]);
@@ -929,16 +938,12 @@ static int load_machines(struct loader *L)
 			break;
 		}
 		if (L->kb->nmachines == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			struct mf_machine *nm = mf_arena_alloc(L->a, ncap * sizeof(*nm));
-			if (!nm) {
+			void *grown = arena_grow(L, L->kb->machines, L->kb->nmachines, sizeof(*L->kb->machines), &cap, 32);
+			if (!grown) {
 				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
 				break;
 			}
-			if (L->kb->nmachines)
-				memcpy(nm, L->kb->machines, L->kb->nmachines * sizeof(*nm));
-			L->kb->machines = nm;
-			cap = ncap;
+			L->kb->machines = grown;
 		}
 		m = &L->kb->machines[L->kb->nmachines++];
 		m->type = (unsigned)type;
