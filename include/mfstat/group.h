@@ -33,21 +33,6 @@ int mf_by_parse(const char *s, unsigned *by, size_t *bad);
 
 #define MF_BITWORDS (MF_MAX_COUNTER / 64)
 
-/* One interval of one system (system and LPAR) within a group. */
-struct mf_interval {
-	uint32_t system, lpar;    /* 0 when the rows name none */
-	int64_t start_us;
-	bool has_start;
-	double sum_seconds; /* over the rows that gave a length */
-	uint32_t nseconds;
-	uint32_t nrows;
-};
-
-struct mf_cpu_id {
-	uint32_t system, lpar;
-	int64_t cpu;
-};
-
 struct mf_group {
 	/* Key: the fields not grouped on are unset (0, -1, false). */
 	const struct mf_family *family;
@@ -72,16 +57,8 @@ struct mf_group {
 	uint64_t ncpsp;
 	uint64_t nnominal;        /* rows whose cpsp was the nominal speed */
 	unsigned user_only;
-
-	size_t nintervals, capintervals;
-	struct mf_interval *intervals; /* iv_first until a second interval arrives */
-	struct mf_interval iv_first;
-	size_t last_interval;
-	uint32_t *ihash;          /* index+1 by system and start, once there are many intervals */
-	size_t ihash_size;
-
-	size_t ncpus, capcpus;
-	struct mf_cpu_id *cpus;   /* distinct (system, LPAR, CPU), sorted */
+	/* The group's intervals and distinct CPUs are kept by the grouper: see
+	 * mf_group_interval_seconds and mf_group_cpus. */
 };
 
 struct mf_grouper;

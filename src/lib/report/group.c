@@ -58,6 +58,48 @@ struct mf_grouper *mf_grouper_new(unsigned by)
 	return g;
 }
 
+/* One interval of one system (system and LPAR) within a group. */
+struct mf_interval {
+	uint32_t system, lpar;    /* 0 when the rows name none */
+	int64_t start_us;
+	bool has_start;
+	double sum_seconds; /* over the rows that gave a length */
+	uint32_t nseconds;
+	uint32_t nrows;
+};
+
+struct mf_cpu_id {
+	uint32_t system, lpar;
+	int64_t cpu;
+};
+
+/*
+ * A group as the grouper keeps it: the public part first (every struct
+ * mf_group * the grouper hands out points at one of these), then the
+ * bookkeeping of its intervals and distinct CPUs.
+ */
+struct group {
+	struct mf_group pub;
+	size_t nintervals, capintervals;
+	struct mf_interval *intervals; /* &iv_first until a second interval arrives */
+	struct mf_interval iv_first;
+	size_t last_interval;
+	uint32_t *ihash;          /* index+1 by system and start, once there are many intervals */
+	size_t ihash_size;
+	size_t ncpus, capcpus;
+	struct mf_cpu_id *cpus;   /* distinct (system, LPAR, CPU), sorted */
+};
+
+static struct group *priv(struct mf_group *g)
+{
+	return (struct group *)g;
+}
+
+static const struct group *cpriv(const struct mf_group *g)
+{
+	return (const struct group *)g;
+}
+
 void mf_grouper_set_max_groups(struct mf_grouper *g, size_t max)
 {
 	g->max_groups = max;
@@ -65,13 +107,14 @@ void mf_grouper_set_max_groups(struct mf_grouper *g, size_t max)
 
 static void group_free(struct mf_group *grp)
 {
+	struct group *p = priv(grp);
 	free(grp->sum);
 	free(grp->sum_lspr);
-	if (grp->intervals != &grp->iv_first)
-		free(grp->intervals);
-	free(grp->ihash);
-	free(grp->cpus);
-	free(grp);
+	if (p->intervals != &p->iv_first)
+		free(p->intervals);
+	free(p->ihash);
+	free(p->cpus);
+	free(p);
 }
 
 void mf_grouper_free(struct mf_grouper *g)
@@ -92,16 +135,34 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
+/* Clears the key fields g does not group on (unset: 0, -1, false). */
+static void key_mask(const struct mf_grouper *g, struct mf_group *k)
+{
+	if (!(g->by & MF_BY_SYSTEM))
+		k->system = 0;
+	if (!(g->by & MF_BY_LPAR))
+		k->lpar = 0;
+	if (!(g->by & MF_BY_POOL))
+		k->pool = MF_POOL_NONE;
+	if (!(g->by & MF_BY_CPU))
+		k->cpu = -1;
+	if (!(g->by & MF_BY_INTERVAL))
+		k->has_start = false;
+	if (!k->has_start)
+		k->start_us = 0;
+}
+
 /* The key of a sample under the grouping, written into a group-shaped struct. */
 static void make_key(const struct mf_grouper *g, const struct mf_sample *s, struct mf_group *k)
 {
 	k->family = s->family;
-	k->system = (g->by & MF_BY_SYSTEM) ? s->system : 0;
-	k->lpar = (g->by & MF_BY_LPAR) ? s->lpar : 0;
-	k->pool = (g->by & MF_BY_POOL) ? s->pool : MF_POOL_NONE;
-	k->cpu = (g->by & MF_BY_CPU) ? s->cpu : -1;
-	k->has_start = (g->by & MF_BY_INTERVAL) ? s->has_start : false;
-	k->start_us = k->has_start ? s->start_us : 0;
+	k->system = s->system;
+	k->lpar = s->lpar;
+	k->pool = s->pool;
+	k->cpu = s->cpu;
+	k->has_start = s->has_start;
+	k->start_us = s->start_us;
+	key_mask(g, k);
 }
 
 static uint64_t key_hash(const struct mf_group *k)
@@ -143,6 +204,7 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 {
 	size_t j;
 	struct mf_group *grp;
+	struct group *p;
 
 	if (g->last && key_eq(g->last, k))
 		return g->last;
@@ -155,9 +217,10 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 		g->limit_hit = true;
 		return NULL;
 	}
-	grp = calloc(1, sizeof(*grp));
-	if (!grp)
+	p = calloc(1, sizeof(*p));
+	if (!p)
 		return NULL;
+	grp = &p->pub;
 	grp->family = k->family;
 	grp->system = k->system;
 	grp->lpar = k->lpar;
@@ -169,15 +232,15 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->nwords = (k->family->ncounters + 63) / 64;
 	grp->sum = calloc(k->family->ncounters + 3 * grp->nwords + 1, sizeof(*grp->sum));
 	if (!grp->sum) {
-		free(grp);
+		free(p);
 		return NULL;
 	}
 	grp->present_all = grp->sum + k->family->ncounters;
 	grp->present_any = grp->present_all + grp->nwords;
 	grp->overflow = grp->present_any + grp->nwords;
 	memset(grp->present_all, 0xff, grp->nwords * sizeof(*grp->present_all));
-	grp->intervals = &grp->iv_first;
-	grp->capintervals = 1;
+	p->intervals = &p->iv_first;
+	p->capintervals = 1;
 	grp->cpsp_min = INFINITY;
 	grp->cpsp_max = -INFINITY;
 	if (g->n == g->cap) {
@@ -208,7 +271,7 @@ static bool iv_is(const struct mf_interval *iv, uint32_t system, uint32_t lpar, 
 	return iv->start_us == start && iv->system == system && iv->lpar == lpar;
 }
 
-static int ihash_build(struct mf_group *grp, size_t size)
+static int ihash_build(struct group *grp, size_t size)
 {
 	uint32_t *h = calloc(size, sizeof(*h));
 	size_t i;
@@ -228,7 +291,7 @@ static int ihash_build(struct mf_group *grp, size_t size)
 }
 
 /* The interval record of a sample within its group (one per system and start time). */
-static struct mf_interval *find_interval(struct mf_group *grp, const struct mf_sample *s)
+static struct mf_interval *find_interval(struct group *grp, const struct mf_sample *s)
 {
 	struct mf_interval *iv;
 	int64_t start = s->has_start ? s->start_us : INT64_MIN;
@@ -298,7 +361,7 @@ static int cmp_cpu(const struct mf_cpu_id *a, const struct mf_cpu_id *b)
 }
 
 /* Adds a CPU to the group's sorted set of distinct CPUs. */
-static int add_cpu(struct mf_group *grp, const struct mf_sample *s)
+static int add_cpu(struct group *grp, const struct mf_sample *s)
 {
 	struct mf_cpu_id id = {s->system, s->lpar, s->cpu};
 	size_t lo = 0, hi = grp->ncpus;
@@ -398,7 +461,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 			grp->nnominal++;
 	}
 	grp->user_only |= s->user_only;
-	iv = find_interval(grp, s);
+	iv = find_interval(priv(grp), s);
 	if (!iv)
 		return MF_ENOMEM;
 	iv->nrows++;
@@ -406,7 +469,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 		iv->sum_seconds += s->seconds;
 		iv->nseconds++;
 	}
-	if (s->cpu >= 0 && add_cpu(grp, s))
+	if (s->cpu >= 0 && add_cpu(priv(grp), s))
 		return MF_ENOMEM;
 	return 0;
 }
@@ -541,8 +604,9 @@ static double union_length(const struct span *sp, size_t n)
 	return n ? total + (end - start) : 0;
 }
 
-double mf_group_interval_seconds(const struct mf_group *grp)
+double mf_group_interval_seconds(const struct mf_group *group)
 {
+	const struct group *grp = cpriv(group);
 	struct span *sp, *timed;
 	double total = 0, untimed = 0;
 	int64_t base = INT64_MAX;
@@ -603,8 +667,9 @@ double mf_group_interval_seconds(const struct mf_group *grp)
 	return total + untimed;
 }
 
-uint64_t mf_group_cpus(const struct mf_group *grp)
+uint64_t mf_group_cpus(const struct mf_group *group)
 {
+	const struct group *grp = cpriv(group);
 	uint64_t most = 0;
 	struct mf_interval *byst;
 	size_t i, j;
@@ -639,6 +704,7 @@ uint64_t mf_group_cpus(const struct mf_group *grp)
 
 int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 {
+	const struct group *sp = cpriv(src);
 	struct mf_group key, *grp;
 	struct mf_sample probe;
 	size_t n = src->family->ncounters, i;
@@ -646,12 +712,13 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	/* The key: src's fields that g groups on. */
 	memset(&key, 0, sizeof(key));
 	key.family = src->family;
-	key.system = (g->by & MF_BY_SYSTEM) ? src->system : 0;
-	key.lpar = (g->by & MF_BY_LPAR) ? src->lpar : 0;
-	key.pool = (g->by & MF_BY_POOL) ? src->pool : MF_POOL_NONE;
-	key.cpu = (g->by & MF_BY_CPU) ? src->cpu : -1;
-	key.has_start = (g->by & MF_BY_INTERVAL) ? src->has_start : false;
-	key.start_us = key.has_start ? src->start_us : 0;
+	key.system = src->system;
+	key.lpar = src->lpar;
+	key.pool = src->pool;
+	key.cpu = src->cpu;
+	key.has_start = src->has_start;
+	key.start_us = src->start_us;
+	key_mask(g, &key);
 	grp = find_or_add(g, &key);
 	if (!grp)
 		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
@@ -702,25 +769,25 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	grp->user_only |= src->user_only;
 	/* Intervals: the same start adds up (mean length), a new one is appended. */
 	mf_sample_reset(&probe);
-	for (i = 0; i < src->nintervals; i++) {
-		const struct mf_interval *si = &src->intervals[i];
+	for (i = 0; i < sp->nintervals; i++) {
+		const struct mf_interval *si = &sp->intervals[i];
 		struct mf_interval *iv;
 		probe.system = si->system;
 		probe.lpar = si->lpar;
 		probe.has_start = si->has_start;
 		probe.start_us = si->start_us;
-		iv = find_interval(grp, &probe);
+		iv = find_interval(priv(grp), &probe);
 		if (!iv)
 			return MF_ENOMEM;
 		iv->nrows += si->nrows;
 		iv->sum_seconds += si->sum_seconds;
 		iv->nseconds += si->nseconds;
 	}
-	for (i = 0; i < src->ncpus; i++) {
-		probe.system = src->cpus[i].system;
-		probe.lpar = src->cpus[i].lpar;
-		probe.cpu = src->cpus[i].cpu;
-		if (add_cpu(grp, &probe))
+	for (i = 0; i < sp->ncpus; i++) {
+		probe.system = sp->cpus[i].system;
+		probe.lpar = sp->cpus[i].lpar;
+		probe.cpu = sp->cpus[i].cpu;
+		if (add_cpu(priv(grp), &probe))
 			return MF_ENOMEM;
 	}
 	return 0;
