@@ -38,16 +38,19 @@ struct mf_result {
 	int partial_slot;     /* first counter slot present in only some rows, or -1 */
 };
 
+/* What the data does not say and the user may: the inputs of mf_metrics_compute beyond the counters. */
+struct mf_metrics_opts {
+	double mem_peak_gbs; /* peak memory bandwidth in GB/s (--mem-peak); 0 or NaN when not known */
+};
+
 /*
  * Computes every metric of the group's family from its summed counters, then
- * the LSPR class from the engines it counts.  r->value and r->na must hold
- * family->nmetrics entries.  Never fails.
+ * the LSPR class from the engines it counts.  opts may be NULL (the
+ * defaults).  r->value and r->na must hold family->nmetrics entries.  Never
+ * fails.
  */
-void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, struct mf_result *r);
-
-/* The same, with the peak memory bandwidth (GB/s, --mem-peak; NaN when not given). */
-void mf_metrics_compute_opts(const struct mf_kb *kb, const struct mf_group *grp, double mem_peak_gbs,
-			     struct mf_result *r);
+void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
+			struct mf_result *r);
 
 /* Allocates results for n groups (values and reasons included); free with mf_results_free. */
 struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n);

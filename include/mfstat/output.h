@@ -49,7 +49,7 @@ struct mf_report {
 	const char *const *warnings;
 	size_t nfiles;
 	const char *input_summary;    /* what the readers saw (SMF record counts), text and HTML output */
-	double mem_peak_gbs;          /* --mem-peak, NaN when not given (HTML recomputes period totals) */
+	struct mf_metrics_opts metrics; /* the metrics' options (HTML recomputes period totals) */
 	size_t ninputs;               /* what was read from each file (JSON "inputs"); 0 = not told */
 	const struct mf_input *inputs;
 	uint64_t duplicates;          /* samples dropped as copies (mf_dedup) */

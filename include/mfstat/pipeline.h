@@ -33,7 +33,7 @@ struct mf_pipeline_opts {
 	unsigned by;                       /* MF_BY_* bits */
 	bool skip_bad;                     /* skip and count bad rows instead of stopping */
 	size_t max_groups;                 /* MF_ELIMIT beyond this many groups; 0: no limit */
-	double mem_peak_gbs;               /* peak memory bandwidth, NaN when not known */
+	struct mf_metrics_opts metrics;    /* what the user says beyond the counters (--mem-peak) */
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;

@@ -174,7 +174,7 @@ int cmd_report(int argc, char **argv)
 	po.by = by;
 	po.skip_bad = skip;
 	po.max_groups = (size_t)max_groups;
-	po.mem_peak_gbs = mem_peak;
+	po.metrics.mem_peak_gbs = mem_peak;
 	po.diag = report_diag;
 	po.ctx = &st;
 	if (machine) {

@@ -246,9 +246,10 @@ static int write_report(const struct mf_kb *kb, struct mf_grouper *g, uint64_t r
 		cli_err("out of memory");
 		return EXIT_DATA;
 	}
-	for (i = 0; i < ng; i++)
-		mf_metrics_compute_opts(kb, groups[i], mem_peak, &res[i]);
 	memset(&rep, 0, sizeof(rep));
+	rep.metrics.mem_peak_gbs = mem_peak;
+	for (i = 0; i < ng; i++)
+		mf_metrics_compute(kb, groups[i], &rep.metrics, &res[i]);
 	rep.kb = kb;
 	rep.tab = tab;
 	rep.ngroups = ng;
@@ -257,7 +258,6 @@ static int write_report(const struct mf_kb *kb, struct mf_grouper *g, uint64_t r
 	rep.by = interval ? MF_BY_INTERVAL : 0;
 	rep.nwarnings = w->n;
 	rep.warnings = (const char *const *)w->w;
-	rep.mem_peak_gbs = mem_peak;
 	rc = cli_write_report(out, format, &rep);
 	mf_results_free(res, ng);
 	mf_strtab_free(tab);

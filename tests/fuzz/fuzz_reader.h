@@ -27,7 +27,7 @@ static inline int fuzz_reader(const uint8_t *data, size_t size, const char *form
 	o.format = format;
 	o.by = MF_BY_DEFAULT;
 	o.skip_bad = true;
-	o.mem_peak_gbs = NAN;
+	o.metrics.mem_peak_gbs = NAN;
 	if (size && data[0] == 'Z')
 		o.family = mf_kb_family(kb, "z16"); /* also cover --machine */
 	p = mf_pipeline_new(&o);

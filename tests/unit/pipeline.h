@@ -49,7 +49,7 @@ static inline void pipe_run(struct pipe *p, struct mf_kb *kb, const char *csv, u
 	p->by = by;
 	o.kb = kb;
 	o.by = by;
-	o.mem_peak_gbs = NAN;
+	o.metrics.mem_peak_gbs = NAN;
 	o.diag = pipe_fail;
 	p->pl = mf_pipeline_new(&o);
 	assert_non_null(p->pl);

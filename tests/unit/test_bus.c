@@ -74,7 +74,7 @@ static void intel_uncore(void **state)
 	assert_true(metric(&p, 0, "L2_MISS_MLP") == 3);
 	/* With the peak: 100 * 12.8 / 25.6 = 50 % */
 	for (i = 0; i < p.n; i++)
-		mf_metrics_compute_opts(kb, p.groups[i], 25.6, &p.res[i]);
+		mf_metrics_compute(kb, p.groups[i], &(struct mf_metrics_opts){.mem_peak_gbs = 25.6}, &p.res[i]);
 	assert_true(fabs(metric(&p, 0, "DRAM_UTIL") - 50) < 1e-12);
 	pipe_free(&p);
 }

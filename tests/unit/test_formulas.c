@@ -49,7 +49,7 @@ static void run_case(const struct mf_kb *kb, const char *file, struct vcase *vc)
 	groups = mf_grouper_groups(g, NULL, &n);
 	assert_int_equal(n, 1);
 	res = mf_results_new(groups, n);
-	mf_metrics_compute(kb, groups[0], &res[0]);
+	mf_metrics_compute(kb, groups[0], NULL, &res[0]);
 	for (k = 0; all_names[k]; k++) {
 		if (!vc->seen[k])
 			fail_msg("%s case %s: metric %s not listed (expect or absent)", file, vc->name, all_names[k]);

@@ -369,7 +369,7 @@ static void merge(void **state)
 		mr = mf_results_new(mg, n);
 		for (i = 0; i < n; i++) {
 			const struct mf_family *fam = mg[i]->family;
-			mf_metrics_compute(kb, mg[i], &mr[i]);
+			mf_metrics_compute(kb, mg[i], NULL, &mr[i]);
 			assert_int_equal(mg[i]->rows, coarse.groups[i]->rows);
 			assert_int_equal(mf_group_cpus(mg[i]), mf_group_cpus(coarse.groups[i]));
 			assert_int_equal(mr[i].lspr, coarse.res[i].lspr);

@@ -71,7 +71,7 @@ static void lint_families(void **state)
 		assert_int_equal(mf_grouper_add(g, s), 0);
 		groups = mf_grouper_groups(g, NULL, &n);
 		res = mf_results_new(groups, n);
-		mf_metrics_compute_opts(kb, groups[0], 25.6, &res[0]); /* --mem-peak for DRAM_UTIL */
+		mf_metrics_compute(kb, groups[0], &(struct mf_metrics_opts){.mem_peak_gbs = 25.6}, &res[0]); /* --mem-peak for DRAM_UTIL */
 		for (i = 0; i < fam->nmetrics; i++)
 			if (isnan(res[0].value[i]))
 				fail_msg("%s: %s not available with every counter present", fam->display,

@@ -117,7 +117,7 @@ static void pipe_file(struct pipe *p, const char *path, unsigned by, bool per_cp
 	p->groups = mf_grouper_groups(p->g, p->tab, &p->n);
 	p->res = mf_results_new(p->groups, p->n);
 	for (i = 0; i < p->n; i++)
-		mf_metrics_compute(kb, p->groups[i], &p->res[i]);
+		mf_metrics_compute(kb, p->groups[i], NULL, &p->res[i]);
 }
 
 static uint64_t group_sum(const struct pipe *p, size_t g, unsigned number)

@@ -55,7 +55,7 @@ static int run_perf(struct pipe *p, const char *text, const char *machine, struc
 	p->groups = mf_grouper_groups(p->g, p->tab, &p->n);
 	p->res = mf_results_new(p->groups, p->n);
 	for (i = 0; i < p->n; i++)
-		mf_metrics_compute(kb, p->groups[i], &p->res[i]);
+		mf_metrics_compute(kb, p->groups[i], NULL, &p->res[i]);
 	return rc;
 }
 

@@ -26,7 +26,7 @@ static struct mf_pipeline_opts opts_for(struct seen *s, unsigned by)
 	struct mf_pipeline_opts o = {0};
 	o.kb = kb;
 	o.by = by;
-	o.mem_peak_gbs = NAN;
+	o.metrics.mem_peak_gbs = NAN;
 	o.diag = record;
 	o.ctx = s;
 	return o;

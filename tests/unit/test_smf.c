@@ -457,7 +457,7 @@ static void jitter(void **state)
 		assert_int_equal(n, 3);
 		p.res = mf_results_new(p.groups, n);
 		for (i = 0; i < n; i++) {
-			mf_metrics_compute(kb, p.groups[i], &p.res[i]);
+			mf_metrics_compute(kb, p.groups[i], NULL, &p.res[i]);
 			assert_int_equal(mf_group_cpus(p.groups[i]), 4);
 			/* INTERVAL: the mean of the records' own lengths, 900.015 s. */
 			assert_true(fabs(p.res[i].interval - 900.015) < 1e-9);

@@ -30,14 +30,10 @@ static void evaluate(const struct mf_family *fam, const uint64_t *sums, const ui
 	}
 }
 
-void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, struct mf_result *r)
+void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
+			struct mf_result *r)
 {
-	mf_metrics_compute_opts(kb, grp, NAN, r);
-}
-
-void mf_metrics_compute_opts(const struct mf_kb *kb, const struct mf_group *grp, double mem_peak_gbs,
-			     struct mf_result *r)
-{
+	double mem_peak_gbs = opts ? opts->mem_peak_gbs : NAN;
 	const struct mf_family *fam = grp->family;
 	uint64_t present[MF_BITWORDS];
 	double vars[MF_NVARS];

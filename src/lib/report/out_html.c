@@ -330,7 +330,7 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 					rc = MF_ENOMEM;
 					goto out;
 				}
-				mf_metrics_compute_opts(rep->kb, ser[k].total, rep->mem_peak_gbs, &ser[k].total_res);
+				mf_metrics_compute(rep->kb, ser[k].total, &rep->metrics, &ser[k].total_res);
 			}
 		}
 	}

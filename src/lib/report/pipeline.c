@@ -258,7 +258,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	if (!p->res)
 		return MF_ENOMEM;
 	for (i = 0; i < p->ngroups; i++)
-		mf_metrics_compute_opts(p->o.kb, groups[i], p->o.mem_peak_gbs, &p->res[i]);
+		mf_metrics_compute(p->o.kb, groups[i], &p->o.metrics, &p->res[i]);
 	memset(rep, 0, sizeof(*rep));
 	rep->kb = p->o.kb;
 	rep->tab = p->tab;
@@ -278,7 +278,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->warnings = (const char *const *)p->notes.warnings;
 	rep->nfiles = p->nfiles;
 	rep->input_summary = mf_strbuf_str(&p->summary);
-	rep->mem_peak_gbs = p->o.mem_peak_gbs;
+	rep->metrics = p->o.metrics;
 	return 0;
 }
 
