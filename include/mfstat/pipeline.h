@@ -57,6 +57,21 @@ int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *dat
 			struct mf_error *err);
 
 /*
+ * Adds one sample that was not read from a file (counted live, as `mfstat
+ * stat` does): grouped like a read one, without duplicate detection.
+ * Returns 0, MF_ELIMIT beyond max_groups or MF_ENOMEM (err filled, and told
+ * to diag).
+ */
+struct mf_sample;
+int mf_pipeline_add_sample(struct mf_pipeline *p, const struct mf_sample *s, struct mf_error *err);
+
+/*
+ * Adds a warning of the caller's (a counter that could not be counted, an
+ * assumed CPU speed) to the report, before those mf_pipeline_finish adds.
+ */
+void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
  * Groups, computes the metrics and fills *out (which borrows from p: keep p
  * until out is written) with results, counts, inputs and warnings.  Call it
  * once, after the last file.  Returns 0 or MF_ENOMEM.

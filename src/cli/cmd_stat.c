@@ -50,33 +50,9 @@ static const char stat_help[] =
 	"Environment: MFSTAT_SYSROOT=DIR reads sysfs/procfs below DIR and replays the\n"
 	"counts in DIR/counts.tsv instead of counting (for tests and recorded systems).\n";
 
-/* Warnings of a run: on standard error (unless -q) and in the report (text footer, JSON). */
-struct warnings {
-	size_t n;
-	char *w[32];
-};
-
-static void add_warning(struct warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_warning(struct warnings *w, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[700];
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	cli_warn("%s", buf);
-	if (w->n < sizeof(w->w) / sizeof(w->w[0]) && (w->w[w->n] = strdup(buf)) != NULL)
-		w->n++;
-}
-
-static void free_warnings(struct warnings *w)
-{
-	size_t i;
-	for (i = 0; i < w->n; i++)
-		free(w->w[i]);
-	w->n = 0;
-}
-
+/* A warning of the run: on standard error now (unless -q), and into the report (text footer, JSON). */
+struct collect;
+static void add_warning(struct collect *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*
  * The canonical counter CSV of the samples (one per family counted): identity,
  * then the counters of every sample by short name; a counter a row's family
@@ -167,9 +143,8 @@ struct collect {
 	const int *dest_slot;
 	uint64_t *prev;          /* -I: the counts at the previous read, for deltas */
 	struct mf_sample *s[2];
-	struct mf_grouper *g;    /* one sample per family (and interval, with -I) goes here */
-	uint64_t rows;           /* samples added to g */
-	int64_t start_us;
+	struct mf_pipeline *pl;  /* one sample per family (and interval, with -I) goes here */
+	size_t nown;             /* warnings of ours in pl (said on standard error already) */
 	const struct mf_perf_tick *tick;
 	int failed;
 };
@@ -212,6 +187,18 @@ static void make_samples(struct collect *c, const struct mf_count *counts, doubl
 	}
 }
 
+static void add_warning(struct collect *c, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[700];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cli_warn("%s", buf);
+	mf_pipeline_warn(c->pl, "%s", buf);
+	c->nown++;
+}
+
 /* -I: each interval's counts become one sample per family (deltas of the cumulative reads). */
 static void on_tick(void *vctx, const struct mf_count *counts, size_t n, double from, double to)
 {
@@ -220,52 +207,88 @@ static void on_tick(void *vctx, const struct mf_count *counts, size_t n, double 
 	(void)n;
 	make_samples(c, counts, from, to, true);
 	for (f = 0; f < c->nfam && to > from; f++) {
-		if (mf_grouper_add(c->g, c->s[f]))
+		struct mf_error e;
+		if (mf_pipeline_add_sample(c->pl, c->s[f], &e))
 			c->failed = 1;
-		c->rows++;
 	}
 }
 
-/* Computes the metrics of the groups of g and writes the report in format to out. */
-static int write_report(const struct mf_kb *kb, struct mf_grouper *g, uint64_t rows, bool interval, double mem_peak,
-			const char *format, const char *out, const struct warnings *w)
+/*
+ * Sets up c for a run: a sample per family and the pipeline (by interval with
+ * -I) that groups them.  EXIT_OK, or EXIT_DATA (said).
+ */
+static int collect_init(struct collect *c, const struct mf_kb *kb, double interval_ms, double mem_peak)
 {
-	struct mf_strtab *tab = mf_strtab_new();
-	struct mf_group *const *groups;
-	struct mf_result *res;
-	struct mf_report rep;
-	size_t ng, i;
-	int rc;
+	struct mf_pipeline_opts po;
+	size_t f;
 
-	if (!tab)
-		return EXIT_DATA;
-	groups = mf_grouper_groups(g, tab, &ng);
-	res = mf_results_new(groups, ng);
-	if (ng && !res) {
-		mf_strtab_free(tab);
+	memset(&po, 0, sizeof(po));
+	po.kb = kb;
+	po.by = interval_ms > 0 ? MF_BY_INTERVAL : 0;
+	po.metrics.mem_peak_gbs = mem_peak;
+	c->pl = mf_pipeline_new(&po);
+	for (f = 0; f < c->nfam; f++)
+		c->s[f] = malloc(sizeof(*c->s[f]));
+	if (!c->pl || !c->s[0] || (c->nfam > 1 && !c->s[1])) {
 		cli_err("out of memory");
 		return EXIT_DATA;
 	}
-	memset(&rep, 0, sizeof(rep));
-	rep.metrics.mem_peak_gbs = mem_peak;
-	for (i = 0; i < ng; i++)
-		mf_metrics_compute(kb, groups[i], &rep.metrics, &res[i]);
-	rep.kb = kb;
-	rep.tab = tab;
-	rep.ngroups = ng;
-	rep.results = res;
-	rep.rows_read = rows;
-	rep.by = interval ? MF_BY_INTERVAL : 0;
-	rep.nwarnings = w->n;
-	rep.warnings = (const char *const *)w->w;
-	rc = cli_write_report(out, format, &rep);
-	mf_results_free(res, ng);
-	mf_strtab_free(tab);
-	return rc;
+	return EXIT_OK;
+}
+
+static void collect_free(struct collect *c)
+{
+	size_t f;
+	mf_pipeline_free(c->pl);
+	for (f = 0; f < 2; f++)
+		free(c->s[f]);
+}
+
+/*
+ * After the run: the totals (without -I) into the pipeline, then the report
+ * in format to out, or with -f csv -o FILE the raw counts to FILE and the
+ * report as text to standard output.  EXIT_OK or EXIT_DATA (said).
+ */
+static int finish_report(struct collect *c, const struct mf_count *counts, double wall, bool interval,
+			 const char *format, const char *out)
+{
+	struct mf_report rep;
+	struct mf_error e;
+	size_t f, i;
+	int rc;
+
+	if (c->failed) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	c->prev = NULL;
+	make_samples(c, counts, 0, wall, false);
+	if (out && strcmp(format, "csv") == 0) {
+		/* -f csv -o FILE: the raw counts as canonical counter CSV; the report goes to standard output. */
+		rc = save_counters_csv(out, c->s, c->nfam);
+		if (rc)
+			return rc;
+		out = NULL;
+		format = "text";
+	}
+	for (f = 0; f < c->nfam && !interval; f++) {
+		if (mf_pipeline_add_sample(c->pl, c->s[f], &e)) {
+			cli_err("%s", e.msg);
+			return EXIT_DATA;
+		}
+	}
+	if (mf_pipeline_finish(c->pl, &rep)) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	/* Ours were said as they came; the data's own (doubts) now. */
+	for (i = c->nown; i < rep.nwarnings; i++)
+		cli_warn("%s", rep.warnings[i]);
+	return cli_write_report(out, format, &rep);
 }
 
 /* Names the events that could not be opened, grouped by reason, in warnings. */
-static void warn_not_counted(struct warnings *w, const struct mf_count *c, size_t n, const char *what)
+static void warn_not_counted(struct collect *col, const struct mf_count *c, size_t n, const char *what)
 {
 	size_t i, k;
 	for (i = 0; i < n; i++) {
@@ -290,19 +313,30 @@ static void warn_not_counted(struct warnings *w, const struct mf_count *c, size_
 		}
 		if (count > 6 && used < sizeof(names))
 			snprintf(names + used, sizeof(names) - used, " and %zu more", count - 6);
-		add_warning(w, "%zu %s not counted: %s: %s", count, what, names, c[i].why);
+		add_warning(col, "%zu %s not counted: %s: %s", count, what, names, c[i].why);
 	}
 }
+
+/* The command line of stat. */
+struct stat_opts {
+	const char *machine, *format, *out, *tables;
+	bool all, want_fallback;
+	double interval_ms, mem_peak, duration;
+	int cpus[1024];
+	size_t ncpus;
+	char **cmd;              /* the command to run, or NULL to count system-wide */
+};
 
 /*
  * Without CPU-MF: the generic events of the linux_perf family (and, system-wide
  * on Intel, the memory controllers' CAS counts of intel_uncore), reported by
  * the same writers, with -I, -f and -o as for CPU-MF counters.
  */
-static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const argv[], double duration, const int *cpus,
-		    size_t ncpus, double interval_ms, double mem_peak, const char *format, const char *out, const char *why,
+static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, const struct stat_opts *o, const char *why,
 		    int *status)
 {
+	char *const *argv = o->cmd;
+	double interval_ms = o->interval_ms;
 	static const struct mf_perf_req req[] = {
 		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles", false, 0},
 		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "instructions", false, 0},
@@ -322,11 +356,10 @@ static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const ar
 	int dest_fam[N + 2 * MAXIMC], dest_slot[N + 2 * MAXIMC];
 	uint64_t prev[N + 2 * MAXIMC];
 	struct mf_uncore_imc imc[MAXIMC];
-	struct warnings w = {0};
 	struct collect col;
 	struct mf_perf_tick tick;
 	struct mf_error e;
-	size_t nimc = 0, ntot = N, i, f;
+	size_t nimc = 0, ntot = N, i;
 	double wall;
 	int rc = EXIT_OK;
 
@@ -383,69 +416,102 @@ static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const ar
 	col.n = ntot;
 	col.dest_fam = dest_fam;
 	col.dest_slot = dest_slot;
-	for (f = 0; f < col.nfam; f++) {
-		col.s[f] = malloc(sizeof(*col.s[f]));
-		if (!col.s[f]) {
-			rc = EXIT_DATA;
-			goto done;
-		}
-	}
-	col.g = mf_grouper_new(interval_ms > 0 ? MF_BY_INTERVAL : 0);
-	if (!col.g) {
-		rc = EXIT_DATA;
+	rc = collect_init(&col, kb, interval_ms, o->mem_peak);
+	if (rc)
 		goto done;
-	}
 	memset(&tick, 0, sizeof(tick));
 	tick.interval = interval_ms / 1000;
 	tick.fn = on_tick;
 	tick.ctx = &col;
 	col.tick = &tick;
 	col.prev = prev;
-	add_warning(&w, "no CPU-MF counters (%s): counted Linux perf's generic events instead (family linux_perf)",
+	add_warning(&col, "no CPU-MF counters (%s): counted Linux perf's generic events instead (family linux_perf)",
 		    why);
 	mf_error_clear(&e);
-	if (mf_perf_run(sys, all, ntot, argv, duration, cpus, ncpus, interval_ms > 0 ? &tick : NULL, cnt, status, &wall,
-			&e)) {
+	if (mf_perf_run(sys, all, ntot, argv, o->duration, o->ncpus ? o->cpus : NULL, o->ncpus,
+			interval_ms > 0 ? &tick : NULL, cnt, status, &wall, &e)) {
 		cli_diag(&e, "error");
 		rc = cli_exit_for(e.code);
 		goto done;
 	}
-	if (col.failed) {
+	warn_not_counted(&col, cnt, N, "generic events");
+	if (nimc)
+		warn_not_counted(&col, cnt + N, ntot - N, "memory-controller events");
+	rc = finish_report(&col, cnt, wall, interval_ms > 0, o->format, o->out);
+done:
+	collect_free(&col);
+	return rc;
+}
+
+/* With CPU-MF counters: every authorized counter of the family, reported by the family's metrics. */
+static int count_cpumf(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf_cpumf_info *info,
+		       const struct stat_opts *o, int *status)
+{
+	struct mf_perf_req *req = calloc(info->nevents, sizeof(*req));
+	struct mf_count *cnt = calloc(info->nevents, sizeof(*cnt));
+	int *dest_fam = calloc(info->nevents, sizeof(*dest_fam));
+	int *dest_slot = calloc(info->nevents, sizeof(*dest_slot));
+	uint64_t *prev = calloc(info->nevents, sizeof(*prev));
+	struct mf_error e;
+	struct mf_perf_tick tick;
+	struct collect col;
+	double wall;
+	size_t i;
+	int rc;
+
+	memset(&col, 0, sizeof(col));
+	col.nfam = 1;
+	rc = collect_init(&col, kb, o->interval_ms, o->mem_peak);
+	if (rc)
+		goto done;
+	if (!req || !cnt || !dest_fam || !dest_slot || !prev) {
 		cli_err("out of memory");
 		rc = EXIT_DATA;
 		goto done;
 	}
-	warn_not_counted(&w, cnt, N, "generic events");
-	if (nimc)
-		warn_not_counted(&w, cnt + N, ntot - N, "memory-controller events");
-	/* The whole run: totals. */
-	col.prev = NULL;
-	make_samples(&col, cnt, 0, wall, false);
-	if (out && strcmp(format, "csv") == 0) {
-		/* -f csv -o FILE: the raw counts as canonical counter CSV; the report goes to standard output. */
-		rc = save_counters_csv(out, col.s, col.nfam);
-		if (rc)
-			goto done;
-		out = NULL;
-		format = "text";
+	if (info->missing[0])
+		add_warning(&col, "%s", info->missing);
+	for (i = 0; i < info->nevents; i++) {
+		req[i].type = (uint32_t)info->pmu_type;
+		req[i].config = info->events[i].number;
+		req[i].name = info->events[i].name;
+		req[i].one_cpu = false;
+		dest_slot[i] = info->events[i].slot;
 	}
-	if (interval_ms <= 0)
-		for (f = 0; f < col.nfam; f++) {
-			if (mf_grouper_add(col.g, col.s[f]))
-				rc = EXIT_DATA;
-			col.rows++;
-		}
-	if (rc == EXIT_OK)
-		rc = write_report(kb, col.g, col.rows, interval_ms > 0, mem_peak, format, out, &w);
+	col.fam[0] = info->family;
+	col.machine[0] = info->machine;
+	col.cpsp[0] = info->cpu_speed;
+	if (isnan(col.cpsp[0]) && info->machine) {
+		col.cpsp[0] = info->machine->nominal_mhz;
+		add_warning(&col, "CPU speed unknown (no cpu_speed= in /proc/service_levels): used the nominal "
+			    "speed of machine type %u (%g MHz)", info->machine->type, col.cpsp[0]);
+	}
+	col.n = info->nevents;
+	col.dest_fam = dest_fam;
+	col.dest_slot = dest_slot;
+	col.prev = prev;
+	memset(&tick, 0, sizeof(tick));
+	tick.interval = o->interval_ms / 1000;
+	tick.fn = on_tick;
+	tick.ctx = &col;
+	col.tick = &tick;
+	mf_error_clear(&e);
+	if (mf_perf_run(sys, req, info->nevents, o->cmd, o->duration, o->ncpus ? o->cpus : NULL, o->ncpus,
+			o->interval_ms > 0 ? &tick : NULL, cnt, status, &wall, &e)) {
+		cli_diag(&e, "error");
+		rc = cli_exit_for(e.code);
+		goto done;
+	}
+	warn_not_counted(&col, cnt, info->nevents, "counters");
+	rc = finish_report(&col, cnt, wall, o->interval_ms > 0, o->format, o->out);
 done:
-	mf_grouper_free(col.g);
-	for (f = 0; f < col.nfam; f++)
-		free(col.s[f]);
-	free_warnings(&w);
+	collect_free(&col);
+	free(req), free(cnt), free(dest_fam), free(dest_slot), free(prev);
 	return rc;
 }
 
-int cmd_stat(int argc, char **argv)
+/* Parses stat's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
+static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
 	static const struct option opts[] = {
 		{"all-cpus", no_argument, NULL, 'a'},        {"duration", required_argument, NULL, 'd'},
@@ -455,90 +521,105 @@ int cmd_stat(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},    {"output", required_argument, NULL, 'o'},
 		{"tables", required_argument, NULL, 'T'},    {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
-	const char *machine = NULL, *format = "text", *out = NULL, *tables = NULL, *root = getenv("MFSTAT_SYSROOT");
-	bool all = false, want_fallback = false;
-	double interval_ms = 0, mem_peak = NAN;
-	int cpus[1024];
-	size_t ncpus = 0;
-	double duration = NAN;
-	struct mf_kb *kb = NULL;
-	struct mf_sysif *sys = NULL;
-	struct mf_cpumf_info *info = NULL;
-	const struct mf_family *fam = NULL;
-	const struct mf_machine *m = NULL;
-	char **cmd = NULL;
-	int c, rc = EXIT_OK, status = 0, got;
+	int c;
 
+	memset(o, 0, sizeof(*o));
+	o->format = "text";
+	o->mem_peak = NAN;
+	o->duration = NAN;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:aC:I:d:f:o:qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'a': all = true; break;
+		case 'a': o->all = true; break;
 		case 'C': {
-			int k = mf_cpu_list(optarg, cpus, sizeof(cpus) / sizeof(cpus[0]));
+			int k = mf_cpu_list(optarg, o->cpus, sizeof(o->cpus) / sizeof(o->cpus[0]));
 			if (k <= 0) {
 				cli_err("stat: -C: '%s' is not a CPU list such as 0-3,8", optarg);
 				return EXIT_USAGE;
 			}
-			ncpus = (size_t)k;
-			all = true;
+			o->ncpus = (size_t)k;
+			o->all = true;
 			break;
 		}
 		case 'd': {
 			char *end;
-			duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(duration > 0)) {
+			o->duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->duration > 0)) {
 				cli_err("stat: --duration takes seconds, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
 		case 'I':
-			interval_ms = strtod(optarg, NULL);
-			if (!(interval_ms >= 10)) {
+			o->interval_ms = strtod(optarg, NULL);
+			if (!(o->interval_ms >= 10)) {
 				cli_err("stat: -I takes milliseconds, at least 10 (not '%s')", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		case 'm': machine = optarg; break;
-		case 'F': want_fallback = true; break;
+		case 'm': o->machine = optarg; break;
+		case 'F': o->want_fallback = true; break;
 		case 'M': {
 			char *end;
-			mem_peak = strtod(optarg, &end);
-			if (end == optarg || *end || !(mem_peak > 0)) {
+			o->mem_peak = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->mem_peak > 0)) {
 				cli_err("stat: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		}
-		case 'f': format = optarg; break;
-		case 'o': out = optarg; break;
-		case 'T': tables = optarg; break;
+		case 'f': o->format = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'h': fputs(stat_help, stdout); return EXIT_OK;
 		case ':': cli_err("stat: option %s needs a value", argv[optind - 1]); return EXIT_USAGE;
 		default: cli_err("stat: option %s is not known", argv[optind - 1]); return EXIT_USAGE;
 		}
 	}
-	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-		cli_err("stat: -f must be text, csv or json, not '%s'", format);
+	if (strcmp(o->format, "text") && strcmp(o->format, "csv") && strcmp(o->format, "json")) {
+		cli_err("stat: -f must be text, csv or json, not '%s'", o->format);
 		return EXIT_USAGE;
 	}
 	if (optind < argc)
-		cmd = argv + optind;
-	if (all && !cmd && !(duration > 0)) {
+		o->cmd = argv + optind;
+	if (o->all && !o->cmd && !(o->duration > 0)) {
 		cli_err("stat: -a needs --duration SECONDS (or a command to count while it runs)");
 		return EXIT_USAGE;
 	}
-	if (!all && !cmd) {
+	if (!o->all && !o->cmd) {
 		cli_err("stat: no command to run (mfstat stat -- COMMAND, or -a --duration SECONDS)");
 		return EXIT_USAGE;
 	}
-	kb = cli_load_kb(tables);
-	if (!kb)
+	return -1;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	const char *root = getenv("MFSTAT_SYSROOT");
+	struct stat_opts *o = malloc(sizeof(*o));
+	struct mf_kb *kb = NULL;
+	struct mf_sysif *sys = NULL;
+	struct mf_cpumf_info *info = NULL;
+	const struct mf_family *fam = NULL;
+	const struct mf_machine *m = NULL;
+	int rc, status = 0, got;
+
+	if (!o) {
+		cli_err("out of memory");
 		return EXIT_DATA;
-	if (machine && (mf_kb_resolve(kb, machine, strlen(machine), &fam, &m) || fam == mf_kb_generic(kb))) {
-		cli_err("stat: unknown machine '%s' (see mfstat machines)", machine);
+	}
+	rc = parse_opts(argc, argv, o);
+	if (rc >= 0)
+		goto out;
+	kb = cli_load_kb(o->tables);
+	if (!kb) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	if (o->machine && (mf_kb_resolve(kb, o->machine, strlen(o->machine), &fam, &m) || fam == mf_kb_generic(kb))) {
+		cli_err("stat: unknown machine '%s' (see mfstat machines)", o->machine);
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -563,107 +644,17 @@ int cmd_stat(int argc, char **argv)
 		rc = EXIT_DATA;
 		goto out;
 	}
-	if ((got = mf_cpumf_probe(sys, kb, fam, all && !cmd, info))) {
-		if (!want_fallback) {
-			cli_err("stat: CPU-MF counters cannot be counted here: %s; the command was not run "
-				"(--fallback runs it with the events this machine has)",
-				info->why);
-			rc = cli_exit_for(got);
-			goto out;
-		}
-		rc = fallback(sys, kb, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus, interval_ms,
-			      mem_peak, format, out, info->why, &status);
-		goto ran;
+	got = mf_cpumf_probe(sys, kb, fam, o->all && !o->cmd, info);
+	if (got && !o->want_fallback) {
+		cli_err("stat: CPU-MF counters cannot be counted here: %s; the command was not run "
+			"(--fallback runs it with the events this machine has)",
+			info->why);
+		rc = cli_exit_for(got);
+		goto out;
 	}
-	{
-		struct mf_perf_req *req = calloc(info->nevents, sizeof(*req));
-		struct mf_count *cnt = calloc(info->nevents, sizeof(*cnt));
-		int *dest_fam = calloc(info->nevents, sizeof(*dest_fam));
-		int *dest_slot = calloc(info->nevents, sizeof(*dest_slot));
-		uint64_t *prev = calloc(info->nevents, sizeof(*prev));
-		struct mf_error e;
-		struct mf_perf_tick tick;
-		struct collect col;
-		struct warnings w = {0};
-		double wall;
-		size_t i;
-
-		memset(&col, 0, sizeof(col));
-		col.s[0] = malloc(sizeof(*col.s[0]));
-		col.g = mf_grouper_new(interval_ms > 0 ? MF_BY_INTERVAL : 0);
-		if (!req || !cnt || !dest_fam || !dest_slot || !prev || !col.s[0] || !col.g) {
-			cli_err("out of memory");
-			rc = EXIT_DATA;
-			goto stat_done;
-		}
-		if (info->missing[0])
-			add_warning(&w, "%s", info->missing);
-		for (i = 0; i < info->nevents; i++) {
-			req[i].type = (uint32_t)info->pmu_type;
-			req[i].config = info->events[i].number;
-			req[i].name = info->events[i].name;
-			req[i].one_cpu = false;
-			dest_slot[i] = info->events[i].slot;
-		}
-		col.nfam = 1;
-		col.fam[0] = info->family;
-		col.machine[0] = info->machine;
-		col.cpsp[0] = info->cpu_speed;
-		if (isnan(col.cpsp[0]) && info->machine) {
-			col.cpsp[0] = info->machine->nominal_mhz;
-			add_warning(&w, "CPU speed unknown (no cpu_speed= in /proc/service_levels): used the nominal "
-				    "speed of machine type %u (%g MHz)", info->machine->type, col.cpsp[0]);
-		}
-		col.n = info->nevents;
-		col.dest_fam = dest_fam;
-		col.dest_slot = dest_slot;
-		col.prev = prev;
-		memset(&tick, 0, sizeof(tick));
-		tick.interval = interval_ms / 1000;
-		tick.fn = on_tick;
-		tick.ctx = &col;
-		col.tick = &tick;
-		mf_error_clear(&e);
-		if (mf_perf_run(sys, req, info->nevents, all && !cmd ? NULL : cmd, duration, ncpus ? cpus : NULL, ncpus,
-				interval_ms > 0 ? &tick : NULL, cnt, &status, &wall, &e)) {
-			cli_diag(&e, "error");
-			rc = cli_exit_for(e.code);
-			goto stat_done;
-		}
-		if (col.failed) {
-			cli_err("out of memory");
-			rc = EXIT_DATA;
-			goto stat_done;
-		}
-		warn_not_counted(&w, cnt, info->nevents, "counters");
-		/* The whole run: totals. */
-		col.prev = NULL;
-		make_samples(&col, cnt, 0, wall, false);
-		if (out && strcmp(format, "csv") == 0) {
-			/* -f csv -o FILE: the raw counters as canonical counter CSV; the report goes to standard output. */
-			rc = save_counters_csv(out, col.s, 1);
-			if (rc)
-				goto stat_done;
-			out = NULL;
-			format = "text";
-		}
-		if (interval_ms <= 0) {
-			if (mf_grouper_add(col.g, col.s[0])) {
-				rc = EXIT_DATA;
-				goto stat_done;
-			}
-			col.rows++;
-		}
-		rc = write_report(kb, col.g, col.rows, interval_ms > 0, NAN, format, out, &w);
-stat_done:
-		mf_grouper_free(col.g);
-		free(col.s[0]);
-		free_warnings(&w);
-		free(req), free(cnt), free(dest_fam), free(dest_slot), free(prev);
-	}
-ran:
+	rc = got ? fallback(sys, kb, o, info->why, &status) : count_cpumf(sys, kb, info, o, &status);
 	/* The command's own status becomes mfstat's when the report was written (perf stat does the same). */
-	if (rc == EXIT_OK && cmd) {
+	if (rc == EXIT_OK && o->cmd) {
 		report_status(status);
 		rc = command_exit(status);
 	}
@@ -672,5 +663,6 @@ out:
 	if (sys && root)
 		mf_sysif_free(sys);
 	mf_kb_free(kb);
+	free(o);
 	return rc;
 }

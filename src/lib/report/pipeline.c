@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,28 @@ static void skipped(struct mf_pipeline *p, struct mf_input *in, const char *reas
 	tell(p, MF_PIPELINE_SKIPPED, e);
 }
 
+/* Groups s: 0, or the code that stops (in e, and told). */
+static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const char *file, struct mf_error *e)
+{
+	int got = mf_grouper_add(p->grp, s);
+	if (got == MF_ELIMIT) {
+		char at[64] = "", keys[96], msg[512];
+		if (s->line > 0)
+			snprintf(at, sizeof(at), ":%ld", s->line);
+		else if (s->offset >= 0)
+			snprintf(at, sizeof(at), ": offset 0x%llx", (unsigned long long)s->offset);
+		by_keys_text(p->o.by, keys, sizeof(keys));
+		snprintf(msg, sizeof(msg),
+			 "%s%s: more than %llu groups (--max-groups): every distinct %s makes a group; "
+			 "group by fewer keys (for example --by system,pool) or raise --max-groups",
+			 file, at, (unsigned long long)p->o.max_groups, keys);
+		return fail_plain(p, e, got, msg);
+	}
+	if (got)
+		return fail_plain(p, e, MF_ENOMEM, "out of memory");
+	return 0;
+}
+
 /* One sample read from file: dedup, group.  0 to go on, else the code that stops. */
 static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *file, struct mf_input *in,
 		       struct mf_error *e)
@@ -137,23 +160,7 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 	}
 	if (got == MF_ENOMEM)
 		return fail_plain(p, e, got, "out of memory");
-	got = mf_grouper_add(p->grp, s);
-	if (got == MF_ELIMIT) {
-		char at[64] = "", keys[96], msg[512];
-		if (s->line > 0)
-			snprintf(at, sizeof(at), ":%ld", s->line);
-		else if (s->offset >= 0)
-			snprintf(at, sizeof(at), ": offset 0x%llx", (unsigned long long)s->offset);
-		by_keys_text(p->o.by, keys, sizeof(keys));
-		snprintf(msg, sizeof(msg),
-			 "%s%s: more than %llu groups (--max-groups): every distinct %s makes a group; "
-			 "group by fewer keys (for example --by system,pool) or raise --max-groups",
-			 file, at, (unsigned long long)p->o.max_groups, keys);
-		return fail_plain(p, e, got, msg);
-	}
-	if (got)
-		return fail_plain(p, e, MF_ENOMEM, "out of memory");
-	return 0;
+	return group_sample(p, s, file, e);
 }
 
 /* Reads the opened reader r to its end. */
@@ -239,6 +246,23 @@ int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *dat
 			struct mf_error *err)
 {
 	return add(p, name, data, len, true, err);
+}
+
+int mf_pipeline_add_sample(struct mf_pipeline *p, const struct mf_sample *s, struct mf_error *err)
+{
+	mf_error_clear(err);
+	p->rows++;
+	return group_sample(p, s, "counted", err);
+}
+
+void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	mf_notes_warn(&p->notes, "%s", buf);
 }
 
 unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
