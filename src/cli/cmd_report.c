@@ -66,7 +66,17 @@ static const char report_help[] =
 	"  -v, --verbose      say why metrics are not available\n"
 	"  -h, --help         this help\n";
 
-int cmd_report(int argc, char **argv)
+/* The command line of report. */
+struct report_opts {
+	const char *input, *format, *out, *machine, *tables;
+	bool skip, verbose;
+	unsigned by;
+	double mem_peak;
+	unsigned long long max_groups;
+};
+
+/* Parses report's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
+static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option opts[] = {
 		{"input", required_argument, NULL, 'I'}, {"format", required_argument, NULL, 'f'},
@@ -78,37 +88,32 @@ int cmd_report(int argc, char **argv)
 		{"mem-peak", required_argument, NULL, 'M'},
 		{"max-groups", required_argument, NULL, 'G'},
 		{NULL, 0, NULL, 0}};
-	const char *input = NULL, *format = "text", *out = NULL, *machine = NULL, *by_s = NULL, *tables = NULL;
-	bool skip = false, verbose = false;
-	double mem_peak = NAN;
-	unsigned long long max_groups = MAX_GROUPS_DEFAULT;
-	struct mf_kb *kb = NULL;
-	struct mf_pipeline *pl = NULL;
-	struct mf_pipeline_opts po;
-	struct diag_state st = {0};
-	struct mf_report rep;
-	const struct mf_result *res;
-	size_t ngroups, i;
-	unsigned by = MF_BY_DEFAULT;
-	int c, rc = EXIT_OK;
+	const char *by_s = NULL;
+	size_t i;
+	int c;
 
+	memset(o, 0, sizeof(*o));
+	o->format = "text";
+	o->mem_peak = NAN;
+	o->max_groups = MAX_GROUPS_DEFAULT;
+	o->by = MF_BY_DEFAULT;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:qvh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'I': input = optarg; break;
-		case 'f': format = optarg; break;
-		case 'o': out = optarg; break;
-		case 'm': machine = optarg; break;
+		case 'I': o->input = optarg; break;
+		case 'f': o->format = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'm': o->machine = optarg; break;
 		case 'b': by_s = optarg; break;
-		case 's': skip = true; break;
-		case 'T': tables = optarg; break;
+		case 's': o->skip = true; break;
+		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
-		case 'v': verbose = true; break;
+		case 'v': o->verbose = true; break;
 		case 'G': {
 			char *end;
 			errno = 0;
-			max_groups = strtoull(optarg, &end, 10);
+			o->max_groups = strtoull(optarg, &end, 10);
 			if (end == optarg || *end || errno || optarg[0] == '-') {
 				cli_err("report: --max-groups takes a number of groups (0: no limit), not '%s'", optarg);
 				return EXIT_USAGE;
@@ -117,8 +122,8 @@ int cmd_report(int argc, char **argv)
 		}
 		case 'M': {
 			char *end;
-			mem_peak = strtod(optarg, &end);
-			if (end == optarg || *end || !(mem_peak > 0)) {
+			o->mem_peak = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->mem_peak > 0)) {
 				cli_err("report: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -135,22 +140,23 @@ int cmd_report(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html")) {
-		cli_err("report: -f must be text, csv, json or html, not '%s'", format);
+	if (strcmp(o->format, "text") && strcmp(o->format, "csv") && strcmp(o->format, "json") &&
+	    strcmp(o->format, "html")) {
+		cli_err("report: -f must be text, csv, json or html, not '%s'", o->format);
 		return EXIT_USAGE;
 	}
-	if (input) {
+	if (o->input) {
 		const char *const *f = mf_reader_formats();
-		while (*f && strcmp(*f, input))
+		while (*f && strcmp(*f, o->input))
 			f++;
 		if (!*f) {
-			cli_err("report: --input must be csv, smf, perf or lshwc (not '%s')", input);
+			cli_err("report: --input must be csv, smf, perf or lshwc (not '%s')", o->input);
 			return EXIT_USAGE;
 		}
 	}
 	if (by_s) {
 		size_t bad;
-		if (mf_by_parse(by_s, &by, &bad)) {
+		if (mf_by_parse(by_s, &o->by, &bad)) {
 			cli_err("report: --by: '%s' is not one of system,lpar,pool,interval,cpu", by_s + bad);
 			return EXIT_USAGE;
 		}
@@ -159,28 +165,74 @@ int cmd_report(int argc, char **argv)
 		cli_err("report: no input files (give - to read standard input)");
 		return EXIT_USAGE;
 	}
-	for (i = (size_t)optind; out && i < (size_t)argc; i++) {
-		if (cli_same_file(out, argv[i])) {
-			cli_err("report: -o %s names the input %s: refusing to overwrite an input", out, argv[i]);
+	for (i = (size_t)optind; o->out && i < (size_t)argc; i++) {
+		if (cli_same_file(o->out, argv[i])) {
+			cli_err("report: -o %s names the input %s: refusing to overwrite an input", o->out, argv[i]);
 			return EXIT_USAGE;
 		}
 	}
-	kb = cli_load_kb(tables);
+	return -1;
+}
+
+/* -v: why each metric not available is not, per group. */
+static void explain_unavailable(const struct mf_report *rep)
+{
+	size_t i, j;
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_result *r = &rep->results[i];
+		const struct mf_family *fam = r->group->family;
+		char where[300];
+		mf_group_describe(r->group, rep->tab, where, sizeof(where));
+		for (j = 0; j < fam->nreport; j++) {
+			int m = fam->report[j];
+			char why[200];
+			if (m == MF_REPORT_LSPR) {
+				if (r->lspr == MF_LSPR_NONE)
+					fprintf(stderr, "mfstat: %s: LSPR n/a: %s\n", where,
+						r->lspr_why == MF_LSPR_ONLY_EXCLUDED
+							? "only zIIP, zAAP or zCBP engines, which the LSPR match leaves out"
+							: "L1MP or RNI not available");
+				continue;
+			}
+			if (!isnan(r->value[m]))
+				continue;
+			mf_na_explain(fam, &r->na[m], why, sizeof(why));
+			fprintf(stderr, "mfstat: %s: %s n/a: %s\n", where, fam->metrics[m].name, why);
+		}
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o;
+	struct mf_kb *kb = NULL;
+	struct mf_pipeline *pl = NULL;
+	struct mf_pipeline_opts po;
+	struct diag_state st = {0};
+	struct mf_report rep;
+	size_t i;
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	rc = EXIT_OK;
+	kb = cli_load_kb(o.tables);
 	if (!kb)
 		return EXIT_DATA;
 	memset(&po, 0, sizeof(po));
 	po.kb = kb;
-	po.format = input;
-	po.by = by;
-	po.skip_bad = skip;
-	po.max_groups = (size_t)max_groups;
-	po.metrics.mem_peak_gbs = mem_peak;
+	po.format = o.input;
+	po.by = o.by;
+	po.skip_bad = o.skip;
+	po.max_groups = (size_t)o.max_groups;
+	po.metrics.mem_peak_gbs = o.mem_peak;
 	po.diag = report_diag;
 	po.ctx = &st;
-	if (machine) {
-		if (mf_kb_resolve(kb, machine, strlen(machine), &po.family, &po.machine) != 0 ||
+	if (o.machine) {
+		if (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
 		    po.family == mf_kb_generic(kb)) {
-			cli_err("report: unknown machine '%s' (see mfstat machines)", machine);
+			cli_err("report: unknown machine '%s' (see mfstat machines)", o.machine);
 			rc = EXIT_USAGE;
 			goto out;
 		}
@@ -205,37 +257,13 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_DATA;
 		goto out;
 	}
-	res = rep.results;
-	ngroups = rep.ngroups;
 	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
 		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
-	if (verbose) {
-		for (i = 0; i < ngroups; i++) {
-			const struct mf_family *fam = res[i].group->family;
-			size_t j;
-			char where[300];
-			mf_group_describe(res[i].group, rep.tab, where, sizeof(where));
-			for (j = 0; j < fam->nreport; j++) {
-				int m = fam->report[j];
-				char why[200];
-				if (m == MF_REPORT_LSPR) {
-					if (res[i].lspr == MF_LSPR_NONE)
-						fprintf(stderr, "mfstat: %s: LSPR n/a: %s\n", where,
-							res[i].lspr_why == MF_LSPR_ONLY_EXCLUDED
-								? "only zIIP, zAAP or zCBP engines, which the LSPR match leaves out"
-								: "L1MP or RNI not available");
-					continue;
-				}
-				if (!isnan(res[i].value[m]))
-					continue;
-				mf_na_explain(fam, &res[i].na[m], why, sizeof(why));
-				fprintf(stderr, "mfstat: %s: %s n/a: %s\n", where, fam->metrics[m].name, why);
-			}
-		}
-	}
+	if (o.verbose)
+		explain_unavailable(&rep);
 	for (i = 0; i < rep.nwarnings; i++)
 		cli_warn("%s", rep.warnings[i]);
-	rc = cli_write_report(out, format, &rep);
+	rc = cli_write_report(o.out, o.format, &rep);
 out:
 	mf_pipeline_free(pl);
 	mf_kb_free(kb);
