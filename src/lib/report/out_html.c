@@ -261,189 +261,230 @@ static const char css[] =
 	"ul.findings li{margin:.3em 0}"
 	"@media print{body{max-width:none}section{break-inside:avoid-page}details{display:block}}\n";
 
+/* What every section of the page shares: the report, its metric columns and the CPUs expected per group. */
+struct page {
+	const struct mf_report *rep;
+	const char **keys;
+	size_t nkeys;
+	int *map;           /* per family and column: the metric, or -1 */
+	uint64_t *expected; /* per group of the report */
+};
+
+/* Finds or appends the series of group r, then appends r to it. */
+static int add_to_series(struct series **ser, size_t *nser, size_t *cap, const struct mf_result *r)
+{
+	struct series *s;
+	size_t k;
+	for (k = 0; k < *nser && !same_series((*ser)[k].first, r->group); k++)
+		;
+	if (k == *nser) {
+		if (*nser == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 16;
+			struct series *n2 = realloc(*ser, ncap * sizeof(*n2));
+			if (!n2)
+				return MF_ENOMEM;
+			*ser = n2;
+			*cap = ncap;
+		}
+		memset(&(*ser)[*nser], 0, sizeof((*ser)[*nser]));
+		(*ser)[*nser].first = r->group;
+		(*nser)++;
+	}
+	s = &(*ser)[k];
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		const struct mf_result **p = realloc(s->pts, ncap * sizeof(*p));
+		if (!p)
+			return MF_ENOMEM;
+		s->pts = p;
+		s->cap = ncap;
+	}
+	s->pts[s->n++] = r;
+	return 0;
+}
+
+/* The whole period of each series: its groups merged in g (sum, then divide), and its metrics. */
+static int series_totals(const struct mf_report *rep, struct mf_grouper *g, struct series *ser, size_t nser)
+{
+	size_t ng, i, k;
+	struct mf_group *const *mg = mf_grouper_groups(g, rep->tab, &ng);
+	for (k = 0; k < nser; k++) {
+		struct series *s = &ser[k];
+		for (i = 0; i < ng; i++)
+			if (same_series(mg[i], s->first))
+				s->total = mg[i];
+		if (!s->total)
+			continue;
+		s->total_res.value = malloc(s->total->family->nmetrics * sizeof(double) + 8);
+		s->total_res.na = calloc(s->total->family->nmetrics + 1, sizeof(struct mf_na));
+		if (!s->total_res.value || !s->total_res.na)
+			return MF_ENOMEM;
+		mf_metrics_compute(rep->kb, s->total, &rep->metrics, &s->total_res);
+	}
+	return 0;
+}
+
+/* The charts of a series: CPI/L1MP/RNI, LPARCPU and sourcing for CPU-MF families, else the reported metrics. */
+static void series_charts(struct mf_strbuf *sb, const struct series *s, const bool *short_iv)
+{
+	const struct mf_family *fam = s->first->family;
+	if (fam->lspr) {
+		static const char *const main3[] = {"CPI", "L1MP", "RNI"};
+		static const char *const busy[] = {"LPARCPU"};
+		static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
+		chart(sb, s, "CPI, L1MP and RNI; background: LSPR class", NULL, main3, 3, true, false, NULL);
+		chart(sb, s, short_iv ? "LPARCPU (% of one engine); gaps: intervals short of CPUs (data lost)"
+				      : "LPARCPU (% of one engine)",
+		      "%", busy, 1, false, false, short_iv);
+		chart(sb, s, "Where L1 misses were sourced (% of L1 misses)", "%", src, 8, false, true, NULL);
+	} else {
+		/* Other families: their reported metrics, a few per chart. */
+		const char *names[6];
+		size_t nn = 0, j;
+		for (j = 0; j < fam->nreport; j++) {
+			if (fam->report[j] < 0)
+				continue;
+			names[nn++] = fam->metrics[fam->report[j]].name;
+			if (nn == 3 || j + 1 == fam->nreport) {
+				chart(sb, s, NULL, NULL, names, nn, false, false, NULL);
+				nn = 0;
+			}
+		}
+		if (nn)
+			chart(sb, s, NULL, NULL, names, nn, false, false, NULL);
+	}
+}
+
+/* The table of a series: the whole period, then up to MAX_TABLE_ROWS intervals. */
+static void series_table(struct mf_strbuf *sb, const struct page *pg, const struct series *s, const bool *short_iv)
+{
+	const struct mf_report *rep = pg->rep;
+	const struct mf_family *fam = s->first->family;
+	const int *map = pg->map + (size_t)(fam - rep->kb->families) * pg->nkeys;
+	size_t i, j, rows;
+
+	mf_strbuf_puts(sb, "<div class=\"wide\"><table><tr><th class=\"id\">period</th>");
+	for (i = 0; i < pg->nkeys; i++)
+		if (map[i] != -1) {
+			mf_strbuf_puts(sb, "<th>");
+			esc(sb, pg->keys[i]);
+			mf_strbuf_puts(sb, "</th>");
+		}
+	mf_strbuf_puts(sb, "</tr>\n");
+	if (s->total) {
+		mf_strbuf_puts(sb, "<tr><td class=\"id\"><b>whole period</b></td>");
+		for (i = 0; i < pg->nkeys; i++)
+			if (map[i] != -1)
+				num_cell(sb, fam, map[i], &s->total_res);
+		mf_strbuf_puts(sb, "</tr>\n");
+	}
+	rows = s->n < MAX_TABLE_ROWS ? s->n : MAX_TABLE_ROWS;
+	for (i = 0; i < rows; i++) {
+		char t[48];
+		fmt_time(t, sizeof(t), s->pts[i]->group);
+		if (short_iv && short_iv[i])
+			mf_strbuf_printf(sb, "<tr class=\"short\"><td class=\"id\">%s <span class=\"warn\">(%llu of "
+					     "%llu CPUs: data lost)</span></td>",
+					 t, (unsigned long long)mf_group_cpus(s->pts[i]->group),
+					 (unsigned long long)pg->expected[s->pts[i] - rep->results]);
+		else
+			mf_strbuf_printf(sb, "<tr><td class=\"id\">%s</td>", t);
+		for (j = 0; j < pg->nkeys; j++)
+			if (map[j] != -1)
+				num_cell(sb, fam, map[j], s->pts[i]);
+		mf_strbuf_puts(sb, "</tr>\n");
+	}
+	mf_strbuf_puts(sb, "</table></div>\n");
+	if (s->n > rows)
+		mf_strbuf_printf(sb, "<p class=\"note\">%zu more intervals not shown: report with -f csv for all of "
+				     "them.</p>\n",
+				 s->n - rows);
+}
+
+/* One series: heading, charts and table.  Intervals with fewer CPUs than the others lost data: marked, not a dip. */
+static int series_section(struct mf_strbuf *sb, const struct page *pg, const struct series *s)
+{
+	bool *short_iv = calloc(s->n + 1, sizeof(*short_iv));
+	size_t i, nshort = 0;
+
+	if (!short_iv)
+		return MF_ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		size_t gi = (size_t)(s->pts[i] - pg->rep->results);
+		short_iv[i] = mf_group_cpus(s->pts[i]->group) < pg->expected[gi];
+		nshort += short_iv[i];
+	}
+	mf_strbuf_puts(sb, "<section>\n<h2>");
+	series_name(sb, pg->rep, s->first);
+	mf_strbuf_printf(sb, "</h2>\n<p class=\"note\">%zu interval%s.", s->n, s->n == 1 ? "" : "s");
+	if (nshort)
+		mf_strbuf_printf(sb, " <span class=\"warn\">%zu interval%s with fewer CPUs than the others (data "
+				     "lost): marked in the table, left out of the LPARCPU chart.</span>",
+				 nshort, nshort == 1 ? "" : "s");
+	mf_strbuf_puts(sb, "</p>\n");
+	series_charts(sb, s, nshort ? short_iv : NULL);
+	series_table(sb, pg, s, nshort ? short_iv : NULL);
+	mf_strbuf_puts(sb, "</section>\n");
+	free(short_iv);
+	return 0;
+}
+
+/* The page's opening: head, counts, warnings and findings. */
+static void page_head(struct mf_strbuf *sb, const struct mf_report *rep, struct series *ser, size_t nser)
+{
+	size_t i;
+	mf_strbuf_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			   "<title>mfstat report</title><style>");
+	mf_strbuf_puts(sb, css);
+	mf_strbuf_puts(sb, "</style></head><body>\n<h1>mfstat report</h1>\n");
+	mf_strbuf_printf(sb, "<p>%llu row%s from %zu file%s, %zu group%s in %zu series.", (unsigned long long)rep->rows_read,
+			 rep->rows_read == 1 ? "" : "s", rep->nfiles, rep->nfiles == 1 ? "" : "s", rep->ngroups,
+			 rep->ngroups == 1 ? "" : "s", nser);
+	if (rep->rows_skipped)
+		mf_strbuf_printf(sb, " <span class=\"warn\">%llu rows skipped.</span>", (unsigned long long)rep->rows_skipped);
+	mf_strbuf_puts(sb, " Metrics over a series are computed from its summed counters, never by averaging "
+			   "ratios; n/a means not available.</p>\n");
+	for (i = 0; i < rep->nwarnings; i++) {
+		mf_strbuf_puts(sb, "<p class=\"warn\">warning: ");
+		esc(sb, rep->warnings[i]);
+		mf_strbuf_puts(sb, "</p>\n");
+	}
+	findings(sb, rep, ser, nser);
+}
+
 int mf_out_html(FILE *fp, const struct mf_report *rep)
 {
 	struct mf_strbuf sb;
 	struct series *ser = NULL;
-	size_t nser = 0, cap = 0, i, k, nkeys;
-	const char **keys = mf_report_keys(rep, &nkeys);
-	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
+	size_t nser = 0, cap = 0, i, k;
+	struct page pg = {.rep = rep};
 	struct mf_grouper *g = mf_grouper_new(rep->by & ~(unsigned)MF_BY_INTERVAL);
-	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
-	bool *short_iv = NULL;
 	int rc = 0;
 
 	mf_strbuf_init(&sb);
-	if (!keys || !map || !g || !expected) {
+	pg.keys = mf_report_keys(rep, &pg.nkeys);
+	pg.map = pg.keys ? mf_report_key_map(rep, pg.keys, pg.nkeys) : NULL;
+	pg.expected = malloc((rep->ngroups + 1) * sizeof(*pg.expected));
+	if (!pg.keys || !pg.map || !g || !pg.expected) {
 		rc = MF_ENOMEM;
 		goto out;
 	}
-	mf_report_cpus_expected(rep, expected);
+	mf_report_cpus_expected(rep, pg.expected);
 	/* Series: the groups without their interval, in report order. */
-	for (i = 0; i < rep->ngroups; i++) {
-		const struct mf_result *r = &rep->results[i];
-		for (k = 0; k < nser && !same_series(ser[k].first, r->group); k++)
-			;
-		if (k == nser) {
-			if (nser == cap) {
-				size_t ncap = cap ? cap * 2 : 16;
-				struct series *n2 = realloc(ser, ncap * sizeof(*n2));
-				if (!n2) {
-					rc = MF_ENOMEM;
-					goto out;
-				}
-				ser = n2;
-				cap = ncap;
-			}
-			memset(&ser[nser], 0, sizeof(ser[nser]));
-			ser[nser].first = r->group;
-			nser++;
-		}
-		if (ser[k].n == ser[k].cap) {
-			size_t ncap = ser[k].cap ? ser[k].cap * 2 : 16;
-			const struct mf_result **p = realloc(ser[k].pts, ncap * sizeof(*p));
-			if (!p) {
-				rc = MF_ENOMEM;
-				goto out;
-			}
-			ser[k].pts = p;
-			ser[k].cap = ncap;
-		}
-		ser[k].pts[ser[k].n++] = r;
-		if (mf_grouper_merge(g, r->group)) {
+	for (i = 0; i < rep->ngroups && !rc; i++) {
+		rc = add_to_series(&ser, &nser, &cap, &rep->results[i]);
+		if (!rc && mf_grouper_merge(g, rep->results[i].group))
 			rc = MF_ENOMEM;
-			goto out;
-		}
 	}
-	/* The whole period of each series: its merged group. */
-	{
-		size_t ng;
-		struct mf_group *const *mg = mf_grouper_groups(g, rep->tab, &ng);
-		for (k = 0; k < nser; k++) {
-			for (i = 0; i < ng; i++)
-				if (same_series(mg[i], ser[k].first))
-					ser[k].total = mg[i];
-			if (ser[k].total) {
-				ser[k].total_res.value = malloc(ser[k].total->family->nmetrics * sizeof(double) + 8);
-				ser[k].total_res.na = calloc(ser[k].total->family->nmetrics + 1, sizeof(struct mf_na));
-				if (!ser[k].total_res.value || !ser[k].total_res.na) {
-					rc = MF_ENOMEM;
-					goto out;
-				}
-				mf_metrics_compute(rep->kb, ser[k].total, &rep->metrics, &ser[k].total_res);
-			}
-		}
-	}
-	mf_strbuf_puts(&sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			    "<title>mfstat report</title><style>");
-	mf_strbuf_puts(&sb, css);
-	mf_strbuf_puts(&sb, "</style></head><body>\n<h1>mfstat report</h1>\n");
-	mf_strbuf_printf(&sb, "<p>%llu row%s from %zu file%s, %zu group%s in %zu series.", (unsigned long long)rep->rows_read,
-			 rep->rows_read == 1 ? "" : "s", rep->nfiles, rep->nfiles == 1 ? "" : "s", rep->ngroups,
-			 rep->ngroups == 1 ? "" : "s", nser);
-	if (rep->rows_skipped)
-		mf_strbuf_printf(&sb, " <span class=\"warn\">%llu rows skipped.</span>", (unsigned long long)rep->rows_skipped);
-	mf_strbuf_puts(&sb, " Metrics over a series are computed from its summed counters, never by averaging "
-			    "ratios; n/a means not available.</p>\n");
-	for (i = 0; i < rep->nwarnings; i++) {
-		mf_strbuf_puts(&sb, "<p class=\"warn\">warning: ");
-		esc(&sb, rep->warnings[i]);
-		mf_strbuf_puts(&sb, "</p>\n");
-	}
-	findings(&sb, rep, ser, nser);
-	for (k = 0; k < nser && k < MAX_SERIES; k++) {
-		const struct series *s = &ser[k];
-		const struct mf_family *fam = s->first->family;
-		size_t f = (size_t)(fam - rep->kb->families), rows, nshort = 0;
-		/* Intervals with fewer CPUs than the others of the series lost data: marked, not a dip. */
-		free(short_iv);
-		short_iv = calloc(s->n + 1, sizeof(*short_iv));
-		if (!short_iv) {
-			rc = MF_ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < s->n; i++) {
-			size_t gi = (size_t)(s->pts[i] - rep->results);
-			short_iv[i] = mf_group_cpus(s->pts[i]->group) < expected[gi];
-			nshort += short_iv[i];
-		}
-		if (!nshort) {
-			free(short_iv);
-			short_iv = NULL;
-		}
-		mf_strbuf_puts(&sb, "<section>\n<h2>");
-		series_name(&sb, rep, s->first);
-		mf_strbuf_printf(&sb, "</h2>\n<p class=\"note\">%zu interval%s.", s->n, s->n == 1 ? "" : "s");
-		if (nshort)
-			mf_strbuf_printf(&sb, " <span class=\"warn\">%zu interval%s with fewer CPUs than the others (data "
-					      "lost): marked in the table, left out of the LPARCPU chart.</span>",
-					 nshort, nshort == 1 ? "" : "s");
-		mf_strbuf_puts(&sb, "</p>\n");
-		if (fam->lspr) {
-			static const char *const main3[] = {"CPI", "L1MP", "RNI"};
-			static const char *const busy[] = {"LPARCPU"};
-			static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
-			chart(&sb, s, "CPI, L1MP and RNI; background: LSPR class", NULL, main3, 3, true, false, NULL);
-			chart(&sb, s, short_iv ? "LPARCPU (% of one engine); gaps: intervals short of CPUs (data lost)"
-						: "LPARCPU (% of one engine)",
-			      "%", busy, 1, false, false, short_iv);
-			chart(&sb, s, "Where L1 misses were sourced (% of L1 misses)", "%", src, 8, false, true, NULL);
-		} else {
-			/* Other families: their reported metrics, a few per chart. */
-			const char *names[6];
-			size_t nn = 0, j;
-			for (j = 0; j < fam->nreport; j++) {
-				if (fam->report[j] < 0)
-					continue;
-				names[nn++] = fam->metrics[fam->report[j]].name;
-				if (nn == 3 || j + 1 == fam->nreport) {
-					chart(&sb, s, NULL, NULL, names, nn, false, false, NULL);
-					nn = 0;
-				}
-			}
-			if (nn)
-				chart(&sb, s, NULL, NULL, names, nn, false, false, NULL);
-		}
-		/* The whole period, then the intervals. */
-		mf_strbuf_puts(&sb, "<div class=\"wide\"><table><tr><th class=\"id\">period</th>");
-		for (i = 0; i < nkeys; i++)
-			if (map[f * nkeys + i] != -1) {
-				mf_strbuf_puts(&sb, "<th>");
-				esc(&sb, keys[i]);
-				mf_strbuf_puts(&sb, "</th>");
-			}
-		mf_strbuf_puts(&sb, "</tr>\n");
-		if (s->total) {
-			mf_strbuf_puts(&sb, "<tr><td class=\"id\"><b>whole period</b></td>");
-			for (i = 0; i < nkeys; i++)
-				if (map[f * nkeys + i] != -1)
-					num_cell(&sb, fam, map[f * nkeys + i], &s->total_res);
-			mf_strbuf_puts(&sb, "</tr>\n");
-		}
-		rows = s->n < MAX_TABLE_ROWS ? s->n : MAX_TABLE_ROWS;
-		for (i = 0; i < rows; i++) {
-			char t[48];
-			size_t j;
-			fmt_time(t, sizeof(t), s->pts[i]->group);
-			if (short_iv && short_iv[i])
-				mf_strbuf_printf(&sb, "<tr class=\"short\"><td class=\"id\">%s <span class=\"warn\">(%llu of "
-						      "%llu CPUs: data lost)</span></td>",
-						 t, (unsigned long long)mf_group_cpus(s->pts[i]->group),
-						 (unsigned long long)expected[s->pts[i] - rep->results]);
-			else
-				mf_strbuf_printf(&sb, "<tr><td class=\"id\">%s</td>", t);
-			for (j = 0; j < nkeys; j++)
-				if (map[f * nkeys + j] != -1)
-					num_cell(&sb, fam, map[f * nkeys + j], s->pts[i]);
-			mf_strbuf_puts(&sb, "</tr>\n");
-		}
-		mf_strbuf_puts(&sb, "</table></div>\n");
-		if (s->n > rows)
-			mf_strbuf_printf(&sb, "<p class=\"note\">%zu more intervals not shown: report with -f csv for all of "
-					      "them.</p>\n",
-					 s->n - rows);
-		mf_strbuf_puts(&sb, "</section>\n");
-	}
+	if (!rc)
+		rc = series_totals(rep, g, ser, nser);
+	if (rc)
+		goto out;
+	page_head(&sb, rep, ser, nser);
+	for (k = 0; k < nser && k < MAX_SERIES && !rc; k++)
+		rc = series_section(&sb, &pg, &ser[k]);
+	if (rc)
+		goto out;
 	if (nser > MAX_SERIES)
 		mf_strbuf_printf(&sb, "<p class=\"note\">%zu more series not drawn: narrow the input or use -f csv.</p>\n",
 				 nser - MAX_SERIES);
@@ -464,11 +505,10 @@ out:
 		free(ser[k].total_res.na);
 	}
 	free(ser);
-	free(short_iv);
-	free(expected);
+	free(pg.expected);
 	mf_grouper_free(g);
-	free(keys);
-	free(map);
+	free(pg.keys);
+	free(pg.map);
 	mf_strbuf_free(&sb);
 	return rc ? rc : (ferror(fp) ? MF_EIO : 0);
 }
