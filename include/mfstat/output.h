@@ -106,6 +106,19 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep);
 int mf_out_json(FILE *fp, const struct mf_report *rep);
 int mf_out_html(FILE *fp, const struct mf_report *rep);
 
+/* The writers behind one table: a format's name, its usual file extension and its writer. */
+struct mf_writer {
+	const char *name;      /* "text", "csv", "json", "html" */
+	const char *extension; /* ".txt", ".csv", ".json", ".html" */
+	int (*write)(FILE *fp, const struct mf_report *rep);
+};
+
+/* Every writer, in the order of their names above; *n receives the count. */
+const struct mf_writer *mf_writers(size_t *n);
+
+/* The writer of format name, or NULL when there is none. */
+const struct mf_writer *mf_writer_find(const char *name);
+
 /*
  * The metric names (and LSPR) reported for the families present in rep, in
  * report order; *n receives the count.  The array is the caller's (free).

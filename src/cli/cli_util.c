@@ -326,18 +326,17 @@ int cli_close_out(FILE *fp, const char *path)
 
 int cli_write_report(const char *out, const char *format, const struct mf_report *rep)
 {
-	FILE *fp = cli_open_out(out);
+	const struct mf_writer *w = mf_writer_find(format);
+	FILE *fp;
 	int c, rc;
+	if (!w) {
+		cli_err("no writer for format '%s'", format);
+		return EXIT_USAGE;
+	}
+	fp = cli_open_out(out);
 	if (!fp)
 		return EXIT_DATA;
-	if (strcmp(format, "json") == 0)
-		c = mf_out_json(fp, rep);
-	else if (strcmp(format, "html") == 0)
-		c = mf_out_html(fp, rep);
-	else if (strcmp(format, "csv") == 0)
-		c = mf_out_csv(fp, rep);
-	else
-		c = mf_out_text(fp, rep);
+	c = w->write(fp, rep);
 	if (c == MF_ENOMEM)
 		cli_err("out of memory");
 	rc = cli_close_out(fp, out);

@@ -140,8 +140,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			return EXIT_USAGE;
 		}
 	}
-	if (strcmp(o->format, "text") && strcmp(o->format, "csv") && strcmp(o->format, "json") &&
-	    strcmp(o->format, "html")) {
+	if (!mf_writer_find(o->format)) {
 		cli_err("report: -f must be text, csv, json or html, not '%s'", o->format);
 		return EXIT_USAGE;
 	}

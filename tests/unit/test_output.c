@@ -254,6 +254,28 @@ static void json_inputs(void **state)
 	pipe_free(&p);
 }
 
+/* The writer table: every format once, found by name, nothing else found. */
+static void writer_table(void **state)
+{
+	size_t n, i;
+	const struct mf_writer *w = mf_writers(&n);
+	(void)state;
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++) {
+		assert_ptr_equal(mf_writer_find(w[i].name), &w[i]);
+		assert_non_null(w[i].write);
+		assert_int_equal(w[i].extension[0], '.');
+	}
+	assert_ptr_equal(mf_writer_find("text")->write, mf_out_text);
+	assert_ptr_equal(mf_writer_find("csv")->write, mf_out_csv);
+	assert_ptr_equal(mf_writer_find("json")->write, mf_out_json);
+	assert_ptr_equal(mf_writer_find("html")->write, mf_out_html);
+	assert_null(mf_writer_find("xml"));
+	assert_null(mf_writer_find("HTML"));
+	assert_null(mf_writer_find(""));
+	assert_null(mf_writer_find(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +284,7 @@ int main(void)
 		cmocka_unit_test(text_shape),
 		cmocka_unit_test(lost_cpus_marked),
 		cmocka_unit_test(json_inputs),
+		cmocka_unit_test(writer_table),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

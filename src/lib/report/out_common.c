@@ -369,3 +369,25 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 	if (rep->rows_read == 0)
 		mf_notes_warn(n, "no data rows in the input");
 }
+
+static const struct mf_writer writers[] = {
+	{"text", ".txt", mf_out_text},
+	{"csv", ".csv", mf_out_csv},
+	{"json", ".json", mf_out_json},
+	{"html", ".html", mf_out_html},
+};
+
+const struct mf_writer *mf_writers(size_t *n)
+{
+	*n = sizeof(writers) / sizeof(writers[0]);
+	return writers;
+}
+
+const struct mf_writer *mf_writer_find(const char *name)
+{
+	size_t i;
+	for (i = 0; name && i < sizeof(writers) / sizeof(writers[0]); i++)
+		if (strcmp(writers[i].name, name) == 0)
+			return &writers[i];
+	return NULL;
+}
