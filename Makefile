@@ -3,9 +3,10 @@
 # Debian 12 machine: missing packages are installed with apt-get when run as
 # root, otherwise the exact command is printed.
 
-BUILD      ?= build
-BUILD_SAN  ?= build-asan
-BUILD_REL  ?= build-release
+# Build directories and their settings are CMakePresets.json's (dev, asan,
+# release-gcc, release-clang, fuzz): the same builds from an IDE or by hand
+# with `cmake --preset NAME`.
+BUILD      := build
 # Warnings are errors only where asked for: make check and CI turn them on, a
 # plain build (what a packager or user runs) never fails on a new compiler's warning.
 WERROR     ?= OFF
@@ -34,8 +35,8 @@ deps:
 	fi
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMFSTAT_WERROR=$(WERROR)
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --preset dev -DMFSTAT_WERROR=$(WERROR)
+	cmake --build --preset dev -j $(JOBS)
 
 # A day of 15-minute SMF type 113 intervals for three z16 systems with GCP and zIIP pools,
 # generated deterministically by tools/gensmf.c, summarised per system and pool.
@@ -46,22 +47,22 @@ demo: build
 	./$(BUILD)/mfstat report --by system,pool $(DEMO_DUMP)
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	ctest --preset dev -j $(JOBS)
 
 check-asan: deps
-	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DMFSTAT_SANITIZE=ON -DMFSTAT_WERROR=$(WERROR)
-	cmake --build $(BUILD_SAN) -j $(JOBS)
-	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+	cmake --preset asan -DMFSTAT_WERROR=$(WERROR)
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
 
 # What a packager builds: Release (-O3) with gcc and with clang, warnings as errors,
 # each with its unit and CLI tests (optimisers find other bugs than sanitizers).
 check-release: deps
-	CC=gcc cmake -S . -B $(BUILD_REL)-gcc -DCMAKE_BUILD_TYPE=Release -DMFSTAT_WERROR=$(WERROR)
-	cmake --build $(BUILD_REL)-gcc -j $(JOBS)
-	cd $(BUILD_REL)-gcc && ctest --output-on-failure -j $(JOBS) -R '^(unit|cli|fuzz_replay)_'
-	CC=clang cmake -S . -B $(BUILD_REL)-clang -DCMAKE_BUILD_TYPE=Release -DMFSTAT_WERROR=$(WERROR)
-	cmake --build $(BUILD_REL)-clang -j $(JOBS)
-	cd $(BUILD_REL)-clang && ctest --output-on-failure -j $(JOBS) -R '^(unit|cli|fuzz_replay)_'
+	cmake --preset release-gcc -DMFSTAT_WERROR=$(WERROR)
+	cmake --build --preset release-gcc -j $(JOBS)
+	ctest --preset release-gcc -j $(JOBS)
+	cmake --preset release-clang -DMFSTAT_WERROR=$(WERROR)
+	cmake --build --preset release-clang -j $(JOBS)
+	ctest --preset release-clang -j $(JOBS)
 
 check: WERROR = ON
 check: test check-asan check-release
@@ -72,4 +73,4 @@ bench: build
 	bench/measure.sh
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_REL)-gcc $(BUILD_REL)-clang
+	rm -rf build build-asan build-release-gcc build-release-clang build-fuzz
