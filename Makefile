@@ -13,7 +13,7 @@ WERROR     ?= OFF
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PKGS   := cmake make gcc libc6-dev pkg-config libcmocka-dev libjansson-dev zlib1g-dev libzstd-dev libdw-dev libelf-dev zstd gzip clang
 
-.PHONY: all deps build demo check check-asan check-release test bench clean
+.PHONY: all deps build demo check check-asan check-release test bench tidy clean
 
 all: build
 
@@ -66,6 +66,10 @@ check-release: deps
 
 check: WERROR = ON
 check: test check-asan check-release
+
+# clang-tidy with .clang-tidy's checks over the library, CLI and tools (a few minutes; not part of check).
+tidy: build
+	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.c' 'tools/*.c')
 
 bench: build
 	bench/csv.sh

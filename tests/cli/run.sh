@@ -1,17 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Runs one golden CLI test: tests/cli/NAME.sh is run with MFSTAT set to the
-# binary, from tests/cli/, under LC_ALL=C TZ=UTC.  Its stdout must equal
+# Runs one golden CLI test: tests/cli/CMD/NAME.sh (one folder per command:
+# main, report, kb, smf; NAME is unique across them) is run with MFSTAT set to
+# the binary, from tests/cli/, under LC_ALL=C TZ=UTC.  Its stdout must equal
 # NAME.stdout.exact, its exit status NAME.exit, and its stderr NAME.stderr.exact
-# when that file exists.  With MFSTAT_UPDATE=1 the expectations are rewritten.
+# when that file exists, all beside NAME.sh.  With MFSTAT_UPDATE=1 the
+# expectations are rewritten.
+# Usage: run.sh MFSTAT NAME   (or CMD/NAME)
 set -u
 MFSTAT=$(realpath "$1")
-name=$2
-dir=$(cd "$(dirname "$0")" && pwd)
+cli=$(cd "$(dirname "$0")" && pwd)
+case $2 in
+*/*) name=$2 ;;
+*)
+  found=$(cd "$cli" && ls -- */"$2.sh" 2>/dev/null)
+  if [ "$(printf '%s\n' "$found" | grep -c .)" != 1 ]; then
+    echo "run.sh: no single tests/cli/*/$2.sh (found: ${found:-none})" >&2
+    exit 2
+  fi
+  name=${found%.sh} ;;
+esac
+dir=$cli/${name%/*}
+name=${name##*/}
 export MFSTAT LC_ALL=C TZ=UTC NO_COLOR=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cd "$dir"
+cd "$cli"
 bash "$dir/$name.sh" >"$tmp/out" 2>"$tmp/err"
 echo $? >"$tmp/exit"
 if [ "${MFSTAT_UPDATE:-0}" = 1 ]; then

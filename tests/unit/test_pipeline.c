@@ -74,7 +74,7 @@ static void json_equals_cli(void **state)
 	assert_non_null(fp);
 	assert_int_equal(mf_out_json(fp, &rep), 0);
 	fclose(fp);
-	want = slurp("report_json.stdout.exact", &wantlen);
+	want = slurp("report/report_json.stdout.exact", &wantlen);
 	assert_int_equal(chdir(cwd), 0);
 	assert_string_equal(got, want);
 	assert_int_equal(s.n, 0);
