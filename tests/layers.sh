@@ -7,11 +7,12 @@
 #      header of LAYER) names a header of LAYER or of a layer it may use.
 # Also: no .c file directly in src/lib/, every folder of src/lib/ is a layer of
 # the table, every public header has a layer.
-# Usage: layers.sh SOURCE_DIR ARCHIVE_DIR
+# Usage: layers.sh SOURCE_DIR ARCHIVE_DIR [TABLE]   (TABLE: another table than
+# tests/layers.txt, for tests/layers_planted.sh)
 set -u
 src=${1:?usage: layers.sh SOURCE_DIR ARCHIVE_DIR}
 lib=${2:?usage: layers.sh SOURCE_DIR ARCHIVE_DIR}
-table=$src/tests/layers.txt
+table=${3:-$src/tests/layers.txt}
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 fail=0
