@@ -6,8 +6,9 @@
  * mfstat measure: Caliper-style sampling of a program on Linux
  * (caliper-measure.md).  The pieces, one module each:
  *
- *   perf_ring.c   kernel perf records: drain a ring buffer, decode records,
- *                 ingest them into a run (address spaces, threads, samples)
+ *   ring.c        drain a perf mmap ring buffer (whole records to a sink)
+ *   decode.c      decode kernel records into a run (address spaces, threads,
+ *                 samples)
  *   mfdb.c        the run file (.mfdb): write while running, load to report
  *   symbolize.c   ELF and DWARF (libdwfl): module load segments, functions,
  *                 source lines of the sampled addresses
@@ -268,7 +269,7 @@ int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src);
  */
 void mf_mrun_identity(const struct mf_mrun *run, char *buf, size_t n);
 
-/* ---- kernel records (perf_ring.c) ------------------------------------- */
+/* ---- kernel records (ring.c, decode.c) ------------------------------- */
 
 /*
  * Copies the records between data_tail and data_head of a perf mmap ring
