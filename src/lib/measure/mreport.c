@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "aggregate.h"
+#include "mfstat/maggregate.h"
 
 /* ---- numbers without the locale ---------------------------------------- */
 
