@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/measure.h"
+#include "mfstat/error.h"
+#include "mfstat/mrun.h"
 
 /*
  * One row of a table.  Which identity fields apply depends on the table:

@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "mfstat/measure.h"
+#include "mfstat/mfdb.h"
+#include "mfstat/mrun.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

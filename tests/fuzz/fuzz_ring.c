@@ -19,7 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mfstat/measure.h"
+#include "mfstat/mrecord.h"
+#include "mfstat/mrun.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

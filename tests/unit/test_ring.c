@@ -14,7 +14,8 @@
 
 #include "testutil.h"
 
-#include "mfstat/measure.h"
+#include "mfstat/mrecord.h"
+#include "mfstat/mrun.h"
 
 /* ---- building records ------------------------------------------------- */
 

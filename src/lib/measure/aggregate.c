@@ -9,6 +9,7 @@
  * depend on the order the samples arrived in.
  */
 #include "mfstat/maggregate.h"
+#include "mfstat/mrun.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,10 +8,12 @@
  * Records are read in this machine's byte order: they are the kernel's own,
  * copied verbatim into the run file.
  */
-#include "mfstat/measure.h"
+#include "mfstat/mrecord.h"
+#include "mfstat/mrun.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

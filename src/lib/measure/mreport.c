@@ -7,7 +7,9 @@
  * everything is built in memory before one write.
  */
 #include "mfstat/escape.h"
-#include "mfstat/measure.h"
+#include "mfstat/maggregate.h"
+#include "mfstat/mreport.h"
+#include "mfstat/mrun.h"
 #include "mfstat/timefmt.h"
 #include "mfstat/strbuf.h"
 
@@ -23,7 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mfstat/maggregate.h"
 
 /* ---- numbers without the locale ---------------------------------------- */
 

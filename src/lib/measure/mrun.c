@@ -3,7 +3,8 @@
  * The run model of mfstat measure (measure.h): growable arrays, interned
  * strings, module and thread tables, address translation and symbol look-up.
  */
-#include "mfstat/measure.h"
+#include "mfstat/mrun.h"
+#include "mfstat/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef MFSTAT_MRUN_INT_H
 #define MFSTAT_MRUN_INT_H
 
-#include "mfstat/measure.h"
+#include "mfstat/mrun.h"
 
 /*
  * What a record decoder keeps with a run (decode.c: the per-process address

@@ -6,10 +6,12 @@
  * buffer, then data_tail moves on.  Knows nothing of what the records mean:
  * decode.c turns them into the run model.
  */
-#include "mfstat/measure.h"
+#include "mfstat/mrecord.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 

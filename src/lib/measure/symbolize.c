@@ -26,7 +26,8 @@
  * another symbol-table search; inlined ranges and line tables are read once
  * per compilation unit.
  */
-#include "mfstat/measure.h"
+#include "mfstat/msymbolize.h"
+#include "mfstat/mrun.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
