@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the run-file loader (mfdb.c) on arbitrary bytes, through the
- * record decoder (perf_ring.c) it calls, then freeing the run.  Seeds in
+ * record decoder (decode.c) it calls, then freeing the run.  Seeds in
  * tests/fuzz/corpus/mfdb/ are written by tests/unit/test_mfdb.c
  * (MFDB_CORPUS_DIR=dir).
  */

@@ -17,6 +17,10 @@
 
 #include "testutil.h"
 
+#include "mfstat/mfdb.h"
+#include "mfstat/mrecord.h"
+#include "mfstat/mrun.h"
+
 #include "perfrec.h"
 
 /* mfdb.c, for tests only: the writer writes the other byte order. */

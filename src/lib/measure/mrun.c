@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The run model of mfstat measure (measure.h): growable arrays, interned
+ * The run model of mfstat measure (mrun.h): growable arrays, interned
  * strings, module and thread tables, address translation and symbol look-up.
  */
 #include "mfstat/mrun.h"

@@ -48,7 +48,7 @@
 
 /* Where ET_DYN modules sit in libdwfl's address space (any aligned nonzero base would do). */
 #define DWFL_BASE 0x100000000000ULL
-/* The cache-line sizes whose first bytes are resolved besides run->line_size (measure.h). */
+/* The cache-line sizes whose first bytes are resolved besides run->line_size (msymbolize.h). */
 static const uint32_t line_sizes[] = {32, 64, 128, 256};
 /* Source rows are kept for this block around every sampled address (brief H2, step 4). */
 #define SRC_BLOCK 256u
