@@ -20,7 +20,8 @@
 
 #include "testutil.h"
 
-#include "mfstat/measure.h"
+#include "mfstat/msymbolize.h"
+#include "mfstat/mrun.h"
 
 /* ---- nm ------------------------------------------------------------------- */
 

@@ -8,7 +8,8 @@
  * again), and its rows are sorted by a total order, so the result does not
  * depend on the order the samples arrived in.
  */
-#include "aggregate.h"
+#include "mfstat/maggregate.h"
+#include "mfstat/mrun.h"
 
 #include <math.h>
 #include <stdlib.h>

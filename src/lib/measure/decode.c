@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kernel perf records (caliper-measure.md §3): draining a perf mmap ring
- * buffer (Collector steps 3-4) and decoding the records into the run model:
+ * Kernel perf records (caliper-measure.md §3) decoded into the run model:
  * per-pid address spaces from MMAP/MMAP2, FORK and exec COMM (Symbolizer),
  * threads, samples with their stream, module and file offset (Aggregator
  * input), and the loss/throttle counts (§9).
@@ -9,176 +8,17 @@
  * Records are read in this machine's byte order: they are the kernel's own,
  * copied verbatim into the run file.
  */
-#include "mfstat/measure.h"
+#include "mfstat/mrecord.h"
+#include "mfstat/mrun.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "mrun_int.h"
-
-/* ---- draining the ring ------------------------------------------------ */
-
-/* A record's size is a u16, so one buffer of this size holds any record. */
-#define BOUNCE_SIZE 65536
-
-/* Copies n bytes at ring position pos out of the data area (size a power of two), wrapping at its end. */
-static void ring_copy(const unsigned char *data, size_t size, uint64_t pos, void *dst, size_t n)
-{
-	size_t off = (size_t)(pos & (size - 1));
-	size_t first = size - off < n ? size - off : n;
-	memcpy(dst, data + off, first);
-	memcpy((unsigned char *)dst + first, data, n - first);
-}
-
-static int ring_bad(struct mf_error *err, uint64_t pos, size_t size, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-
-static int ring_bad(struct mf_error *err, uint64_t pos, size_t size, const char *fmt, ...)
-{
-	char what[300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	mf_error_set(err, MF_EFORMAT, "perf ring buffer", 0, 0, "record at ring position %llu (buffer offset %zu): %s",
-	             (unsigned long long)pos, (size_t)(pos & (size - 1)), what);
-	if (err)
-		err->offset = (long long)pos;
-	return MF_EFORMAT;
-}
-
-/* A drain in progress: the run of whole, unwrapped records not yet passed on. */
-struct drain {
-	const unsigned char *data;
-	size_t mask;
-	mf_ring_sink sink;
-	void *ctx;
-	uint64_t run_pos; /* ring position of the run */
-	size_t run_len;
-	uint64_t done; /* ring position up to which the sink took everything */
-	long passed;
-};
-
-static int pass(struct drain *d, const void *bytes, size_t n)
-{
-	int rc = d->sink(d->ctx, bytes, n);
-	if (rc < 0)
-		return rc;
-	d->passed += (long)n;
-	d->done += n;
-	return 0;
-}
-
-static int flush(struct drain *d)
-{
-	int rc = 0;
-	if (d->run_len)
-		rc = pass(d, d->data + (d->run_pos & d->mask), d->run_len);
-	d->run_len = 0;
-	return rc;
-}
-
-long mf_ring_drain(void *meta, size_t data_size, mf_ring_sink sink, void *ctx, struct mf_error *err)
-{
-	struct perf_event_mmap_page *pg = meta;
-	unsigned char bounce[BOUNCE_SIZE];
-	struct drain d = {.sink = sink, .ctx = ctx, .mask = data_size - 1};
-	uint64_t head, tail, pos;
-	int rc = 0, damage = 0;
-
-	if (!pg || !sink || data_size < 8 || (data_size & (data_size - 1)) != 0)
-		return mf_error_set(err, MF_EINVAL, "perf ring buffer", 0, 0,
-		                    "data size %zu is not a power of two of at least 8 bytes", data_size);
-	if (pg->data_size && pg->data_size != data_size)
-		return mf_error_set(err, MF_EINVAL, "perf ring buffer", 0, 0,
-		                    "data size %zu given, but the metadata page says %llu", data_size,
-		                    (unsigned long long)pg->data_size);
-	/* Kernels before 4.1 leave data_offset 0: the data follows the first page. */
-	d.data = (const unsigned char *)meta + (pg->data_offset ? pg->data_offset : (uint64_t)sysconf(_SC_PAGESIZE));
-
-	/* Acquire pairs with the kernel's release of data_head: the records
-	 * before head are visible once head is (§3 Collector step 4). */
-	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_RELAXED); /* only we write it */
-	if (head - tail > data_size) {
-		mf_error_set(err, MF_EFORMAT, "perf ring buffer", 0, 0,
-		             "data_head %llu is behind data_tail %llu or more than the %zu-byte buffer ahead",
-		             (unsigned long long)head, (unsigned long long)tail, data_size);
-		if (err)
-			err->offset = (long long)tail;
-		return MF_EFORMAT;
-	}
-	d.done = tail;
-
-	/*
-	 * Walk the records, collecting runs of whole records that lie in one
-	 * piece in the buffer; each run goes to the sink in one call.  A record
-	 * that wraps the end goes through the bounce buffer on its own (at
-	 * most one per drain, as head - tail <= data_size).
-	 */
-	for (pos = tail; pos != head;) {
-		struct perf_event_header h;
-		size_t off = (size_t)(pos & d.mask);
-		uint64_t left = head - pos;
-
-		if (left < sizeof(h)) {
-			damage = ring_bad(err, pos, data_size,
-			                  "record header runs past data_head (%llu bytes before it)",
-			                  (unsigned long long)left);
-			break;
-		}
-		ring_copy(d.data, data_size, pos, &h, sizeof(h));
-		if (h.size < sizeof(h)) {
-			damage = ring_bad(err, pos, data_size,
-			                  "size %u is smaller than the 8-byte record header (type %u)", h.size, h.type);
-			break;
-		}
-		if (h.size > left) {
-			damage = ring_bad(err, pos, data_size,
-			                  "record runs past data_head (size %u, %llu bytes before data_head)", h.size,
-			                  (unsigned long long)left);
-			break;
-		}
-		/* A run ends where the buffer does. */
-		if (d.run_len && (d.run_pos & d.mask) + d.run_len != off && (rc = flush(&d)) < 0)
-			goto out;
-		if (off + h.size <= data_size) {
-			if (!d.run_len)
-				d.run_pos = pos;
-			d.run_len += h.size;
-		} else {
-			if ((rc = flush(&d)) < 0)
-				goto out;
-			ring_copy(d.data, data_size, pos, bounce, h.size);
-			if ((rc = pass(&d, bounce, h.size)) < 0)
-				goto out;
-		}
-		pos += h.size;
-	}
-	/* The whole records before head, or before the damaged one. */
-	if ((rc = flush(&d)) < 0)
-		goto out;
-	/*
-	 * On damage, skip to head: the kernel publishes head only at a record
-	 * boundary, so the next drain starts in step again.
-	 */
-	if (damage) {
-		d.done = head;
-		rc = damage;
-	}
-out:
-	/*
-	 * A sink failure leaves data_tail at the first record it did not take.
-	 * Release: our reads of the records happen before the kernel may
-	 * overwrite their space.
-	 */
-	__atomic_store_n(&pg->data_tail, d.done, __ATOMIC_RELEASE);
-	return rc < 0 ? rc : d.passed;
-}
 
 /* ---- ingest state: per-process address spaces -------------------------- */
 
@@ -206,18 +46,15 @@ struct ingest {
 	uint32_t last_pid, last_tid;
 };
 
-void mf_ring_state_free(struct mf_ring_state *st)
+/* Frees the ingest state (the run model calls it through mf_mrun_decoder's free_state). */
+static void ingest_free(void *state)
 {
-	struct ingest *in;
+	struct ingest *in = state;
 	size_t i;
-	if (!st || !st->impl)
-		return;
-	in = st->impl;
 	for (i = 0; i < in->nas; i++)
 		free(in->as[i].maps);
 	free(in->as);
 	free(in);
-	st->impl = NULL;
 }
 
 /* Index of the first address space with pid >= the one given. */
@@ -795,7 +632,7 @@ static int decode(struct mf_mrun *run, struct ingest *in, const struct rec *r)
 
 int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char *file, struct mf_error *err)
 {
-	struct mf_ring_state *rs = mf_mrun_ring_state(run);
+	struct mf_mrun_decoder *rs = mf_mrun_decoder(run);
 	const unsigned char *b = bytes;
 	struct ingest *in;
 	size_t pos = 0;
@@ -803,13 +640,14 @@ int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char 
 
 	if (!rs)
 		return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory decoding kernel records");
-	if (!rs->impl) {
+	if (!rs->state) {
 		if (!(in = calloc(1, sizeof(*in))))
 			return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory decoding kernel records");
 		in->kernel_mod = MF_MOD_NONE;
-		rs->impl = in;
+		rs->state = in;
+		rs->free_state = ingest_free;
 	}
-	in = rs->impl;
+	in = rs->state;
 	if ((rc = check_sample_type(run->sample_type, file, err)) != 0)
 		return rc;
 

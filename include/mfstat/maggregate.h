@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef MFSTAT_AGGREGATE_H
-#define MFSTAT_AGGREGATE_H
+#ifndef MFSTAT_MAGGREGATE_H
+#define MFSTAT_MAGGREGATE_H
 
 /*
  * The aggregator of mfstat measure (caliper-measure.md §3 "Aggregator"):
  * the samples of a run summed by thread, load module, function, source line
- * and cache line, with the itlb fill classes of §5 derived per row.  Private
- * to the report writers (mreport.c).
+ * and cache line, with the itlb fill classes of §5 derived per row.  The
+ * report writers are built on it; a program can build the tables itself.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/measure.h"
+#include "mfstat/error.h"
+#include "mfstat/mrun.h"
 
 /*
  * One row of a table.  Which identity fields apply depends on the table:
