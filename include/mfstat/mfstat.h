@@ -11,6 +11,7 @@
 #include "mfstat/kb.h"
 #include "mfstat/metrics.h"
 #include "mfstat/output.h"
+#include "mfstat/perf.h"
 #include "mfstat/pipeline.h"
 #include "mfstat/reader.h"
 #include "mfstat/sample.h"

@@ -299,7 +299,7 @@ static void warn_not_counted(struct warnings *w, const struct mf_count *c, size_
  * on Intel, the memory controllers' CAS counts of intel_uncore), reported by
  * the same writers, with -I, -f and -o as for CPU-MF counters.
  */
-static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, char *const argv[], double duration, const int *cpus,
+static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, char *const argv[], double duration, const int *cpus,
 		    size_t ncpus, double interval_ms, double mem_peak, const char *format, const char *out, const char *why,
 		    int *status)
 {
@@ -462,7 +462,7 @@ int cmd_stat(int argc, char **argv)
 	size_t ncpus = 0;
 	double duration = NAN;
 	struct mf_kb *kb = NULL;
-	struct mf_sysif *sys = NULL;
+	struct mf_perf_sys *sys = NULL;
 	struct mf_cpumf_info *info = NULL;
 	const struct mf_family *fam = NULL;
 	const struct mf_machine *m = NULL;
@@ -550,13 +550,13 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (root) {
 		struct mf_error e;
-		if (mf_sysif_recorded(&sys, root, &e)) {
+		if (mf_perf_sys_recorded(&sys, root, &e)) {
 			cli_diag(&e, "error");
 			rc = EXIT_DATA;
 			goto out;
 		}
 	} else {
-		sys = mf_sysif_real();
+		sys = mf_perf_sys_real();
 	}
 	info = malloc(sizeof(*info));
 	if (!info) {
@@ -670,7 +670,7 @@ ran:
 out:
 	free(info);
 	if (sys && root)
-		mf_sysif_free(sys);
+		mf_perf_sys_free(sys);
 	mf_kb_free(kb);
 	return rc;
 }
