@@ -13,6 +13,7 @@
 #include "mfstat/output.h"
 #include "mfstat/perf.h"
 #include "mfstat/pipeline.h"
+#include "mfstat/probe.h"
 #include "mfstat/reader.h"
 #include "mfstat/sample.h"
 #include "mfstat/smf.h"

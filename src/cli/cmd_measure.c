@@ -440,8 +440,8 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		cli_diag(&e, "error");
 		return EXIT_DATA;
 	}
-	mf_mprobe_read("", &probe);
-	rc = mf_measure_plan(mf_perf_ops_real(), &probe, &req, events, evlen, evname, &plan, &e);
+	mf_mprobe_read(mf_perf_sys_real(), &probe);
+	rc = mf_measure_plan(mf_perf_sys_real(), &probe, &req, events, evlen, evname, &plan, &e);
 	free(events);
 	if (rc) {
 		cli_diag(&e, "error");
@@ -520,7 +520,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		dbpath[0] = '\0';
 	}
 
-	rc = mf_measure_collect(mf_perf_ops_real(), &plan, argv, &probe, 64, db, &run, &e);
+	rc = mf_measure_collect(mf_perf_sys_real(), &plan, argv, &probe, 64, db, &run, &e);
 	if (rc) {
 		cli_err("%s", e.msg);
 		if (db) {
@@ -696,7 +696,7 @@ static int do_probe(const struct mopts *o)
 	const char *ms[2] = {"itlb", "profile"};
 	int k;
 	mf_error_clear(&e);
-	mf_mprobe_read("", &p);
+	mf_mprobe_read(mf_perf_sys_real(), &p);
 	if (mf_measure_events_text(o->tables, &events, &evlen, evname, sizeof(evname), &e)) {
 		cli_diag(&e, "error");
 		return EXIT_DATA;
@@ -726,7 +726,7 @@ static int do_probe(const struct mopts *o)
 		memset(&d, 0, sizeof(d));
 		if (build_req(&d, ms[k], &req, requested, sizeof(requested)))
 			break;
-		mf_measure_plan(mf_perf_ops_real(), &p, &req, events, evlen, evname, &plan, &e);
+		mf_measure_plan(mf_perf_sys_real(), &p, &req, events, evlen, evname, &plan, &e);
 		if (o->format == MF_MFMT_JSON) {
 			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":", k ? "," : "", ms[k], plan.rung,
 			       cli_exit_for(plan.code));

@@ -76,6 +76,13 @@ static void fake_close(void *ctx, int fd)
 	(void)ctx, (void)fd;
 }
 
+/* The seam of a scripted kernel: the rules decide each open; files are this machine's (the plan reads none). */
+static struct mf_perf_sys scripted(struct script *s)
+{
+	struct mf_perf_sys sys = {NULL, s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	return sys;
+}
+
 static struct mf_mprobe vm_probe(const char *vendor, int paranoid)
 {
 	struct mf_mprobe p;
@@ -93,7 +100,7 @@ static void plan_with(const struct rule *rules, size_t n, const struct mf_mprobe
 		      const char *event, bool all, bool none, struct mf_mplan *plan)
 {
 	struct script s = {rules, n, 0};
-	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_perf_sys sys = scripted(&s);
 	struct mf_mplan_req req;
 	struct mf_error e;
 	char *text = NULL, name[300];
@@ -107,7 +114,7 @@ static void plan_with(const struct rule *rules, size_t n, const struct mf_mprobe
 	req.fallback_none = none;
 	mf_error_clear(&e);
 	assert_int_equal(mf_measure_events_text(NULL, &text, &len, name, sizeof(name), &e), 0);
-	assert_int_equal(mf_measure_plan(&ops, probe, &req, text, len, name, plan, &e), 0);
+	assert_int_equal(mf_measure_plan(&sys, probe, &req, text, len, name, plan, &e), 0);
 	free(text);
 }
 
@@ -116,13 +123,13 @@ static void plan_req(const struct rule *rules, size_t n, const struct mf_mprobe 
 		     struct mf_mplan *plan)
 {
 	struct script s = {rules, n, 0};
-	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_perf_sys sys = scripted(&s);
 	struct mf_error e;
 	char *text = NULL, name[300];
 	size_t len;
 	mf_error_clear(&e);
 	assert_int_equal(mf_measure_events_text(NULL, &text, &len, name, sizeof(name), &e), 0);
-	assert_int_equal(mf_measure_plan(&ops, probe, req, text, len, name, plan, &e), 0);
+	assert_int_equal(mf_measure_plan(&sys, probe, req, text, len, name, plan, &e), 0);
 	free(text);
 }
 
@@ -470,7 +477,9 @@ static void put(const char *root, const char *rel, const char *text)
 static void test_probe_tree(void **state)
 {
 	char root[] = "/tmp/mfstat-probe-XXXXXX";
+	struct mf_perf_sys *sys = NULL;
 	struct mf_mprobe p;
+	struct mf_error e;
 	(void)state;
 	assert_non_null(mkdtemp(root));
 	put(root, "/proc/sys/kernel/perf_event_paranoid", "2\n");
@@ -485,7 +494,9 @@ static void test_probe_tree(void **state)
 	put(root, "/sys/devices/system/cpu/cpu0/cache/index1/coherency_line_size", "128\n");
 	put(root, "/sys/devices/system/cpu/online", "0-3,8\n");
 	put(root, "/proc/sys/kernel/arch", "x86_64\n");
-	mf_mprobe_read(root, &p);
+	assert_int_equal(mf_perf_sys_recorded(&sys, root, &e), 0);
+	mf_mprobe_read(sys, &p);
+	mf_perf_sys_free(sys);
 	assert_int_equal(p.paranoid, 2);
 	assert_int_equal(p.mlock_kb, 516);
 	assert_true(p.cap_perfmon);
@@ -509,7 +520,9 @@ static void test_probe_tree(void **state)
 		assert_non_null(mkdtemp(root2));
 		put(root2, "/proc/cpuinfo", "vendor_id\t: AuthenticAMD\nflags\t\t: fpu vme\n");
 		put(root2, "/sys/bus/event_source/devices/software/type", "1\n");
-		mf_mprobe_read(root2, &p);
+		assert_int_equal(mf_perf_sys_recorded(&sys, root2, &e), 0);
+		mf_mprobe_read(sys, &p);
+		mf_perf_sys_free(sys);
 		assert_int_equal(p.vm, 0);
 		assert_false(p.cpu_pmu);
 		assert_int_equal(p.line_size, 64);
@@ -523,7 +536,7 @@ static void test_events_table_errors(void **state)
 {
 	static const struct rule ok[] = {{-1, -1, -1, -1, -1, 0}};
 	struct script s = {ok, 1, 0};
-	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_perf_sys sys = scripted(&s);
 	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
 	struct mf_mplan_req req;
 	struct mf_mplan plan;
@@ -536,7 +549,7 @@ static void test_events_table_errors(void **state)
 	strcpy(req.measurement, "profile");
 	strcpy(req.event, "cycles");
 	mf_error_clear(&e);
-	assert_int_equal(mf_measure_plan(&ops, &p, &req, bad, strlen(bad), "t/measure/events.tsv", &plan, &e), MF_ETABLE);
+	assert_int_equal(mf_measure_plan(&sys, &p, &req, bad, strlen(bad), "t/measure/events.tsv", &plan, &e), MF_ETABLE);
 	mf_error_format(&e, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "t/measure/events.tsv:2:"));
 	assert_non_null(strstr(buf, "type 'weird'"));
