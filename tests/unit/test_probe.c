@@ -3,6 +3,7 @@
  * The fallback ladder of mfstat measure (caliper-measure.md §4) against
  * scripted kernel answers, and the probe on fake /proc and /sys trees.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
@@ -532,6 +533,76 @@ static void test_probe_tree(void **state)
 	}
 }
 
+/* The recorded seam: files below its root, counts from counts.tsv, no ring buffers. */
+static void test_recorded_seam(void **state)
+{
+	char root[] = "/tmp/mfstat-seam-XXXXXX", buf[64], path[5000];
+	struct mf_perf_sys *sys = NULL;
+	struct perf_event_attr a;
+	struct mf_error e;
+	uint64_t v[4];
+	DIR *d;
+	int fd5, fd9;
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put(root, "/sys/bus/event_source/devices/cpum_cf/type", "10\n");
+	put(root, "/counts.tsv", "# config\tvalue\n0\t3000\n5\t7\n");
+	mf_error_clear(&e);
+	assert_int_equal(mf_perf_sys_recorded(&sys, root, &e), 0);
+	assert_string_equal(sys->root, root);
+	assert_int_equal(mf_perf_read_file(sys, "/sys/bus/event_source/devices/cpum_cf/type", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "10\n");
+	/* a short buffer gets what fits, NUL-ended */
+	assert_int_equal(mf_perf_read_file(sys, "/sys/bus/event_source/devices/cpum_cf/type", buf, 2), 1);
+	assert_string_equal(buf, "1");
+	assert_int_equal(mf_perf_read_file(sys, "/proc/sysinfo", buf, sizeof(buf)), -ENOENT);
+	memset(path, 'x', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(mf_perf_read_file(sys, path, buf, sizeof(buf)), -ENAMETOOLONG);
+	d = mf_perf_opendir(sys, "/sys/bus/event_source/devices");
+	assert_non_null(d);
+	closedir(d);
+	/* counters read their recorded values; one not listed reads 0; enabled = running */
+	memset(&a, 0, sizeof(a));
+	a.config = 5;
+	fd5 = sys->open(sys->ctx, &a, 0, -1, -1, 0);
+	a.config = 9;
+	fd9 = sys->open(sys->ctx, &a, -1, 1, -1, 0);
+	assert_true(fd5 >= 0 && fd9 >= 0 && fd5 != fd9);
+	assert_int_equal(sys->read(sys->ctx, fd5, v, 3 * sizeof(uint64_t)), 3 * sizeof(uint64_t));
+	assert_int_equal(v[0], 7);
+	assert_true(v[1] == v[2] && v[1] > 0);
+	assert_int_equal(sys->read(sys->ctx, fd9, v, sizeof(v)), 3 * sizeof(uint64_t));
+	assert_int_equal(v[0], 0);
+	assert_int_equal(sys->read(sys->ctx, 3, v, sizeof(v)), -EBADF);
+	assert_null(sys->mmap(sys->ctx, fd5, 4096));
+	sys->close(sys->ctx, fd5);
+	mf_perf_sys_free(sys);
+
+	/* counts.tsv must be a regular file of short lines */
+	{
+		char root2[] = "/tmp/mfstat-seam-XXXXXX", line[400];
+		assert_non_null(mkdtemp(root2));
+		snprintf(path, sizeof(path), "%s/counts.tsv", root2);
+		assert_int_equal(mkdir(path, 0755), 0);
+		assert_int_equal(mf_perf_sys_recorded(&sys, root2, &e), MF_EIO);
+		assert_null(sys);
+		assert_string_equal(e.msg, "not a regular file");
+		rmdir(path);
+		memset(line, '1', sizeof(line) - 2);
+		line[sizeof(line) - 2] = '\n';
+		line[sizeof(line) - 1] = '\0';
+		put(root2, "/counts.tsv", line);
+		assert_int_equal(mf_perf_sys_recorded(&sys, root2, &e), MF_EFORMAT);
+		assert_int_equal(e.line, 1);
+	}
+	/* the real system reads this machine's own files */
+	assert_null(mf_perf_sys_real()->root);
+	mf_perf_sys_free(mf_perf_sys_real()); /* left alone */
+	assert_non_null(mf_perf_sys_real()->open);
+}
+
 static void test_events_table_errors(void **state)
 {
 	static const struct rule ok[] = {{-1, -1, -1, -1, -1, 0}};
@@ -564,7 +635,7 @@ int main(void)
 		cmocka_unit_test(test_user_only),
 		cmocka_unit_test(test_impossible),          cmocka_unit_test(test_busy_and_none),
 		cmocka_unit_test(test_events),              cmocka_unit_test(test_probe_tree),
-		cmocka_unit_test(test_events_table_errors),
+		cmocka_unit_test(test_events_table_errors), cmocka_unit_test(test_recorded_seam),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
