@@ -14,7 +14,8 @@
  *   aggregate.c   thread -> module -> function -> line -> cache line
  *   mreport.c     text, CSV and JSON reports in Caliper's shape
  *   pe_probe.c    what perf_event_open allows here; the fallback ladder
- *   pe_collect.c  fork/exec the program, open events, drain, read counts
+ *   pe_collect.c  open the events on the program (the perf layer runs it),
+ *                 drain the rings, read the counts
  *
  * They share one model, struct mf_mrun: everything a report needs, filled
  * by a live run or loaded from a run file.  Reports read only the model.
