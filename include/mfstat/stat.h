@@ -8,31 +8,14 @@
 
 #include "mfstat/error.h"
 #include "mfstat/kb.h"
-#include "mfstat/kb.h"
+#include "mfstat/perf.h"
 
 /*
- * Counting on Linux: what the kernel allows (sysfs, procfs) and
- * perf_event_open, all through one seam (struct mf_sysif) so tests can run
- * the Linux on Z paths on any machine against a recorded tree.
+ * Counting CPU-MF (and, for --fallback, generic and uncore) events on Linux
+ * for `mfstat stat`.  Every file and perf call goes through the perf seam
+ * (mfstat/perf.h), so tests run the Linux on Z paths on any machine against
+ * a recorded tree (mf_perf_sys_recorded).
  */
-
-struct mf_sysif;
-
-/* The real system.  Borrowed, never freed. */
-struct mf_sysif *mf_sysif_real(void);
-
-/*
- * A recorded system: files are read below root (root/sys/..., root/proc/...),
- * perf_event_open succeeds, and reading a counter returns the value that
- * root/counts.tsv gives for its config ("config<TAB>value" lines; a config
- * not listed reads 0), with enabled = running time.  Caller's; free with
- * mf_sysif_free.
- */
-int mf_sysif_recorded(struct mf_sysif **out, const char *root, struct mf_error *err);
-void mf_sysif_free(struct mf_sysif *s);
-
-/* Reads a whole small file through the seam; returns its length or -errno. */
-long mf_sysif_read_file(struct mf_sysif *s, const char *path, char *buf, size_t n);
 
 #define MF_CPUMF_MAX_EVENTS 512
 
@@ -65,7 +48,7 @@ struct mf_cpumf_info {
  * authorization, perf_event_paranoid.  force names the family (--machine).
  * Returns 0 when counting is possible, MF_ENOTCOUNTED with info->why when not.
  */
-int mf_cpumf_probe(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf_family *force, bool system_wide,
+int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_family *force, bool system_wide,
 		   struct mf_cpumf_info *info);
 
 /* One counted event of a run. */
@@ -108,12 +91,9 @@ struct mf_perf_tick {
 	int64_t start_us;
 };
 
-int mf_perf_run(struct mf_sysif *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
+int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
 		const int *cpus, size_t ncpus, struct mf_perf_tick *tick, struct mf_count *counts, int *status,
 		double *wall, struct mf_error *err);
-
-/* Parses a Linux CPU list ("0-3,8") into cpus; returns the count, or -1 when malformed or longer than max. */
-int mf_cpu_list(const char *s, int *cpus, size_t max);
 
 /* An Intel integrated memory controller PMU with its DRAM CAS events (for --fallback). */
 struct mf_uncore_imc {
@@ -128,6 +108,6 @@ struct mf_uncore_imc {
  * (sysfs, through the seam).  Fills at most max and returns how many there
  * are; 0 on machines without them (AMD, virtual machines, other vendors).
  */
-size_t mf_uncore_probe(struct mf_sysif *sys, struct mf_uncore_imc *imc, size_t max);
+size_t mf_uncore_probe(const struct mf_perf_sys *sys, struct mf_uncore_imc *imc, size_t max);
 
 #endif
