@@ -45,6 +45,7 @@
 
 #include <jansson.h>
 
+#include "base/text.h"
 #include "reader_int.h"
 
 #define MAX_LINE       ((size_t)1 << 24) /* 16 MiB: far beyond any lshwc row */
@@ -106,13 +107,14 @@ struct lshwc {
 	char *hdr;
 	size_t hdrlen;
 	long hdr_line;
-	long line;
-	const char **fp; /* fields of the row being split */
+	struct mf_linerd lines; /* lines.line: the number of the line last read */
+	struct mf_csvsplit sp;  /* the split of the row being read: */
+	const char **fp;        /* its fields, */
 	size_t *fl;
+	const char **fat;       /* and where each starts in the row */
 	char last_dt[24]; /* date and time of the last row, and their value */
 	size_t last_dt_len;
 	int64_t last_t;
-	bool skip_rest; /* the last line was too long: the rest of it is still to be skipped */
 
 	/* JSON: the document's bytes are held; measurements are parsed one at a time. */
 	size_t meas_start;  /* offset of the first byte after the '[' of "measurements" */
@@ -269,7 +271,6 @@ static int parse_value(const char *f, size_t fl, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
-	bool hexdig = false;
 
 	if (fl == 0)
 		return -1;
@@ -289,22 +290,16 @@ static int parse_value(const char *f, size_t fl, uint64_t *out)
 		*out = v;
 		return 0;
 	}
-	for (i = 0; i < fl; i++) {
-		unsigned d = (unsigned)f[i] - '0';
-		if (d > 9) {
-			if (isxdigit((unsigned char)f[i]))
-				hexdig = true;
-			else
+	switch (mf_u64_parse(f, fl, out, NULL)) {
+	case 0: return 0;
+	case -2: return -2;
+	default:
+		/* Hexadecimal digits only (lshwc -x): not to be read as decimal. */
+		for (i = 0; i < fl; i++)
+			if (!isxdigit((unsigned char)f[i]))
 				return -1;
-			continue;
-		}
-		if (!hexdig && (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d, &v)))
-			return -2;
-	}
-	if (hexdig)
 		return -4;
-	*out = v;
-	return 0;
+	}
 }
 
 static const char *value_problem(int rc)
@@ -525,86 +520,24 @@ bind:
 /* Reads the next line into [*ls, *le) (without its line end); 1, 0 at the end, or an error. */
 static int next_line(struct mf_reader *r, struct lshwc *L, const char **ls, const char **le, struct mf_error *err)
 {
-	struct mf_stream *st = &r->st;
-	if (L->skip_rest) {
-		int rc = mf_stream_skip_line(st, &L->line, err);
-		L->skip_rest = false;
-		if (rc < 0)
-			return rc;
-	}
-	for (;;) {
-		if (st->pos < st->len) {
-			const char *s = st->buf + st->pos, *end = st->buf + st->len;
-			const char *nl = memchr(s, '\n', (size_t)(end - s));
-			if (!nl && st->eof)
-				nl = end;
-			if (nl) {
-				L->line++;
-				*ls = s;
-				*le = nl > s && nl[-1] == '\r' ? nl - 1 : nl;
-				st->pos = (size_t)(nl - st->buf) + (nl < end ? 1 : 0);
-				return 1;
-			}
-		} else if (st->eof) {
-			return 0;
-		}
-		if (st->len - st->pos >= MAX_LINE) {
-			/* Too long to hold: an error about this line; the next call skips the rest of it. */
-			st->pos = st->len;
-			L->skip_rest = true;
-			return mf_error_set(err, MF_EFORMAT, r->path, L->line + 1, 0,
-			                    "a line longer than %zu MiB (the limit): not lshwc output", MAX_LINE >> 20);
-		}
-		{
-			long got = mf_stream_fill(st, MAX_LINE, err);
-			if (got < 0) {
-				if (err && got == MF_EFORMAT)
-					err->line = L->line + 1;
-				return (int)got;
-			}
-		}
-	}
+	return mf_stream_line(&r->st, r->path, &L->lines, ls, le, err);
 }
 
 /*
- * Splits [ls, le) at commas into L->fp/L->fl; a field may be quoted (lshwc -q)
- * and holds no quote or comma then.  Returns the field count (maxf + 1 when
- * there are more), or -1 with *bad at a malformed quote.
+ * Splits [ls, le) at commas into L->fp/L->fl (L->fat: where each starts in the
+ * row); a field may be quoted (lshwc -q).  Returns the field count (maxf + 1
+ * when there are more), -1 with *bad at a malformed quote, or -2 when out of
+ * memory.
  */
 static long split_line(struct lshwc *L, const char *ls, const char *le, size_t maxf, const char **bad)
 {
-	size_t nf = 0;
-	const char *p = ls;
-	for (;;) {
-		if (nf == maxf)
-			return (long)maxf + 1;
-		if (p < le && *p == '"') {
-			const char *q = memchr(p + 1, '"', (size_t)(le - p - 1));
-			if (!q || (q + 1 < le && q[1] != ',')) {
-				*bad = q ? q + 1 : p;
-				return -1;
-			}
-			L->fp[nf] = p + 1;
-			L->fl[nf++] = (size_t)(q - p - 1);
-			p = q + 1;
-		} else {
-			const char *e = memchr(p, ',', (size_t)(le - p)), *q;
-			if (!e)
-				e = le;
-			q = memchr(p, '"', (size_t)(e - p));
-			if (q) {
-				*bad = q;
-				return -1;
-			}
-			L->fp[nf] = p;
-			L->fl[nf++] = (size_t)(e - p);
-			p = e;
-		}
-		if (p >= le)
-			break;
-		p++; /* the comma */
-	}
-	return (long)nf;
+	long nf;
+
+	L->sp.max = maxf;
+	nf = mf_csvsplit(&L->sp, ls, le);
+	if (nf == -1)
+		*bad = L->sp.bad;
+	return nf;
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -626,8 +559,15 @@ static int open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err)
 
 	L->fp = malloc((MAX_FIELDS + 1) * sizeof(*L->fp));
 	L->fl = malloc((MAX_FIELDS + 1) * sizeof(*L->fl));
-	if (!L->fp || !L->fl)
+	L->fat = malloc((MAX_FIELDS + 1) * sizeof(*L->fat));
+	if (!L->fp || !L->fl || !L->fat)
 		return oom(r, err);
+	L->lines.max = MAX_LINE;
+	L->lines.unit = "line";
+	L->lines.what = "not lshwc output";
+	L->sp.f = L->fp;
+	L->sp.fl = L->fl;
+	L->sp.at = L->fat;
 	do {
 		rc = next_line(r, L, &ls, &le, err);
 		if (rc < 0)
@@ -642,37 +582,39 @@ static int open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err)
 		return oom(r, err);
 	memcpy(L->hdr, ls, (size_t)(le - ls));
 	L->hdrlen = (size_t)(le - ls);
-	L->hdr_line = L->line;
+	L->hdr_line = L->lines.line;
 	L->hdr[L->hdrlen] = '\0';
 	ls = L->hdr;
 	le = L->hdr + L->hdrlen;
 	if (memchr(ls, '\0', L->hdrlen))
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, (const char *)memchr(ls, '\0', L->hdrlen),
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, (const char *)memchr(ls, '\0', L->hdrlen),
 		                  "binary data (a NUL byte) in the header: not lshwc output");
 	nf = split_line(L, ls, le, MAX_FIELDS, &bad);
+	if (nf == -2)
+		return oom(r, err);
 	if (nf == -1)
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, bad, "header: malformed quotes");
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, bad, "header: malformed quotes");
 	if ((size_t)nf > MAX_FIELDS)
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, ls, "header: more than %d counter columns",
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, ls, "header: more than %d counter columns",
 		                  MF_MAX_COUNTER);
 	for (i = 0; i < 3; i++) {
 		if (i >= (size_t)nf || L->fl[i] != strlen(first[i]) || strncasecmp(L->fp[i], first[i], L->fl[i]) != 0)
-			return line_error(r, err, MF_EFORMAT, L->line, ls, le, i < (size_t)nf ? L->fp[i] : le,
+			return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, i < (size_t)nf ? L->fat[i] : le,
 			                  "not an lshwc header: it must start Date,Time,CPU");
 	}
 	if (nf == 3)
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, le, "lshwc header without counter columns");
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, le, "lshwc header without counter columns");
 	L->ncols = (size_t)nf - 3;
 	L->cols = calloc(L->ncols, sizeof(*L->cols));
 	if (!L->cols)
 		return oom(r, err);
 	for (i = 0; i < L->ncols; i++) {
 		struct lcol *c = &L->cols[i];
-		const char *f = L->fp[i + 3];
+		const char *f = L->fp[i + 3], *at = L->fat[i + 3];
 		size_t fl = L->fl[i + 3];
 		const char *lp = memchr(f, '(', fl);
 		long num = -1;
-		c->off = (long)(f - ls);
+		c->off = (long)(at - ls);
 		c->label = strndup(f, fl);
 		if (!c->label)
 			return oom(r, err);
@@ -699,14 +641,14 @@ static int open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err)
 		}
 		if (num < 0 || num >= MF_MAX_COUNTER)
 			return line_error(
-			        r, err, MF_EFORMAT, L->line, ls, le, f,
+			        r, err, MF_EFORMAT, L->lines.line, ls, le, at,
 			        "unknown column '%.*s' (lshwc counter columns are NAME(n), Counter(n), or with "
 			        "-s short names such as B0, E143, U300)",
 			        (int)(fl > 60 ? 60 : fl), f);
 		c->number = (unsigned)num;
 		for (j = 0; j < i; j++)
 			if (L->cols[j].number == c->number)
-				return line_error(r, err, MF_EFORMAT, L->line, ls, le, f,
+				return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, at,
 				                  "column %s repeats counter %u (column %zu, %s)", c->label, c->number,
 				                  j + 4, L->cols[j].label);
 	}
@@ -748,10 +690,10 @@ static int row_time(struct mf_reader *r, struct lshwc *L, struct mf_error *err, 
 	w->t_us = us;
 	return 0;
 bad_date:
-	return line_error(r, err, MF_EFORMAT, L->line, ls, le, d, "bad date '%.*s' (expected YYYY-MM-DD)",
+	return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[0], "bad date '%.*s' (expected YYYY-MM-DD)",
 	                  (int)(dl > 20 ? 20 : dl), d);
 bad_time:
-	return line_error(r, err, MF_EFORMAT, L->line, ls, le, t, "bad time '%.*s' (expected HH:MM:SS)",
+	return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[1], "bad time '%.*s' (expected HH:MM:SS)",
 	                  (int)(tl > 20 ? 20 : tl), t);
 }
 
@@ -760,6 +702,7 @@ static int csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct 
 {
 	const char *ls, *le, *bad = NULL, *f;
 	size_t len, i, fl;
+	uint64_t cpu;
 	long nf;
 	int rc;
 
@@ -778,26 +721,28 @@ static int csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct 
 	memcpy(w->text, ls, len);
 	w->text[len] = '\0';
 	w->textlen = len;
-	w->line = L->line;
+	w->line = L->lines.line;
 	ls = w->text;
 	le = ls + len;
 	if (memchr(ls, '\0', len))
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, (const char *)memchr(ls, '\0', len),
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, (const char *)memchr(ls, '\0', len),
 		                  "binary data (a NUL byte) in a row");
 	nf = split_line(L, ls, le, L->ncols + 3, &bad);
+	if (nf == -2)
+		return oom(r, err);
 	if (nf == -1)
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, bad, "malformed quotes");
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, bad, "malformed quotes");
 	if ((size_t)nf > L->ncols + 3) {
 		const char *p, *extra = le;
 		size_t k = 1;
 		for (p = ls; p < le; p++)
 			if (*p == ',' && ++k == L->ncols + 4)
 				extra = p + 1;
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, extra,
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, extra,
 		                  "row has more fields than the header (%zu, header has %zu)", k, L->ncols + 3);
 	}
 	if ((size_t)nf < L->ncols + 3)
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, le,
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, le,
 		                  "row has fewer fields than the header (%ld, header has %zu): a truncated line", nf,
 		                  L->ncols + 3);
 	rc = row_time(r, L, err, ls, le, w);
@@ -811,12 +756,12 @@ static int csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct 
 	} else if (fl == 5 && strncasecmp(f, "Delta", 5) == 0) {
 		w->kind = ROW_DELTA;
 		w->cpu = -1;
-	} else if (fl >= 4 && fl <= 8 && strncasecmp(f, "CPU", 3) == 0 && all_digits(f + 3, fl - 3) &&
-	           strtol(f + 3, NULL, 10) <= MAX_CPU) {
+	} else if (fl >= 4 && fl <= 8 && strncasecmp(f, "CPU", 3) == 0 && mf_u64_parse(f + 3, fl - 3, &cpu, NULL) == 0 &&
+	           cpu <= MAX_CPU) {
 		w->kind = ROW_CPU;
-		w->cpu = strtol(f + 3, NULL, 10);
+		w->cpu = (int64_t)cpu;
 	} else {
-		return line_error(r, err, MF_EFORMAT, L->line, ls, le, f,
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[2],
 		                  "bad CPU label '%.*s' (expected CPU<n> with n up to %d, Total or Delta)",
 		                  (int)(fl > 20 ? 20 : fl), f, MAX_CPU);
 	}
@@ -825,10 +770,10 @@ static int csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct 
 		size_t vl = L->fl[i + 3];
 		int prc = vl > MAX_VALUE ? -5 : parse_value(v, vl, &w->val[i]);
 		if (prc)
-			return line_error(r, err, MF_EFORMAT, L->line, ls, le, v, "%s: %s '%.*s'", L->cols[i].label,
-			                  value_problem(prc), (int)(vl > 40 ? 40 : vl), v);
+			return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[i + 3], "%s: %s '%.*s'",
+			                  L->cols[i].label, value_problem(prc), (int)(vl > 40 ? 40 : vl), v);
 		w->has[i] = 1;
-		w->foff[i] = (uint32_t)(v - ls);
+		w->foff[i] = (uint32_t)(L->fat[i + 3] - ls);
 	}
 	return 1;
 }
@@ -1648,6 +1593,8 @@ static void close_lshwc(struct mf_reader *r)
 	free(L->hdr);
 	free(L->fp);
 	free(L->fl);
+	free(L->fat);
+	mf_csvsplit_free(&L->sp);
 	free(L);
 	r->state = NULL;
 }
