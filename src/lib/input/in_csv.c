@@ -267,13 +267,9 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 		}
 		if (k == sizeof(id_names) / sizeof(id_names[0])) {
 			int num = mf_short_counter_number(f, fl);
-			bool known = false;
 			c->cols[i].kind = COL_COUNTER;
 			c->cols[i].number = num;
-			for (k = 0; k < kb->nfamilies && !known; k++)
-				known = num >= 0 ? mf_family_counter_num(&kb->families[k], (unsigned)num) != NULL
-						 : mf_family_counter(&kb->families[k], f, fl) != NULL;
-			if (!known)
+			if (!mf_kb_counter_known(kb, f, fl))
 				return row_error(c, r, err, MF_EFORMAT, ls, le, at,
 						 num >= 0 ? "counter %s is not defined on any machine family"
 							  : "unknown column '%s' (not an identity column, a short counter "

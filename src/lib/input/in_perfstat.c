@@ -627,6 +627,34 @@ static char detect_sep(const char *ls, const char *le)
 	return 0;
 }
 
+/* The family from the events (mf_kb_infer_family); DFLT_CCERROR names z15. */
+static int infer_family(struct mf_reader *r, struct pstate *s, struct mf_error *err)
+{
+	struct mf_family_fit fit;
+	size_t i;
+
+	mf_kb_infer_family(r->opts.kb, (const char *const *)s->names, NULL, s->nnames, &fit);
+	if (s->ccerror_line) {
+		/* DFLT_CCERROR names the family: z15, if the other events are z15 counters too. */
+		for (i = 0; i < fit.n && i < MF_FIT_MAX && strcmp(fit.fam[i]->key, "z15") != 0; i++)
+			;
+		if (fit.generic || i == fit.n || i == MF_FIT_MAX)
+			return perr(r, err, MF_EFORMAT, s->ccerror_line, 0, NULL,
+				    "event DFLT_CCERROR is z15 counter 265 (its name before Linux 5.8), but the other "
+				    "events are not all z15 counters");
+		s->fam = fit.fam[i];
+	} else if (fit.n == 1) {
+		s->fam = fit.fam[0];
+	} else if (fit.n == 0) {
+		return perr(r, err, MF_EFORMAT, 0, 0, NULL,
+			    "the events mix machine families (no family has them all): give --machine");
+	} else {
+		return perr(r, err, MF_EUSAGE, 0, 0, NULL, "the events fit several machine families (%s): give --machine",
+			    fit.list);
+	}
+	return 0;
+}
+
 static int open_perf(struct mf_reader *r, struct mf_error *err)
 {
 	struct pstate *s = calloc(1, sizeof(*s));
@@ -698,36 +726,9 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 			    "event DFLT_CCERROR is not a %s counter (it is the name Linux before 5.8 gave z15 counter 265)",
 			    s->fam->display);
 	if (!s->fam) {
-		const struct mf_family *fit[16];
-		size_t n = mf_kb_families_for(r->opts.kb, (const char *const *)s->names, s->nnames, fit, 16), i, basic = 1;
-		for (i = 0; i < s->nnames; i++)
-			if (!mf_family_counter(mf_kb_generic(r->opts.kb), s->names[i], strlen(s->names[i])))
-				basic = 0;
-		if (s->ccerror_line) {
-			/* DFLT_CCERROR names the family: z15, if the other events are z15 counters too. */
-			for (i = 0; i < n && i < 16 && strcmp(fit[i]->key, "z15") != 0; i++)
-				;
-			if (i == n || i == 16)
-				return perr(r, err, MF_EFORMAT, s->ccerror_line, 0, NULL,
-					    "event DFLT_CCERROR is z15 counter 265 (its name before Linux 5.8), but the other "
-					    "events are not all z15 counters");
-			s->fam = fit[i];
-		} else if (basic) {
-			s->fam = mf_kb_generic(r->opts.kb);
-		} else if (n == 1) {
-			s->fam = fit[0];
-		} else if (n == 0) {
-			return perr(r, err, MF_EFORMAT, 0, 0, NULL,
-				    "the events mix machine families (no family has them all): give --machine");
-		} else {
-			char list[200];
-			size_t used = 0;
-			for (i = 0; i < n && i < 16; i++)
-				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-							 fit[i]->display);
-			return perr(r, err, MF_EUSAGE, 0, 0, NULL,
-				    "the events fit several machine families (%s): give --machine", list);
-		}
+		rc = infer_family(r, s, err);
+		if (rc)
+			return rc;
 	}
 	s->slot = malloc(s->nnames * sizeof(*s->slot));
 	if (!s->slot)

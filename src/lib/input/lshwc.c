@@ -261,19 +261,75 @@ static struct base *get_base(struct lshwc *L, size_t i)
 
 /* ---------------------------------------------------------------- family */
 
+/*
+ * The family from the named counters (mf_kb_infer_family): their short names,
+ * and their Linux names from long headers to choose between families.
+ */
+static int infer_family(struct mf_reader *r, struct lshwc *L, const struct mf_family **fam, struct mf_error *err)
+{
+	const struct mf_kb *kb = r->opts.kb;
+	const char **names = calloc(L->ncols ? L->ncols : 1, sizeof(*names));
+	const char **linux = calloc(L->ncols ? L->ncols : 1, sizeof(*linux));
+	char(*sn)[8] = calloc(L->ncols ? L->ncols : 1, sizeof(*sn));
+	struct mf_family_fit *fit = malloc(sizeof(*fit));
+	size_t i, nn = 0;
+	int rc = 0;
+
+	if (!names || !linux || !sn || !fit) {
+		rc = mf_lshwc_oom(r, err);
+		goto out;
+	}
+	for (i = 0; i < L->ncols; i++) {
+		const struct lcol *c = &L->cols[i];
+		if (!c->name)
+			continue;
+		short_name(c->number, sn[i], sizeof(sn[i]));
+		if (!mf_kb_counter_known(kb, sn[i], strlen(sn[i]))) {
+			rc = col_error(r, L, err, MF_EFORMAT, i,
+			               "counter %s (number %u) is not defined on any machine family", c->label,
+			               c->number);
+			goto out;
+		}
+		linux[nn] = c->shortname ? NULL : c->name;
+		names[nn++] = sn[i];
+	}
+	mf_kb_infer_family(kb, names, linux, nn, fit);
+	if (fit->n == 0) {
+		/* Name the first counter that no family has together with those before it. */
+		size_t upto = 0;
+		for (i = 0; i < L->ncols; i++)
+			if (L->cols[i].name && upto++ == fit->misfit)
+				break;
+		rc = col_error(r, L, err, MF_ENOMACHINE, i,
+		               "counter %s fits no machine family together with the counters before it; "
+		               "give --machine",
+		               L->cols[i].label);
+	} else if (fit->n > 1) {
+		rc = mf_error_set(err, MF_EUSAGE, r->path, 0, 0, "counters fit %s: give --machine", fit->list);
+	} else {
+		*fam = fit->fam[0];
+		snprintf(L->fam_from, sizeof(L->fam_from), "%s",
+		         fit->generic ? "basic and problem-state counters only" : "from the counters");
+	}
+out:
+	free(names);
+	free(linux);
+	free(sn);
+	free(fit);
+	return rc;
+}
+
 /* Picks the family (see the top of the file) and binds every column to its slot. */
 int mf_lshwc_choose_family(struct mf_reader *r, struct lshwc *L, int csvn, int cfvn, struct mf_error *err)
 {
 	const struct mf_kb *kb = r->opts.kb;
 	const struct mf_family *fam = r->opts.family;
-	size_t i, k;
+	size_t i;
 
 	if (fam) {
 		snprintf(L->fam_from, sizeof(L->fam_from), "from --machine");
 	} else if (csvn > 0) {
-		for (k = 0; k < kb->nfamilies && !fam; k++)
-			if (kb->families[k].csvn == csvn && &kb->families[k] != mf_kb_generic(kb))
-				fam = &kb->families[k];
+		fam = mf_kb_family_by_csvn(kb, csvn);
 		if (!fam)
 			return mf_error_set(err, MF_ENOMACHINE, r->path, 0, 0,
 			                    "cpumcf info: counter second version %d names no known machine family: "
@@ -284,99 +340,10 @@ int mf_lshwc_choose_family(struct mf_reader *r, struct lshwc *L, int csvn, int c
 			mf_reader_warn(r, "%s: counter first version %d is not one %s has; read as %s anyway", r->path,
 			               cfvn, fam->display, fam->display);
 	} else {
-		const char **names = NULL;
-		char(*sn)[8] = NULL;
-		const struct mf_family *cand[MAX_CANDIDATES];
-		size_t nn = 0, nc;
-		bool high = false;
-
-		for (i = 0; i < L->ncols; i++) {
-			const struct lcol *c = &L->cols[i];
-			bool known = false;
-			if (!c->name)
-				continue;
-			for (k = 0; k < kb->nfamilies && !known; k++)
-				known = mf_family_counter_num(&kb->families[k], c->number) != NULL;
-			if (!known)
-				return col_error(r, L, err, MF_EFORMAT, i,
-				                 "counter %s (number %u) is not defined on any "
-				                 "machine family",
-				                 c->label, c->number);
-			if (c->number >= 64)
-				high = true;
-		}
-		if (!high) {
-			fam = mf_kb_generic(kb);
-			snprintf(L->fam_from, sizeof(L->fam_from), "basic and problem-state counters only");
-			goto bind;
-		}
-		names = calloc(L->ncols, sizeof(*names));
-		sn = calloc(L->ncols, sizeof(*sn));
-		if (!names || !sn) {
-			free(names);
-			free(sn);
-			return mf_lshwc_oom(r, err);
-		}
-		for (i = 0; i < L->ncols; i++) {
-			if (!L->cols[i].name)
-				continue;
-			short_name(L->cols[i].number, sn[i], sizeof(sn[i]));
-			names[nn++] = sn[i];
-		}
-		nc = mf_kb_families_for(kb, names, nn, cand, MAX_CANDIDATES);
-		if (nc == 0) {
-			/* Name the first counter that no family has together with those before it. */
-			size_t j, upto = 0;
-			for (j = 1; j <= nn; j++)
-				if (mf_kb_families_for(kb, names, j, cand, MAX_CANDIDATES) == 0)
-					break;
-			for (i = 0; i < L->ncols; i++)
-				if (L->cols[i].name && ++upto == j)
-					break;
-			free(names);
-			free(sn);
-			return col_error(r, L, err, MF_ENOMACHINE, i,
-			                 "counter %s fits no machine family together with the counters before it; "
-			                 "give --machine",
-			                 L->cols[i].label);
-		}
-		free(names);
-		free(sn);
-		if (nc > 1 && nc <= MAX_CANDIDATES) {
-			/* Long headers also give the Linux names: keep the families that agree. */
-			size_t kept = 0;
-			for (k = 0; k < nc; k++) {
-				bool ok = true;
-				for (i = 0; i < L->ncols && ok; i++) {
-					const struct lcol *c = &L->cols[i];
-					const struct mf_counter *ctr;
-					if (!c->name || c->shortname)
-						continue;
-					ctr = mf_family_counter_num(cand[k], c->number);
-					ok = ctr && strcasecmp(ctr->linux_name, c->name) == 0;
-				}
-				if (ok)
-					cand[kept++] = cand[k];
-			}
-			if (kept)
-				nc = kept;
-		}
-		if (nc > 1) {
-			char list[256];
-			size_t n = 0;
-			list[0] = '\0';
-			for (k = 0; k < nc && k < MAX_CANDIDATES; k++) {
-				int w = snprintf(list + n, sizeof(list) - n, "%s%s", k ? ", " : "", cand[k]->display);
-				if (w < 0 || (size_t)w >= sizeof(list) - n)
-					break;
-				n += (size_t)w;
-			}
-			return mf_error_set(err, MF_EUSAGE, r->path, 0, 0, "counters fit %s: give --machine", list);
-		}
-		fam = cand[0];
-		snprintf(L->fam_from, sizeof(L->fam_from), "from the counters");
+		int rc = infer_family(r, L, &fam, err);
+		if (rc)
+			return rc;
 	}
-bind:
 	L->fam = fam;
 	for (i = 0; i < L->ncols; i++) {
 		struct lcol *c = &L->cols[i];

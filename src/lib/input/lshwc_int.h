@@ -23,7 +23,6 @@
 #define MAX_CPU        16383             /* CPU numbers; Linux on Z has far fewer */
 #define MAX_VALUE      40                /* characters of one counter value: 20 digits, or 0x and 16 */
 #define MAX_FIELDS     (3 + MF_MAX_COUNTER)
-#define MAX_CANDIDATES 16
 
 enum rowkind { ROW_CPU, ROW_TOTAL, ROW_DELTA };
 

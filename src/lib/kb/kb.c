@@ -1455,3 +1455,79 @@ size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size
 	}
 	return count;
 }
+
+const struct mf_family *mf_kb_family_by_csvn(const struct mf_kb *kb, int csvn)
+{
+	size_t k;
+	for (k = 0; k < kb->nfamilies && csvn > 0; k++)
+		if (kb->families[k].csvn == csvn && &kb->families[k] != mf_kb_generic(kb))
+			return &kb->families[k];
+	return NULL;
+}
+
+bool mf_kb_counter_known(const struct mf_kb *kb, const char *name, size_t len)
+{
+	size_t k;
+	for (k = 0; k < kb->nfamilies; k++)
+		if (mf_family_counter(&kb->families[k], name, len))
+			return true;
+	return false;
+}
+
+/* Keeps the candidates on which every counter with a known Linux name has that name, if any. */
+static void keep_linux_names(struct mf_family_fit *fit, const char *const *names, const char *const *linux,
+			     size_t n)
+{
+	size_t k, i, kept = 0;
+
+	for (k = 0; k < fit->n; k++) {
+		bool ok = true;
+		for (i = 0; i < n && ok; i++) {
+			const struct mf_counter *c;
+			if (!linux[i])
+				continue;
+			c = mf_family_counter(fit->fam[k], names[i], strlen(names[i]));
+			ok = c && strcasecmp(c->linux_name, linux[i]) == 0;
+		}
+		if (ok)
+			fit->fam[kept++] = fit->fam[k];
+	}
+	if (kept)
+		fit->n = kept;
+}
+
+void mf_kb_infer_family(const struct mf_kb *kb, const char *const *names, const char *const *linux, size_t n,
+			struct mf_family_fit *fit)
+{
+	const struct mf_family *g = mf_kb_generic(kb);
+	size_t i, k, used = 0;
+
+	memset(fit, 0, sizeof(*fit));
+	for (i = 0; i < n; i++)
+		if (!mf_family_counter(g, names[i], strlen(names[i])))
+			break;
+	if (i == n) {
+		fit->n = 1;
+		fit->generic = true;
+		fit->fam[0] = g;
+		return;
+	}
+	fit->n = mf_kb_families_for(kb, names, n, fit->fam, MF_FIT_MAX);
+	if (fit->n == 0) {
+		/* The first name that no family has together with those before it. */
+		for (i = 1; i <= n; i++)
+			if (mf_kb_families_for(kb, names, i, NULL, 0) == 0)
+				break;
+		fit->misfit = i - 1;
+		return;
+	}
+	if (fit->n > 1 && fit->n <= MF_FIT_MAX && linux)
+		keep_linux_names(fit, names, linux, n);
+	for (k = 0; fit->n > 1 && k < fit->n && k < MF_FIT_MAX; k++) {
+		int w = snprintf(fit->list + used, sizeof(fit->list) - used, "%s%s", k ? ", " : "",
+				 fit->fam[k]->display);
+		if (w < 0 || (size_t)w >= sizeof(fit->list) - used)
+			break;
+		used += (size_t)w;
+	}
+}
