@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Knowledge base loader: families, counters, metrics, machines, LSPR table. */
+/* Knowledge base loader: families, counters, metrics, machines, LSPR table (the queries are in kb.c). */
 #include "mfstat/kb.h"
 
 #include <ctype.h>
@@ -14,6 +14,7 @@
 #include "base/arena.h"
 #include "base/datafile.h"
 #include "base/tsv.h"
+#include "kb_int.h"
 
 struct kb_priv {
 	struct mf_arena arena;
@@ -100,118 +101,6 @@ static bool is_ident(const char *s)
 	return true;
 }
 
-/*
- * A set of names for the loader's lookups, so that loading n metrics costs
- * O(n) and not O(n^2): open addressing, linear probing, the hash case-blind
- * so that one table serves exact and case-insensitive lookups.
- */
-struct name_ent {
-	const char *key; /* NULL = empty slot */
-	size_t val;
-};
-
-struct name_hash {
-	struct name_ent *e;
-	size_t cap, n; /* cap is 0 or a power of two */
-};
-
-static size_t name_hash_of(const char *s, size_t len)
-{
-	size_t h = 1469598103934665603u, i;
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)tolower((unsigned char)s[i]);
-		h *= 1099511628211u;
-	}
-	return h;
-}
-
-static bool name_eq(const char *key, const char *s, size_t len, bool nocase)
-{
-	if (nocase)
-		return strncasecmp(key, s, len) == 0 && key[len] == '\0';
-	return strncmp(key, s, len) == 0 && key[len] == '\0';
-}
-
-/*
- * The value of name s[0..len), or -1.  With nocase, of all names equal but for
- * case the one with the smallest value (the first defined).
- */
-static long name_find(const struct name_hash *h, const char *s, size_t len, bool nocase)
-{
-	size_t i;
-	long best = -1;
-
-	if (!h->cap)
-		return -1;
-	for (i = name_hash_of(s, len) & (h->cap - 1); h->e[i].key; i = (i + 1) & (h->cap - 1)) {
-		if (!name_eq(h->e[i].key, s, len, nocase))
-			continue;
-		if (!nocase)
-			return (long)h->e[i].val;
-		if (best < 0 || h->e[i].val < (size_t)best)
-			best = (long)h->e[i].val;
-	}
-	return best;
-}
-
-static void name_put(struct name_ent *e, size_t cap, const char *key, size_t val)
-{
-	size_t i;
-	for (i = name_hash_of(key, strlen(key)) & (cap - 1); e[i].key; i = (i + 1) & (cap - 1))
-		;
-	e[i].key = key;
-	e[i].val = val;
-}
-
-/* Adds key (borrowed, must outlive h); returns -1 when out of memory. */
-static int name_add(struct name_hash *h, const char *key, size_t val)
-{
-	if (2 * (h->n + 1) > h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 64, i;
-		struct name_ent *e = calloc(cap, sizeof(*e));
-		if (!e)
-			return -1;
-		for (i = 0; i < h->cap; i++)
-			if (h->e[i].key)
-				name_put(e, cap, h->e[i].key, h->e[i].val);
-		free(h->e);
-		h->e = e;
-		h->cap = cap;
-	}
-	name_put(h->e, h->cap, key, val);
-	h->n++;
-	return 0;
-}
-
-static void name_hash_free(struct name_hash *h)
-{
-	free(h->e);
-	h->e = NULL;
-	h->cap = h->n = 0;
-}
-
-int mf_short_counter_number(const char *s, size_t len)
-{
-	static const struct { char c; int lo, hi; } sets[] = {
-		{'B', 0, 31}, {'P', 32, 63}, {'C', 64, 127}, {'E', 128, 447}, {'M', 448, 495}};
-	size_t i, k;
-	long v = 0;
-
-	if (len < 2 || len > 4)
-		return -1;
-	for (i = 1; i < len; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (len > 2 && s[1] == '0')
-		return -1;
-	for (k = 0; k < sizeof(sets) / sizeof(sets[0]); k++)
-		if (toupper((unsigned char)s[0]) == sets[k].c)
-			return v >= sets[k].lo && v <= sets[k].hi ? (int)v : -1;
-	return -1;
-}
-
 static int set_of_number(unsigned n)
 {
 	if (n < 32)
@@ -223,28 +112,6 @@ static int set_of_number(unsigned n)
 	if (n < 448)
 		return MF_SET_EXTENDED;
 	return MF_SET_MTDIAG;
-}
-
-const char *mf_set_name(int set)
-{
-	static const char *const names[] = {"basic", "problem", "crypto", "extended", "mtdiag", "other"};
-	return set >= 0 && set <= MF_SET_OTHER ? names[set] : "?";
-}
-
-const char *mf_lspr_name(int cls)
-{
-	switch (cls) {
-	case MF_LSPR_LOW: return "LOW";
-	case MF_LSPR_AVERAGE: return "AVERAGE";
-	case MF_LSPR_HIGH: return "HIGH";
-	default: return NULL;
-	}
-}
-
-const char *mf_pool_name(int pool)
-{
-	static const char *const names[] = {NULL, "GCP", "ZIIP", "ZAAP", "IFL", "ICF", "ZCBP"};
-	return pool > 0 && pool < MF_NPOOLS ? names[pool] : NULL;
 }
 
 static int cmp_counter(const void *a, const void *b)
@@ -384,40 +251,6 @@ static int load_counters(struct loader *L, struct mf_family *fam)
 	return 0;
 }
 
-const struct mf_counter *mf_family_counter(const struct mf_family *fam, const char *name, size_t len)
-{
-	int num = fam->named ? -1 : mf_short_counter_number(name, len);
-	size_t i;
-
-	if (num >= 0)
-		return mf_family_counter_num(fam, (unsigned)num);
-	for (i = 0; i < fam->ncounters; i++) {
-		const char *ln = fam->counters[i].linux_name;
-		if (strncasecmp(ln, name, len) == 0 && ln[len] == '\0')
-			return &fam->counters[i];
-	}
-	return NULL;
-}
-
-const struct mf_counter *mf_family_counter_num(const struct mf_family *fam, unsigned number)
-{
-	/* Named families number their counters only as ids, not as CPU-MF counters. */
-	if (fam->named || number >= MF_MAX_COUNTER || fam->dense[number] < 0)
-		return NULL;
-	return &fam->counters[fam->dense[number]];
-}
-
-int mf_family_metric(const struct mf_family *fam, const char *name)
-{
-	size_t i;
-	if (fam->metric_index)
-		return (int)name_find((const struct name_hash *)fam->metric_index, name, strlen(name), true);
-	for (i = 0; i < fam->nmetrics; i++)
-		if (strcasecmp(fam->metrics[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
 struct bind_ctx {
 	const struct mf_family *fam;
 	const struct name_hash *metrics; /* exact names -> metric index */
@@ -444,7 +277,7 @@ static int bind_name(void *vctx, const char *name, size_t len, int *kind, int *i
 		*index = MF_VAR_MEM_PEAK_GBS;
 		return 0;
 	}
-	m = name_find(ctx->metrics, name, len, false);
+	m = mf_kb_name_find(ctx->metrics, name, len, false);
 	if (m >= 0) {
 		*kind = MF_REF_METRIC;
 		*index = (int)m;
@@ -586,7 +419,7 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 		}
 		/* A later definition of the same name (a family file) replaces the common one. */
 		{
-			long at = name_find(names, r.m.name, strlen(r.m.name), false);
+			long at = mf_kb_name_find(names, r.m.name, strlen(r.m.name), false);
 			i = at >= 0 ? (size_t)at : *n;
 		}
 		if (i < *n && strcmp((*list)[i].m.file, name) == 0) {
@@ -599,7 +432,7 @@ static int read_metric_file(struct loader *L, const char *rel, bool required, st
 			break;
 		}
 		if (i == *n) {
-			if (name_add(names, r.m.name, i)) {
+			if (mf_kb_name_add(names, r.m.name, i)) {
 				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
 				break;
 			}
@@ -757,7 +590,7 @@ static int load_metrics(struct loader *L, struct mf_family *fam, bool common)
 		rc = order_metrics(L, fam, raw);
 out:
 	free(raw);
-	name_hash_free(&names);
+	mf_kb_name_hash_free(&names);
 	return rc;
 }
 
@@ -1251,7 +1084,7 @@ static int build_keys(struct loader *L)
 		const struct mf_family *fam = &kb->families[i];
 		for (j = 0; j < fam->nreport && !rc; j++) {
 			const char *nm = report_name(fam, j);
-			if (name_find(&reported, nm, strlen(nm), false) < 0 && name_add(&reported, nm, 0))
+			if (mf_kb_name_find(&reported, nm, strlen(nm), false) < 0 && mf_kb_name_add(&reported, nm, 0))
 				rc = -1;
 		}
 	}
@@ -1261,10 +1094,10 @@ static int build_keys(struct loader *L)
 	 */
 	for (k = 0; k < L->norder && !rc; k++) {
 		const char *nm = L->order[k];
-		if (!nm || name_find(&reported, nm, strlen(nm), false) < 0 ||
-		    name_find(&keys, nm, strlen(nm), false) >= 0)
+		if (!nm || mf_kb_name_find(&reported, nm, strlen(nm), false) < 0 ||
+		    mf_kb_name_find(&keys, nm, strlen(nm), false) >= 0)
 			continue;
-		if (name_add(&keys, nm, 0))
+		if (mf_kb_name_add(&keys, nm, 0))
 			rc = -1;
 		kb->keys[kb->nkeys++] = nm;
 	}
@@ -1272,15 +1105,15 @@ static int build_keys(struct loader *L)
 		const struct mf_family *fam = &kb->families[i];
 		for (j = 0; j < fam->nreport && !rc; j++) {
 			const char *nm = report_name(fam, j);
-			if (name_find(&keys, nm, strlen(nm), false) >= 0)
+			if (mf_kb_name_find(&keys, nm, strlen(nm), false) >= 0)
 				continue;
-			if (name_add(&keys, nm, 0))
+			if (mf_kb_name_add(&keys, nm, 0))
 				rc = -1;
 			kb->keys[kb->nkeys++] = nm;
 		}
 	}
-	name_hash_free(&reported);
-	name_hash_free(&keys);
+	mf_kb_name_hash_free(&reported);
+	mf_kb_name_hash_free(&keys);
 	if (rc)
 		return mf_error_set(L->err, MF_ENOMEM, "keys", 0, 0, "out of memory");
 	/* Keep LSPR last, where it reads as the conclusion of the row. */
@@ -1361,173 +1194,4 @@ void mf_kb_free(struct mf_kb *kb)
 		mf_arena_free(&priv->arena);
 	free(priv);
 	free(kb);
-}
-
-const struct mf_family *mf_kb_family(const struct mf_kb *kb, const char *name)
-{
-	size_t i;
-	for (i = 0; i < kb->nfamilies; i++)
-		if (strcasecmp(kb->families[i].key, name) == 0 || strcasecmp(kb->families[i].display, name) == 0)
-			return &kb->families[i];
-	return NULL;
-}
-
-const struct mf_machine *mf_kb_machine(const struct mf_kb *kb, unsigned type)
-{
-	size_t i;
-	for (i = 0; i < kb->nmachines; i++)
-		if (kb->machines[i].type == type)
-			return &kb->machines[i];
-	return NULL;
-}
-
-const struct mf_family *mf_kb_generic(const struct mf_kb *kb)
-{
-	return mf_kb_family(kb, "generic");
-}
-
-int mf_kb_resolve(const struct mf_kb *kb, const char *s, size_t len, const struct mf_family **fam,
-		  const struct mf_machine **machine)
-{
-	char buf[64];
-	size_t i;
-	bool digits = len > 0;
-
-	*fam = NULL;
-	*machine = NULL;
-	if (len == 0 || len >= sizeof(buf))
-		return MF_ENOMACHINE;
-	for (i = 0; i < len; i++)
-		digits = digits && isdigit((unsigned char)s[i]);
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (digits) {
-		const struct mf_machine *m = len <= 5 ? mf_kb_machine(kb, (unsigned)atoi(buf)) : NULL;
-		if (!m)
-			return MF_ENOMACHINE;
-		*machine = m;
-		*fam = m->family;
-		return 0;
-	}
-	*fam = mf_kb_family(kb, buf);
-	return *fam ? 0 : MF_ENOMACHINE;
-}
-
-static bool in_range(double v, double lo, double hi, bool lo_incl, bool hi_incl)
-{
-	if (lo_incl ? v < lo : v <= lo)
-		return false;
-	if (hi_incl ? v > hi : v >= hi)
-		return false;
-	return true;
-}
-
-int mf_kb_lspr_class(const struct mf_kb *kb, double l1mp, double rni)
-{
-	size_t i;
-	if (isnan(l1mp) || isnan(rni))
-		return MF_LSPR_NONE;
-	for (i = 0; i < kb->nlspr; i++) {
-		const struct mf_lspr_rule *r = &kb->lspr[i];
-		if (in_range(l1mp, r->lo[0], r->hi[0], r->lo_incl[0], r->hi_incl[0]) &&
-		    in_range(rni, r->lo[1], r->hi[1], r->lo_incl[1], r->hi_incl[1]))
-			return r->cls;
-	}
-	return MF_LSPR_NONE;
-}
-
-size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n,
-			  const struct mf_family **out, size_t max)
-{
-	size_t f, i, count = 0;
-	for (f = 0; f < kb->nfamilies; f++) {
-		const struct mf_family *fam = &kb->families[f];
-		if (fam == mf_kb_generic(kb) || !fam->csvn)
-			continue;
-		for (i = 0; i < n; i++)
-			if (!mf_family_counter(fam, names[i], strlen(names[i])))
-				break;
-		if (i < n)
-			continue;
-		if (count < max)
-			out[count] = fam;
-		count++;
-	}
-	return count;
-}
-
-const struct mf_family *mf_kb_family_by_csvn(const struct mf_kb *kb, int csvn)
-{
-	size_t k;
-	for (k = 0; k < kb->nfamilies && csvn > 0; k++)
-		if (kb->families[k].csvn == csvn && &kb->families[k] != mf_kb_generic(kb))
-			return &kb->families[k];
-	return NULL;
-}
-
-bool mf_kb_counter_known(const struct mf_kb *kb, const char *name, size_t len)
-{
-	size_t k;
-	for (k = 0; k < kb->nfamilies; k++)
-		if (mf_family_counter(&kb->families[k], name, len))
-			return true;
-	return false;
-}
-
-/* Keeps the candidates on which every counter with a known Linux name has that name, if any. */
-static void keep_linux_names(struct mf_family_fit *fit, const char *const *names, const char *const *linux,
-			     size_t n)
-{
-	size_t k, i, kept = 0;
-
-	for (k = 0; k < fit->n; k++) {
-		bool ok = true;
-		for (i = 0; i < n && ok; i++) {
-			const struct mf_counter *c;
-			if (!linux[i])
-				continue;
-			c = mf_family_counter(fit->fam[k], names[i], strlen(names[i]));
-			ok = c && strcasecmp(c->linux_name, linux[i]) == 0;
-		}
-		if (ok)
-			fit->fam[kept++] = fit->fam[k];
-	}
-	if (kept)
-		fit->n = kept;
-}
-
-void mf_kb_infer_family(const struct mf_kb *kb, const char *const *names, const char *const *linux, size_t n,
-			struct mf_family_fit *fit)
-{
-	const struct mf_family *g = mf_kb_generic(kb);
-	size_t i, k, used = 0;
-
-	memset(fit, 0, sizeof(*fit));
-	for (i = 0; i < n; i++)
-		if (!mf_family_counter(g, names[i], strlen(names[i])))
-			break;
-	if (i == n) {
-		fit->n = 1;
-		fit->generic = true;
-		fit->fam[0] = g;
-		return;
-	}
-	fit->n = mf_kb_families_for(kb, names, n, fit->fam, MF_FIT_MAX);
-	if (fit->n == 0) {
-		/* The first name that no family has together with those before it. */
-		for (i = 1; i <= n; i++)
-			if (mf_kb_families_for(kb, names, i, NULL, 0) == 0)
-				break;
-		fit->misfit = i - 1;
-		return;
-	}
-	if (fit->n > 1 && fit->n <= MF_FIT_MAX && linux)
-		keep_linux_names(fit, names, linux, n);
-	for (k = 0; fit->n > 1 && k < fit->n && k < MF_FIT_MAX; k++) {
-		int w = snprintf(fit->list + used, sizeof(fit->list) - used, "%s%s", k ? ", " : "",
-				 fit->fam[k]->display);
-		if (w < 0 || (size_t)w >= sizeof(fit->list) - used)
-			break;
-		used += (size_t)w;
-	}
 }
