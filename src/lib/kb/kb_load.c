@@ -77,6 +77,52 @@ static int load_file(struct loader *L, const char *rel, bool required, const cha
 	return load_file_from(L, rel, required, text, len, name, FROM_BOTH);
 }
 
+typedef int row_fn(struct loader *L, struct mf_tsv *t, void *ctx);
+
+/*
+ * The one row loop of the tables: checks the header of text (name for the
+ * messages) against cols, and calls row for every row with as many fields as
+ * cols names.  Returns 0 or the first error.
+ */
+static int each_row(struct loader *L, const char *name, const char *text, size_t len, const char *const *cols,
+                    row_fn *row, void *ctx)
+{
+	struct mf_tsv *t = malloc(sizeof(*t));
+	size_t ncols = 0;
+	int rc;
+
+	if (!t)
+		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+	while (cols[ncols])
+		ncols++;
+	rc = mf_tsv_open(t, name, text, len, cols, L->err);
+	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
+		if (t->nf != ncols)
+			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE,
+			                 "expected %zu fields, found %zu", ncols, t->nf);
+		else
+			rc = row(L, t, ctx);
+	}
+	free(t);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Reads table rel (load_file) row by row (each_row); *name is the name it is
+ * known by in messages.  An optional table that is absent has no rows.
+ */
+static int load_table(struct loader *L, const char *rel, bool required, const char *const *cols, row_fn *row, void *ctx,
+                      const char **name)
+{
+	const char *text;
+	size_t len;
+	int rc = load_file(L, rel, required, &text, &len, name);
+
+	if (rc || !text)
+		return rc;
+	return each_row(L, *name, text, len, cols, row, ctx);
+}
+
 static int parse_uint(const char *s, long max, long *out)
 {
 	char *end;
@@ -138,108 +184,86 @@ static void *arena_grow(struct loader *L, void *old, size_t n, size_t size, size
 	return p;
 }
 
+struct counters_ctx {
+	struct mf_family *fam;
+	size_t cap; /* room in fam->counters (grown by doubling) */
+};
+
+static int counter_row(struct loader *L, struct mf_tsv *t, void *vctx)
+{
+	struct counters_ctx *ctx = vctx;
+	struct mf_family *fam = ctx->fam;
+	struct mf_counter *c;
+	long num;
+	int set = -1, k;
+	size_t i;
+
+	if (parse_uint(t->fz[0], MF_MAX_COUNTER - 1, &num))
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "counter number must be 0..%d", MF_MAX_COUNTER - 1);
+	if (fam->named) {
+		/* Families of any vendor: counters are names; the number is only an id. */
+		if (!is_ident(t->fz[1]) || mf_short_counter_number(t->fz[1], t->flen[1]) >= 0)
+			return mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE,
+			                   "counter name '%s' must be a name that does not look like B0 or E143",
+			                   t->fz[1]);
+	} else if (mf_short_counter_number(t->fz[1], t->flen[1]) != num || !isupper((unsigned char)t->fz[1][0])) {
+		return mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "short name '%s' does not match counter number %ld",
+		                   t->fz[1], num);
+	}
+	if (!is_ident(t->fz[2]) || isdigit((unsigned char)t->fz[2][0]))
+		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "Linux name must be a name ([A-Z0-9_])");
+	for (k = 0; k <= MF_NSETS; k++)
+		if (strcmp(t->fz[3], mf_set_name(k)) == 0)
+			set = k;
+	if (fam->named ? set != MF_SET_OTHER : (set < 0 || set != set_of_number((unsigned)num))) {
+		if (fam->named)
+			return mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "set must be other for a named counter");
+		return mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "set must be %s for counter %ld",
+		                   mf_set_name(set_of_number((unsigned)num)), num);
+	}
+	if (t->flen[4] == 0)
+		return mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "empty description");
+	for (i = 0; i < fam->ncounters; i++) {
+		if (fam->counters[i].number == (unsigned)num || strcasecmp(fam->counters[i].linux_name, t->fz[2]) == 0)
+			return mf_tsv_fail(t, L->err, fam->counters[i].number == (unsigned)num ? 0 : 2, 0, MF_ETABLE,
+			                   "counter %ld or name %s defined twice", num, t->fz[2]);
+	}
+	if (mf_short_counter_number(t->fz[2], t->flen[2]) >= 0)
+		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "a Linux name must not look like a short name");
+	if (fam->named && strcasecmp(t->fz[1], t->fz[2]) != 0)
+		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE,
+		                   "a named counter has one name: columns short and "
+		                   "linux must be the same");
+	if (fam->ncounters == ctx->cap) {
+		void *grown = arena_grow(L, fam->counters, fam->ncounters, sizeof(*fam->counters), &ctx->cap, 64);
+		if (!grown)
+			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		fam->counters = grown;
+	}
+	c = &fam->counters[fam->ncounters++];
+	c->number = (unsigned)num;
+	c->set = set;
+	c->short_name = mf_arena_strdup(L->a, t->fz[1]);
+	c->linux_name = mf_arena_strdup(L->a, t->fz[2]);
+	c->desc = mf_arena_strdup(L->a, t->fz[4]);
+	if (!c->short_name || !c->linux_name || !c->desc)
+		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+	return 0;
+}
+
 static int load_counters(struct loader *L, struct mf_family *fam)
 {
 	static const char *const cols[] = {"number", "short", "linux", "set", "description", NULL};
+	struct counters_ctx ctx = {fam, 0};
 	char rel[128];
-	const char *text, *name;
-	size_t len, cap = 0, i;
-	struct mf_tsv *t;
+	const char *name;
+	size_t i;
 	int rc;
 
 	snprintf(rel, sizeof(rel), "counters/%s.tsv", fam->key);
-	rc = load_file(L, rel, true, &text, &len, &name);
-	if (rc)
-		return rc;
-	t = malloc(sizeof(*t));
-	if (!t)
-		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	rc = mf_tsv_open(t, name, text, len, cols, L->err);
 	fam->counters = NULL;
-	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
-		struct mf_counter *c;
-		long num;
-		int set = -1, k;
-		rc = 0;
-		if (t->nf != 5) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 5 fields, found %zu", t->nf);
-			break;
-		}
-		if (parse_uint(t->fz[0], MF_MAX_COUNTER - 1, &num)) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "counter number must be 0..%d", MF_MAX_COUNTER - 1);
-			break;
-		}
-		if (fam->named) {
-			/* Families of any vendor: counters are names; the number is only an id. */
-			if (!is_ident(t->fz[1]) || mf_short_counter_number(t->fz[1], t->flen[1]) >= 0) {
-				rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE,
-						 "counter name '%s' must be a name that does not look like B0 or E143",
-						 t->fz[1]);
-				break;
-			}
-		} else if (mf_short_counter_number(t->fz[1], t->flen[1]) != num || !isupper((unsigned char)t->fz[1][0])) {
-			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE,
-					 "short name '%s' does not match counter number %ld", t->fz[1], num);
-			break;
-		}
-		if (!is_ident(t->fz[2]) || isdigit((unsigned char)t->fz[2][0])) {
-			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "Linux name must be a name ([A-Z0-9_])");
-			break;
-		}
-		for (k = 0; k <= MF_NSETS; k++)
-			if (strcmp(t->fz[3], mf_set_name(k)) == 0)
-				set = k;
-		if (fam->named ? set != MF_SET_OTHER : (set < 0 || set != set_of_number((unsigned)num))) {
-			if (fam->named) {
-				rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "set must be other for a named counter");
-				break;
-			}
-			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE,
-					 "set must be %s for counter %ld", mf_set_name(set_of_number((unsigned)num)), num);
-			break;
-		}
-		if (t->flen[4] == 0) {
-			rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "empty description");
-			break;
-		}
-		for (i = 0; i < fam->ncounters; i++) {
-			if (fam->counters[i].number == (unsigned)num ||
-			    strcasecmp(fam->counters[i].linux_name, t->fz[2]) == 0) {
-				rc = mf_tsv_fail(t, L->err, fam->counters[i].number == (unsigned)num ? 0 : 2, 0,
-						 MF_ETABLE, "counter %ld or name %s defined twice", num, t->fz[2]);
-				break;
-			}
-		}
-		if (rc)
-			break;
-		if (mf_short_counter_number(t->fz[2], t->flen[2]) >= 0) {
-			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "a Linux name must not look like a short name");
-			break;
-		}
-		if (fam->named && strcasecmp(t->fz[1], t->fz[2]) != 0) {
-			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "a named counter has one name: columns short and "
-									"linux must be the same");
-			break;
-		}
-		if (fam->ncounters == cap) {
-			void *grown = arena_grow(L, fam->counters, fam->ncounters, sizeof(*fam->counters), &cap, 64);
-			if (!grown) {
-				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-				break;
-			}
-			fam->counters = grown;
-		}
-		c = &fam->counters[fam->ncounters++];
-		c->number = (unsigned)num;
-		c->set = set;
-		c->short_name = mf_arena_strdup(L->a, t->fz[1]);
-		c->linux_name = mf_arena_strdup(L->a, t->fz[2]);
-		c->desc = mf_arena_strdup(L->a, t->fz[4]);
-		if (!c->short_name || !c->linux_name || !c->desc)
-			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	}
-	free(t);
-	if (rc < 0)
+	rc = load_table(L, rel, true, cols, counter_row, &ctx, &name);
+	if (rc)
 		return rc;
 	if (fam->ncounters == 0)
 		return mf_error_set(L->err, MF_ETABLE, name, 0, 0, "no counters defined");
@@ -314,144 +338,109 @@ struct raw_metric {
 	size_t line_len;
 };
 
+/* The metrics read so far for one family (a later file's definition replaces an earlier one). */
+struct metrics_ctx {
+	struct raw_metric **list;
+	size_t *n, *cap;
+	struct name_hash *names;
+};
+
+static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
+{
+	struct metrics_ctx *ctx = vctx;
+	struct raw_metric r;
+	long digits;
+	char *fl, *save = NULL, *tok;
+	const char *le;
+	size_t i;
+	memset(&r, 0, sizeof(r));
+	if (!is_ident(t->fz[0]))
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric name must be a name ([A-Za-z0-9_])");
+	if (strcmp(t->fz[0], "CPSP") == 0 || strcmp(t->fz[0], "INTERVAL") == 0 ||
+	    strcmp(t->fz[0], "MEM_PEAK_GBS") == 0 || strcmp(t->fz[0], "LSPR") == 0 ||
+	    mf_short_counter_number(t->fz[0], t->flen[0]) >= 0)
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "'%s' is a reserved name", t->fz[0]);
+	if (t->flen[1] == 0)
+		return mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "empty unit");
+	if (parse_uint(t->fz[2], 9, &digits))
+		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "digits must be 0..9");
+	fl = t->fz[3];
+	if (strcmp(fl, "-") != 0) {
+		for (tok = strtok_r(fl, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (strcmp(tok, "nonneg") == 0)
+				r.m.flags |= MF_METRIC_NONNEG;
+			else if (strncmp(tok, "max=", 4) == 0) {
+				char *end;
+				errno = 0;
+				r.m.max = strtod(tok + 4, &end);
+				if (end == tok + 4 || *end || isnan(r.m.max))
+					return mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
+					                   "max= needs a number, as in max=16");
+				if (errno == ERANGE || isinf(r.m.max))
+					return mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl) + 4, MF_ETABLE,
+					                   "max=%s is out of the range of a double", tok + 4);
+				r.m.flags |= MF_METRIC_MAX;
+			} else if (strcmp(tok, "aux") == 0)
+				r.m.flags |= MF_METRIC_AUX;
+			else
+				return mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
+				                   "unknown flag '%s' (known: nonneg, max=N, aux, or - for none)", tok);
+		}
+	}
+	if (!valid_revision(t->fz[4]))
+		return mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "revision must be a date YYYY-MM or YYYY-MM-DD");
+	if (t->flen[5] == 0 || t->flen[6] == 0)
+		return mf_tsv_fail(t, L->err, t->flen[5] ? 6 : 5, 0, MF_ETABLE, "empty %s",
+		                   t->flen[5] ? "description" : "formula");
+	r.m.name = mf_arena_strdup(L->a, t->fz[0]);
+	r.m.unit = mf_arena_strdup(L->a, t->fz[1]);
+	r.m.digits = (int)digits;
+	r.m.revision = mf_arena_strdup(L->a, t->fz[4]);
+	r.m.formula = mf_arena_strdup(L->a, t->fz[5]);
+	r.m.desc = mf_arena_strdup(L->a, t->fz[6]);
+	r.m.file = t->name;
+	r.m.line = t->line;
+	r.formula_col = (long)(t->f[5] - t->line_start) + 1;
+	le = memchr(t->line_start, '\n', (size_t)(t->end - t->line_start));
+	r.line_text = t->line_start;
+	r.line_len = (size_t)((le ? le : t->end) - t->line_start);
+	if (!r.m.name || !r.m.unit || !r.m.revision || !r.m.formula || !r.m.desc)
+		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+	/* A later definition of the same name (a family file) replaces the common one. */
+	{
+		long at = mf_kb_name_find(ctx->names, r.m.name, strlen(r.m.name), false);
+		i = at >= 0 ? (size_t)at : *ctx->n;
+	}
+	if (i < *ctx->n && strcmp((*ctx->list)[i].m.file, t->name) == 0)
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric %s defined twice in this file", r.m.name);
+	if (i == *ctx->n && *ctx->n == MF_MAX_METRICS)
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than %d metrics in one family", MF_MAX_METRICS);
+	if (i == *ctx->n) {
+		if (mf_kb_name_add(ctx->names, r.m.name, i))
+			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		if (*ctx->n == *ctx->cap) {
+			size_t ncap = *ctx->cap ? *ctx->cap * 2 : 32;
+			struct raw_metric *nl = realloc(*ctx->list, ncap * sizeof(*nl));
+			if (!nl)
+				return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+			*ctx->list = nl;
+			*ctx->cap = ncap;
+		}
+		(*ctx->n)++;
+	}
+	(*ctx->list)[i] = r;
+	return 0;
+}
+
 static int read_metric_file(struct loader *L, const char *rel, bool required, struct raw_metric **list,
 			    size_t *n, size_t *cap, struct name_hash *names)
 {
 	static const char *const cols[] = {"name", "unit", "digits", "flags", "revision", "formula",
 					   "description", NULL};
-	const char *text, *name;
-	size_t len, i;
-	struct mf_tsv *t;
-	int rc;
+	struct metrics_ctx ctx = {list, n, cap, names};
+	const char *name;
 
-	rc = load_file(L, rel, required, &text, &len, &name);
-	if (rc || !text)
-		return rc;
-	t = malloc(sizeof(*t));
-	if (!t)
-		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	rc = mf_tsv_open(t, name, text, len, cols, L->err);
-	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
-		struct raw_metric r;
-		long digits;
-		char *fl, *save = NULL, *tok;
-		const char *le;
-		rc = 0;
-		memset(&r, 0, sizeof(r));
-		if (t->nf != 7) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 7 fields, found %zu", t->nf);
-			break;
-		}
-		if (!is_ident(t->fz[0])) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric name must be a name ([A-Za-z0-9_])");
-			break;
-		}
-		if (strcmp(t->fz[0], "CPSP") == 0 || strcmp(t->fz[0], "INTERVAL") == 0 ||
-		    strcmp(t->fz[0], "MEM_PEAK_GBS") == 0 ||
-		    strcmp(t->fz[0], "LSPR") == 0 || mf_short_counter_number(t->fz[0], t->flen[0]) >= 0) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "'%s' is a reserved name", t->fz[0]);
-			break;
-		}
-		if (t->flen[1] == 0) {
-			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "empty unit");
-			break;
-		}
-		if (parse_uint(t->fz[2], 9, &digits)) {
-			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "digits must be 0..9");
-			break;
-		}
-		fl = t->fz[3];
-		if (strcmp(fl, "-") != 0) {
-			for (tok = strtok_r(fl, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (strcmp(tok, "nonneg") == 0)
-					r.m.flags |= MF_METRIC_NONNEG;
-				else if (strncmp(tok, "max=", 4) == 0) {
-					char *end;
-					errno = 0;
-					r.m.max = strtod(tok + 4, &end);
-					if (end == tok + 4 || *end || isnan(r.m.max)) {
-						rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
-								 "max= needs a number, as in max=16");
-						break;
-					}
-					if (errno == ERANGE || isinf(r.m.max)) {
-						rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl) + 4, MF_ETABLE,
-								 "max=%s is out of the range of a double", tok + 4);
-						break;
-					}
-					r.m.flags |= MF_METRIC_MAX;
-				}
-				else if (strcmp(tok, "aux") == 0)
-					r.m.flags |= MF_METRIC_AUX;
-				else {
-					rc = mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
-							 "unknown flag '%s' (known: nonneg, max=N, aux, or - for none)", tok);
-					break;
-				}
-			}
-			if (rc)
-				break;
-		}
-		if (!valid_revision(t->fz[4])) {
-			rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "revision must be a date YYYY-MM or YYYY-MM-DD");
-			break;
-		}
-		if (t->flen[5] == 0 || t->flen[6] == 0) {
-			rc = mf_tsv_fail(t, L->err, t->flen[5] ? 6 : 5, 0, MF_ETABLE, "empty %s",
-					 t->flen[5] ? "description" : "formula");
-			break;
-		}
-		r.m.name = mf_arena_strdup(L->a, t->fz[0]);
-		r.m.unit = mf_arena_strdup(L->a, t->fz[1]);
-		r.m.digits = (int)digits;
-		r.m.revision = mf_arena_strdup(L->a, t->fz[4]);
-		r.m.formula = mf_arena_strdup(L->a, t->fz[5]);
-		r.m.desc = mf_arena_strdup(L->a, t->fz[6]);
-		r.m.file = name;
-		r.m.line = t->line;
-		r.formula_col = (long)(t->f[5] - t->line_start) + 1;
-		le = memchr(t->line_start, '\n', (size_t)(t->end - t->line_start));
-		r.line_text = t->line_start;
-		r.line_len = (size_t)((le ? le : t->end) - t->line_start);
-		if (!r.m.name || !r.m.unit || !r.m.revision || !r.m.formula || !r.m.desc) {
-			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-			break;
-		}
-		/* A later definition of the same name (a family file) replaces the common one. */
-		{
-			long at = mf_kb_name_find(names, r.m.name, strlen(r.m.name), false);
-			i = at >= 0 ? (size_t)at : *n;
-		}
-		if (i < *n && strcmp((*list)[i].m.file, name) == 0) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric %s defined twice in this file", r.m.name);
-			break;
-		}
-		if (i == *n && *n == MF_MAX_METRICS) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than %d metrics in one family",
-					 MF_MAX_METRICS);
-			break;
-		}
-		if (i == *n) {
-			if (mf_kb_name_add(names, r.m.name, i)) {
-				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-				break;
-			}
-			if (*n == *cap) {
-				size_t ncap = *cap ? *cap * 2 : 32;
-				struct raw_metric *nl = realloc(*list, ncap * sizeof(*nl));
-				if (!nl) {
-					rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-					break;
-				}
-				*list = nl;
-				*cap = ncap;
-			}
-			(*n)++;
-		}
-		(*list)[i] = r;
-	}
-	free(t);
-	return rc < 0 ? rc : 0;
+	return load_table(L, rel, required, cols, metric_row, &ctx, &name);
 }
 
 static int metric_error(struct loader *L, const struct raw_metric *r, long col, int code, const char *msg)
@@ -677,115 +666,86 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 	return 0;
 }
 
+static int topology_row(struct loader *L, struct mf_tsv *t, void *vctx)
+{
+	size_t *cap = vctx; /* per family: room in its topology array (grown by doubling) */
+	struct mf_family *fam = (struct mf_family *)mf_kb_family(L->kb, t->fz[0]);
+	struct mf_topology *nt;
+	size_t f;
+	if (!fam)
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "unknown family '%s'", t->fz[0]);
+	f = (size_t)(fam - L->kb->families);
+	if (fam->ntopology == cap[f]) {
+		void *grown = arena_grow(L, fam->topology, fam->ntopology, sizeof(*fam->topology), &cap[f], 16);
+		if (!grown)
+			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		fam->topology = grown;
+	}
+	nt = &fam->topology[fam->ntopology];
+	nt->item = mf_arena_strdup(L->a, t->fz[1]);
+	nt->value = mf_arena_strdup(L->a, t->fz[2]);
+	if (!nt->item || !nt->value)
+		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+	fam->ntopology++;
+	return 0;
+}
+
 static int load_topology(struct loader *L)
 {
 	static const char *const cols[] = {"family", "item", "value", NULL};
-	const char *text, *name;
-	size_t len, cap[64] = {0}; /* per family: room in its topology array (grown by doubling) */
-	struct mf_tsv *t;
-	int rc;
+	size_t cap[64] = {0};
+	const char *name;
 
-	rc = load_file(L, "topology.tsv", false, &text, &len, &name);
-	if (rc || !text)
-		return rc;
-	t = malloc(sizeof(*t));
-	if (!t)
-		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	rc = mf_tsv_open(t, name, text, len, cols, L->err);
-	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
-		struct mf_family *fam = (struct mf_family *)mf_kb_family(L->kb, t->fz[0]);
-		struct mf_topology *nt;
-		size_t f;
-		rc = 0;
-		if (t->nf != 3) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 3 fields, found %zu", t->nf);
-			break;
-		}
-		if (!fam) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "unknown family '%s'", t->fz[0]);
-			break;
-		}
-		f = (size_t)(fam - L->kb->families);
-		if (fam->ntopology == cap[f]) {
-			void *grown = arena_grow(L, fam->topology, fam->ntopology, sizeof(*fam->topology), &cap[f], 16);
-			if (!grown) {
-				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-				break;
-			}
-			fam->topology = grown;
-		}
-		nt = &fam->topology[fam->ntopology];
-		nt->item = mf_arena_strdup(L->a, t->fz[1]);
-		nt->value = mf_arena_strdup(L->a, t->fz[2]);
-		if (!nt->item || !nt->value) {
-			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-			break;
-		}
-		fam->ntopology++;
+	return load_table(L, "topology.tsv", false, cols, topology_row, cap, &name);
+}
+
+struct machines_ctx {
+	size_t cap;
+	uint64_t seen[65536 / 64]; /* types listed so far: a linear scan per row was quadratic */
+};
+
+static int machine_row(struct loader *L, struct mf_tsv *t, void *vctx)
+{
+	struct machines_ctx *ctx = vctx;
+	const struct mf_family *fam;
+	struct mf_machine *m;
+	long type, mhz;
+	if (parse_uint(t->fz[0], 65535, &type))
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type must be a number 0..65535");
+	if (ctx->seen[type / 64] & (UINT64_C(1) << (type % 64)))
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type %ld listed twice", type);
+	ctx->seen[type / 64] |= UINT64_C(1) << (type % 64);
+	fam = mf_kb_family(L->kb, t->fz[1]);
+	if (!fam)
+		return mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "unknown family '%s'", t->fz[1]);
+	if (parse_uint(t->fz[3], 100000, &mhz) || mhz == 0)
+		return mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "nominal_mhz must be a whole number of MHz");
+	if (L->kb->nmachines == ctx->cap) {
+		void *grown = arena_grow(L, L->kb->machines, L->kb->nmachines, sizeof(*L->kb->machines), &ctx->cap, 32);
+		if (!grown)
+			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		L->kb->machines = grown;
 	}
-	free(t);
-	return rc < 0 ? rc : 0;
+	m = &L->kb->machines[L->kb->nmachines++];
+	m->type = (unsigned)type;
+	m->family = fam;
+	m->model = mf_arena_strdup(L->a, t->fz[2]);
+	m->nominal_mhz = (double)mhz;
+	return 0;
 }
 
 static int load_machines(struct loader *L)
 {
 	static const char *const cols[] = {"type", "family", "model", "nominal_mhz", NULL};
-	const char *text, *name;
-	size_t len, cap = 0;
-	struct mf_tsv *t;
-	uint64_t seen[65536 / 64] = {0}; /* types listed so far: a linear scan per row was quadratic */
+	struct machines_ctx *ctx = calloc(1, sizeof(*ctx));
+	const char *name;
 	int rc;
 
-	rc = load_file(L, "machines.tsv", true, &text, &len, &name);
-	if (rc)
-		return rc;
-	t = malloc(sizeof(*t));
-	if (!t)
-		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	rc = mf_tsv_open(t, name, text, len, cols, L->err);
-	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
-		const struct mf_family *fam;
-		struct mf_machine *m;
-		long type, mhz;
-		rc = 0;
-		if (t->nf != 4) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 4 fields, found %zu", t->nf);
-			break;
-		}
-		if (parse_uint(t->fz[0], 65535, &type)) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type must be a number 0..65535");
-			break;
-		}
-		if (seen[type / 64] & (UINT64_C(1) << (type % 64))) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type %ld listed twice", type);
-			break;
-		}
-		seen[type / 64] |= UINT64_C(1) << (type % 64);
-		fam = mf_kb_family(L->kb, t->fz[1]);
-		if (!fam) {
-			rc = mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "unknown family '%s'", t->fz[1]);
-			break;
-		}
-		if (parse_uint(t->fz[3], 100000, &mhz) || mhz == 0) {
-			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "nominal_mhz must be a whole number of MHz");
-			break;
-		}
-		if (L->kb->nmachines == cap) {
-			void *grown = arena_grow(L, L->kb->machines, L->kb->nmachines, sizeof(*L->kb->machines), &cap, 32);
-			if (!grown) {
-				rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-				break;
-			}
-			L->kb->machines = grown;
-		}
-		m = &L->kb->machines[L->kb->nmachines++];
-		m->type = (unsigned)type;
-		m->family = fam;
-		m->model = mf_arena_strdup(L->a, t->fz[2]);
-		m->nominal_mhz = (double)mhz;
-	}
-	free(t);
-	return rc < 0 ? rc : 0;
+	if (!ctx)
+		return mf_error_set(L->err, MF_ENOMEM, "machines.tsv", 0, 0, "out of memory");
+	rc = load_table(L, "machines.tsv", true, cols, machine_row, ctx, &name);
+	free(ctx);
+	return rc;
 }
 
 /* One bound of "[lo,hi)" style interval notation. */
@@ -818,58 +778,39 @@ static int parse_interval(const char *s, double *lo, double *hi, bool *lo_incl, 
 	return *lo <= *hi ? 0 : -1;
 }
 
+static int lspr_row(struct loader *L, struct mf_tsv *t, void *vctx)
+{
+	struct mf_lspr_rule *r;
+	int k;
+
+	(void)vctx;
+	if (L->kb->nlspr == 64)
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than 64 rules");
+	r = &L->kb->lspr[L->kb->nlspr];
+	for (k = 0; k < 2; k++) {
+		if (parse_interval(t->fz[k], &r->lo[k], &r->hi[k], &r->lo_incl[k], &r->hi_incl[k]))
+			return mf_tsv_fail(t, L->err, (size_t)k, 0, MF_ETABLE,
+			                   "expected an interval such as [3,6] or (1.0,inf)");
+	}
+	r->cls = MF_LSPR_NONE;
+	for (k = MF_LSPR_LOW; k <= MF_LSPR_HIGH; k++)
+		if (strcmp(t->fz[2], mf_lspr_name(k)) == 0)
+			r->cls = k;
+	if (r->cls == MF_LSPR_NONE)
+		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "class must be LOW, AVERAGE or HIGH");
+	L->kb->nlspr++;
+	return 0;
+}
+
 static int load_lspr(struct loader *L)
 {
 	static const char *const cols[] = {"l1mp", "rni", "class", NULL};
-	const char *text, *name;
-	size_t len;
-	struct mf_tsv *t;
-	int rc;
+	const char *name;
 
-	rc = load_file(L, "lspr.tsv", true, &text, &len, &name);
-	if (rc)
-		return rc;
-	t = malloc(sizeof(*t));
 	L->kb->lspr = mf_arena_alloc(L->a, 64 * sizeof(*L->kb->lspr));
-	if (!t || !L->kb->lspr) {
-		free(t);
-		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	}
-	rc = mf_tsv_open(t, name, text, len, cols, L->err);
-	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
-		struct mf_lspr_rule *r;
-		int k;
-		rc = 0;
-		if (t->nf != 3) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 3 fields, found %zu", t->nf);
-			break;
-		}
-		if (L->kb->nlspr == 64) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than 64 rules");
-			break;
-		}
-		r = &L->kb->lspr[L->kb->nlspr];
-		for (k = 0; k < 2; k++) {
-			if (parse_interval(t->fz[k], &r->lo[k], &r->hi[k], &r->lo_incl[k], &r->hi_incl[k])) {
-				rc = mf_tsv_fail(t, L->err, (size_t)k, 0, MF_ETABLE,
-						 "expected an interval such as [3,6] or (1.0,inf)");
-				break;
-			}
-		}
-		if (rc)
-			break;
-		r->cls = MF_LSPR_NONE;
-		for (k = MF_LSPR_LOW; k <= MF_LSPR_HIGH; k++)
-			if (strcmp(t->fz[2], mf_lspr_name(k)) == 0)
-				r->cls = k;
-		if (r->cls == MF_LSPR_NONE) {
-			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "class must be LOW, AVERAGE or HIGH");
-			break;
-		}
-		L->kb->nlspr++;
-	}
-	free(t);
-	return rc < 0 ? rc : 0;
+	if (!L->kb->lspr)
+		return mf_error_set(L->err, MF_ENOMEM, "lspr.tsv", 0, 0, "out of memory");
+	return load_table(L, "lspr.tsv", true, cols, lspr_row, NULL, &name);
 }
 
 static int parse_pools(const char *s, unsigned *mask)
@@ -899,124 +840,89 @@ struct fam_row {
 	const char *file;
 };
 
+static int family_row(struct loader *L, struct mf_tsv *t, void *vctx)
+{
+	struct fam_row *rows = vctx;
+	struct mf_family *fam;
+	long v;
+	int k;
+	char *p;
+	size_t slot;
+	/* The overlay may replace an embedded family by key. */
+	for (slot = 0; slot < L->kb->nfamilies; slot++)
+		if (strcmp(L->kb->families[slot].key, t->fz[0]) == 0 && rows[slot].file != t->name)
+			break;
+	if (slot == L->kb->nfamilies && L->kb->nfamilies == 64)
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than 64 families");
+	for (p = t->fz[0]; *p; p++)
+		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
+			break;
+	if (*p || t->flen[0] == 0 || !isalpha((unsigned char)t->fz[0][0]))
+		return mf_tsv_fail(t, L->err, 0, (size_t)(p - t->fz[0]), MF_ETABLE,
+		                   "family key must be lowercase letters, digits and _");
+	if (slot == L->kb->nfamilies && (mf_kb_family(L->kb, t->fz[0]) || mf_kb_family(L->kb, t->fz[1])))
+		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "family %s listed twice", t->fz[0]);
+	fam = &L->kb->families[slot];
+	memset(fam, 0, sizeof(*fam));
+	rows[slot].file = t->name;
+	fam->key = mf_arena_strdup(L->a, t->fz[0]);
+	fam->display = mf_arena_strdup(L->a, t->fz[1]);
+	fam->description = mf_arena_strdup(L->a, t->fz[12]);
+	if (strcmp(t->fz[2], "yes") && strcmp(t->fz[2], "no"))
+		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "common must be yes or no");
+	rows[slot].common = strcmp(t->fz[2], "yes") == 0;
+	if (strcmp(t->fz[3], "ibm") && strcmp(t->fz[3], "named"))
+		return mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE,
+		                   "counters must be ibm (numbered B0, E143, ...) or named (any names)");
+	fam->named = strcmp(t->fz[3], "named") == 0;
+	if (strcmp(t->fz[4], "-") == 0)
+		fam->csvn = 0;
+	else if (parse_uint(t->fz[4], 255, &v) == 0)
+		fam->csvn = (int)v;
+	else
+		return mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "csvn must be a number or -");
+	if (strcmp(t->fz[5], "-") != 0) {
+		char *save = NULL, *tok;
+		for (tok = strtok_r(t->fz[5], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (parse_uint(tok, 31, &v))
+				return mf_tsv_fail(t, L->err, 5, 0, MF_ETABLE, "cfvn must be numbers like 1,3 or -");
+			fam->cfvn_mask |= 1u << v;
+		}
+	}
+	for (k = 0; k < 3; k++) {
+		if (parse_uint(t->fz[6 + k], 320, &v))
+			return mf_tsv_fail(t, L->err, (size_t)(6 + k), 0, MF_ETABLE, "set size must be a number");
+		fam->set_size[MF_SET_CRYPTO + k] = (int)v;
+	}
+	fam->set_size[MF_SET_BASIC] = 6;
+	fam->set_size[MF_SET_PROBLEM] = (fam->cfvn_mask & 2u) ? 6 : (fam->cfvn_mask ? 2 : 6);
+	if (!is_ident(t->fz[9]) && strcmp(t->fz[9], "-") != 0)
+		return mf_tsv_fail(t, L->err, 9, 0, MF_ETABLE, "report must be a report list name or -");
+	snprintf(rows[slot].report, sizeof(rows[0].report), "%s", t->fz[9]);
+	if (strcmp(t->fz[10], "yes") && strcmp(t->fz[10], "no"))
+		return mf_tsv_fail(t, L->err, 10, 0, MF_ETABLE, "lspr must be yes or no");
+	fam->lspr = strcmp(t->fz[10], "yes") == 0;
+	if (parse_pools(t->fz[11], &fam->lspr_exclude))
+		return mf_tsv_fail(t, L->err, 11, 0, MF_ETABLE, "lspr_exclude must be pools such as ZIIP,ZAAP or -");
+	rows[slot].line = t->line;
+	if (!fam->key || !fam->display || !fam->description)
+		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+	if (slot == L->kb->nfamilies)
+		L->kb->nfamilies++;
+	return 0;
+}
+
 /*
  * Reads the rows of one families.tsv.  A row whose family is already known
  * (the overlay naming an embedded family) replaces it; a new one is added.
  */
 static int parse_families(struct loader *L, const char *text, size_t len, const char *name, struct fam_row *rows)
 {
-	static const char *const cols[] = {"family", "display", "common", "counters", "csvn", "cfvn", "crypto_size",
-					   "ext_size", "mtdiag_size", "report", "lspr", "lspr_exclude",
-					   "description", NULL};
-	struct mf_tsv *t = malloc(sizeof(*t));
-	int rc;
+	static const char *const cols[] = {"family", "display",      "common",      "counters",    "csvn",
+	                                   "cfvn",   "crypto_size",  "ext_size",    "mtdiag_size", "report",
+	                                   "lspr",   "lspr_exclude", "description", NULL};
 
-	if (!t)
-		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-	rc = mf_tsv_open(t, name, text, len, cols, L->err);
-	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
-		struct mf_family *fam;
-		long v;
-		int k;
-		char *p;
-		size_t slot;
-		rc = 0;
-		if (t->nf != 13) {
-			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE, "expected 13 fields, found %zu", t->nf);
-			break;
-		}
-		/* The overlay may replace an embedded family by key. */
-		for (slot = 0; slot < L->kb->nfamilies; slot++)
-			if (strcmp(L->kb->families[slot].key, t->fz[0]) == 0 && rows[slot].file != name)
-				break;
-		if (slot == L->kb->nfamilies && L->kb->nfamilies == 64) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than 64 families");
-			break;
-		}
-		for (p = t->fz[0]; *p; p++)
-			if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
-				break;
-		if (*p || t->flen[0] == 0 || !isalpha((unsigned char)t->fz[0][0])) {
-			rc = mf_tsv_fail(t, L->err, 0, (size_t)(p - t->fz[0]), MF_ETABLE,
-					 "family key must be lowercase letters, digits and _");
-			break;
-		}
-		if (slot == L->kb->nfamilies && (mf_kb_family(L->kb, t->fz[0]) || mf_kb_family(L->kb, t->fz[1]))) {
-			rc = mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "family %s listed twice", t->fz[0]);
-			break;
-		}
-		fam = &L->kb->families[slot];
-		memset(fam, 0, sizeof(*fam));
-		rows[slot].file = name;
-		fam->key = mf_arena_strdup(L->a, t->fz[0]);
-		fam->display = mf_arena_strdup(L->a, t->fz[1]);
-		fam->description = mf_arena_strdup(L->a, t->fz[12]);
-		if (strcmp(t->fz[2], "yes") && strcmp(t->fz[2], "no")) {
-			rc = mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "common must be yes or no");
-			break;
-		}
-		rows[slot].common = strcmp(t->fz[2], "yes") == 0;
-		if (strcmp(t->fz[3], "ibm") && strcmp(t->fz[3], "named")) {
-			rc = mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE,
-					 "counters must be ibm (numbered B0, E143, ...) or named (any names)");
-			break;
-		}
-		fam->named = strcmp(t->fz[3], "named") == 0;
-		if (strcmp(t->fz[4], "-") == 0)
-			fam->csvn = 0;
-		else if (parse_uint(t->fz[4], 255, &v) == 0)
-			fam->csvn = (int)v;
-		else {
-			rc = mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "csvn must be a number or -");
-			break;
-		}
-		if (strcmp(t->fz[5], "-") != 0) {
-			char *save = NULL, *tok;
-			for (tok = strtok_r(t->fz[5], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (parse_uint(tok, 31, &v)) {
-					rc = mf_tsv_fail(t, L->err, 5, 0, MF_ETABLE, "cfvn must be numbers like 1,3 or -");
-					break;
-				}
-				fam->cfvn_mask |= 1u << v;
-			}
-			if (rc)
-				break;
-		}
-		for (k = 0; k < 3; k++) {
-			if (parse_uint(t->fz[6 + k], 320, &v)) {
-				rc = mf_tsv_fail(t, L->err, (size_t)(6 + k), 0, MF_ETABLE, "set size must be a number");
-				break;
-			}
-			fam->set_size[MF_SET_CRYPTO + k] = (int)v;
-		}
-		if (rc)
-			break;
-		fam->set_size[MF_SET_BASIC] = 6;
-		fam->set_size[MF_SET_PROBLEM] = (fam->cfvn_mask & 2u) ? 6 : (fam->cfvn_mask ? 2 : 6);
-		if (!is_ident(t->fz[9]) && strcmp(t->fz[9], "-") != 0) {
-			rc = mf_tsv_fail(t, L->err, 9, 0, MF_ETABLE, "report must be a report list name or -");
-			break;
-		}
-		snprintf(rows[slot].report, sizeof(rows[0].report), "%s", t->fz[9]);
-		if (strcmp(t->fz[10], "yes") && strcmp(t->fz[10], "no")) {
-			rc = mf_tsv_fail(t, L->err, 10, 0, MF_ETABLE, "lspr must be yes or no");
-			break;
-		}
-		fam->lspr = strcmp(t->fz[10], "yes") == 0;
-		if (parse_pools(t->fz[11], &fam->lspr_exclude)) {
-			rc = mf_tsv_fail(t, L->err, 11, 0, MF_ETABLE, "lspr_exclude must be pools such as ZIIP,ZAAP or -");
-			break;
-		}
-		rows[slot].line = t->line;
-		if (!fam->key || !fam->display || !fam->description) {
-			rc = mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
-			break;
-		}
-		if (slot == L->kb->nfamilies)
-			L->kb->nfamilies++;
-	}
-	free(t);
-	return rc < 0 ? rc : 0;
+	return each_row(L, name, text, len, cols, family_row, rows);
 }
 
 static int load_families(struct loader *L)
