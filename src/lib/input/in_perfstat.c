@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/text.h"
 #include "reader_int.h"
 
 #define MAX_INPUT ((size_t)256 << 20)
@@ -239,18 +240,23 @@ static int add_name(struct pstate *s, const char *name, long line)
  */
 static int parse_count(const char *p, size_t len, bool seps, uint64_t *v)
 {
-	uint64_t x = 0;
-	size_t i, digits = 0, group = 0;
+	char digits[32];
+	size_t i, nd = 0, group = 0;
 	char sep = 0;
+	bool zeros = false;
+
+	if (!seps)
+		return mf_u64_parse(p, len, v, NULL) ? -1 : 0;
 	for (i = 0; i < len; i++) {
-		unsigned d = (unsigned)p[i] - '0';
-		if (d <= 9) {
-			if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, d, &x))
-				return -1;
-			digits++;
+		if (isdigit((unsigned char)p[i])) {
+			if (nd == sizeof(digits))
+				return -1; /* far more than 64 bits */
+			if (nd || p[i] != '0') /* leading zeros are not kept */
+				digits[nd++] = p[i];
+			zeros |= p[i] == '0';
 			if (++group > 3 && sep)
 				return -1;
-		} else if (seps && (p[i] == ',' || p[i] == '.' || p[i] == '\'') && group >= 1 &&
+		} else if ((p[i] == ',' || p[i] == '.' || p[i] == '\'') && group >= 1 &&
 			   (sep ? p[i] == sep && group == 3 : group <= 3)) {
 			sep = p[i];
 			group = 0;
@@ -260,8 +266,9 @@ static int parse_count(const char *p, size_t len, bool seps, uint64_t *v)
 	}
 	if (sep && group != 3)
 		return -1;
-	*v = x;
-	return digits ? 0 : -1;
+	if (nd == 0 && zeros)
+		digits[nd++] = '0';
+	return mf_u64_parse(digits, nd, v, NULL) ? -1 : 0;
 }
 
 /*
@@ -627,6 +634,33 @@ static char detect_sep(const char *ls, const char *le)
 	return 0;
 }
 
+/* Reads the lines of s->text (len bytes): counts into s->lines, the rest into s. */
+static int read_lines(struct mf_reader *r, struct pstate *s, size_t len, struct mf_error *err)
+{
+	struct mf_lines cur;
+	const char *p, *le;
+	int rc = 0;
+
+	mf_lines_init(&cur, s->text, len);
+	while (mf_lines_next(&cur, &p, &le)) {
+		long ln = cur.line;
+		if (p < le && *p == '#') {
+			started_on(s, p, le);
+		} else if (p < le && (rc = summary_line(r, s, p, le, ln, err)) < 0) {
+			return rc;
+		} else if (p < le && !rc) {
+			if (!s->form_known) {
+				s->sep = detect_sep(p, le);
+				s->form_known = true;
+			}
+			rc = s->sep ? parse_x(r, s, p, le, s->sep, ln, err) : parse_human(r, s, p, le, ln, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* The family from the events (mf_kb_infer_family); DFLT_CCERROR names z15. */
 static int infer_family(struct mf_reader *r, struct pstate *s, struct mf_error *err)
 {
@@ -658,8 +692,6 @@ static int infer_family(struct mf_reader *r, struct pstate *s, struct mf_error *
 static int open_perf(struct mf_reader *r, struct mf_error *err)
 {
 	struct pstate *s = calloc(1, sizeof(*s));
-	const char *p, *end;
-	long ln = 0;
 	int rc;
 
 	if (!s)
@@ -681,27 +713,9 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	s->text[r->st.len - r->st.pos] = '\0';
 	if (memchr(s->text, '\0', r->st.len - r->st.pos))
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "binary data (a NUL byte): not perf stat output");
-	for (p = s->text, end = s->text + strlen(s->text); p < end;) {
-		const char *nl = strchr(p, '\n');
-		const char *le = nl ? nl : end;
-		ln++;
-		if (le > p && le[-1] == '\r')
-			le--;
-		if (p < le && *p == '#') {
-			started_on(s, p, le);
-		} else if (p < le && (rc = summary_line(r, s, p, le, ln, err)) < 0) {
-			return rc;
-		} else if (p < le && !rc) {
-			if (!s->form_known) {
-				s->sep = detect_sep(p, le);
-				s->form_known = true;
-			}
-			rc = s->sep ? parse_x(r, s, p, le, s->sep, ln, err) : parse_human(r, s, p, le, ln, err);
-			if (rc)
-				return rc;
-		}
-		p = nl ? nl + 1 : end;
-	}
+	rc = read_lines(r, s, r->st.len - r->st.pos, err);
+	if (rc)
+		return rc;
 	if (s->nlines == s->not_counted) {
 		/* Nothing to report: say what the file has and what to collect instead. */
 		char has[400];

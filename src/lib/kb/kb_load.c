@@ -13,6 +13,7 @@
 
 #include "base/arena.h"
 #include "base/datafile.h"
+#include "base/text.h"
 #include "base/tsv.h"
 #include "kb_int.h"
 
@@ -125,15 +126,10 @@ static int load_table(struct loader *L, const char *rel, bool required, const ch
 
 static int parse_uint(const char *s, long max, long *out)
 {
-	char *end;
-	long v;
-	if (!isdigit((unsigned char)s[0]))
+	uint64_t v;
+	if (mf_u64_parse(s, strlen(s), &v, NULL) || v > (uint64_t)max)
 		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
@@ -351,7 +347,6 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	struct raw_metric r;
 	long digits;
 	char *fl, *save = NULL, *tok;
-	const char *le;
 	size_t i;
 	memset(&r, 0, sizeof(r));
 	if (!is_ident(t->fz[0]))
@@ -401,9 +396,8 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	r.m.file = t->name;
 	r.m.line = t->line;
 	r.formula_col = (long)(t->f[5] - t->line_start) + 1;
-	le = memchr(t->line_start, '\n', (size_t)(t->end - t->line_start));
 	r.line_text = t->line_start;
-	r.line_len = (size_t)((le ? le : t->end) - t->line_start);
+	r.line_len = (size_t)(t->line_end - t->line_start);
 	if (!r.m.name || !r.m.unit || !r.m.revision || !r.m.formula || !r.m.desc)
 		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
 	/* A later definition of the same name (a family file) replaces the common one. */
@@ -605,9 +599,9 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 			fam->report[n++] = MF_REPORT_LSPR;
 	} else {
 		char rel[200];
-		const char *text, *name, *p, *end;
+		const char *text, *name, *p, *le;
+		struct mf_lines cur;
 		size_t len;
-		long line = 0;
 		int rc;
 		/* Each metric (and LSPR, the last slot) at most once: fam->report has one slot each. */
 		bool *listed;
@@ -619,21 +613,15 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 		if (!listed)
 			return mf_error_set(L->err, MF_ENOMEM, "report", 0, 0, "out of memory");
 		memset(listed, 0, (fam->nmetrics + 1) * sizeof(*listed));
-		for (p = text, end = text + len; p < end;) {
-			const char *nl = memchr(p, '\n', (size_t)(end - p));
-			const char *le = nl ? nl : end;
+		mf_lines_init(&cur, text, len);
+		while (mf_lines_next(&cur, &p, &le)) {
 			char nm[128];
 			size_t k = (size_t)(le - p);
-			line++;
-			if (k && p[k - 1] == '\r')
-				k--;
-			if (k == 0 || p[0] == '#') {
-				p = nl ? nl + 1 : end;
+			if (k == 0 || p[0] == '#')
 				continue;
-			}
 			snprintf(nm, sizeof(nm), "%.*s", (int)(k < 127 ? k : 127), p);
 			if (!is_ident(nm)) {
-				mf_error_set(L->err, MF_ETABLE, name, line, 1, "expected one metric name per line");
+				mf_error_set(L->err, MF_ETABLE, name, cur.line, 1, "expected one metric name per line");
 				mf_error_set_text(L->err, p, k);
 				return MF_ETABLE;
 			}
@@ -650,7 +638,7 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 				size_t slot = lspr ? fam->nmetrics : (size_t)idx;
 				if (lspr || idx >= 0) {
 					if (listed[slot]) {
-						mf_error_set(L->err, MF_ETABLE, name, line, 1, "%s is listed twice", nm);
+						mf_error_set(L->err, MF_ETABLE, name, cur.line, 1, "%s is listed twice", nm);
 						mf_error_set_text(L->err, p, k);
 						return MF_ETABLE;
 					}
@@ -659,7 +647,6 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 						fam->report[n++] = lspr ? MF_REPORT_LSPR : idx;
 				}
 			}
-			p = nl ? nl + 1 : end;
 		}
 	}
 	fam->nreport = n;
