@@ -200,4 +200,7 @@ const char *mf_set_name(int set);      /* "basic", "problem", ... */
  */
 int mf_short_counter_number(const char *s, size_t len);
 
+/* Writes the short name of counter number n (B0, P32, C64, E128, M448) to buf. */
+void mf_short_counter_name(unsigned n, char *buf, size_t len);
+
 #endif

@@ -154,13 +154,6 @@ static int perr(struct mf_reader *r, struct mf_error *err, int code, long line, 
 	return code;
 }
 
-/* The short name of a counter number (B0, P33, C64, E143, M448): what cpum_cf/event=0x../ counts. */
-static void short_name(unsigned long num, char *out, size_t n)
-{
-	char set = num < 32 ? 'B' : num < 64 ? 'P' : num < 128 ? 'C' : num < 448 ? 'E' : 'M';
-	snprintf(out, n, "%c%lu", set, num);
-}
-
 /*
  * The event name without the PMU prefix and modifiers, upper case; sets
  * *user for :u or /u.  cpum_cf/event=0x80/ becomes the short name E128.
@@ -187,7 +180,7 @@ static void normalise(const char *ev, size_t len, char *out, size_t n, bool *use
 			snprintf(num, sizeof(num), "%.*s", (int)(e - p - 6 < 23 ? e - p - 6 : 23), p + 6);
 			v = strtoul(num, &end, 0);
 			if (end != num && !*end && v < MF_MAX_COUNTER) {
-				short_name(v, out, n);
+				mf_short_counter_name((unsigned)v, out, n); /* what cpum_cf/event=0x../ counts */
 				return;
 			}
 		}

@@ -149,13 +149,6 @@ static int probe(const char *buf, size_t n)
 	return 0;
 }
 
-/* Short name of counter number n: B0, P32, C64, E128, M448. */
-static void short_name(unsigned n, char *buf, size_t len)
-{
-	char c = n < 32 ? 'B' : n < 64 ? 'P' : n < 128 ? 'C' : n < 448 ? 'E' : 'M';
-	snprintf(buf, len, "%c%u", c, n);
-}
-
 /*
  * Parses a counter value: decimal, or 0x hexadecimal (lshwc -X).  Returns 0,
  * or -1 not a number, -2 too large, -3 negative, -4 hexadecimal without 0x.
@@ -283,7 +276,7 @@ static int infer_family(struct mf_reader *r, struct lshwc *L, const struct mf_fa
 		const struct lcol *c = &L->cols[i];
 		if (!c->name)
 			continue;
-		short_name(c->number, sn[i], sizeof(sn[i]));
+		mf_short_counter_name(c->number, sn[i], sizeof(sn[i]));
 		if (!mf_kb_counter_known(kb, sn[i], strlen(sn[i]))) {
 			rc = col_error(r, L, err, MF_EFORMAT, i,
 			               "counter %s (number %u) is not defined on any machine family", c->label,

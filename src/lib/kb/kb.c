@@ -113,6 +113,12 @@ int mf_short_counter_number(const char *s, size_t len)
 	return -1;
 }
 
+void mf_short_counter_name(unsigned n, char *buf, size_t len)
+{
+	char c = n < 32 ? 'B' : n < 64 ? 'P' : n < 128 ? 'C' : n < 448 ? 'E' : 'M';
+	snprintf(buf, len, "%c%u", c, n);
+}
+
 const char *mf_set_name(int set)
 {
 	static const char *const names[] = {"basic", "problem", "crypto", "extended", "mtdiag", "other"};
