@@ -78,6 +78,29 @@ static inline const char *mf_text_line_end(const char *s, const char *end, bool 
 	return NULL;
 }
 
+/* The length of a UTF-8 byte order mark at s[0..n) (spreadsheet exports start with one): 3, or 0. */
+static inline size_t mf_text_bom(const char *s, size_t n)
+{
+	return n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+/*
+ * For a row with more fields than the header's nhdr: counts its commas into
+ * *nfields (the fields, were no comma quoted) and returns where the first
+ * extra field starts, or le when that count does not reach it.
+ */
+static inline const char *mf_text_extra_field(const char *ls, const char *le, size_t nhdr, size_t *nfields)
+{
+	const char *p, *extra = le;
+	size_t k = 1;
+
+	for (p = ls; p < le; p++)
+		if (*p == ',' && ++k == nhdr + 1)
+			extra = p + 1;
+	*nfields = k;
+	return extra;
+}
+
 /*
  * Parses s[0..n) as a decimal number: digits only, no sign or blanks.
  * Returns 0; -1 when it is empty or s[*bad] is not a digit; -2 when the value

@@ -83,7 +83,7 @@ static int probe(const char *buf, size_t n)
 
 	if (memchr(buf, '\0', len))
 		return 0;
-	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+	if (mf_text_bom(buf, len))
 		return probe(buf + 3, n - 3);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)buf[i];
@@ -224,8 +224,7 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 	if (memchr(ls, '\0', (size_t)(le - ls)))
 		return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
 				 "binary data (a NUL byte) in the header: not a counter CSV");
-	if (le - ls >= 3 && memcmp(ls, "\xEF\xBB\xBF", 3) == 0)
-		ls += 3; /* a UTF-8 byte order mark from spreadsheet exports */
+	ls += mf_text_bom(ls, (size_t)(le - ls));
 	nf = mf_csvsplit(&c->sp, ls, le);
 	if (nf == -1)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, c->sp.bad, "header: %s", c->sp.why);
@@ -623,12 +622,9 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 					 "binary data (a NUL byte) in a row");
 		if ((size_t)nf > c->ncols) {
 			/* Count the fields of the row and point at the first extra one. */
-			const char *p = ls, *extra = NULL;
-			size_t k = 1;
-			for (; p < le; p++)
-				if (*p == ',' && ++k == c->ncols + 1)
-					extra = p + 1;
-			return row_error(c, r, err, MF_EFORMAT, ls, le, extra ? extra : le,
+			size_t k;
+			const char *extra = mf_text_extra_field(ls, le, c->ncols, &k);
+			return row_error(c, r, err, MF_EFORMAT, ls, le, extra,
 					 "row has more fields than the header (%zu, header has %zu)", k, c->ncols);
 		}
 		return row_error(c, r, err, MF_EFORMAT, ls, le, le,

@@ -76,8 +76,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 		if (rc == 0)
 			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "empty file: no header line");
 	} while (ls == le);
-	if (le - ls >= 3 && memcmp(ls, "\xEF\xBB\xBF", 3) == 0)
-		ls += 3;
+	ls += mf_text_bom(ls, (size_t)(le - ls));
 	L->hdr = malloc((size_t)(le - ls) + 1);
 	if (!L->hdr)
 		return mf_lshwc_oom(r, err);
@@ -234,11 +233,8 @@ int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struc
 	if (nf == -1)
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, bad, "malformed quotes");
 	if ((size_t)nf > L->ncols + 3) {
-		const char *p, *extra = le;
-		size_t k = 1;
-		for (p = ls; p < le; p++)
-			if (*p == ',' && ++k == L->ncols + 4)
-				extra = p + 1;
+		size_t k;
+		const char *extra = mf_text_extra_field(ls, le, L->ncols + 3, &k);
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, extra,
 		                  "row has more fields than the header (%zu, header has %zu)", k, L->ncols + 3);
 	}

@@ -127,8 +127,7 @@ static int probe(const char *buf, size_t n)
 	static const char *const heads[] = {"Date,Time,CPU,", "\"Date\",\"Time\",\"CPU\","};
 	size_t i = 0, k;
 
-	if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-		i = 3;
+	i = mf_text_bom(buf, n);
 	for (k = 0; k < 2; k++)
 		if (n - i >= strlen(heads[k]) && memcmp(buf + i, heads[k], strlen(heads[k])) == 0)
 			return 90;
@@ -589,8 +588,7 @@ static int open_lshwc(struct mf_reader *r, struct mf_error *err)
 	L->carry = -1;
 	L->gen = 1;
 	i = r->st.pos;
-	if (r->st.len - i >= 3 && memcmp(r->st.buf + i, "\xEF\xBB\xBF", 3) == 0)
-		i += 3;
+	i += mf_text_bom(r->st.buf + i, r->st.len - i);
 	while (i < r->st.len && strchr(" \t\r\n", r->st.buf[i]) && r->st.buf[i])
 		i++;
 	L->json = i < r->st.len && r->st.buf[i] == '{';
