@@ -348,6 +348,7 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	long digits;
 	char *fl, *save = NULL, *tok;
 	size_t i;
+
 	memset(&r, 0, sizeof(r));
 	if (!is_ident(t->fz[0]))
 		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric name must be a name ([A-Za-z0-9_])");
@@ -659,6 +660,7 @@ static int topology_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	struct mf_family *fam = (struct mf_family *)mf_kb_family(L->kb, t->fz[0]);
 	struct mf_topology *nt;
 	size_t f;
+
 	if (!fam)
 		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "unknown family '%s'", t->fz[0]);
 	f = (size_t)(fam - L->kb->families);
@@ -697,6 +699,7 @@ static int machine_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	const struct mf_family *fam;
 	struct mf_machine *m;
 	long type, mhz;
+
 	if (parse_uint(t->fz[0], 65535, &type))
 		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "machine type must be a number 0..65535");
 	if (ctx->seen[type / 64] & (UINT64_C(1) << (type % 64)))
@@ -835,6 +838,7 @@ static int family_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	int k;
 	char *p;
 	size_t slot;
+
 	/* The overlay may replace an embedded family by key. */
 	for (slot = 0; slot < L->kb->nfamilies; slot++)
 		if (strcmp(L->kb->families[slot].key, t->fz[0]) == 0 && rows[slot].file != t->name)
