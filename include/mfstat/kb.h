@@ -160,6 +160,33 @@ int mf_family_metric(const struct mf_family *fam, const char *name);
 size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n,
 			  const struct mf_family **out, size_t max);
 
+/* The IBM Z family (not "generic") whose counter second version number (CSVN) is csvn; NULL if none. */
+const struct mf_family *mf_kb_family_by_csvn(const struct mf_kb *kb, int csvn);
+
+/* Whether some family defines the counter name[0..len) (short or Linux name, case-insensitive). */
+bool mf_kb_counter_known(const struct mf_kb *kb, const char *name, size_t len);
+
+#define MF_FIT_MAX 16
+
+/* What mf_kb_infer_family found. */
+struct mf_family_fit {
+	size_t n;    /* families that fit: 1 names the family; 0 none (the names mix families); more: ask --machine */
+	bool generic; /* every name is a basic or problem-state counter: fam[0] is the generic family */
+	const struct mf_family *fam[MF_FIT_MAX]; /* the first of them */
+	size_t misfit; /* with n == 0: the first name no family has together with the names before it */
+	char list[256]; /* with n > 1: their display names, "z14, z15" */
+};
+
+/*
+ * The family a set of n counter names belongs to, for readers whose data does
+ * not name the machine: the generic family when every name is one of its
+ * counters; else the IBM Z families that define them all (mf_kb_families_for).
+ * When several fit and linux is not NULL, only those on which counter
+ * names[i] has the Linux name linux[i] (NULL: not known) are kept, if any are.
+ */
+void mf_kb_infer_family(const struct mf_kb *kb, const char *const *names, const char *const *linux, size_t n,
+			struct mf_family_fit *fit);
+
 /* Applies the LSPR decision table; MF_LSPR_NONE when either input is NaN or no rule matches. */
 int mf_kb_lspr_class(const struct mf_kb *kb, double l1mp, double rni);
 
@@ -172,5 +199,8 @@ const char *mf_set_name(int set);      /* "basic", "problem", ... */
  * M448..M495), case-insensitively.  Returns the number or -1.
  */
 int mf_short_counter_number(const char *s, size_t len);
+
+/* Writes the short name of counter number n (B0, P32, C64, E128, M448) to buf. */
+void mf_short_counter_name(unsigned n, char *buf, size_t len);
 
 #endif

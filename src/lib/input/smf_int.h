@@ -42,6 +42,14 @@ int mf_smf_probe(const char *buf, size_t n, int *framing);
  */
 int mf_smf_explain(const char *buf, size_t n, char *msg, size_t size);
 
+/*
+ * The architected size of counter set cstype (1 basic, 2 problem-state, 3
+ * crypto, 4 extended, 6 MT-diagnostic) for counter versions cfvn and csvn,
+ * and the number of its first counter.
+ */
+unsigned mf_smf_set_size(unsigned cstype, unsigned cfvn, unsigned csvn);
+unsigned mf_smf_set_first(unsigned cstype);
+
 int mf_smfdec_init(struct mf_smfdec *d, struct mf_stream *st, const struct mf_kb *kb, struct mf_error *err);
 int mf_smfdec_next(struct mf_smfdec *d, struct mf_smf_record *rec, struct mf_error *err);
 void mf_smfdec_free(struct mf_smfdec *d);
