@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "mfstat/mfdb.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/mfdb.h"
+#include "mfstat/measure/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

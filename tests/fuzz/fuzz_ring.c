@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mfstat/mrecord.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
 
 #include "../unit/perfrec.h"
 

@@ -17,9 +17,9 @@
 
 #include "testutil.h"
 
-#include "mfstat/mfdb.h"
-#include "mfstat/mrecord.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/mfdb.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
 
 #include "perfrec.h"
 

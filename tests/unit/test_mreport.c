@@ -15,8 +15,8 @@
 
 #include "testutil.h"
 
-#include "mfstat/mreport.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/report.h"
+#include "mfstat/measure/run.h"
 
 #define DATA_DIR MFSTAT_SOURCE_DIR "/tests/data/mreport"
 #define DEMO_SRC DATA_DIR "/demo.c"

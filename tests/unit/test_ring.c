@@ -14,8 +14,8 @@
 
 #include "testutil.h"
 
-#include "mfstat/mrecord.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
 
 #include "perfrec.h"
 

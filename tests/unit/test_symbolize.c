@@ -20,8 +20,8 @@
 
 #include "testutil.h"
 
-#include "mfstat/msymbolize.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/symbolize.h"
+#include "mfstat/measure/run.h"
 
 /* ---- nm ------------------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
 #include "text.h"
 
 /*

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "mfstat/reader.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/input/reader.h"
+#include "mfstat/base/strbuf.h"
 
 /* A byte stream read in large blocks; the reader owns the buffer window. */
 struct mf_source;

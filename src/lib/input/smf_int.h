@@ -2,7 +2,7 @@
 #ifndef MFSTAT_SMF_INT_H
 #define MFSTAT_SMF_INT_H
 
-#include "mfstat/smf.h"
+#include "mfstat/input/smf.h"
 #include "reader_int.h"
 
 /* The SMF deblocker and type 113 decoder over a reader stream.  Internal. */

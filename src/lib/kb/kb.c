@@ -4,7 +4,7 @@
  * machine types, the LSPR table, and which family a set of counters belongs
  * to.  The tables are loaded by kb_load.c.
  */
-#include "mfstat/kb.h"
+#include "mfstat/kb/kb.h"
 
 #include <ctype.h>
 #include <math.h>

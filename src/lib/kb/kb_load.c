@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Knowledge base loader: families, counters, metrics, machines, LSPR table (the queries are in kb.c). */
-#include "mfstat/kb.h"
+#include "mfstat/kb/kb.h"
 
 #include <ctype.h>
 #include <errno.h>

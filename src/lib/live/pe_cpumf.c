@@ -7,7 +7,7 @@
  * (struct mf_perf_sys), which a test replaces with a recorded IBM Z tree and
  * recorded counts; a command runs under the perf layer's runner.
  */
-#include "mfstat/stat.h"
+#include "mfstat/live/stat.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,8 +8,8 @@
  * again), and its rows are sorted by a total order, so the result does not
  * depend on the order the samples arrived in.
  */
-#include "mfstat/maggregate.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/aggregate.h"
+#include "mfstat/measure/run.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  * Records are read in this machine's byte order: they are the kernel's own,
  * copied verbatim into the run file.
  */
-#include "mfstat/mrecord.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>

@@ -23,9 +23,9 @@
  * or reads: a length larger than what is left is an error, never a read or
  * an allocation.
  */
-#include "mfstat/mfdb.h"
-#include "mfstat/mrecord.h"
-#include "mfstat/mrun.h"
+#include "mfstat/measure/mfdb.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
 
 #include <errno.h>
 #include <fcntl.h>

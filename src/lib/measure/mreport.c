@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "mfstat/escape.h"
-#include "mfstat/timefmt.h"
+#include "mfstat/base/escape.h"
+#include "mfstat/base/timefmt.h"
 
 /* ---- descriptions of the run ------------------------------------------------------------- */
 

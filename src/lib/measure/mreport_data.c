@@ -17,7 +17,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "mfstat/escape.h"
+#include "mfstat/base/escape.h"
 
 /* ---- one emitter for CSV and JSON ---------------------------------------------------------- */
 
@@ -36,13 +36,13 @@ struct em {
 
 enum { F_NA, F_STR, F_U64, F_I64, F_NUM, F_BOOL };
 
-/* A text cell: RFC 4180 with the formula guard; numbers do not come here (include/mfstat/escape.h). */
+/* A text cell: RFC 4180 with the formula guard; numbers do not come here (include/mfstat/base/escape.h). */
 static void csv_field(struct mf_strbuf *sb, const char *s)
 {
 	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT);
 }
 
-/* A JSON string, or null for NULL (include/mfstat/escape.h). */
+/* A JSON string, or null for NULL (include/mfstat/base/escape.h). */
 static void json_str(struct mf_strbuf *sb, const char *s)
 {
 	mf_escape_json(sb, s);

@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/maggregate.h"
-#include "mfstat/mreport.h"
-#include "mfstat/mrun.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/base/error.h"
+#include "mfstat/measure/aggregate.h"
+#include "mfstat/measure/report.h"
+#include "mfstat/measure/run.h"
+#include "mfstat/base/strbuf.h"
 
 #include "msource.h"
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The run model of mfstat measure (mrun.h): growable arrays, interned
+ * The run model of mfstat measure (mfstat/measure/run.h): growable arrays, interned
  * strings, module and thread tables, address translation and symbol look-up.
  */
-#include "mfstat/mrun.h"
-#include "mfstat/error.h"
+#include "mfstat/measure/run.h"
+#include "mfstat/base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef MFSTAT_MRUN_INT_H
 #define MFSTAT_MRUN_INT_H
 
-#include "mfstat/mrun.h"
+#include "mfstat/measure/run.h"
 
 /*
  * What a record decoder keeps with a run (decode.c: the per-process address

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/strbuf.h"
+#include "mfstat/base/strbuf.h"
 
 #define TT_MAXC 16
 

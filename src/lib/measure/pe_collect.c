@@ -5,7 +5,7 @@
  * events on it before it execs and drain one ring buffer per CPU while it
  * runs; then the exact counts are read.
  */
-#include "mfstat/measure.h"
+#include "mfstat/measure/measure.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -5,7 +5,7 @@
  * file goes through the perf seam (struct mf_perf_sys) so the ladder can be
  * tested against scripted kernel answers, the probe against a recorded tree.
  */
-#include "mfstat/measure.h"
+#include "mfstat/measure/measure.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -6,7 +6,7 @@
  * buffer, then data_tail moves on.  Knows nothing of what the records mean:
  * decode.c turns them into the run model.
  */
-#include "mfstat/mrecord.h"
+#include "mfstat/measure/record.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>

@@ -5,7 +5,7 @@
  * starts them at exec), let it exec, wait for it while the caller reads or
  * drains, and hand back its status and times.
  */
-#include "mfstat/perf.h"
+#include "mfstat/perf/perf.h"
 
 #include <errno.h>
 #include <fcntl.h>

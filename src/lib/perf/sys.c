@@ -5,7 +5,7 @@
  * machine's own or those of a recorded tree (with recorded counts), or, in
  * tests, scripted answers.
  */
-#include "mfstat/perf.h"
+#include "mfstat/perf/perf.h"
 
 #include <errno.h>
 #include <fcntl.h>

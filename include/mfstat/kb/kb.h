@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/expr.h"
+#include "mfstat/base/error.h"
+#include "mfstat/kb/expr.h"
 
 /*
  * The knowledge base: machine families, their counters and metrics, machine

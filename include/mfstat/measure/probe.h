@@ -6,15 +6,15 @@
  * mfstat measure before and around the run (caliper-measure.md §3, §4): what
  * perf_event_open allows here (the probe), which events a measurement opens
  * (the plan, down the fallback ladder), and the collection of one run.  All
- * go through the perf seam (mfstat/perf.h), so tests script the kernel.
+ * go through the perf seam (mfstat/perf/perf.h), so tests script the kernel.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/perf.h"
+#include "mfstat/base/error.h"
+#include "mfstat/perf/perf.h"
 
 struct mf_mrun;
 struct mf_mfdb_writer;

@@ -6,14 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/kb.h"
-#include "mfstat/perf.h"
+#include "mfstat/base/error.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/perf/perf.h"
 
 /*
  * Counting CPU-MF (and, for --fallback, generic and uncore) events on Linux
  * for `mfstat stat`.  Every file and perf call goes through the perf seam
- * (mfstat/perf.h), so tests run the Linux on Z paths on any machine against
+ * (mfstat/perf/perf.h), so tests run the Linux on Z paths on any machine against
  * a recorded tree (mf_perf_sys_recorded).
  */
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Base layer (mfstat/sample.h includes it too). */
+/* Base layer (mfstat/input/sample.h includes it too). */
 
 /*
  * Parses an ISO 8601 date-time "YYYY-MM-DD[T ]hh:mm[:ss[.frac]][Z|+hh:mm|-hh:mm]"

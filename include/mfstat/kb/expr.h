@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/base/error.h"
+#include "mfstat/base/strbuf.h"
 
 /*
  * The formula language: numbers (123, 0.45, 1e6), names ([A-Za-z_][A-Za-z0-9_]*),

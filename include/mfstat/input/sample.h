@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/kb.h"
-#include "mfstat/strtab.h"
-#include "mfstat/timefmt.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/base/strtab.h"
+#include "mfstat/base/timefmt.h"
 
 /*
  * The common counter-sample model.  Every input format produces these: one

@@ -5,10 +5,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/kb.h"
-#include "mfstat/sample.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/base/error.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/input/sample.h"
+#include "mfstat/base/strbuf.h"
 
 /*
  * Input readers.  Each format is one reader behind a table of functions; the

@@ -4,9 +4,9 @@
 
 #include <stddef.h>
 
-#include "mfstat/expr.h"
-#include "mfstat/group.h"
-#include "mfstat/kb.h"
+#include "mfstat/kb/expr.h"
+#include "mfstat/report/group.h"
+#include "mfstat/kb/kb.h"
 
 /* Why a group has no LSPR class. */
 enum mf_lspr_why {

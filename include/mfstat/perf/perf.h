@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
 
 /* ---- the seam ----------------------------------------------------------- */
 

@@ -7,8 +7,8 @@
  * module load segments, functions and source lines of the sampled addresses.
  */
 
-#include "mfstat/error.h"
-#include "mfstat/mrun.h"
+#include "mfstat/base/error.h"
+#include "mfstat/measure/run.h"
 
 /*
  * Reads every module of run that has a file (ELF load segments, build id)

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mfstat/group.h"
-#include "mfstat/kb.h"
-#include "mfstat/metrics.h"
+#include "mfstat/report/group.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/report/metrics.h"
 
 /* One count of an input: what it counts and how many. */
 struct mf_input_count {

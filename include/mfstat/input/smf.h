@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/kb.h"
+#include "mfstat/base/error.h"
+#include "mfstat/kb/kb.h"
 
 /*
  * z/OS SMF dumps: RDW streams and VBS blocks (BDW + SDW, spanned records),

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/sample.h"
+#include "mfstat/input/sample.h"
 
 /*
  * Grouping (--by): samples with the same key have their counter deltas summed

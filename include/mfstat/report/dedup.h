@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/sample.h"
+#include "mfstat/base/error.h"
+#include "mfstat/input/sample.h"
 
 /*
  * Duplicate samples across and within inputs: the same dump given twice (as

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "mfstat/error.h"
-#include "mfstat/kb.h"
-#include "mfstat/output.h"
+#include "mfstat/base/error.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/report/output.h"
 
 /*
  * The one read -> group -> compute pipeline of `mfstat report`, for every

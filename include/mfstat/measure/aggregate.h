@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mfstat/error.h"
-#include "mfstat/mrun.h"
+#include "mfstat/base/error.h"
+#include "mfstat/measure/run.h"
 
 /*
  * One row of a table.  Which identity fields apply depends on the table:

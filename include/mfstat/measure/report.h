@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mfstat/error.h"
-#include "mfstat/mrun.h"
+#include "mfstat/base/error.h"
+#include "mfstat/measure/run.h"
 
 enum mf_mformat { MF_MFMT_TEXT = 0, MF_MFMT_CSV, MF_MFMT_JSON };
 

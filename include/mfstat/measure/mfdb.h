@@ -7,8 +7,8 @@
  * loaded to report.
  */
 
-#include "mfstat/error.h"
-#include "mfstat/mrun.h"
+#include "mfstat/base/error.h"
+#include "mfstat/measure/run.h"
 
 struct mf_mfdb_writer;
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Base layer (mfstat/sample.h includes it too). */
+/* Base layer (mfstat/input/sample.h includes it too). */
 
 /* Interned strings (system and LPAR names): id 0 is "none". */
 struct mf_strtab;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "mfstat/strbuf.h"
+#include "mfstat/base/strbuf.h"
 
 /* One data series of a chart: y values for the chart's x values; NaN = no value (a gap). */
 struct mf_svg_series {

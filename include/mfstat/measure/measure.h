@@ -4,19 +4,20 @@
 
 /*
  * mfstat measure: Caliper-style sampling of a program on Linux
- * (caliper-measure.md).  The pieces, one public header each:
+ * (caliper-measure.md).  The pieces, one public header each in
+ * include/mfstat/measure/:
  *
- *   mrun.h        the run model, struct mf_mrun (mrun.c): everything a
+ *   run.h         the run model, struct mf_mrun (mrun.c): everything a
  *                 report needs, filled by a live run or loaded from a run
  *                 file; reports read only the model
- *   mrecord.h     kernel records: drain a perf mmap ring buffer (ring.c),
+ *   record.h      kernel records: drain a perf mmap ring buffer (ring.c),
  *                 decode records into a run (decode.c)
  *   mfdb.h        the run file (.mfdb, mfdb.c): write while running, load
- *   msymbolize.h  ELF and DWARF (symbolize.c): load segments, functions,
+ *   symbolize.h   ELF and DWARF (symbolize.c): load segments, functions,
  *                 source lines of the sampled addresses
- *   maggregate.h  thread -> module -> function -> line -> cache line
+ *   aggregate.h   thread -> module -> function -> line -> cache line
  *                 (aggregate.c)
- *   mreport.h     text, CSV and JSON reports in Caliper's shape
+ *   report.h      text, CSV and JSON reports in Caliper's shape
  *   probe.h       what perf_event_open allows here and the fallback ladder
  *                 (pe_probe.c); open the events on the program (the perf
  *                 layer runs it), drain the rings, read the counts
@@ -29,18 +30,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
 
 /* The parts of measure, one header each (measure.h includes them all). */
-#include "mfstat/mrun.h"
-#include "mfstat/mrecord.h"
-#include "mfstat/mfdb.h"
-#include "mfstat/msymbolize.h"
-#include "mfstat/maggregate.h"
-#include "mfstat/mreport.h"
+#include "mfstat/measure/run.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/mfdb.h"
+#include "mfstat/measure/symbolize.h"
+#include "mfstat/measure/aggregate.h"
+#include "mfstat/measure/report.h"
 
 /* ---- probe, plan and collection (pe_probe.c, pe_collect.c) ------------- */
 
-#include "mfstat/probe.h"
+#include "mfstat/measure/probe.h"
 
 #endif

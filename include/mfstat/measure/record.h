@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
 
 struct mf_mrun;
 

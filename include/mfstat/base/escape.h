@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mfstat/strbuf.h"
+#include "mfstat/base/strbuf.h"
 
 /*
  * Decodes the UTF-8 sequence at the start of s[0..n).  Returns its length
