@@ -21,10 +21,10 @@
 struct mf_sample {
 	const struct mf_family *family;
 	const struct mf_machine *machine; /* NULL when only the family is known */
-	uint32_t system;  /* strtab id, 0 = none */
-	uint32_t lpar;    /* strtab id, 0 = none */
-	int64_t cpu;      /* -1 = none */
-	int pool;         /* enum mf_pool */
+	uint32_t system;                  /* strtab id, 0 = none */
+	uint32_t lpar;                    /* strtab id, 0 = none */
+	int64_t cpu;                      /* -1 = none */
+	int pool;                         /* enum mf_pool */
 	bool has_start;
 	int64_t start_us;   /* interval start, microseconds since 1970-01-01 UTC */
 	double seconds;     /* interval length; NaN = unknown */
@@ -34,10 +34,10 @@ struct mf_sample {
 	long line;          /* where it was read: its (first) line in a text input, 0 = unknown */
 	long long offset;   /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 
-	const uint64_t *present_bits;     /* optional: bitmap of the slots below, when the reader has it */
-	size_t n;                         /* number of counters present */
-	uint16_t slot[MF_SAMPLE_MAX];     /* dense slot of each counter in family */
-	uint64_t value[MF_SAMPLE_MAX];    /* its delta */
+	const uint64_t *present_bits;  /* optional: bitmap of the slots below, when the reader has it */
+	size_t n;                      /* number of counters present */
+	uint16_t slot[MF_SAMPLE_MAX];  /* dense slot of each counter in family */
+	uint64_t value[MF_SAMPLE_MAX]; /* its delta */
 };
 
 /* Resets s to an empty sample of no family. */

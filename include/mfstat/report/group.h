@@ -45,17 +45,17 @@ struct mf_group {
 	int64_t start_us;
 
 	uint64_t rows;
-	uint64_t rows_lspr;       /* rows of engines the LSPR class counts */
-	uint64_t *sum;            /* per dense counter slot, all rows */
-	uint64_t *sum_lspr;       /* per slot, rows of engines the LSPR class counts */
-	size_t nwords;            /* words of each bitmap below: (slots + 63) / 64 */
-	uint64_t *present_all;    /* slots present in every row */
-	uint64_t *present_any;    /* slots present in some row */
-	uint64_t *overflow;       /* slots whose sum overflowed 64 bits */
+	uint64_t rows_lspr;    /* rows of engines the LSPR class counts */
+	uint64_t *sum;         /* per dense counter slot, all rows */
+	uint64_t *sum_lspr;    /* per slot, rows of engines the LSPR class counts */
+	size_t nwords;         /* words of each bitmap below: (slots + 63) / 64 */
+	uint64_t *present_all; /* slots present in every row */
+	uint64_t *present_any; /* slots present in some row */
+	uint64_t *overflow;    /* slots whose sum overflowed 64 bits */
 
 	double cpsp_min, cpsp_max;
 	uint64_t ncpsp;
-	uint64_t nnominal;        /* rows whose cpsp was the nominal speed */
+	uint64_t nnominal; /* rows whose cpsp was the nominal speed */
 	unsigned user_only;
 	/* The group's intervals and distinct CPUs are kept by the grouper: see
 	 * mf_group_interval_seconds and mf_group_cpus. */

@@ -21,9 +21,14 @@ struct mf_grouper {
 
 int mf_by_parse(const char *s, unsigned *by, size_t *bad)
 {
-	static const struct { const char *name; unsigned bit; } items[] = {
-		{"system", MF_BY_SYSTEM}, {"lpar", MF_BY_LPAR}, {"pool", MF_BY_POOL},
-		{"interval", MF_BY_INTERVAL}, {"cpu", MF_BY_CPU}};
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} items[] = {{"system", MF_BY_SYSTEM},
+		     {"lpar", MF_BY_LPAR},
+		     {"pool", MF_BY_POOL},
+		     {"interval", MF_BY_INTERVAL},
+		     {"cpu", MF_BY_CPU}};
 	const char *p = s;
 
 	*by = 0;
@@ -60,7 +65,7 @@ struct mf_grouper *mf_grouper_new(unsigned by)
 
 /* One interval of one system (system and LPAR) within a group. */
 struct mf_interval {
-	uint32_t system, lpar;    /* 0 when the rows name none */
+	uint32_t system, lpar; /* 0 when the rows name none */
 	int64_t start_us;
 	bool has_start;
 	double sum_seconds; /* over the rows that gave a length */
@@ -84,10 +89,10 @@ struct group {
 	struct mf_interval *intervals; /* &iv_first until a second interval arrives */
 	struct mf_interval iv_first;
 	size_t last_interval;
-	uint32_t *ihash;          /* index+1 by system and start, once there are many intervals */
+	uint32_t *ihash; /* index+1 by system and start, once there are many intervals */
 	size_t ihash_size;
 	size_t ncpus, capcpus;
-	struct mf_cpu_id *cpus;   /* distinct (system, LPAR, CPU), sorted */
+	struct mf_cpu_id *cpus; /* distinct (system, LPAR, CPU), sorted */
 };
 
 static struct group *priv(struct mf_group *g)
@@ -679,7 +684,8 @@ uint64_t mf_group_cpus(const struct mf_group *group)
 	for (i = 0; i < grp->nintervals; i++) {
 		if (grp->intervals[i].nrows > most)
 			most = grp->intervals[i].nrows;
-		if (grp->intervals[i].system != grp->intervals[0].system || grp->intervals[i].lpar != grp->intervals[0].lpar)
+		if (grp->intervals[i].system != grp->intervals[0].system ||
+		    grp->intervals[i].lpar != grp->intervals[0].lpar)
 			one_system = false;
 	}
 	if (one_system)

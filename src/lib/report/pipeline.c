@@ -31,9 +31,14 @@ struct mf_pipeline {
 /* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
 static void by_keys_text(unsigned by, char *buf, size_t size)
 {
-	static const struct { unsigned bit; const char *name; } keys[] = {
-		{MF_BY_SYSTEM, "system"}, {MF_BY_LPAR, "LPAR"}, {MF_BY_POOL, "pool"},
-		{MF_BY_INTERVAL, "interval"}, {MF_BY_CPU, "CPU"}};
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} keys[] = {{MF_BY_SYSTEM, "system"},
+		    {MF_BY_LPAR, "LPAR"},
+		    {MF_BY_POOL, "pool"},
+		    {MF_BY_INTERVAL, "interval"},
+		    {MF_BY_CPU, "CPU"}};
 	size_t k, n = 0, used = 0;
 	buf[0] = '\0';
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -219,8 +224,7 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 	return 0;
 }
 
-static int add(struct mf_pipeline *p, const char *name, const void *data, size_t len, bool mem,
-	       struct mf_error *err)
+static int add(struct mf_pipeline *p, const char *name, const void *data, size_t len, bool mem, struct mf_error *err)
 {
 	struct mf_reader *r = NULL;
 	int got;
@@ -242,8 +246,7 @@ int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_erro
 	return add(p, path, NULL, 0, false, err);
 }
 
-int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len,
-			struct mf_error *err)
+int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len, struct mf_error *err)
 {
 	return add(p, name, data, len, true, err);
 }
