@@ -786,181 +786,208 @@ static int family_index(const char *s, size_t n)
 
 /* ---------------------------------------------------------------- main */
 
-int main(int argc, char **argv)
-{
-	uint64_t systems = 1, cpus = 4, ziips = 1, intervals = 96, secs = 900, seed = 1, jitter_ms = 0, lost_n = 0;
-	uint64_t zcbps = 0, mt_lost_n = 0;
-	int have_ziip = 0, subtype = 1, quiet = 0;
-	int64_t utc_off_min = 0;
-	const char *start = "2025-03-04T00:00:00Z", *out_name = NULL, *csv_name = NULL;
-	int famlist[64], nfam = 1;
-	famlist[0] = 6; /* z16 */
+/* The command line. */
+struct opts {
+	uint64_t systems, cpus, ziips, intervals, secs, seed, jitter_ms, lost_n, zcbps, mt_lost_n;
+	int have_ziip, subtype, quiet;
+	int64_t utc_off_min, t0;
+	const char *start, *out_name, *csv_name;
+	int famlist[64], nfam;
+};
 
+/* The long option name of argument a (and its value): exits on an unknown one. */
+static const char *option_value(int argc, char **argv, int *i, char *name)
+{
+	static const char *const known[] = {
+		"--output",      "--csv",        "--systems",
+		"--cpus",        "--ziip",       "--family",
+		"--families",    "--intervals",  "--interval-seconds",
+		"--start",       "--subtype",    "--framing",
+		"--block-size",  "--jitter-ms",  "--lost",
+		"--other-ratio", "--utc-offset", "--seed",
+		"--zcbp",        "--mt-lost",
+	};
+	const char *a = argv[*i], *eqval;
+	size_t kn = 0;
+	if (!strcmp(a, "-o")) {
+		strcpy(name, "--output");
+		return opt_value(NULL, argc, argv, i, a);
+	}
+	eqval = opt_split(a, name);
+	while (kn < sizeof known / sizeof known[0] && strcmp(known[kn], name) != 0)
+		kn++;
+	if (kn == sizeof known / sizeof known[0])
+		bad("unknown option", name);
+	return opt_value(eqval, argc, argv, i, name);
+}
+
+static void set_families(struct opts *o, const char *val)
+{
+	o->nfam = 0;
+	for (const char *p = val;;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		int k = family_index(p, n);
+		if (k < 0 || o->nfam == 64)
+			bad("bad --families", val);
+		o->famlist[o->nfam++] = k;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+}
+
+/* One option with a value (the option table's names). */
+static void set_option(struct opts *o, const char *name, const char *val)
+{
+	if (!strcmp(name, "--output"))
+		o->out_name = val;
+	else if (!strcmp(name, "--csv"))
+		o->csv_name = val;
+	else if (!strcmp(name, "--systems"))
+		o->systems = parse_u64(name, val, 1, 702);
+	else if (!strcmp(name, "--cpus"))
+		o->cpus = parse_u64(name, val, 1, 256);
+	else if (!strcmp(name, "--ziip")) {
+		o->ziips = parse_u64(name, val, 0, 256);
+		o->have_ziip = 1;
+	} else if (!strcmp(name, "--family")) {
+		int k = family_index(val, strlen(val));
+		if (k < 0)
+			bad("unknown family", val);
+		o->famlist[0] = k;
+		o->nfam = 1;
+	} else if (!strcmp(name, "--families"))
+		set_families(o, val);
+	else if (!strcmp(name, "--intervals"))
+		o->intervals = parse_u64(name, val, 1, 10000000);
+	else if (!strcmp(name, "--interval-seconds"))
+		o->secs = parse_u64(name, val, 1, 86400);
+	else if (!strcmp(name, "--start"))
+		o->start = val;
+	else if (!strcmp(name, "--subtype")) {
+		if (!strcmp(val, "1"))
+			o->subtype = 1;
+		else if (!strcmp(val, "2"))
+			o->subtype = 2;
+		else if (!strcmp(val, "both"))
+			o->subtype = 3;
+		else
+			bad("bad --subtype (1, 2 or both)", val);
+	} else if (!strcmp(name, "--framing")) {
+		if (!strcmp(val, "rdw"))
+			framing = FR_RDW;
+		else if (!strcmp(val, "vbs"))
+			framing = FR_VBS;
+		else
+			bad("bad --framing (rdw or vbs)", val);
+	} else if (!strcmp(name, "--block-size"))
+		block_size = (size_t)parse_u64(name, val, 9, 32760);
+	else if (!strcmp(name, "--jitter-ms"))
+		o->jitter_ms = parse_u64(name, val, 0, 499);
+	else if (!strcmp(name, "--lost"))
+		o->lost_n = parse_u64(name, val, 0, UINT32_MAX);
+	else if (!strcmp(name, "--mt-lost"))
+		o->mt_lost_n = parse_u64(name, val, 0, UINT32_MAX);
+	else if (!strcmp(name, "--zcbp"))
+		o->zcbps = parse_u64(name, val, 0, 256);
+	else if (!strcmp(name, "--other-ratio")) {
+		char *end;
+		errno = 0;
+		double r = strtod(val, &end);
+		if (!*val || *end || errno || !(r >= 0 && r <= 1000))
+			bad("bad --other-ratio (0..1000)", val);
+		other_ratio = r;
+	} else if (!strcmp(name, "--utc-offset")) {
+		char *end;
+		errno = 0;
+		long long off = strtoll(val, &end, 10);
+		if (!*val || *end || errno || off < -1439 || off > 1439)
+			bad("bad --utc-offset (minutes, -1439..1439)", val);
+		o->utc_off_min = off;
+	} else if (!strcmp(name, "--seed"))
+		o->seed = parse_u64(name, val, 0, UINT64_MAX);
+	else
+		bad("unknown option", name);
+}
+
+/* Parses the command line into o (exits on a bad one); returns 1 when --help was asked for. */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->systems = 1, o->cpus = 4, o->ziips = 1, o->intervals = 96, o->secs = 900, o->seed = 1;
+	o->subtype = 1;
+	o->start = "2025-03-04T00:00:00Z";
+	o->famlist[0] = 6; /* z16 */
+	o->nfam = 1;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
+		const char *a = argv[i];
+		char name[OPT_NAME_MAX];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
 		if (!strcmp(a, "--scds")) {
 			use_scds = 1;
 			continue;
 		}
 		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = 1;
+			o->quiet = 1;
 			continue;
 		}
-		char name[OPT_NAME_MAX];
-		if (!strcmp(a, "-o")) {
-			strcpy(name, "--output");
-			val = opt_value(NULL, argc, argv, &i, a);
-		} else {
-			const char *eqval = opt_split(a, name);
-			static const char *const known[] = {
-				"--output",      "--csv",        "--systems",
-				"--cpus",        "--ziip",       "--family",
-				"--families",    "--intervals",  "--interval-seconds",
-				"--start",       "--subtype",    "--framing",
-				"--block-size",  "--jitter-ms",  "--lost",
-				"--other-ratio", "--utc-offset", "--seed",
-				"--zcbp",        "--mt-lost",
-			};
-			size_t kn = 0;
-			while (kn < sizeof known / sizeof known[0] && strcmp(known[kn], name) != 0)
-				kn++;
-			if (kn == sizeof known / sizeof known[0])
-				bad("unknown option", name);
-			val = opt_value(eqval, argc, argv, &i, name);
-		}
-
-		if (!strcmp(name, "--output"))
-			out_name = val;
-		else if (!strcmp(name, "--csv"))
-			csv_name = val;
-		else if (!strcmp(name, "--systems"))
-			systems = parse_u64(name, val, 1, 702);
-		else if (!strcmp(name, "--cpus"))
-			cpus = parse_u64(name, val, 1, 256);
-		else if (!strcmp(name, "--ziip")) {
-			ziips = parse_u64(name, val, 0, 256);
-			have_ziip = 1;
-		} else if (!strcmp(name, "--family")) {
-			int k = family_index(val, strlen(val));
-			if (k < 0)
-				bad("unknown family", val);
-			famlist[0] = k;
-			nfam = 1;
-		} else if (!strcmp(name, "--families")) {
-			nfam = 0;
-			for (const char *p = val;;) {
-				const char *e = strchr(p, ',');
-				size_t n = e ? (size_t)(e - p) : strlen(p);
-				int k = family_index(p, n);
-				if (k < 0 || nfam == 64)
-					bad("bad --families", val);
-				famlist[nfam++] = k;
-				if (!e)
-					break;
-				p = e + 1;
-			}
-		} else if (!strcmp(name, "--intervals"))
-			intervals = parse_u64(name, val, 1, 10000000);
-		else if (!strcmp(name, "--interval-seconds"))
-			secs = parse_u64(name, val, 1, 86400);
-		else if (!strcmp(name, "--start"))
-			start = val;
-		else if (!strcmp(name, "--subtype")) {
-			if (!strcmp(val, "1"))
-				subtype = 1;
-			else if (!strcmp(val, "2"))
-				subtype = 2;
-			else if (!strcmp(val, "both"))
-				subtype = 3;
-			else
-				bad("bad --subtype (1, 2 or both)", val);
-		} else if (!strcmp(name, "--framing")) {
-			if (!strcmp(val, "rdw"))
-				framing = FR_RDW;
-			else if (!strcmp(val, "vbs"))
-				framing = FR_VBS;
-			else
-				bad("bad --framing (rdw or vbs)", val);
-		} else if (!strcmp(name, "--block-size"))
-			block_size = (size_t)parse_u64(name, val, 9, 32760);
-		else if (!strcmp(name, "--jitter-ms"))
-			jitter_ms = parse_u64(name, val, 0, 499);
-		else if (!strcmp(name, "--lost"))
-			lost_n = parse_u64(name, val, 0, UINT32_MAX);
-		else if (!strcmp(name, "--mt-lost"))
-			mt_lost_n = parse_u64(name, val, 0, UINT32_MAX);
-		else if (!strcmp(name, "--zcbp"))
-			zcbps = parse_u64(name, val, 0, 256);
-		else if (!strcmp(name, "--other-ratio")) {
-			char *end;
-			errno = 0;
-			double r = strtod(val, &end);
-			if (!*val || *end || errno || !(r >= 0 && r <= 1000))
-				bad("bad --other-ratio (0..1000)", val);
-			other_ratio = r;
-		} else if (!strcmp(name, "--utc-offset")) {
-			char *end;
-			errno = 0;
-			long long o = strtoll(val, &end, 10);
-			if (!*val || *end || errno || o < -1439 || o > 1439)
-				bad("bad --utc-offset (minutes, -1439..1439)", val);
-			utc_off_min = o;
-		} else if (!strcmp(name, "--seed"))
-			seed = parse_u64(name, val, 0, UINT64_MAX);
-		else
-			bad("unknown option", name);
+		const char *val = option_value(argc, argv, &i, name);
+		set_option(o, name, val);
 	}
-	if (!out_name)
+	if (!o->out_name)
 		bad("no output file (-o FILE)", NULL);
-	if (!have_ziip)
-		ziips = cpus > 1 ? 1 : 0;
-	if (ziips > cpus)
+	if (!o->have_ziip)
+		o->ziips = o->cpus > 1 ? 1 : 0;
+	if (o->ziips > o->cpus)
 		bad("--ziip is larger than --cpus", NULL);
-	if (zcbps > cpus - ziips)
+	if (o->zcbps > o->cpus - o->ziips)
 		bad("--zcbp and --ziip add up to more than --cpus", NULL);
-	int64_t t0;
-	if (parse_iso(start, 1971, 2099, &t0))
-		bad("bad --start (expected YYYY-MM-DDTHH:MM:SSZ, 1971-2042)", start);
+	if (parse_iso(o->start, 1971, 2099, &o->t0))
+		bad("bad --start (expected YYYY-MM-DDTHH:MM:SSZ, 1971-2042)", o->start);
 	/* the 64-bit TOD clock (STCK) wraps on 2042-09-17 */
-	if (t0 + (int64_t)(intervals * secs) + 120 > days_from_civil(2042, 9, 17) * 86400)
+	if (o->t0 + (int64_t)(o->intervals * o->secs) + 120 > days_from_civil(2042, 9, 17) * 86400)
 		bad("the intervals reach past 2042-09-16 (the end of the STCK format)", NULL);
-	utc_offset_us = utc_off_min * 60 * 1000000;
+	return 0;
+}
 
-	init_ebcdic();
-	rng_seed(&R, seed);
-	rng_seed(&R2, seed ^ 0x5DEECE66Du);
-
-	smf.b = malloc(OUTBUF);
-	csv.b = csv_name ? malloc(OUTBUF) : NULL;
-	if (!smf.b || (csv_name && !csv.b)) {
-		fputs(PROG ": out of memory\n", stderr);
+/* Opens out (standard output for "-") into o. */
+static int open_output(struct obuf *o, const char *name)
+{
+	o->name = name;
+	if (!strcmp(name, "-"))
+		o->f = stdout;
+	else if (!(o->f = fopen(name, "wb"))) {
+		fprintf(stderr, PROG ": %s: %s\n", name, strerror(errno));
 		return 1;
 	}
-	smf.name = out_name;
-	if (!strcmp(out_name, "-"))
-		smf.f = stdout;
-	else if (!(smf.f = fopen(out_name, "wb"))) {
-		fprintf(stderr, PROG ": %s: %s\n", out_name, strerror(errno));
-		return 1;
-	}
-	if (csv_name) {
-		csv.name = csv_name;
-		if (!strcmp(csv_name, "-"))
-			csv.f = stdout;
-		else if (!(csv.f = fopen(csv_name, "wb"))) {
-			fprintf(stderr, PROG ": %s: %s\n", csv_name, strerror(errno));
-			return 1;
-		}
-	}
+	return 0;
+}
 
-	/* per family: defined counters, and the CSV columns (defined and recorded in the subtype
-	 * the CSV describes) */
-	static unsigned char def[NFAM][NV], col[NFAM][NV];
-	int csv_subtype = subtype == 2 ? 2 : 1;
+/* What a run generates from: systems, cpus, the counters each family defines and the CSV columns. */
+struct gen {
+	const struct opts *o;
+	struct sysinfo *sys;
+	unsigned *sysfam;
+	struct cpu *cs;
+	struct prof *pr;
+	int64_t *bnd;
+	int *kind;
+	uint64_t *cum, *v;
+	unsigned short cols[NV];
+	unsigned ncols;
+	int64_t T0, S, J;
+	uint64_t cell, rows, mt_cell;
+};
+
+/* per family: defined counters, and the CSV columns (defined and recorded in the subtype the CSV describes) */
+static unsigned char def[NFAM][NV], col[NFAM][NV];
+
+static void setup_columns(struct gen *g)
+{
+	int csv_subtype = g->o->subtype == 2 ? 2 : 1;
+	unsigned char ucol[NV] = {0};
 	for (size_t fi = 0; fi < NFAM; fi++) {
 		const struct family *f = &families[fi];
 		struct cset cs[6];
@@ -971,195 +998,265 @@ int main(int argc, char **argv)
 			for (unsigned j = 0; j < cs[k].n; j++)
 				col[fi][cs[k].first + j] = def[fi][cs[k].first + j];
 	}
+	/* the CSV header: the union of the families' columns, by counter number */
+	for (uint64_t s = 0; s < g->o->systems; s++)
+		for (unsigned n = 0; n < NV; n++)
+			ucol[n] |= col[g->sysfam[s]][n];
+	g->ncols = 0;
+	for (unsigned n = 0; n < NV; n++)
+		if (ucol[n])
+			g->cols[g->ncols++] = (unsigned short)n;
+	if (g->o->csv_name) {
+		char *p = (char *)csv.b;
+		p += sprintf(p, "system,cpu,pool,machine,cpsp,interval_start,interval_seconds");
+		for (unsigned j = 0; j < g->ncols; j++) {
+			*p++ = ',';
+			p = put_ctr_name(p, g->cols[j]);
+		}
+		*p++ = '\n';
+		csv.n = (size_t)(p - (char *)csv.b);
+	}
+}
 
-	/* systems and cpus */
-	struct sysinfo *sys = calloc(systems, sizeof *sys);
-	unsigned *sysfam = calloc(systems, sizeof *sysfam);
-	struct cpu *cs = calloc(systems * cpus, sizeof *cs);
-	struct prof *pr = calloc(systems, sizeof *pr);
-	int64_t *bnd = calloc(systems * cpus, sizeof *bnd);
-	int *kind = calloc(cpus, sizeof *kind);
-	uint64_t *cum = subtype & 2 ? calloc(systems * cpus * NV, sizeof *cum) : NULL;
-	uint64_t *v = calloc(NV, sizeof *v);
-	if (!sys || !sysfam || !cs || !pr || !bnd || !kind || !v || ((subtype & 2) && !cum)) {
+/* Systems and their cpus; 0, or 1 out of memory (said). */
+static int setup_systems(struct gen *g)
+{
+	const struct opts *o = g->o;
+	uint64_t systems = o->systems, cpus = o->cpus;
+	g->sys = calloc(systems, sizeof *g->sys);
+	g->sysfam = calloc(systems, sizeof *g->sysfam);
+	g->cs = calloc(systems * cpus, sizeof *g->cs);
+	g->pr = calloc(systems, sizeof *g->pr);
+	g->bnd = calloc(systems * cpus, sizeof *g->bnd);
+	g->kind = calloc(cpus, sizeof *g->kind);
+	g->cum = o->subtype & 2 ? calloc(systems * cpus * NV, sizeof *g->cum) : NULL;
+	g->v = calloc(NV, sizeof *g->v);
+	if (!g->sys || !g->sysfam || !g->cs || !g->pr || !g->bnd || !g->kind || !g->v ||
+	    ((o->subtype & 2) && !g->cum)) {
 		fputs(PROG ": out of memory\n", stderr);
 		return 1;
 	}
-	int64_t T0 = t0 * 1000000, S = (int64_t)secs * 1000000, J = (int64_t)jitter_ms * 1000;
+	g->T0 = o->t0 * 1000000, g->S = (int64_t)o->secs * 1000000, g->J = (int64_t)o->jitter_ms * 1000;
 	for (uint64_t c = 0; c < cpus; c++)
-		kind[c] = c >= cpus - ziips ? K_ZIIP : c >= cpus - ziips - zcbps ? K_ZCBP : K_GCP;
+		g->kind[c] = c >= cpus - o->ziips ? K_ZIIP : c >= cpus - o->ziips - o->zcbps ? K_ZCBP : K_GCP;
 	for (uint64_t s = 0; s < systems; s++) {
-		struct sysinfo *y = &sys[s];
-		sysfam[s] = (unsigned)famlist[s % (uint64_t)nfam];
-		y->f = &families[sysfam[s]];
+		struct sysinfo *y = &g->sys[s];
+		g->sysfam[s] = (unsigned)o->famlist[s % (uint64_t)o->nfam];
+		y->f = &families[g->sysfam[s]];
 		if (s < 26)
 			snprintf(y->sid, sizeof y->sid, "SYS%c", (char)('A' + s));
 		else
 			snprintf(y->sid, sizeof y->sid, "SZ%c%c", (char)('A' + (s - 26) / 26),
 				 (char)('A' + (s - 26) % 26));
-		snprintf(y->seq, sizeof y->seq, "00000000000%05X", (unsigned)(0x2A0B1 + 0x1357 * sysfam[s]));
-		y->cts_us = T0 - 1000000; /* the HIS run started 1 s before the first boundary */
+		snprintf(y->seq, sizeof y->seq, "00000000000%05X", (unsigned)(0x2A0B1 + 0x1357 * g->sysfam[s]));
+		y->cts_us = g->T0 - 1000000; /* the HIS run started 1 s before the first boundary */
 		for (uint64_t c = 0; c < cpus; c++)
-			cpu_init(&cs[s * cpus + c], c >= cpus - ziips, c == 0 && s % 2 == 0);
+			cpu_init(&g->cs[s * cpus + c], c >= cpus - o->ziips, c == 0 && s % 2 == 0);
 	}
+	return 0;
+}
 
-	/* CSV header: the union of the families' columns, by counter number */
-	unsigned char ucol[NV] = {0};
-	unsigned short cols[NV];
-	unsigned ncols = 0;
-	for (uint64_t s = 0; s < systems; s++)
+static void free_gen(struct gen *g)
+{
+	free(g->sys);
+	free(g->sysfam);
+	free(g->cs);
+	free(g->pr);
+	free(g->bnd);
+	free(g->kind);
+	free(g->cum);
+	free(g->v);
+}
+
+/* A boundary: the interval end, moved by up to +-J. */
+static int64_t boundary(const struct gen *g, int64_t t)
+{
+	return t + (g->J ? (int64_t)(rnd() % (uint64_t)(2 * g->J + 1)) - g->J : 0);
+}
+
+/* The boundary before the first interval, and the subtype-2 baseline (values since the run
+ * started); generated whatever the subtype so that the data does not depend on it */
+static void baseline(struct gen *g)
+{
+	const struct opts *o = g->o;
+	for (uint64_t s = 0; s < o->systems; s++) {
+		make_profile(&g->pr[s], class_cycle[(s + 3) % 4]);
+		const struct family *f = g->sys[s].f;
+		for (uint64_t c = 0; c < o->cpus; c++) {
+			size_t k = s * o->cpus + c;
+			g->bnd[k] = boundary(g, g->T0);
+			gen_row(g->v, f, &g->cs[k], &g->pr[s],
+				(double)f->cpsp * (double)(g->bnd[k] - g->sys[s].cts_us));
+			if (o->subtype & 2) {
+				uint64_t *cu = g->cum + k * NV;
+				memcpy(cu, g->v, NV * sizeof *g->v);
+				size_t len = rec113_2(&g->sys[s], def[g->sysfam[s]], (unsigned)c, g->kind[c],
+						      g->sys[s].cts_us, g->bnd[k], 0x8000, cu);
+				emit113(len, g->bnd[k], g->sys[s].sid);
+			}
+		}
+	}
+}
+
+/* The CSV row of one cpu's interval [a, b) starting at ts. */
+static void csv_row(struct gen *g, const struct sysinfo *y, unsigned fi, uint64_t c, const char *ts, int64_t a,
+		    int64_t b, int mt_lost)
+{
+	const struct family *f = y->f;
+	g->rows++;
+	if (csv.n > OUTBUF - 16384)
+		ob_flush(&csv);
+	char *p = (char *)csv.b + csv.n;
+	memcpy(p, y->sid, 4);
+	p += 4;
+	*p++ = ',';
+	p = putu(p, c);
+	p += sprintf(p, ",%s,%s,%u,", kind_pool[g->kind[c]], f->type, f->cpsp);
+	memcpy(p, ts, 20);
+	p += 20;
+	*p++ = ',';
+	p = put_secs(p, b - a);
+	const unsigned char *cl = col[fi];
+	for (unsigned j = 0; j < g->ncols; j++) {
+		unsigned n = g->cols[j];
+		*p++ = ',';
+		if (cl[n] && !(mt_lost && n >= 448 && n < 496))
+			p = putu(p, g->v[n]);
+	}
+	*p++ = '\n';
+	csv.n = (size_t)(p - (char *)csv.b);
+}
+
+/* One cpu's interval ending near Tend: its records and CSV row. */
+static void one_cpu(struct gen *g, uint64_t s, uint64_t c, const char *ts, int64_t Tend, int last)
+{
+	const struct opts *o = g->o;
+	const struct sysinfo *y = &g->sys[s];
+	const struct family *f = y->f;
+	unsigned fi = g->sysfam[s];
+	size_t k = s * o->cpus + c;
+	int64_t a = g->bnd[k];
+	int64_t b = boundary(g, Tend);
+	gen_row(g->v, f, &g->cs[k], &g->pr[s], (double)f->cpsp * (double)(b - a));
+	int lost = o->lost_n && ++g->cell % o->lost_n == 0;
+	if (lost) { /* undercounted: a reader that keeps it gets other numbers */
 		for (unsigned n = 0; n < NV; n++)
-			ucol[n] |= col[sysfam[s]][n];
-	for (unsigned n = 0; n < NV; n++)
-		if (ucol[n])
-			cols[ncols++] = (unsigned short)n;
-	if (csv_name) {
-		char *p = (char *)csv.b;
-		p += sprintf(p, "system,cpu,pool,machine,cpsp,interval_start,interval_seconds");
-		for (unsigned j = 0; j < ncols; j++) {
-			*p++ = ',';
-			p = put_ctr_name(p, cols[j]);
-		}
-		*p++ = '\n';
-		csv.n = (size_t)(p - (char *)csv.b);
+			g->v[n] /= 2;
+		g->v[1] = g->v[1] * 2 / 3;
 	}
-
-	/* type 2 dump header */
-	int64_t dump_t = T0 + (int64_t)intervals * S + 60000000;
-	{
-		size_t len = std_header(rec, 2, 0, 0, dump_t, sys[0].sid, "");
-		put16(rec, (unsigned)len);
-		emit(rec, len);
+	int mt_lost = 0;
+	if (o->subtype & 1) {
+		mt_lost = o->mt_lost_n && f->mt_n && ++g->mt_cell % o->mt_lost_n == 0;
+		size_t len = rec113_1(y, def[fi], (unsigned)c, g->kind[c], a, b, lost, mt_lost, g->v);
+		emit113(len, b, y->sid);
 	}
-
-	/* the boundary before the first interval, and the subtype-2 baseline (values since the run
-	 * started); generated whatever the subtype so that the data does not depend on it */
-	for (uint64_t s = 0; s < systems; s++) {
-		make_profile(&pr[s], class_cycle[(s + 3) % 4]);
-		const struct family *f = sys[s].f;
-		for (uint64_t c = 0; c < cpus; c++) {
-			size_t k = s * cpus + c;
-			bnd[k] = T0 + (J ? (int64_t)(rnd() % (uint64_t)(2 * J + 1)) - J : 0);
-			gen_row(v, f, &cs[k], &pr[s], (double)f->cpsp * (double)(bnd[k] - sys[s].cts_us));
-			if (subtype & 2) {
-				uint64_t *cu = cum + k * NV;
-				memcpy(cu, v, NV * sizeof *v);
-				size_t len = rec113_2(&sys[s], def[sysfam[s]], (unsigned)c, kind[c], sys[s].cts_us,
-						      bnd[k], 0x8000, cu);
-				emit113(len, bnd[k], sys[s].sid);
-			}
-		}
+	if (o->subtype & 2) {
+		uint64_t *cu = g->cum + k * NV;
+		for (unsigned n = 0; n < NV; n++)
+			cu[n] += g->v[n];
+		unsigned cf = (last ? 0x2000 : 0x4000) | (lost ? 0x0800 : 0);
+		size_t len = rec113_2(y, def[fi], (unsigned)c, g->kind[c], a, b, cf, cu);
+		emit113(len, b, y->sid);
 	}
+	g->bnd[k] = b;
+	if (o->csv_name && !lost)
+		csv_row(g, y, fi, c, ts, a, b, mt_lost);
+}
 
-	uint64_t cell = 0, rows = 0, mt_cell = 0;
-	for (uint64_t iv = 0; iv < intervals; iv++) {
+static void intervals(struct gen *g)
+{
+	const struct opts *o = g->o;
+	for (uint64_t iv = 0; iv < o->intervals; iv++) {
 		char ts[21];
-		fmt_iso(t0 + (int64_t)(iv * secs), ts);
-		int64_t Tend = T0 + (int64_t)(iv + 1) * S;
-		int last = iv + 1 == intervals;
-		for (uint64_t s = 0; s < systems; s++) {
-			const struct sysinfo *y = &sys[s];
-			const struct family *f = y->f;
-			unsigned fi = sysfam[s];
-			make_profile(&pr[s], class_cycle[(iv + s) % 4]);
-			for (uint64_t c = 0; c < cpus; c++) {
-				size_t k = s * cpus + c;
-				int64_t a = bnd[k];
-				int64_t b = Tend + (J ? (int64_t)(rnd() % (uint64_t)(2 * J + 1)) - J : 0);
-				gen_row(v, f, &cs[k], &pr[s], (double)f->cpsp * (double)(b - a));
-				int lost = lost_n && ++cell % lost_n == 0;
-				if (lost) { /* undercounted: a reader that keeps it gets other numbers */
-					for (unsigned n = 0; n < NV; n++)
-						v[n] /= 2;
-					v[1] = v[1] * 2 / 3;
-				}
-				int mt_lost = 0;
-				if (subtype & 1) {
-					mt_lost = mt_lost_n && f->mt_n && ++mt_cell % mt_lost_n == 0;
-					size_t len = rec113_1(y, def[fi], (unsigned)c, kind[c], a, b, lost, mt_lost, v);
-					emit113(len, b, y->sid);
-				}
-				if (subtype & 2) {
-					uint64_t *cu = cum + k * NV;
-					for (unsigned n = 0; n < NV; n++)
-						cu[n] += v[n];
-					unsigned cf = (last ? 0x2000 : 0x4000) | (lost ? 0x0800 : 0);
-					size_t len = rec113_2(y, def[fi], (unsigned)c, kind[c], a, b, cf, cu);
-					emit113(len, b, y->sid);
-				}
-				bnd[k] = b;
-				if (!csv_name || lost)
-					continue;
-				rows++;
-				if (csv.n > OUTBUF - 16384)
-					ob_flush(&csv);
-				char *p = (char *)csv.b + csv.n;
-				memcpy(p, y->sid, 4);
-				p += 4;
-				*p++ = ',';
-				p = putu(p, c);
-				p += sprintf(p, ",%s,%s,%u,", kind_pool[kind[c]], f->type, f->cpsp);
-				memcpy(p, ts, 20);
-				p += 20;
-				*p++ = ',';
-				p = put_secs(p, b - a);
-				const unsigned char *cl = col[fi];
-				for (unsigned j = 0; j < ncols; j++) {
-					unsigned n = cols[j];
-					*p++ = ',';
-					if (cl[n] && !(mt_lost && n >= 448 && n < 496))
-						p = putu(p, v[n]);
-				}
-				*p++ = '\n';
-				csv.n = (size_t)(p - (char *)csv.b);
-			}
+		fmt_iso(o->t0 + (int64_t)(iv * o->secs), ts);
+		int64_t Tend = g->T0 + (int64_t)(iv + 1) * g->S;
+		int last = iv + 1 == o->intervals;
+		for (uint64_t s = 0; s < o->systems; s++) {
+			make_profile(&g->pr[s], class_cycle[(iv + s) % 4]);
+			for (uint64_t c = 0; c < o->cpus; c++)
+				one_cpu(g, s, c, ts, Tend, last);
 		}
 	}
+}
 
-	/* type 3 dump trailer */
-	{
-		size_t len = std_header(rec, 3, 0, 0, dump_t, sys[0].sid, "");
-		put16(rec, (unsigned)len);
-		emit(rec, len);
-	}
-	if (framing == FR_VBS)
-		block_close();
-	ob_flush(&smf);
-	if (fflush(smf.f) != 0 || (smf.f != stdout && fclose(smf.f) != 0)) {
-		fprintf(stderr, PROG ": %s: write error: %s\n", out_name, strerror(errno));
+/* A type 2 dump header or type 3 trailer. */
+static void dump_marker(unsigned type, int64_t t, const char *sid)
+{
+	size_t len = std_header(rec, type, 0, 0, t, sid, "");
+	put16(rec, (unsigned)len);
+	emit(rec, len);
+}
+
+/* Flushes and closes out; 0, or 1 on a write error (said). */
+static int close_output(struct obuf *o)
+{
+	ob_flush(o);
+	if (fflush(o->f) != 0 || (o->f != stdout && fclose(o->f) != 0)) {
+		fprintf(stderr, PROG ": %s: write error: %s\n", o->name, strerror(errno));
 		return 1;
 	}
-	if (csv_name) {
-		ob_flush(&csv);
-		if (fflush(csv.f) != 0 || (csv.f != stdout && fclose(csv.f) != 0)) {
-			fprintf(stderr, PROG ": %s: write error: %s\n", csv_name, strerror(errno));
-			return 1;
-		}
+	return 0;
+}
+
+static void summary(const struct gen *g)
+{
+	uint64_t total = bytes113 + bytes_other + 36;
+	fprintf(stderr,
+		PROG
+		": %llu type-113 records (%llu bytes), %llu other records (%llu bytes), "
+		"%.1f%% of the record bytes not 113",
+		(unsigned long long)nrec113, (unsigned long long)bytes113, (unsigned long long)nrec_other,
+		(unsigned long long)bytes_other, 100.0 * (double)(total - bytes113) / (double)total);
+	if (framing == FR_VBS)
+		fprintf(stderr, "; %llu blocks, %llu segments", (unsigned long long)nblocks,
+			(unsigned long long)nsegments);
+	if (g->o->csv_name)
+		fprintf(stderr, "; %llu CSV rows", (unsigned long long)g->rows);
+	fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct gen g;
+	int rc = 1;
+
+	if (parse_opts(argc, argv, &o)) {
+		usage(stdout);
+		return 0;
 	}
-	if (!quiet) {
-		uint64_t total = bytes113 + bytes_other + 36;
-		fprintf(stderr,
-			PROG
-			": %llu type-113 records (%llu bytes), %llu other records (%llu bytes), "
-			"%.1f%% of the record bytes not 113",
-			(unsigned long long)nrec113, (unsigned long long)bytes113, (unsigned long long)nrec_other,
-			(unsigned long long)bytes_other, 100.0 * (double)(total - bytes113) / (double)total);
-		if (framing == FR_VBS)
-			fprintf(stderr, "; %llu blocks, %llu segments", (unsigned long long)nblocks,
-				(unsigned long long)nsegments);
-		if (csv_name)
-			fprintf(stderr, "; %llu CSV rows", (unsigned long long)rows);
-		fputc('\n', stderr);
+	utc_offset_us = o.utc_off_min * 60 * 1000000;
+	init_ebcdic();
+	rng_seed(&R, o.seed);
+	rng_seed(&R2, o.seed ^ 0x5DEECE66Du);
+	memset(&g, 0, sizeof(g));
+	g.o = &o;
+	smf.b = malloc(OUTBUF);
+	csv.b = o.csv_name ? malloc(OUTBUF) : NULL;
+	if (!smf.b || (o.csv_name && !csv.b)) {
+		fputs(PROG ": out of memory\n", stderr);
+		return 1;
 	}
-	free(sys);
-	free(sysfam);
-	free(cs);
-	free(pr);
-	free(bnd);
-	free(kind);
-	free(cum);
-	free(v);
+	if (open_output(&smf, o.out_name) || (o.csv_name && open_output(&csv, o.csv_name)))
+		return 1;
+	if (setup_systems(&g))
+		goto out;
+	setup_columns(&g);
+	int64_t dump_t = g.T0 + (int64_t)o.intervals * g.S + 60000000;
+	dump_marker(2, dump_t, g.sys[0].sid);
+	baseline(&g);
+	intervals(&g);
+	dump_marker(3, dump_t, g.sys[0].sid);
+	if (framing == FR_VBS)
+		block_close();
+	if (close_output(&smf) || (o.csv_name && close_output(&csv)))
+		goto out;
+	if (!o.quiet)
+		summary(&g);
+	rc = 0;
+out:
+	free_gen(&g);
 	free(smf.b);
 	free(csv.b);
-	return 0;
+	return rc;
 }
