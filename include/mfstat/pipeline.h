@@ -8,6 +8,8 @@
 #include "mfstat/error.h"
 #include "mfstat/kb.h"
 #include "mfstat/output.h"
+#include "mfstat/select.h"
+#include "mfstat/tz.h"
 
 /*
  * The one read -> group -> compute pipeline of `mfstat report`, for every
@@ -34,6 +36,8 @@ struct mf_pipeline_opts {
 	bool skip_bad;                     /* skip and count bad rows instead of stopping */
 	size_t max_groups;                 /* MF_ELIMIT beyond this many groups; 0: no limit */
 	struct mf_metrics_opts metrics;    /* what the user says beyond the counters (--mem-peak) */
+	const struct mf_tz *tz;            /* the report's time zone (borrowed); NULL: UTC */
+	const struct mf_select *select;    /* samples to keep (borrowed); NULL: all */
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;

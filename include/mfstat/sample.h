@@ -31,6 +31,9 @@ struct mf_sample {
 	double cpsp;        /* CPU speed in MHz; NaN = unknown */
 	bool cpsp_nominal;  /* cpsp is the machine's nominal speed, not data */
 	unsigned user_only; /* counters counted in problem state only (perf :u) */
+	bool has_offset;      /* the input gives the local time offset (SMF records do) */
+	int32_t utc_offset_s; /* then: local time minus UTC, in seconds (--tz smf) */
+	uint32_t input;       /* the input it came from, 1-based in the order read (the pipeline sets it), 0 = unknown */
 	long line;          /* where it was read: its (first) line in a text input, 0 = unknown */
 	long long offset;   /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 

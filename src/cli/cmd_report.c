@@ -52,9 +52,23 @@ static const char report_help[] =
 	"                     when the report is complete)\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
 	"                     type (e.g. 3931) for rows whose data names none\n"
-	"  --by LIST          group by any of system,lpar,pool,interval,cpu\n"
+	"  --by LIST          group by any of system,lpar,pool,cpu,file and one time\n"
+	"                     key: interval, hour, day, week (ISO, Monday first),\n"
+	"                     month, hour-of-day (0-23 across days) or weekday\n"
 	"                     (default system,lpar,pool,interval; \"\" = one group\n"
-	"                     per machine family)\n"
+	"                     per machine family); calendar keys are cut in --tz\n"
+	"  --tz ZONE          time zone of the report: UTC (default), +hh:mm, a name\n"
+	"                     such as Europe/Berlin, or smf (each SMF record's own\n"
+	"                     local offset, the time z/OS shows)\n"
+	"  --from TIME        keep intervals starting at or after TIME (ISO 8601, UTC\n"
+	"                     unless it gives an offset; a date alone is midnight in\n"
+	"                     --tz)\n"
+	"  --to TIME          keep intervals starting before TIME\n"
+	"  --system LIST      keep these systems (comma-separated)\n"
+	"  --pool LIST        keep these pools (GCP, ZIIP, ZAAP, ZCBP, IFL, ICF)\n"
+	"  --hours H1-H2      keep intervals starting from H1:00 to before H2:00 in\n"
+	"                     --tz (8-17: the prime shift; 22-6 wraps midnight)\n"
+	"  --weekdays LIST    keep intervals starting on these days (Mon-Fri)\n"
 	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
 	"                     counting them by reason; also --skip-bad-records\n"
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
@@ -69,6 +83,7 @@ static const char report_help[] =
 /* The command line of report. */
 struct report_opts {
 	const char *input, *format, *out, *machine, *tables;
+	struct cli_period period;
 	bool skip, verbose;
 	unsigned by;
 	double mem_peak;
@@ -87,6 +102,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
 		{"mem-peak", required_argument, NULL, 'M'},
 		{"max-groups", required_argument, NULL, 'G'},
+		{"tz", required_argument, NULL, 256},     {"from", required_argument, NULL, 257},
+		{"to", required_argument, NULL, 258},     {"system", required_argument, NULL, 259},
+		{"pool", required_argument, NULL, 260},   {"hours", required_argument, NULL, 261},
+		{"weekdays", required_argument, NULL, 262},
 		{NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -110,6 +129,13 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'v': o->verbose = true; break;
+		case 256: o->period.tz = optarg; break;
+		case 257: o->period.from = optarg; break;
+		case 258: o->period.to = optarg; break;
+		case 259: o->period.system = optarg; break;
+		case 260: o->period.pool = optarg; break;
+		case 261: o->period.hours = optarg; break;
+		case 262: o->period.weekdays = optarg; break;
 		case 'G': {
 			char *end;
 			errno = 0;
@@ -155,8 +181,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	}
 	if (by_s) {
 		size_t bad;
-		if (mf_by_parse(by_s, &o->by, &bad)) {
-			cli_err("report: --by: '%s' is not one of system,lpar,pool,interval,cpu", by_s + bad);
+		int got = mf_by_parse(by_s, &o->by, &bad);
+		if (got == -2) {
+			cli_err("report: --by: '%s' is a second time key: give one of interval, hour, day, week, month, "
+				"hour-of-day or weekday", by_s + bad);
+			return EXIT_USAGE;
+		}
+		if (got) {
+			cli_err("report: --by: '%s' is not one of system,lpar,pool,cpu,file,interval,hour,day,week,month,"
+				"hour-of-day,weekday", by_s + bad);
 			return EXIT_USAGE;
 		}
 	}
@@ -209,16 +242,26 @@ int cmd_report(int argc, char **argv)
 	struct mf_pipeline_opts po;
 	struct diag_state st = {0};
 	struct mf_report rep;
+	struct mf_tz *tz = NULL;
+	struct mf_select sel;
+	char text[1024];
 	size_t i;
 	int rc;
 
 	rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	rc = cli_period_setup(&o.period, "report", &tz, &sel);
+	if (rc >= 0) {
+		mf_tz_free(tz);
+		return rc;
+	}
 	rc = EXIT_OK;
 	kb = cli_load_kb(o.tables);
-	if (!kb)
+	if (!kb) {
+		mf_tz_free(tz);
 		return EXIT_DATA;
+	}
 	memset(&po, 0, sizeof(po));
 	po.kb = kb;
 	po.format = o.input;
@@ -228,6 +271,8 @@ int cmd_report(int argc, char **argv)
 	po.metrics.mem_peak_gbs = o.mem_peak;
 	po.diag = report_diag;
 	po.ctx = &st;
+	po.tz = tz;
+	po.select = mf_select_active(&sel) ? &sel : NULL;
 	if (o.machine) {
 		if (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
 		    po.family == mf_kb_generic(kb)) {
@@ -258,6 +303,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
 		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
+	mf_report_left_out_text(&rep, text, sizeof(text));
+	if (rep.selected && rep.ngroups == 0 && text[0]) {
+		cli_err("report: nothing left after the selection: %s", text);
+		rc = EXIT_DATA;
+		goto out;
+	}
 	if (o.verbose)
 		explain_unavailable(&rep);
 	for (i = 0; i < rep.nwarnings; i++)
@@ -266,5 +317,6 @@ int cmd_report(int argc, char **argv)
 out:
 	mf_pipeline_free(pl);
 	mf_kb_free(kb);
+	mf_tz_free(tz);
 	return rc;
 }

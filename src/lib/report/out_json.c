@@ -40,8 +40,11 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
 	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
-	char tbuf[48];
+	char tbuf[48], tend[48];
 	bool first;
+	int64_t ps, pe;
+	unsigned extra[2];
+	size_t nextra = mf_report_extra_keys(rep, extra);
 
 	if (!keys || !map || !expected) {
 		free(keys);
@@ -50,7 +53,19 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 		return MF_ENOMEM;
 	}
 	mf_report_cpus_expected(rep, expected);
-	fputs("{\"schema\":1,\"groups\":[", fp);
+	fputs("{\"schema\":1,\"period\":", fp);
+	if (mf_report_period(rep, tbuf, tend, sizeof(tbuf))) {
+		fputs("{\"start\":", fp);
+		json_str(fp, tbuf);
+		fputs(",\"end\":", fp);
+		json_str(fp, tend);
+	} else {
+		fputs("{\"start\":null,\"end\":null", fp);
+	}
+	fputs(",\"tz\":", fp);
+	json_str(fp, rep->tz ? mf_tz_name(rep->tz) : "UTC");
+	fprintf(fp, ",\"systems\":%zu}", rep->nsystems);
+	fputs(",\"groups\":[", fp);
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_result *r = &rep->results[i];
 		const struct mf_group *g = r->group;
@@ -66,12 +81,28 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 			fprintf(fp, "%lld", (long long)g->cpu);
 		else
 			fputs("null", fp);
+		for (k = 0; k < nextra; k++) {
+			fputc(',', fp);
+			json_str(fp, mf_by_name(extra[k]));
+			fputc(':', fp);
+			json_opt_str(fp, mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf)));
+		}
 		fputs(",\"interval_start\":", fp);
 		if (g->has_start) {
-			mf_time_format(g->start_us, tbuf, sizeof(tbuf));
+			mf_report_time(rep, g, g->start_us, tbuf, sizeof(tbuf));
 			json_str(fp, tbuf);
 		} else {
 			fputs("null", fp);
+		}
+		if (mf_group_period(g, &ps, &pe)) {
+			mf_report_time(rep, g, ps, tbuf, sizeof(tbuf));
+			fputs(",\"period_start\":", fp);
+			json_str(fp, tbuf);
+			mf_report_time(rep, g, pe, tbuf, sizeof(tbuf));
+			fputs(",\"period_end\":", fp);
+			json_str(fp, tbuf);
+		} else {
+			fputs(",\"period_start\":null,\"period_end\":null", fp);
 		}
 		fputs(",\"interval_seconds\":", fp);
 		json_num(fp, r->interval);
@@ -98,6 +129,17 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	fprintf(fp, "%s],\"rows\":%llu,\"skipped_rows\":%llu", rep->ngroups ? "\n" : "",
 		(unsigned long long)rep->rows_read, (unsigned long long)rep->rows_skipped);
 	fprintf(fp, ",\"duplicates\":%llu", (unsigned long long)rep->duplicates);
+	if (rep->selected) {
+		fputs(",\"left_out\":{", fp);
+		for (k = 1, first = true; k < MF_SELECT_NREASONS; k++) {
+			if (!rep->left_out[k])
+				continue;
+			fprintf(fp, "%s\"%s\":%llu", first ? "" : ",", mf_select_key((enum mf_select_why)k),
+				(unsigned long long)rep->left_out[k]);
+			first = false;
+		}
+		fputc('}', fp);
+	}
 	/* The warnings, then every reason something read was dropped. */
 	fputs(",\"warnings\":[", fp);
 	for (i = 0; i < rep->nwarnings; i++) {

@@ -26,7 +26,31 @@ struct mf_pipeline {
 	size_t ninputs, capinputs, nfiles, ngroups;
 	struct mf_result *res;
 	uint64_t rows;
+	uint64_t left_out[MF_SELECT_NREASONS];
+	uint8_t *seen;            /* by strtab id: a kept sample named this system */
+	size_t nseen, nsystems;
 };
+
+/* Counts the distinct systems of the samples kept. */
+static int see_system(struct mf_pipeline *p, uint32_t id)
+{
+	if (!id)
+		return 0;
+	if (id >= p->nseen) {
+		size_t n = (size_t)id * 2 + 64;
+		uint8_t *s = realloc(p->seen, n);
+		if (!s)
+			return MF_ENOMEM;
+		memset(s + p->nseen, 0, n - p->nseen);
+		p->seen = s;
+		p->nseen = n;
+	}
+	if (!p->seen[id]) {
+		p->seen[id] = 1;
+		p->nsystems++;
+	}
+	return 0;
+}
 
 /* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
 static void by_keys_text(unsigned by, char *buf, size_t size)
@@ -91,6 +115,7 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 		return NULL;
 	}
 	mf_grouper_set_max_groups(p->grp, opts->max_groups);
+	mf_grouper_set_tz(p->grp, opts->tz);
 	p->ro.kb = opts->kb;
 	p->ro.format = opts->format;
 	p->ro.family = opts->family;
@@ -111,7 +136,9 @@ static void skipped(struct mf_pipeline *p, struct mf_input *in, const char *reas
 /* Groups s: 0, or the code that stops (in e, and told). */
 static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const char *file, struct mf_error *e)
 {
-	int got = mf_grouper_add(p->grp, s);
+	int got = see_system(p, s->system);
+	if (!got)
+		got = mf_grouper_add(p->grp, s);
 	if (got == MF_ELIMIT) {
 		char at[64] = "", keys[96], msg[512];
 		if (s->line > 0)
@@ -136,7 +163,19 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 {
 	const struct mf_sample *s = p->s;
 	bool smf = strcmp(mf_reader_format(r), "smf") == 0;
-	int got = mf_dedup_check(p->dd, file, s, e);
+	int got;
+
+	p->s->input = (uint32_t)p->ninputs + 1;
+	if (p->o.select) {
+		enum mf_select_why why = mf_select_check(p->o.select, s, p->tab);
+		if (why != MF_SELECT_KEEP) {
+			p->rows++;
+			in->samples++;
+			p->left_out[why]++;
+			return 0;
+		}
+	}
+	got = mf_dedup_check(p->dd, file, s, e);
 
 	if (got >= 0) {
 		p->rows++;
@@ -303,6 +342,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->nfiles = p->nfiles;
 	rep->input_summary = mf_strbuf_str(&p->summary);
 	rep->metrics = p->o.metrics;
+	rep->tz = p->o.tz;
+	rep->nsystems = p->nsystems;
+	rep->selected = p->o.select && mf_select_active(p->o.select);
+	memcpy(rep->left_out, p->left_out, sizeof(rep->left_out));
 	return 0;
 }
 
@@ -316,6 +359,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	mf_dedup_free(p->dd);
 	mf_strtab_free(p->tab);
 	free(p->s);
+	free(p->seen);
 	for (i = 0; i < p->ninputs; i++)
 		mf_input_free(&p->inputs[i]);
 	free(p->inputs);
