@@ -56,6 +56,12 @@ struct mf_report {
 	const struct mf_input *inputs;
 	uint64_t duplicates;          /* samples dropped as copies (mf_dedup) */
 	const struct mf_tz *tz;       /* times are written in it; NULL: UTC */
+	const char *const *columns;   /* the metric columns asked for (--metrics), in order; NULL: every reported one */
+	size_t ncolumns;
+	uint64_t groups_cut;          /* groups left out by --top */
+	bool has_period;              /* the period of all groups, --top's cut ones too (mf_report_fix_period) */
+	int64_t period_start_us, period_end_us;
+	const struct mf_group *period_first, *period_last; /* the groups it starts and ends in */
 	size_t nsystems;              /* distinct systems among the samples kept */
 	bool selected;                /* a selection (--from, --to, ...) was given */
 	uint64_t left_out[MF_SELECT_NREASONS]; /* samples it left out, by enum mf_select_why */
@@ -63,6 +69,9 @@ struct mf_report {
 
 /* Writes an instant in the report's zone (a group's own offset with "smf"): ISO 8601 with Z or +hh:mm. */
 void mf_report_time(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n);
+
+/* Fixes the report's period to that of its current groups (before a cut such as --top). */
+void mf_report_fix_period(struct mf_report *rep);
 
 /*
  * The period of the whole report, the earliest interval start and the latest

@@ -38,6 +38,10 @@ struct mf_pipeline_opts {
 	struct mf_metrics_opts metrics;    /* what the user says beyond the counters (--mem-peak) */
 	const struct mf_tz *tz;            /* the report's time zone (borrowed); NULL: UTC */
 	const struct mf_select *select;    /* samples to keep (borrowed); NULL: all */
+	const char *sort;                  /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
+	size_t top;                        /* --top N: the first N groups of each series after sorting; 0: all */
+	const char *const *columns;        /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
+	size_t ncolumns;
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;

@@ -69,6 +69,11 @@ static const char report_help[] =
 	"  --hours H1-H2      keep intervals starting from H1:00 to before H2:00 in\n"
 	"                     --tz (8-17: the prime shift; 22-6 wraps midnight)\n"
 	"  --weekdays LIST    keep intervals starting on these days (Mon-Fri)\n"
+	"  --sort METRIC      within each series (the groups that share every --by key\n"
+	"                     but the time key) the groups by METRIC, highest first\n"
+	"  --top N            with --sort: the first N groups of each series\n"
+	"  --metrics LIST     these metric columns, in this order (and LSPR for the\n"
+	"                     class); text: one table\n"
 	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
 	"                     counting them by reason; also --skip-bad-records\n"
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
@@ -84,6 +89,8 @@ static const char report_help[] =
 struct report_opts {
 	const char *input, *format, *out, *machine, *tables;
 	struct cli_period period;
+	const char *sort, *metrics;
+	unsigned long long top;
 	bool skip, verbose;
 	unsigned by;
 	double mem_peak;
@@ -106,6 +113,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		{"to", required_argument, NULL, 258},     {"system", required_argument, NULL, 259},
 		{"pool", required_argument, NULL, 260},   {"hours", required_argument, NULL, 261},
 		{"weekdays", required_argument, NULL, 262},
+		{"sort", required_argument, NULL, 263},   {"top", required_argument, NULL, 264},
+		{"metrics", required_argument, NULL, 265},
 		{NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -136,6 +145,18 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 260: o->period.pool = optarg; break;
 		case 261: o->period.hours = optarg; break;
 		case 262: o->period.weekdays = optarg; break;
+		case 263: o->sort = optarg; break;
+		case 265: o->metrics = optarg; break;
+		case 264: {
+			char *end;
+			errno = 0;
+			o->top = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || optarg[0] == '-' || o->top == 0) {
+				cli_err("report: --top takes a number of groups (1 or more), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'G': {
 			char *end;
 			errno = 0;
@@ -193,6 +214,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			return EXIT_USAGE;
 		}
 	}
+	if (o->top && !o->sort) {
+		cli_err("report: --top needs --sort METRIC (the metric that ranks the groups)");
+		return EXIT_USAGE;
+	}
 	if (optind >= argc) {
 		cli_err("report: no input files (give - to read standard input)");
 		return EXIT_USAGE;
@@ -203,6 +228,68 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			return EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+/* True when some family of kb defines metric name (or it is LSPR and lspr_ok). */
+static bool known_metric(const struct mf_kb *kb, const char *name, bool lspr_ok)
+{
+	size_t f;
+	if (lspr_ok && strcmp(name, "LSPR") == 0)
+		return true;
+	for (f = 0; f < kb->nfamilies; f++)
+		if (mf_family_metric(&kb->families[f], name) >= 0)
+			return true;
+	return false;
+}
+
+/*
+ * --sort and --metrics against the knowledge base; the column list into
+ * cols (the caller frees cols[0] and cols).  -1 to go on, else the exit status.
+ */
+static int check_metrics(const struct mf_kb *kb, const struct report_opts *o, char ***cols, size_t *ncols)
+{
+	char *copy, *tok, *save = NULL;
+	*cols = NULL;
+	*ncols = 0;
+	if (o->sort && !known_metric(kb, o->sort, false)) {
+		cli_err("report: --sort: '%s' is not a metric of any family (see mfstat metrics)", o->sort);
+		return EXIT_USAGE;
+	}
+	if (!o->metrics)
+		return -1;
+	if (!o->metrics[0] || o->metrics[0] == ',' || strstr(o->metrics, ",,") ||
+	    o->metrics[strlen(o->metrics) - 1] == ',') {
+		cli_err("report: --metrics: '%s' has an empty name (give names such as CPI,RNI,LSPR)", o->metrics);
+		return EXIT_USAGE;
+	}
+	copy = strdup(o->metrics);
+	*cols = calloc(strlen(o->metrics) / 2 + 2, sizeof(**cols));
+	if (!copy || !*cols) {
+		free(copy);
+		free(*cols);
+		*cols = NULL;
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!known_metric(kb, tok, true)) {
+			cli_err("report: --metrics: '%s' is not a metric of any family (see mfstat metrics)", tok);
+			free(copy);
+			free(*cols);
+			*cols = NULL;
+			return EXIT_USAGE;
+		}
+		(*cols)[(*ncols)++] = tok;
+	}
+	if (!*ncols) {
+		cli_err("report: --metrics: name at least one metric");
+		free(copy);
+		free(*cols);
+		*cols = NULL;
+		return EXIT_USAGE;
+	}
+	/* cols[0] is the start of copy: freeing it frees every name. */
 	return -1;
 }
 
@@ -244,7 +331,8 @@ int cmd_report(int argc, char **argv)
 	struct mf_report rep;
 	struct mf_tz *tz = NULL;
 	struct mf_select sel;
-	char text[1024];
+	char text[1024], **cols = NULL;
+	size_t ncols = 0;
 	size_t i;
 	int rc;
 
@@ -273,6 +361,14 @@ int cmd_report(int argc, char **argv)
 	po.ctx = &st;
 	po.tz = tz;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
+	rc = check_metrics(kb, &o, &cols, &ncols);
+	if (rc >= 0)
+		goto out;
+	rc = EXIT_OK;
+	po.sort = o.sort;
+	po.top = (size_t)o.top;
+	po.columns = (const char *const *)cols;
+	po.ncolumns = ncols;
 	if (o.machine) {
 		if (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
 		    po.family == mf_kb_generic(kb)) {
@@ -318,5 +414,8 @@ out:
 	mf_pipeline_free(pl);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
+	if (cols)
+		free(cols[0]);
+	free(cols);
 	return rc;
 }

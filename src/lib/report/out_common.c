@@ -36,6 +36,18 @@ const char **mf_report_keys(const struct mf_report *rep, size_t *n)
 		free(seen);
 		return NULL;
 	}
+	if (rep->columns) {
+		/* --metrics: the columns asked for, as asked. */
+		free(seen);
+		free(keys);
+		keys = malloc((rep->ncolumns + 1) * sizeof(*keys));
+		if (!keys)
+			return NULL;
+		for (k = 0; k < rep->ncolumns; k++)
+			keys[k] = rep->columns[k];
+		*n = rep->ncolumns;
+		return keys;
+	}
 	for (i = 0; i < rep->ngroups; i++)
 		seen[rep->results[i].group->family - kb->families] = true;
 	for (k = 0; k < kb->nkeys; k++) {
@@ -412,6 +424,13 @@ static bool period_of(const struct mf_report *rep, int64_t *start, int64_t *end,
 {
 	bool any = false;
 	size_t i;
+	if (rep->has_period) {
+		*start = rep->period_start_us;
+		*end = rep->period_end_us;
+		*gs = rep->period_first;
+		*ge = rep->period_last;
+		return true;
+	}
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_group *g = rep->results[i].group;
 		int64_t s, e;
@@ -428,6 +447,13 @@ static bool period_of(const struct mf_report *rep, int64_t *start, int64_t *end,
 		any = true;
 	}
 	return any;
+}
+
+void mf_report_fix_period(struct mf_report *rep)
+{
+	rep->has_period = false;
+	rep->has_period = period_of(rep, &rep->period_start_us, &rep->period_end_us, &rep->period_first,
+				    &rep->period_last);
 }
 
 bool mf_report_period(const struct mf_report *rep, char *start, char *end, size_t n)

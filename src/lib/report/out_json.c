@@ -129,6 +129,8 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	fprintf(fp, "%s],\"rows\":%llu,\"skipped_rows\":%llu", rep->ngroups ? "\n" : "",
 		(unsigned long long)rep->rows_read, (unsigned long long)rep->rows_skipped);
 	fprintf(fp, ",\"duplicates\":%llu", (unsigned long long)rep->duplicates);
+	if (rep->groups_cut)
+		fprintf(fp, ",\"groups_not_shown\":%llu", (unsigned long long)rep->groups_cut);
 	if (rep->selected) {
 		fputs(",\"left_out\":{", fp);
 		for (k = 1, first = true; k < MF_SELECT_NREASONS; k++) {

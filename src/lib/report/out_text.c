@@ -241,7 +241,7 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		goto out;
 	}
 	for (k = 0; k < nkeys; k++) {
-		if (is_headline(keys[k]))
+		if (is_headline(keys[k]) || rep->columns) /* --metrics: one table, as asked */
 			k1[n1++] = keys[k];
 		else
 			k2[n2++] = keys[k];
@@ -287,6 +287,10 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 			(unsigned long long)rep->rows_skipped, rep->rows_skipped == 1 ? "" : "s");
 	for (i = 0; i < rep->nreasons; i++)
 		put_text(fp, "  skipped ", rep->reason_count[i], rep->reason[i], 0);
+	if (rep->groups_cut)
+		fprintf(fp, "%llu group%s below the top of %s series not shown (--top)\n",
+			(unsigned long long)rep->groups_cut, rep->groups_cut == 1 ? "" : "s",
+			rep->groups_cut == 1 ? "its" : "their");
 	{
 		char line[1024];
 		mf_report_left_out_text(rep, line, sizeof(line));

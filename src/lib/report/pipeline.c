@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ struct mf_pipeline {
 	struct mf_input *inputs;
 	size_t ninputs, capinputs, nfiles, ngroups;
 	struct mf_result *res;
+	struct mf_result *shown;  /* --sort/--top: the results in the order shown (copies pointing into res) */
 	uint64_t rows;
 	uint64_t left_out[MF_SELECT_NREASONS];
 	uint8_t *seen;            /* by strtab id: a kept sample named this system */
@@ -309,6 +311,91 @@ unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
 	return p->notes.skipped;
 }
 
+/* The sort value of a result: its --sort metric, NaN when its family has none. */
+static double sort_value(const struct mf_result *r, const char *metric)
+{
+	int m = mf_family_metric(r->group->family, metric);
+	return m >= 0 ? r->value[m] : NAN;
+}
+
+struct ranked {
+	const struct mf_result *r;
+	const char *system, *lpar;
+	double v;
+	size_t i;
+};
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	return strcmp(a, b);
+}
+
+/* The series (every key but the time keys), then the value, highest first, NaN last, then report order. */
+static int cmp_series(const struct ranked *a, const struct ranked *b)
+{
+	const struct mf_group *x = a->r->group, *y = b->r->group;
+	int c;
+	if (x->family != y->family)
+		return strcmp(x->family->key, y->family->key);
+	if (x->input != y->input)
+		return x->input < y->input ? -1 : 1;
+	if ((c = cmp_str(a->system, b->system)) || (c = cmp_str(a->lpar, b->lpar)))
+		return c;
+	if (x->pool != y->pool)
+		return x->pool < y->pool ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return 0;
+}
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+	int c = cmp_series(a, b);
+	if (c)
+		return c;
+	if (isnan(a->v) != isnan(b->v))
+		return isnan(a->v) ? 1 : -1;
+	if (!isnan(a->v) && a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* --sort and --top: p->shown holds the results in the order shown, *n how many. */
+static int rank_results(struct mf_pipeline *p, size_t *n)
+{
+	struct ranked *rk = malloc((p->ngroups + 1) * sizeof(*rk));
+	size_t i, out = 0, run = 0;
+	free(p->shown);
+	p->shown = malloc((p->ngroups + 1) * sizeof(*p->shown));
+	if (!rk || !p->shown) {
+		free(rk);
+		return MF_ENOMEM;
+	}
+	for (i = 0; i < p->ngroups; i++) {
+		rk[i].r = &p->res[i];
+		rk[i].system = mf_strtab_get(p->tab, p->res[i].group->system);
+		rk[i].lpar = mf_strtab_get(p->tab, p->res[i].group->lpar);
+		rk[i].v = p->o.sort ? sort_value(&p->res[i], p->o.sort) : NAN;
+		rk[i].i = i;
+	}
+	if (p->o.sort)
+		qsort(rk, p->ngroups, sizeof(*rk), cmp_ranked);
+	for (i = 0; i < p->ngroups; i++) {
+		run = i && cmp_series(&rk[i - 1], &rk[i]) == 0 ? run + 1 : 0;
+		if (p->o.top && run >= p->o.top)
+			continue;
+		p->shown[out++] = *rk[i].r;
+	}
+	free(rk);
+	*n = out;
+	return 0;
+}
+
 int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 {
 	struct mf_group *const *groups;
@@ -328,6 +415,16 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->by = p->o.by;
 	rep->ngroups = p->ngroups;
 	rep->results = p->res;
+	if (p->o.sort || p->o.top) {
+		/* The period stays that of everything read, not of the groups shown. */
+		mf_report_fix_period(rep);
+		if (rank_results(p, &rep->ngroups))
+			return MF_ENOMEM;
+		rep->results = p->shown;
+		rep->groups_cut = p->ngroups - rep->ngroups;
+	}
+	rep->columns = p->o.columns;
+	rep->ncolumns = p->o.ncolumns;
 	rep->rows_read = p->rows;
 	rep->ninputs = p->ninputs;
 	rep->inputs = p->inputs;
@@ -355,6 +452,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	if (!p)
 		return;
 	mf_results_free(p->res, p->ngroups);
+	free(p->shown);
 	mf_grouper_free(p->grp);
 	mf_dedup_free(p->dd);
 	mf_strtab_free(p->tab);
