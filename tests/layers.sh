@@ -3,10 +3,11 @@
 # Checks that the layers of src/lib use only the layers tests/layers.txt allows:
 #  (a) every undefined mf_* symbol of libmfstat_LAYER.a is defined in that
 #      archive or in the archive of a layer it may use (nm);
-#  (b) every #include "..." of a .c/.h file in src/lib/LAYER/ (and of a public
-#      header of LAYER) names a header of LAYER or of a layer it may use.
-# Also: no .c file directly in src/lib/, every folder of src/lib/ is a layer of
-# the table, every public header has a layer.
+#  (b) every #include "..." of a .c/.h file in src/lib/LAYER/ and of a public
+#      header in include/mfstat/LAYER/ names a header of LAYER or of a layer it
+#      may use.
+# Also: no .c file directly in src/lib/ and no public header directly in
+# include/mfstat/ but the umbrella mfstat.h; every folder of either is a layer.
 # Usage: layers.sh SOURCE_DIR ARCHIVE_DIR [TABLE]   (TABLE: another table than
 # tests/layers.txt, for tests/layers_planted.sh)
 set -u
@@ -21,7 +22,12 @@ bad() { echo "layers: $*" >&2; fail=1; }
 layers=$(awk '$1 == "use" { print $2 }' "$table")
 # allowed LAYER: the layer itself and the layers it may use
 allowed() { awk -v l="$1" '$1 == "use" && $2 == l { for (i = 2; i <= NF; i++) print $i }' "$table"; }
-hdr_layer() { awk -v h="$1" '$1 == "hdr" && $2 == h { print $3 }' "$table"; }
+# hdr_layer NAME: the layer of public header mfstat/NAME ("LAYER/x.h"), or nothing.
+hdr_layer() {
+	case $1 in
+	*/*) echo "$layers" | grep -x "${1%%/*}" ;;
+	esac
+}
 is_allowed() { allowed "$1" | grep -qx "$2"; }
 
 for f in "$src"/src/lib/*.c; do
@@ -33,8 +39,11 @@ for d in "$src"/src/lib/*/; do
 done
 for h in "$src"/include/mfstat/*.h; do
 	h=${h##*/}
-	[ "$h" = mfstat.h ] && continue
-	[ -n "$(hdr_layer "$h")" ] || bad "include/mfstat/$h: no layer in tests/layers.txt"
+	[ "$h" = mfstat.h ] || bad "include/mfstat/$h: a public header outside every layer folder (include/mfstat/LAYER/)"
+done
+for d in "$src"/include/mfstat/*/; do
+	d=${d%/}; d=${d##*/}
+	echo "$layers" | grep -qx "$d" || bad "include/mfstat/$d/: a folder that is not a layer of tests/layers.txt"
 done
 
 # (a) symbols
@@ -100,9 +109,10 @@ for l in $layers; do
 		[ -e "$f" ] && check_includes "$f" "$l"
 	done
 done
-for h in "$src"/include/mfstat/*.h; do
-	l=$(hdr_layer "${h##*/}")
-	[ -n "$l" ] && check_includes "$h" "$l"
+for l in $layers; do
+	for h in "$src"/include/mfstat/"$l"/*.h; do
+		[ -e "$h" ] && check_includes "$h" "$l"
+	done
 done
 [ -f "$tmp/incfail" ] && fail=1
 

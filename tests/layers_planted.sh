@@ -18,7 +18,7 @@ fi
 ok=0
 grep -q '^layers: libmfstat_report.a calls mf_[a-z_]*, defined in input' "$tmp/err" ||
 	{ echo "layers_planted: no call of report into input named" >&2; ok=1; }
-grep -q '^layers: src/lib/report/[a-z_]*\.c:[0-9]*: report includes mfstat/[a-z_]*\.h of layer input' "$tmp/err" ||
+grep -q '^layers: src/lib/report/[a-z_]*\.c:[0-9]*: report includes mfstat/[a-z_/]*\.h of layer input' "$tmp/err" ||
 	{ echo "layers_planted: no include of input by report named" >&2; ok=1; }
 [ $ok = 0 ] || { cat "$tmp/err" >&2; exit 1; }
 echo "layers_planted: layers.sh fails on report -> input: $(grep -c '^layers: ' "$tmp/err") reaches named"

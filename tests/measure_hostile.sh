@@ -126,22 +126,25 @@ if [ -z "$probe" ] || echo "$probe" | grep -q '"profile":{"rung":[0-9]*,"exit":3
 fi
 
 # plant DIR FIRST_PID: links to the victim for every run file name of the next
-# 4 seconds and 200 pids from FIRST_PID, and for latest-profile.
+# 120 seconds (a loaded machine can take many seconds to get the run going)
+# and 8 pids from FIRST_PID (the run's own pid is FIRST_PID), and for
+# latest-profile.
 plant() {
 	python3 - "$1" "$2" <<'EOF' 2>/dev/null && return
 import os, sys, time
 d, pid0 = sys.argv[1], int(sys.argv[2])
 now = int(time.time())
-for s in range(now, now + 4):
+for s in range(now, now + 120):
     ts = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime(s))
-    for pid in range(pid0, pid0 + 200):
+    for pid in range(pid0, pid0 + 8):
         os.symlink('../victim', '%s/profile-%s-%d.mfdb' % (d, ts, pid))
 EOF
-	local now s pid
+	local now s pid ts
 	now=$(date +%s)
-	for s in $now $((now + 1)) $((now + 2)) $((now + 3)); do
-		for pid in $(seq "$2" $(($2 + 40))); do
-			ln -s ../victim "$1/profile-$(date -u -d @$s +%Y%m%dT%H%M%SZ)-$pid.mfdb"
+	for s in $(seq "$now" $((now + 119))); do
+		ts=$(date -u -d "@$s" +%Y%m%dT%H%M%SZ)
+		for pid in $(seq "$2" $(($2 + 7))); do
+			ln -s ../victim "$1/profile-$ts-$pid.mfdb"
 		done
 	done
 }

@@ -2,23 +2,35 @@
 #ifndef MFSTAT_MFSTAT_H
 #define MFSTAT_MFSTAT_H
 
-/* The public API of libmfstat: one header per module. */
-#include "mfstat/dedup.h"
-#include "mfstat/error.h"
-#include "mfstat/escape.h"
-#include "mfstat/expr.h"
-#include "mfstat/group.h"
-#include "mfstat/kb.h"
-#include "mfstat/metrics.h"
-#include "mfstat/output.h"
-#include "mfstat/pipeline.h"
-#include "mfstat/reader.h"
-#include "mfstat/sample.h"
-#include "mfstat/smf.h"
-#include "mfstat/measure.h"
-#include "mfstat/stat.h"
-#include "mfstat/strbuf.h"
-#include "mfstat/strtab.h"
-#include "mfstat/timefmt.h"
+/*
+ * The public API of libmfstat, for programs using the library: every public
+ * header, layer by layer (docs/architecture.md).  No layer includes this.
+ */
+#include "mfstat/base/error.h"
+#include "mfstat/base/escape.h"
+#include "mfstat/base/strbuf.h"
+#include "mfstat/base/strtab.h"
+#include "mfstat/base/timefmt.h"
+#include "mfstat/base/tz.h"
+
+#include "mfstat/kb/expr.h"
+#include "mfstat/kb/kb.h"
+
+#include "mfstat/input/reader.h"
+#include "mfstat/input/sample.h"
+#include "mfstat/input/smf.h"
+
+#include "mfstat/report/dedup.h"
+#include "mfstat/report/group.h"
+#include "mfstat/report/metrics.h"
+#include "mfstat/report/output.h"
+#include "mfstat/report/pipeline.h"
+#include "mfstat/report/select.h"
+
+#include "mfstat/perf/perf.h"
+
+#include "mfstat/live/stat.h"
+
+#include "mfstat/measure/measure.h"
 
 #endif

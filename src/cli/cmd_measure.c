@@ -413,6 +413,150 @@ static void link_latest(int dfd, const char *measurement, const char *name)
 	}
 }
 
+/* Says every step down the ladder (never silent, §4) unless -q, and hardware rates that interrupt too often. */
+static void say_plan(const struct mf_mplan *plan)
+{
+	size_t i;
+	if (!cli_quiet && strcmp(plan->reason, "precise") != 0) {
+		const char *line = plan->reason, *nl;
+		do {
+			nl = strchr(line, '\n');
+			fprintf(stderr, "mfstat: %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+			line = nl ? nl + 1 : NULL;
+		} while (line);
+	}
+	for (i = 0; i < plan->nsampled; i++)
+		if (plan->sampled[i].type != 1 /* software */ && plan->sampled[i].period < 1000 && !plan->sampled[i].clock)
+			cli_warn("a hardware rate under 1000 (%" PRIu64 ") makes the kernel interrupt nearly every event",
+				 plan->sampled[i].period);
+}
+
+/* What was measured, where and how: the run's header, before it runs. */
+static void describe_run(struct mf_mrun *run, const struct mopts *o, const char *measurement, int argc, char **argv,
+			 const struct mf_mprobe *probe, const struct mf_mplan *plan, const struct mf_mplan_req *req,
+			 const char *requested)
+{
+	struct utsname u;
+	snprintf(run->measurement, sizeof(run->measurement), "%s", measurement);
+	mf_mrun_set_argv(run, argc, argv);
+	if (uname(&u) == 0) {
+		snprintf(run->host, sizeof(run->host), "%.63s", u.nodename);
+		snprintf(run->kernel, sizeof(run->kernel), "%.127s", u.release);
+	}
+	snprintf(run->arch, sizeof(run->arch), "%s", probe->arch);
+	snprintf(run->cpu_model, sizeof(run->cpu_model), "%s", probe->model);
+	run->ncpus = probe->ncpus;
+	run->vm = probe->vm;
+	snprintf(run->spec_requested, sizeof(run->spec_requested), "%s", requested);
+	snprintf(run->spec_used, sizeof(run->spec_used), "%s", plan->used_spec);
+	snprintf(run->privilege, sizeof(run->privilege), "%s", plan->user_only ? "user" : "all");
+	run->variation = plan->nsampled ? plan->variation : 0;
+	run->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	if (o->line_size) {
+		run->line_size = o->line_size;
+		snprintf(run->line_size_source, sizeof(run->line_size_source), "--line-size");
+	} else {
+		run->line_size = probe->line_size;
+		snprintf(run->line_size_source, sizeof(run->line_size_source), "%s", probe->line_size_source);
+	}
+	run->rung = plan->rung;
+	run->user_only_forced = plan->user_only && req->all;
+	snprintf(run->mode, sizeof(run->mode), "%s", plan->reason);
+	snprintf(run->attribution, sizeof(run->attribution), "%s", o->ro.attribute_line ? "line" : "ip");
+}
+
+/* Where a run is saved: -d FILE, or a new file in .mfstat (dfd; -2 with why when .mfstat cannot be used). */
+struct runfile {
+	int dfd;
+	struct mf_mfdb_writer *db;
+	char path[4096], name[256], why[640];
+};
+
+/* Creates the run file; when it cannot be, says why (the run goes on, not saved) and leaves path empty. */
+static void open_run_file(struct runfile *f, const struct mopts *o, const char *measurement, struct mf_mrun *run)
+{
+	char *why = f->why;
+	struct mf_error e;
+	int fd;
+	mf_error_clear(&e);
+	f->path[0] = '\0';
+	if (o->db) {
+		snprintf(f->path, sizeof(f->path), "%s", o->db);
+		if (mf_mfdb_create(&f->db, f->path, &e) != 0)
+			snprintf(why, sizeof(f->why), "%s", e.msg);
+	} else if (f->dfd >= 0) {
+		if ((fd = new_run_file(f->dfd, measurement, f->name, sizeof(f->name), f->path, sizeof(f->path), why,
+				       sizeof(f->why))) >= 0 &&
+		    mf_mfdb_create_fd(&f->db, fd, f->path, &e) != 0) {
+			snprintf(why, sizeof(f->why), "%s", e.msg);
+			unlinkat(f->dfd, f->name, 0);
+		}
+	}
+	if (f->db) {
+		snprintf(run->database, sizeof(run->database), "%s", f->path);
+	} else {
+		snprintf(run->database, sizeof(run->database), "not saved (%s)", why);
+		cli_warn("run file not saved: %s", why);
+		f->path[0] = '\0';
+	}
+}
+
+/* Saves the symbolized run to its file (the latest-MEASUREMENT link too), then reloads it when it was saved. */
+static void save_run(struct runfile *f, const char *measurement, struct mf_mrun *run)
+{
+	struct mf_error e;
+	mf_error_clear(&e);
+	if (f->db) {
+		if (mf_mfdb_put_run(f->db, run, &e) || mf_mfdb_put_symbols(f->db, run, &e)) {
+			cli_warn("run file not saved completely: %s", e.msg);
+			mf_mfdb_abandon(f->db);
+		} else if (mf_mfdb_close(f->db, &e)) {
+			cli_warn("run file not saved completely: %s", e.msg);
+		} else if (f->name[0]) {
+			link_latest(f->dfd, measurement, f->name);
+		}
+		f->db = NULL;
+	}
+	/* Report from the saved file when there is one, so `measure report` gives the same bytes. */
+	if (f->path[0] && strcmp(run->database, f->path) == 0) {
+		struct mf_mrun saved;
+		int st = run->wait_status;
+		mf_mrun_init(&saved);
+		if (mf_mfdb_load(f->path, &saved, &e) == 0) {
+			mf_mrun_free(run);
+			*run = saved;
+			run->wait_status = st;
+		} else {
+			cli_diag(&e, "warning");
+			mf_mrun_free(&saved);
+		}
+	}
+}
+
+/* The run's own warnings (from said on), then the report; the program's failure becomes mfstat's status. */
+static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t said, const char *prog)
+{
+	size_t i;
+	int ex;
+	for (i = said; i < run->nwarnings; i++)
+		cli_warn("%s", run->warnings[i]);
+	if (run->lost || run->lost_samples)
+		cli_warn("%" PRIu64 " records and %" PRIu64 " samples were lost (ring buffer full)", run->lost,
+			 run->lost_samples);
+	if (run->throttles)
+		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)", run->throttles);
+	ex = write_reports(o, run, true);
+	if (ex == EXIT_OK && status_exit(run->wait_status) != 0) {
+		if (WIFSIGNALED(run->wait_status))
+			fprintf(stderr, "mfstat: %s was killed by signal %d (%s)\n", prog, WTERMSIG(run->wait_status),
+				strsignal(WTERMSIG(run->wait_status)));
+		else
+			fprintf(stderr, "mfstat: %s exited with status %d\n", prog, WEXITSTATUS(run->wait_status));
+		ex = status_exit(run->wait_status);
+	}
+	return ex;
+}
+
 static int do_collect(struct mopts *o, const char *measurement, int argc, char **argv)
 {
 	struct mf_mprobe probe;
@@ -420,28 +564,28 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	struct mf_mplan plan;
 	struct mf_mrun run;
 	struct mf_error e;
-	struct mf_mfdb_writer *db = NULL;
-	char requested[160], evname[300], dbpath[4096], dbname[256] = "", why[640];
+	struct runfile f;
+	char requested[160], evname[300];
 	char *events = NULL;
-	size_t evlen = 0;
-	struct utsname u;
-	int rc, ex = EXIT_OK, dfd = -1, fd = -1;
-	size_t i, said;
+	size_t evlen = 0, said;
+	int rc, ex;
 
 	mf_error_clear(&e);
+	memset(&f, 0, sizeof(f));
+	f.dfd = -1;
 	if (build_req(o, measurement, &req, requested, sizeof(requested)))
 		return EXIT_USAGE;
 	/* An unsafe .mfstat is refused before anything runs. */
-	if (!o->db && (dfd = mfstat_dir(why, sizeof(why))) == -1) {
-		cli_err("%s: refusing to save run files there, so nothing is run (fix it, or give -d FILE)", why);
+	if (!o->db && (f.dfd = mfstat_dir(f.why, sizeof(f.why))) == -1) {
+		cli_err("%s: refusing to save run files there, so nothing is run (fix it, or give -d FILE)", f.why);
 		return EXIT_USAGE;
 	}
 	if (mf_measure_events_text(o->tables, &events, &evlen, evname, sizeof(evname), &e)) {
 		cli_diag(&e, "error");
 		return EXIT_DATA;
 	}
-	mf_mprobe_read("", &probe);
-	rc = mf_measure_plan(mf_perf_ops_real(), &probe, &req, events, evlen, evname, &plan, &e);
+	mf_mprobe_read(mf_perf_sys_real(), &probe);
+	rc = mf_measure_plan(mf_perf_sys_real(), &probe, &req, events, evlen, evname, &plan, &e);
 	free(events);
 	if (rc) {
 		cli_diag(&e, "error");
@@ -451,19 +595,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		cli_err("%s", plan.error);
 		return cli_exit_for(plan.code);
 	}
-	/* Every step down is said, never silent (§4), unless -q asks for silence; the report's Mode line keeps it. */
-	if (!cli_quiet && strcmp(plan.reason, "precise") != 0) {
-		char *line = plan.reason, *nl;
-		do {
-			nl = strchr(line, '\n');
-			fprintf(stderr, "mfstat: %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
-			line = nl ? nl + 1 : NULL;
-		} while (line);
-	}
-	for (i = 0; i < plan.nsampled; i++)
-		if (plan.sampled[i].type != 1 /* software */ && plan.sampled[i].period < 1000 && !plan.sampled[i].clock)
-			cli_warn("a hardware rate under 1000 (%" PRIu64 ") makes the kernel interrupt nearly every event",
-				 plan.sampled[i].period);
+	say_plan(&plan);
 
 	mf_mrun_init(&run);
 	/* A rate that could not be converted for the event sampled: said now, and in the report's header. */
@@ -472,123 +604,38 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		mf_mrun_warn(&run, "%s", plan.rate_note);
 	}
 	said = run.nwarnings;
-	snprintf(run.measurement, sizeof(run.measurement), "%s", measurement);
-	mf_mrun_set_argv(&run, argc, argv);
-	if (uname(&u) == 0) {
-		snprintf(run.host, sizeof(run.host), "%.63s", u.nodename);
-		snprintf(run.kernel, sizeof(run.kernel), "%.127s", u.release);
-	}
-	snprintf(run.arch, sizeof(run.arch), "%s", probe.arch);
-	snprintf(run.cpu_model, sizeof(run.cpu_model), "%s", probe.model);
-	run.ncpus = probe.ncpus;
-	run.vm = probe.vm;
-	snprintf(run.spec_requested, sizeof(run.spec_requested), "%s", requested);
-	snprintf(run.spec_used, sizeof(run.spec_used), "%s", plan.used_spec);
-	snprintf(run.privilege, sizeof(run.privilege), "%s", plan.user_only ? "user" : "all");
-	run.variation = plan.nsampled ? plan.variation : 0;
-	run.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	if (o->line_size) {
-		run.line_size = o->line_size;
-		snprintf(run.line_size_source, sizeof(run.line_size_source), "--line-size");
-	} else {
-		run.line_size = probe.line_size;
-		snprintf(run.line_size_source, sizeof(run.line_size_source), "%s", probe.line_size_source);
-	}
-	run.rung = plan.rung;
-	run.user_only_forced = plan.user_only && req.all;
-	snprintf(run.mode, sizeof(run.mode), "%s", plan.reason);
-	snprintf(run.attribution, sizeof(run.attribution), "%s", o->ro.attribute_line ? "line" : "ip");
+	describe_run(&run, o, measurement, argc, argv, &probe, &plan, &req, requested);
+	open_run_file(&f, o, measurement, &run);
 
-	dbpath[0] = '\0';
-	if (o->db) {
-		snprintf(dbpath, sizeof(dbpath), "%s", o->db);
-		if (mf_mfdb_create(&db, dbpath, &e) != 0)
-			snprintf(why, sizeof(why), "%s", e.msg);
-	} else if (dfd >= 0) {
-		if ((fd = new_run_file(dfd, measurement, dbname, sizeof(dbname), dbpath, sizeof(dbpath), why,
-				       sizeof(why))) >= 0 &&
-		    mf_mfdb_create_fd(&db, fd, dbpath, &e) != 0) {
-			snprintf(why, sizeof(why), "%s", e.msg);
-			unlinkat(dfd, dbname, 0);
-		}
-	}
-	if (db) {
-		snprintf(run.database, sizeof(run.database), "%s", dbpath);
-	} else {
-		snprintf(run.database, sizeof(run.database), "not saved (%s)", why);
-		cli_warn("run file not saved: %s", why);
-		dbpath[0] = '\0';
-	}
-
-	rc = mf_measure_collect(mf_perf_ops_real(), &plan, argv, &probe, 64, db, &run, &e);
+	rc = mf_measure_collect(mf_perf_sys_real(), &plan, argv, &probe, 64, f.db, &run, &e);
 	if (rc) {
 		cli_err("%s", e.msg);
-		if (db) {
-			mf_mfdb_abandon(db);
-			if (dbname[0])
-				unlinkat(dfd, dbname, 0);
+		if (f.db) {
+			mf_mfdb_abandon(f.db);
+			if (f.name[0])
+				unlinkat(f.dfd, f.name, 0);
 			else
-				unlink(dbpath);
+				unlink(f.path);
 		}
-		if (dfd >= 0)
-			close(dfd);
+		if (f.dfd >= 0)
+			close(f.dfd);
 		mf_mrun_free(&run);
 		/* Once the program can be run, any failure of the run is a measurement that could not be made. */
 		return cli_exit_for(rc == MF_ENOEXEC ? rc : MF_ENOTCOUNTED);
 	}
 	if (mf_symbolize(&run, &e) != 0) {
 		cli_diag(&e, "error");
-		if (db)
-			mf_mfdb_abandon(db);
-		if (dfd >= 0)
-			close(dfd);
+		if (f.db)
+			mf_mfdb_abandon(f.db);
+		if (f.dfd >= 0)
+			close(f.dfd);
 		mf_mrun_free(&run);
 		return EXIT_DATA;
 	}
-	if (db) {
-		if (mf_mfdb_put_run(db, &run, &e) || mf_mfdb_put_symbols(db, &run, &e)) {
-			cli_warn("run file not saved completely: %s", e.msg);
-			mf_mfdb_abandon(db);
-			db = NULL;
-		} else if (mf_mfdb_close(db, &e)) {
-			cli_warn("run file not saved completely: %s", e.msg);
-			db = NULL;
-		} else if (dbname[0]) {
-			link_latest(dfd, measurement, dbname);
-		}
-	}
-	if (dfd >= 0)
-		close(dfd);
-	/* Report from the saved file when there is one, so `measure report` gives the same bytes. */
-	if (dbpath[0] && strcmp(run.database, dbpath) == 0) {
-		struct mf_mrun saved;
-		int st = run.wait_status;
-		mf_mrun_init(&saved);
-		if (mf_mfdb_load(dbpath, &saved, &e) == 0) {
-			mf_mrun_free(&run);
-			run = saved;
-			run.wait_status = st;
-		} else {
-			cli_diag(&e, "warning");
-			mf_mrun_free(&saved);
-		}
-	}
-	for (i = said; i < run.nwarnings; i++)
-		cli_warn("%s", run.warnings[i]);
-	if (run.lost || run.lost_samples)
-		cli_warn("%" PRIu64 " records and %" PRIu64 " samples were lost (ring buffer full)", run.lost,
-			 run.lost_samples);
-	if (run.throttles)
-		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)", run.throttles);
-	ex = write_reports(o, &run, true);
-	if (ex == EXIT_OK && status_exit(run.wait_status) != 0) {
-		if (WIFSIGNALED(run.wait_status))
-			fprintf(stderr, "mfstat: %s was killed by signal %d (%s)\n", argv[0], WTERMSIG(run.wait_status),
-				strsignal(WTERMSIG(run.wait_status)));
-		else
-			fprintf(stderr, "mfstat: %s exited with status %d\n", argv[0], WEXITSTATUS(run.wait_status));
-		ex = status_exit(run.wait_status);
-	}
+	save_run(&f, measurement, &run);
+	if (f.dfd >= 0)
+		close(f.dfd);
+	ex = report_run(o, &run, said, argv[0]);
 	mf_mrun_free(&run);
 	return ex;
 }
@@ -696,7 +743,7 @@ static int do_probe(const struct mopts *o)
 	const char *ms[2] = {"itlb", "profile"};
 	int k;
 	mf_error_clear(&e);
-	mf_mprobe_read("", &p);
+	mf_mprobe_read(mf_perf_sys_real(), &p);
 	if (mf_measure_events_text(o->tables, &events, &evlen, evname, sizeof(evname), &e)) {
 		cli_diag(&e, "error");
 		return EXIT_DATA;
@@ -726,7 +773,7 @@ static int do_probe(const struct mopts *o)
 		memset(&d, 0, sizeof(d));
 		if (build_req(&d, ms[k], &req, requested, sizeof(requested)))
 			break;
-		mf_measure_plan(mf_perf_ops_real(), &p, &req, events, evlen, evname, &plan, &e);
+		mf_measure_plan(mf_perf_sys_real(), &p, &req, events, evlen, evname, &plan, &e);
 		if (o->format == MF_MFMT_JSON) {
 			printf("%s\"%s\":{\"rung\":%d,\"exit\":%d,\"reason\":", k ? "," : "", ms[k], plan.rung,
 			       cli_exit_for(plan.code));

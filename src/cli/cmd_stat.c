@@ -332,7 +332,7 @@ struct stat_opts {
  * on Intel, the memory controllers' CAS counts of intel_uncore), reported by
  * the same writers, with -I, -f and -o as for CPU-MF counters.
  */
-static int fallback(struct mf_sysif *sys, const struct mf_kb *kb, const struct stat_opts *o, const char *why,
+static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct stat_opts *o, const char *why,
 		    int *status)
 {
 	char *const *argv = o->cmd;
@@ -444,7 +444,7 @@ done:
 }
 
 /* With CPU-MF counters: every authorized counter of the family, reported by the family's metrics. */
-static int count_cpumf(struct mf_sysif *sys, const struct mf_kb *kb, const struct mf_cpumf_info *info,
+static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_cpumf_info *info,
 		       const struct stat_opts *o, int *status)
 {
 	struct mf_perf_req *req = calloc(info->nevents, sizeof(*req));
@@ -600,7 +600,7 @@ int cmd_stat(int argc, char **argv)
 	const char *root = getenv("MFSTAT_SYSROOT");
 	struct stat_opts *o = malloc(sizeof(*o));
 	struct mf_kb *kb = NULL;
-	struct mf_sysif *sys = NULL;
+	struct mf_perf_sys *sys = NULL;
 	struct mf_cpumf_info *info = NULL;
 	const struct mf_family *fam = NULL;
 	const struct mf_machine *m = NULL;
@@ -631,13 +631,13 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (root) {
 		struct mf_error e;
-		if (mf_sysif_recorded(&sys, root, &e)) {
+		if (mf_perf_sys_recorded(&sys, root, &e)) {
 			cli_diag(&e, "error");
 			rc = EXIT_DATA;
 			goto out;
 		}
 	} else {
-		sys = mf_sysif_real();
+		sys = mf_perf_sys_real();
 	}
 	info = malloc(sizeof(*info));
 	if (!info) {
@@ -661,7 +661,7 @@ int cmd_stat(int argc, char **argv)
 out:
 	free(info);
 	if (sys && root)
-		mf_sysif_free(sys);
+		mf_perf_sys_free(sys);
 	mf_kb_free(kb);
 	free(o);
 	return rc;

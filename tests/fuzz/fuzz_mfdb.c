@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the run-file loader (mfdb.c) on arbitrary bytes, through the
- * record decoder (perf_ring.c) it calls, then freeing the run.  Seeds in
+ * record decoder (decode.c) it calls, then freeing the run.  Seeds in
  * tests/fuzz/corpus/mfdb/ are written by tests/unit/test_mfdb.c
  * (MFDB_CORPUS_DIR=dir).
  */
 #include <stdint.h>
 #include <stddef.h>
 
-#include "mfstat/measure.h"
+#include "mfstat/measure/mfdb.h"
+#include "mfstat/measure/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target: kernel perf records (perf_ring.c).  The first byte picks the
- * layout:
- *   bits 0-1  sample_type set (fuzz_sts)
+ * Fuzz target: kernel perf records (ring.c, decode.c).  The first byte picks
+ * the layout:
+ *   bits 0-1  sample_type set (fuzz_sts, tests/unit/perfrec.h)
  *   bit 2     sample_id_all
  *   bits 3-4  the kinds of the two streams (ids 1 and 2)
  *   bit 5     ingest in two calls, split after the first record
@@ -10,8 +10,8 @@
  *   bits 6-7  both set: add PERF_SAMPLE_CALLCHAIN, which must be refused
  * The rest goes to mf_mrun_ingest, then into a fake ring buffer, placed so
  * that it wraps, which is drained into a second run.
- * tests/unit/test_ring.c writes the seeds (MFSTAT_RING_CORPUS=DIR) and keeps
- * a copy of fuzz_sts: keep them in step.
+ * tests/unit/test_ring.c writes the seeds (MFSTAT_RING_CORPUS=DIR): keep it
+ * in step.
  */
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -19,24 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mfstat/measure.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
+
+#include "../unit/perfrec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define ST_BASIC (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
-#define ST_FAULT (ST_BASIC | PERF_SAMPLE_ADDR)
-#define ST_ALL                                                                                                         \
-	(ST_FAULT | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW |                       \
-	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE |       \
-	 PERF_SAMPLE_CODE_PAGE_SIZE)
-
-static const uint64_t fuzz_sts[4] = {
-        ST_BASIC,
-        ST_FAULT,
-        ST_ALL,
-        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_WEIGHT |
-                PERF_SAMPLE_DATA_SRC,
-};
 
 struct kind {
 	int role;
@@ -105,7 +93,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char *mem;
 	uint64_t tail;
 	uint8_t sel;
-	size_t i;
 
 	if (size < 1)
 		return 0;
@@ -139,8 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tail = 5 * (uint64_t)dsize + (dsize - (n / 2 + (size_t)sel * 8) % dsize);
 	meta->data_tail = tail;
 	meta->data_head = tail + n;
-	for (i = 0; i < n; i++)
-		mem[page + ((tail + i) & (dsize - 1))] = rec[i];
+	ring_put(mem + page, dsize, tail, rec, n);
 	if (setup(&run2, sel) == 0) {
 		mf_ring_drain(meta, dsize, ingest_sink, &run2, &e);
 		check(&run2);

@@ -2,7 +2,9 @@
 /*
  * Test helper: builds SMF type 113 records and frames them as an RDW stream
  * or VBS blocks, written here from smf113-layout.md independently of the
- * parser (tools/gensmf.c is a third, independent writer).
+ * parser (tools/gensmf.c is a third, independent writer), but for the set
+ * sizes: those are the decoder's, which test_smf.c checks against the sizes
+ * in families.tsv.
  */
 #ifndef MFSTAT_TEST_SMFBUILD_H
 #define MFSTAT_TEST_SMFBUILD_H
@@ -10,6 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "input/smf_int.h"
 
 struct bbuf {
 	unsigned char *p;
@@ -73,23 +77,15 @@ static inline uint64_t tod_of(int64_t unix_us)
 	return ((uint64_t)unix_us << 12) + UINT64_C(0x7D91048BCA000000);
 }
 
-/* Architected set sizes (smf113-layout.md §7). */
+/* The architected set sizes and first counters are the decoder's (smf113.c). */
 static inline unsigned sb_set_size(unsigned type, unsigned cfvn, unsigned csvn)
 {
-	switch (type) {
-	case 1: return 6;
-	case 2: return cfvn == 1 ? 6 : 2;
-	case 3: return csvn <= 5 ? 16 : 20;
-	case 4: return csvn == 1 ? 32 : csvn == 2 ? 48 : csvn <= 5 ? 128 : 160;
-	case 6: return csvn >= 4 ? 48 : 0;
-	default: return 0;
-	}
+	return mf_smf_set_size(type, cfvn, csvn);
 }
 
 static inline unsigned sb_first(unsigned type)
 {
-	static const unsigned first[] = {0, 0, 32, 64, 128, 0, 448};
-	return first[type];
+	return mf_smf_set_first(type);
 }
 
 struct sb_rec {

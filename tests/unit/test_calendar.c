@@ -8,8 +8,8 @@
  */
 #include "pipeline.h"
 
-#include "mfstat/select.h"
-#include "mfstat/tz.h"
+#include "mfstat/report/select.h"
+#include "mfstat/base/tz.h"
 
 MF_TEST_KB_FIXTURE()
 

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Canonical counter CSV reader: good rows, every bad-input case with its position. */
+/*
+ * Canonical counter CSV reader: good rows, every bad-input case with its position; and the base
+ * text module the text readers share (lines, row ends, the RFC 4180 split, u64 parsing).
+ */
 #include <math.h>
 
+#include "base/text.h"
 #include "testutil.h"
 
 MF_TEST_KB_FIXTURE()
@@ -284,11 +288,93 @@ static void caret_window(void **state)
 	finish(&run);
 }
 
+/* The line cursor: line ends, CR LF, a last line without a newline, line numbers. */
+static void text_lines(void **state)
+{
+	static const char text[] = "a\r\n\n# c\nlast";
+	struct mf_lines c;
+	const char *ls, *le;
+	long lines;
+	(void)state;
+	mf_lines_init(&c, text, sizeof(text) - 1);
+	assert_int_equal(mf_lines_next(&c, &ls, &le), 1);
+	assert_int_equal(le - ls, 1);
+	assert_ptr_equal(c.nl, text + 2);
+	assert_int_equal(mf_lines_next(&c, &ls, &le), 1);
+	assert_ptr_equal(ls, le);
+	assert_int_equal(mf_lines_next(&c, &ls, &le), 1);
+	assert_int_equal(mf_lines_next(&c, &ls, &le), 1);
+	assert_int_equal(c.line, 4);
+	assert_int_equal(le - ls, 4);
+	assert_ptr_equal(c.nl, text + sizeof(text) - 1);
+	assert_int_equal(mf_lines_next(&c, &ls, &le), 0);
+	/* A quoted newline does not end a CSV row; an unclosed quote leaves the row open. */
+	{
+		static const char q[] = "a,\"x\ny\",b\nc\n", open[] = "a,\"x\ny\n";
+		assert_ptr_equal(mf_text_line_end(q, q + sizeof(q) - 1, true, &lines), q + 9);
+		assert_int_equal(lines, 2);
+		assert_ptr_equal(mf_text_line_end(q, q + sizeof(q) - 1, false, &lines), q + 4);
+		assert_null(mf_text_line_end(open, open + sizeof(open) - 1, true, &lines));
+	}
+}
+
+static void text_u64(void **state)
+{
+	uint64_t v = 7;
+	size_t bad;
+	(void)state;
+	assert_int_equal(mf_u64_parse("18446744073709551615", 20, &v, NULL), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(mf_u64_parse("18446744073709551616", 20, &v, NULL), -2);
+	assert_int_equal(mf_u64_parse("000000000000000000000000042", 27, &v, NULL), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(mf_u64_parse("12x4", 4, &v, &bad), -1);
+	assert_int_equal(bad, 2);
+	assert_int_equal(mf_u64_parse("", 0, &v, NULL), -1);
+	assert_int_equal(mf_u64_parse("-1", 2, &v, &bad), -1);
+	assert_int_equal(bad, 0);
+	/* Overflow is found before a later non-digit. */
+	assert_int_equal(mf_u64_parse("99999999999999999999x", 21, &v, NULL), -2);
+}
+
+static void text_split(void **state)
+{
+	const char *f[4], *at[4];
+	size_t fl[4];
+	struct mf_csvsplit sp = {f, fl, at, 4, NULL, 0, NULL, NULL};
+	static const char plain[] = "a,,bc", quoted[] = "\"a,b\",\"say \"\"hi\"\"\",c", many[] = "1,2,3,4,5";
+	(void)state;
+	assert_int_equal(mf_csvsplit(&sp, plain, plain + 5), 3);
+	assert_ptr_equal(f[2], plain + 3);
+	assert_int_equal(fl[1], 0);
+	assert_ptr_equal(at[2], plain + 3);
+	assert_int_equal(mf_csvsplit(&sp, quoted, quoted + sizeof(quoted) - 1), 3);
+	assert_int_equal(fl[0], 3);
+	assert_memory_equal(f[0], "a,b", 3);
+	assert_int_equal(fl[1], 8);
+	assert_memory_equal(f[1], "say \"hi\"", 8);
+	assert_ptr_equal(at[1], quoted + 7);
+	assert_ptr_equal(at[2], quoted + sizeof(quoted) - 2);
+	assert_int_equal(mf_csvsplit(&sp, many, many + 9), 5);
+	{
+		static const char unclosed[] = "a,\"bc", after[] = "\"a\"b", inside[] = "a\"b";
+		assert_int_equal(mf_csvsplit(&sp, unclosed, unclosed + 5), -1);
+		assert_ptr_equal(sp.bad, unclosed + 2);
+		assert_int_equal(mf_csvsplit(&sp, after, after + 4), -1);
+		assert_ptr_equal(sp.bad, after + 3);
+		assert_int_equal(mf_csvsplit(&sp, inside, inside + 3), -1);
+		assert_ptr_equal(sp.bad, inside + 1);
+		assert_non_null(strstr(sp.why, "unquoted"));
+	}
+	mf_csvsplit_free(&sp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(good_rows),   cmocka_unit_test(nominal_speed),     cmocka_unit_test(machine_option),
 		cmocka_unit_test(bad_inputs),  cmocka_unit_test(skip_and_continue), cmocka_unit_test(nul_in_names), cmocka_unit_test(caret_window),
+		cmocka_unit_test(text_lines),  cmocka_unit_test(text_u64),          cmocka_unit_test(text_split),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

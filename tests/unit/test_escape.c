@@ -11,7 +11,7 @@
 
 #include "testutil.h"
 
-#include "mfstat/escape.h"
+#include "mfstat/base/escape.h"
 
 #define FFFD "\xEF\xBF\xBD"
 

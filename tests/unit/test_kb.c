@@ -316,12 +316,49 @@ static void overlay(void **state)
 	assert_int_equal(system(sub), 0);
 }
 
+/* Family inference from counter names, the CSVN lookup and "defined anywhere". */
+static void infer_family(void **state)
+{
+	struct mf_kb *kb = test_kb();
+	struct mf_family_fit fit;
+	const char *basic[] = {"B0", "p32"}, *both[] = {"B0", "E128"}, *e128[] = {"E128"},
+		   *e128l[] = {"DTLB1_MISSES"}, *late[] = {"E160", "E265"}, *mix[] = {"E160", "L1I_L2_SOURCED_WRITES"};
+	(void)state;
+	mf_kb_infer_family(kb, basic, NULL, 2, &fit);
+	assert_true(fit.generic);
+	assert_int_equal(fit.n, 1);
+	assert_ptr_equal(fit.fam[0], mf_kb_generic(kb));
+	mf_kb_infer_family(kb, both, NULL, 2, &fit);
+	assert_false(fit.generic);
+	assert_int_equal(fit.n, 8);
+	assert_non_null(strstr(fit.list, "z10, z196, zEC12"));
+	mf_kb_infer_family(kb, e128, e128l, 1, &fit);
+	assert_int_equal(fit.n, 1);
+	assert_string_equal(fit.fam[0]->key, "zec12");
+	mf_kb_infer_family(kb, late, NULL, 2, &fit);
+	assert_int_equal(fit.n, 2);
+	assert_string_equal(fit.list, "z16, z17");
+	mf_kb_infer_family(kb, mix, NULL, 2, &fit);
+	assert_int_equal(fit.n, 0);
+	assert_int_equal(fit.misfit, 1);
+	assert_string_equal(mf_kb_family_by_csvn(kb, 7)->key, "z16");
+	assert_null(mf_kb_family_by_csvn(kb, 0));
+	assert_null(mf_kb_family_by_csvn(kb, 99));
+	assert_true(mf_kb_counter_known(kb, "b0", 2));
+	assert_true(mf_kb_counter_known(kb, "bus_cycles", 10));
+	assert_true(mf_kb_counter_known(kb, "DTLB1_MISSES", 12));
+	assert_false(mf_kb_counter_known(kb, "E999", 4));
+	assert_false(mf_kb_counter_known(kb, "B10", 3));
+	mf_kb_free(kb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lint_families),   cmocka_unit_test(families_and_machines),
 		cmocka_unit_test(short_names),     cmocka_unit_test(lspr_boundaries),
 		cmocka_unit_test(table_errors),    cmocka_unit_test(overlay),
+		cmocka_unit_test(infer_family),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

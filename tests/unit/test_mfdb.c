@@ -17,10 +17,16 @@
 
 #include "testutil.h"
 
+#include "mfstat/measure/mfdb.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
+
+#include "perfrec.h"
+
 /* mfdb.c, for tests only: the writer writes the other byte order. */
 int mf_mfdb_writer_swap_for_test(struct mf_mfdb_writer *w);
 
-#define ST       (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+#define ST       ST_BASIC
 #define ID_CPU   101
 #define ID_FAULT 102
 #define PID      4242
@@ -30,117 +36,23 @@ int mf_mfdb_writer_swap_for_test(struct mf_mfdb_writer *w);
 static const char *const secname[] = {"?",      "RUN",     "PROBE",  "EVENT", "COUNT", "RECORDS",
                                       "MODULE", "SYMBOLS", "SOURCE", "VDSO",  "END"};
 
-/* ---- bytes -------------------------------------------------------------- */
+/* ---- records (perfrec.h; g_st and g_id_all are set in main) -------------- */
 
-struct bytes {
-	unsigned char *p;
-	size_t n, cap;
-};
-
-static void put(struct bytes *b, const void *src, size_t n)
+/* A user-space sample of stream id by PID at ip. */
+static void sample(struct bb *b, uint64_t id, uint64_t ip, uint64_t time, uint64_t period)
 {
-	if (b->cap - b->n < n) {
-		size_t nc = b->cap ? b->cap : 256;
-		while (nc - b->n < n)
-			nc *= 2;
-		b->p = realloc(b->p, nc);
-		assert_non_null(b->p);
-		b->cap = nc;
-	}
-	memcpy(b->p + b->n, src, n);
-	b->n += n;
-}
-
-static void put16(struct bytes *b, uint16_t v)
-{
-	put(b, &v, 2);
-}
-
-static void put32(struct bytes *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put64(struct bytes *b, uint64_t v)
-{
-	put(b, &v, 8);
-}
-
-/* A NUL-terminated string padded with NULs to 8 bytes, as the kernel writes names. */
-static void put_name(struct bytes *b, const char *s)
-{
-	static const char zero[8];
-	size_t len = strlen(s) + 1;
-	put(b, s, len);
-	put(b, zero, (8 - len % 8) % 8);
-}
-
-static size_t name_len(const char *s)
-{
-	return (strlen(s) + 1 + 7) / 8 * 8;
-}
-
-static void hdr(struct bytes *b, uint32_t type, uint16_t misc, size_t size)
-{
-	put32(b, type);
-	put16(b, misc);
-	put16(b, (uint16_t)size);
-}
-
-/* The sample_id_all trailer for ST: TID, TIME, IDENTIFIER. */
-static void trailer(struct bytes *b, uint32_t pid, uint64_t time)
-{
-	put32(b, pid);
-	put32(b, pid);
-	put64(b, time);
-	put64(b, ID_CPU);
-}
-
-static void rec_comm(struct bytes *b, uint32_t pid, const char *comm, bool exec)
-{
-	hdr(b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0, 8 + 8 + name_len(comm) + 24);
-	put32(b, pid);
-	put32(b, pid);
-	put_name(b, comm);
-	trailer(b, pid, 1000);
-}
-
-static void rec_mmap2(struct bytes *b, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff, const char *path)
-{
-	hdr(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 8 + 8 + 24 + 24 + 8 + name_len(path) + 24);
-	put32(b, pid);
-	put32(b, pid);
-	put64(b, addr);
-	put64(b, len);
-	put64(b, pgoff);
-	put32(b, 8);      /* maj */
-	put32(b, 1);      /* min */
-	put64(b, 123456); /* ino */
-	put64(b, 0);      /* ino_generation */
-	put32(b, PROT_READ | PROT_EXEC);
-	put32(b, MAP_PRIVATE);
-	put_name(b, path);
-	trailer(b, pid, 1001);
-}
-
-static void rec_sample(struct bytes *b, uint64_t id, uint64_t ip, uint32_t pid, uint64_t time, uint64_t period)
-{
-	hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 40);
-	put64(b, id);
-	put64(b, ip);
-	put32(b, pid);
-	put32(b, pid);
-	put64(b, time);
-	put64(b, period);
+	struct smp s = {.misc = PERF_RECORD_MISC_USER, .id = id, .ip = ip, .pid = PID, .tid = PID, .time = time,
+	                .period = period};
+	rec_sample(b, &s);
 }
 
 /* COMM, MMAP2 of PROG at 0x400000 (file offset 0x1000), a CPU and a fault sample in it. */
-static void make_records(struct bytes *b)
+static void make_records(struct bb *b)
 {
-	rec_comm(b, PID, "prog", true);
-	rec_mmap2(b, PID, 0x400000, 0x3000, 0x1000, PROG);
-	rec_sample(b, ID_CPU, 0x400123, PID, 2000, 1000000);
-	rec_sample(b, ID_FAULT, 0x401100, PID, 2001, 1);
+	rec_comm(b, PID, PID, "prog", true);
+	rec_mmap2(b, PID, 0x400000, 0x3000, 0x1000, RX, PROG, NULL, 0);
+	sample(b, ID_CPU, 0x400123, 2000, 1000000);
+	sample(b, ID_FAULT, 0x401100, 2001, 1);
 }
 
 /* ---- a run with every field set ----------------------------------------- */
@@ -275,7 +187,7 @@ static void set_symbols(struct mf_mrun *run, uint32_t prog, uint32_t foo)
  * The run as a live measurement has it: settings, streams, counts, the
  * records ingested (PROG is module 0), LIBFOO added after, symbols.
  */
-static void build_run(struct mf_mrun *run, struct bytes *recs)
+static void build_run(struct mf_mrun *run, struct bb *recs)
 {
 	struct mf_error e;
 	uint32_t foo;
@@ -343,7 +255,7 @@ static void save_corpus(const char *name, const void *p, size_t n)
 enum { W_SWAP = 1, W_ABANDON = 2, W_RUN_TWICE = 4 };
 
 /* Writes the run as the collector does: records while running, then the run, then the symbols. */
-static unsigned char *write_run(const struct mf_mrun *run, const struct bytes *recs, int how, size_t *n)
+static unsigned char *write_run(const struct mf_mrun *run, const struct bb *recs, int how, size_t *n)
 {
 	struct mf_mfdb_writer *w;
 	struct mf_error e;
@@ -395,13 +307,13 @@ static size_t parse(const unsigned char *b, size_t n, struct tsec *s, size_t max
 }
 
 /* A file from sections (CRCs computed here), header length set. */
-static void build_file(struct bytes *out, const struct tsec *s, size_t ns)
+static void build_file(struct bb *out, const struct tsec *s, size_t ns)
 {
 	static const unsigned char zero[8];
 	uint64_t total;
 	size_t i;
 	out->n = 0;
-	put(out, "MFSTATDB", 8);
+	bb_put(out, "MFSTATDB", 8);
 	put32(out, 0x01020304);
 	put16(out, 1);
 	put16(out, 0);
@@ -413,8 +325,8 @@ static void build_file(struct bytes *out, const struct tsec *s, size_t ns)
 		put32(out, (uint32_t)crc32(0, s[i].pay, (uInt)s[i].len));
 		put32(out, 0);
 		if (s[i].len)
-			put(out, s[i].pay, s[i].len);
-		put(out, zero, (8 - s[i].len % 8) % 8);
+			bb_put(out, s[i].pay, s[i].len);
+		bb_put(out, zero, (8 - s[i].len % 8) % 8);
 	}
 	total = out->n;
 	memcpy(out->p + 16, &total, 8);
@@ -595,7 +507,7 @@ static void assert_samples(const struct mf_mrun *r, bool loads)
 static void round_trip(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	struct tsec s[16] = {0};
 	unsigned char *data;
@@ -671,7 +583,7 @@ static void round_trip(void **state)
 static void module_order(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	unsigned char *data;
 	size_t n;
@@ -760,7 +672,7 @@ static void check_partial(const struct mf_mrun *r, const struct tsec *s, size_t 
 static void truncation(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	struct tsec s[16] = {0};
 	unsigned char *data;
@@ -845,7 +757,7 @@ static void truncation(void **state)
 static void crc_damage(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	struct tsec s[16] = {0};
 	unsigned char *data;
@@ -896,7 +808,7 @@ static void crc_damage(void **state)
 static void magic_and_version(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	unsigned char *data;
 	size_t n;
@@ -953,7 +865,7 @@ static void magic_and_version(void **state)
 static void forward_compatible(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0}, file = {0}, longer = {0};
+	struct bb recs = {0}, file = {0}, longer = {0};
 	struct mf_error e;
 	struct tsec s[16] = {0}, t[20] = {0};
 	unsigned char *data;
@@ -971,8 +883,8 @@ static void forward_compatible(void **state)
 		t[k] = s[i];
 		if (s[i].type == 1) {
 			/* RUN with 12 more bytes: a later minor version's fields. */
-			put(&longer, s[i].pay, s[i].len);
-			put(&longer, "newer fields", 12);
+			bb_put(&longer, s[i].pay, s[i].len);
+			bb_put(&longer, "newer fields", 12);
 			t[k].pay = longer.p;
 			t[k].len = longer.n;
 		}
@@ -1035,7 +947,7 @@ static void forward_compatible(void **state)
 static void byte_swapped(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	unsigned char *data;
 	size_t n;
@@ -1079,7 +991,7 @@ static void byte_swapped(void **state)
 static void records_split(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_mfdb_writer *w;
 	struct mf_error e;
 	struct tsec s[64] = {0};
@@ -1091,10 +1003,10 @@ static void records_split(void **state)
 	mf_mrun_init(&run);
 	set_settings(&run);
 	set_streams_counts(&run);
-	rec_comm(&recs, PID, "prog", true);
-	rec_mmap2(&recs, PID, 0x400000, 0x3000, 0x1000, PROG);
+	rec_comm(&recs, PID, PID, "prog", true);
+	rec_mmap2(&recs, PID, 0x400000, 0x3000, 0x1000, RX, PROG, NULL, 0);
 	for (i = 0; i < nsamples; i++)
-		rec_sample(&recs, i % 2 ? ID_FAULT : ID_CPU, 0x400000 + i % 0x3000, PID, 5000 + i, 10 + i);
+		sample(&recs, i % 2 ? ID_FAULT : ID_CPU, 0x400000 + i % 0x3000, 5000 + i, 10 + i);
 	assert_true(recs.n > (2u << 20));
 
 	mf_error_clear(&e);
@@ -1154,7 +1066,7 @@ static void records_split(void **state)
 static void bad_record(void **state)
 {
 	struct mf_mrun run, back;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	struct tsec s[16] = {0};
 	unsigned char *data;
@@ -1164,9 +1076,9 @@ static void bad_record(void **state)
 	mf_mrun_init(&run);
 	set_settings(&run);
 	set_streams_counts(&run);
-	rec_comm(&recs, PID, "prog", true);
+	rec_comm(&recs, PID, PID, "prog", true);
 	first = recs.n;
-	hdr(&recs, PERF_RECORD_COMM, 0, 16); /* pid and tid, no comm */
+	rec_hdr(&recs, PERF_RECORD_COMM, 0, 16); /* pid and tid, no comm */
 	put32(&recs, PID);
 	put32(&recs, PID);
 	data = write_run(&run, &recs, 0, &n);
@@ -1213,7 +1125,7 @@ static void write_errors(void **state)
 {
 	struct mf_mfdb_writer *w = NULL;
 	struct mf_mrun run;
-	struct bytes recs = {0};
+	struct bb recs = {0};
 	struct mf_error e;
 	const char *path = "/nonexistent-mfstat-dir/run.mfdb";
 	(void)state;
@@ -1379,5 +1291,8 @@ int main(void)
 	        cmocka_unit_test(bad_record),        cmocka_unit_test(write_errors),
 	        cmocka_unit_test(hostile_paths),     cmocka_unit_test(run_identity),
 	};
+	/* The records' layout: what set_settings gives the run. */
+	g_st = ST;
+	g_id_all = true;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

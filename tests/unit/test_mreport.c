@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mfstat measure reports (aggregate.c, mreport.c) on hand-made runs: profile
+ * mfstat measure reports (aggregate.c, mreport*.c) on hand-made runs: profile
  * shares, itlb on the software path and with ITLB + STLB streams, a run
  * without samples, cutoffs, line versus ip attribution, the cache-line
  * layout of Function Details, CSV tables and JSON.  Golden files live in
@@ -14,6 +14,9 @@
 #include <jansson.h>
 
 #include "testutil.h"
+
+#include "mfstat/measure/report.h"
+#include "mfstat/measure/run.h"
 
 #define DATA_DIR MFSTAT_SOURCE_DIR "/tests/data/mreport"
 #define DEMO_SRC DATA_DIR "/demo.c"

@@ -3,6 +3,7 @@
  * The fallback ladder of mfstat measure (caliper-measure.md §4) against
  * scripted kernel answers, and the probe on fake /proc and /sys trees.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
@@ -76,6 +77,13 @@ static void fake_close(void *ctx, int fd)
 	(void)ctx, (void)fd;
 }
 
+/* The seam of a scripted kernel: the rules decide each open; files are this machine's (the plan reads none). */
+static struct mf_perf_sys scripted(struct script *s)
+{
+	struct mf_perf_sys sys = {NULL, s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	return sys;
+}
+
 static struct mf_mprobe vm_probe(const char *vendor, int paranoid)
 {
 	struct mf_mprobe p;
@@ -93,7 +101,7 @@ static void plan_with(const struct rule *rules, size_t n, const struct mf_mprobe
 		      const char *event, bool all, bool none, struct mf_mplan *plan)
 {
 	struct script s = {rules, n, 0};
-	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_perf_sys sys = scripted(&s);
 	struct mf_mplan_req req;
 	struct mf_error e;
 	char *text = NULL, name[300];
@@ -107,7 +115,7 @@ static void plan_with(const struct rule *rules, size_t n, const struct mf_mprobe
 	req.fallback_none = none;
 	mf_error_clear(&e);
 	assert_int_equal(mf_measure_events_text(NULL, &text, &len, name, sizeof(name), &e), 0);
-	assert_int_equal(mf_measure_plan(&ops, probe, &req, text, len, name, plan, &e), 0);
+	assert_int_equal(mf_measure_plan(&sys, probe, &req, text, len, name, plan, &e), 0);
 	free(text);
 }
 
@@ -116,13 +124,13 @@ static void plan_req(const struct rule *rules, size_t n, const struct mf_mprobe 
 		     struct mf_mplan *plan)
 {
 	struct script s = {rules, n, 0};
-	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_perf_sys sys = scripted(&s);
 	struct mf_error e;
 	char *text = NULL, name[300];
 	size_t len;
 	mf_error_clear(&e);
 	assert_int_equal(mf_measure_events_text(NULL, &text, &len, name, sizeof(name), &e), 0);
-	assert_int_equal(mf_measure_plan(&ops, probe, req, text, len, name, plan, &e), 0);
+	assert_int_equal(mf_measure_plan(&sys, probe, req, text, len, name, plan, &e), 0);
 	free(text);
 }
 
@@ -470,7 +478,9 @@ static void put(const char *root, const char *rel, const char *text)
 static void test_probe_tree(void **state)
 {
 	char root[] = "/tmp/mfstat-probe-XXXXXX";
+	struct mf_perf_sys *sys = NULL;
 	struct mf_mprobe p;
+	struct mf_error e;
 	(void)state;
 	assert_non_null(mkdtemp(root));
 	put(root, "/proc/sys/kernel/perf_event_paranoid", "2\n");
@@ -485,7 +495,9 @@ static void test_probe_tree(void **state)
 	put(root, "/sys/devices/system/cpu/cpu0/cache/index1/coherency_line_size", "128\n");
 	put(root, "/sys/devices/system/cpu/online", "0-3,8\n");
 	put(root, "/proc/sys/kernel/arch", "x86_64\n");
-	mf_mprobe_read(root, &p);
+	assert_int_equal(mf_perf_sys_recorded(&sys, root, &e), 0);
+	mf_mprobe_read(sys, &p);
+	mf_perf_sys_free(sys);
 	assert_int_equal(p.paranoid, 2);
 	assert_int_equal(p.mlock_kb, 516);
 	assert_true(p.cap_perfmon);
@@ -509,7 +521,9 @@ static void test_probe_tree(void **state)
 		assert_non_null(mkdtemp(root2));
 		put(root2, "/proc/cpuinfo", "vendor_id\t: AuthenticAMD\nflags\t\t: fpu vme\n");
 		put(root2, "/sys/bus/event_source/devices/software/type", "1\n");
-		mf_mprobe_read(root2, &p);
+		assert_int_equal(mf_perf_sys_recorded(&sys, root2, &e), 0);
+		mf_mprobe_read(sys, &p);
+		mf_perf_sys_free(sys);
 		assert_int_equal(p.vm, 0);
 		assert_false(p.cpu_pmu);
 		assert_int_equal(p.line_size, 64);
@@ -519,11 +533,81 @@ static void test_probe_tree(void **state)
 	}
 }
 
+/* The recorded seam: files below its root, counts from counts.tsv, no ring buffers. */
+static void test_recorded_seam(void **state)
+{
+	char root[] = "/tmp/mfstat-seam-XXXXXX", buf[64], path[5000];
+	struct mf_perf_sys *sys = NULL;
+	struct perf_event_attr a;
+	struct mf_error e;
+	uint64_t v[4];
+	DIR *d;
+	int fd5, fd9;
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	put(root, "/sys/bus/event_source/devices/cpum_cf/type", "10\n");
+	put(root, "/counts.tsv", "# config\tvalue\n0\t3000\n5\t7\n");
+	mf_error_clear(&e);
+	assert_int_equal(mf_perf_sys_recorded(&sys, root, &e), 0);
+	assert_string_equal(sys->root, root);
+	assert_int_equal(mf_perf_read_file(sys, "/sys/bus/event_source/devices/cpum_cf/type", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "10\n");
+	/* a short buffer gets what fits, NUL-ended */
+	assert_int_equal(mf_perf_read_file(sys, "/sys/bus/event_source/devices/cpum_cf/type", buf, 2), 1);
+	assert_string_equal(buf, "1");
+	assert_int_equal(mf_perf_read_file(sys, "/proc/sysinfo", buf, sizeof(buf)), -ENOENT);
+	memset(path, 'x', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(mf_perf_read_file(sys, path, buf, sizeof(buf)), -ENAMETOOLONG);
+	d = mf_perf_opendir(sys, "/sys/bus/event_source/devices");
+	assert_non_null(d);
+	closedir(d);
+	/* counters read their recorded values; one not listed reads 0; enabled = running */
+	memset(&a, 0, sizeof(a));
+	a.config = 5;
+	fd5 = sys->open(sys->ctx, &a, 0, -1, -1, 0);
+	a.config = 9;
+	fd9 = sys->open(sys->ctx, &a, -1, 1, -1, 0);
+	assert_true(fd5 >= 0 && fd9 >= 0 && fd5 != fd9);
+	assert_int_equal(sys->read(sys->ctx, fd5, v, 3 * sizeof(uint64_t)), 3 * sizeof(uint64_t));
+	assert_int_equal(v[0], 7);
+	assert_true(v[1] == v[2] && v[1] > 0);
+	assert_int_equal(sys->read(sys->ctx, fd9, v, sizeof(v)), 3 * sizeof(uint64_t));
+	assert_int_equal(v[0], 0);
+	assert_int_equal(sys->read(sys->ctx, 3, v, sizeof(v)), -EBADF);
+	assert_null(sys->mmap(sys->ctx, fd5, 4096));
+	sys->close(sys->ctx, fd5);
+	mf_perf_sys_free(sys);
+
+	/* counts.tsv must be a regular file of short lines */
+	{
+		char root2[] = "/tmp/mfstat-seam-XXXXXX", line[400];
+		assert_non_null(mkdtemp(root2));
+		snprintf(path, sizeof(path), "%s/counts.tsv", root2);
+		assert_int_equal(mkdir(path, 0755), 0);
+		assert_int_equal(mf_perf_sys_recorded(&sys, root2, &e), MF_EIO);
+		assert_null(sys);
+		assert_string_equal(e.msg, "not a regular file");
+		rmdir(path);
+		memset(line, '1', sizeof(line) - 2);
+		line[sizeof(line) - 2] = '\n';
+		line[sizeof(line) - 1] = '\0';
+		put(root2, "/counts.tsv", line);
+		assert_int_equal(mf_perf_sys_recorded(&sys, root2, &e), MF_EFORMAT);
+		assert_int_equal(e.line, 1);
+	}
+	/* the real system reads this machine's own files */
+	assert_null(mf_perf_sys_real()->root);
+	mf_perf_sys_free(mf_perf_sys_real()); /* left alone */
+	assert_non_null(mf_perf_sys_real()->open);
+}
+
 static void test_events_table_errors(void **state)
 {
 	static const struct rule ok[] = {{-1, -1, -1, -1, -1, 0}};
 	struct script s = {ok, 1, 0};
-	struct mf_perf_ops ops = {&s, fake_open, fake_ioctl, fake_mmap, fake_munmap, fake_read, fake_close};
+	struct mf_perf_sys sys = scripted(&s);
 	struct mf_mprobe p = vm_probe("GenuineIntel", 2);
 	struct mf_mplan_req req;
 	struct mf_mplan plan;
@@ -536,7 +620,7 @@ static void test_events_table_errors(void **state)
 	strcpy(req.measurement, "profile");
 	strcpy(req.event, "cycles");
 	mf_error_clear(&e);
-	assert_int_equal(mf_measure_plan(&ops, &p, &req, bad, strlen(bad), "t/measure/events.tsv", &plan, &e), MF_ETABLE);
+	assert_int_equal(mf_measure_plan(&sys, &p, &req, bad, strlen(bad), "t/measure/events.tsv", &plan, &e), MF_ETABLE);
 	mf_error_format(&e, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "t/measure/events.tsv:2:"));
 	assert_non_null(strstr(buf, "type 'weird'"));
@@ -551,7 +635,7 @@ int main(void)
 		cmocka_unit_test(test_user_only),
 		cmocka_unit_test(test_impossible),          cmocka_unit_test(test_busy_and_none),
 		cmocka_unit_test(test_events),              cmocka_unit_test(test_probe_tree),
-		cmocka_unit_test(test_events_table_errors),
+		cmocka_unit_test(test_events_table_errors), cmocka_unit_test(test_recorded_seam),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kernel perf records (perf_ring.c, caliper-measure.md §8): a fake perf mmap
- * area (metadata page and 2^n data pages) filled with synthetic records,
- * some wrapping the end; draining it; decoding every record type into the
+ * Kernel perf records (ring.c, decode.c, caliper-measure.md §8): a fake perf
+ * mmap area (metadata page and 2^n data pages) filled with synthetic records
+ * (perfrec.h), some wrapping the end; draining it; decoding every record type into the
  * run model (address spaces, threads, samples, counts); damage with offsets.
  *
  * With MFSTAT_RING_CORPUS=DIR set, the test also writes the fuzz seeds
@@ -14,219 +14,10 @@
 
 #include "testutil.h"
 
-#include "mfstat/measure.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
 
-/* ---- building records ------------------------------------------------- */
-
-struct bb {
-	unsigned char *p;
-	size_t n, cap;
-};
-
-static void bb_put(struct bb *b, const void *v, size_t n)
-{
-	if (b->n + n > b->cap) {
-		size_t nc = b->cap ? b->cap * 2 : 4096;
-		while (nc < b->n + n)
-			nc *= 2;
-		b->p = realloc(b->p, nc);
-		assert_non_null(b->p);
-		b->cap = nc;
-	}
-	if (n)
-		memcpy(b->p + b->n, v, n);
-	b->n += n;
-}
-
-static void put16(struct bb *b, uint16_t v)
-{
-	bb_put(b, &v, 2);
-}
-
-static void put32(struct bb *b, uint32_t v)
-{
-	bb_put(b, &v, 4);
-}
-
-static void put64(struct bb *b, uint64_t v)
-{
-	bb_put(b, &v, 8);
-}
-
-static void bb_free(struct bb *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-/* How records are laid out: the run's sample_type and sample_id_all. */
-static uint64_t g_st;
-static bool g_id_all;
-
-static size_t rec_begin(struct bb *b, uint32_t type, uint16_t misc)
-{
-	size_t at = b->n;
-	put32(b, type);
-	put16(b, misc);
-	put16(b, 0); /* size, patched by rec_end */
-	return at;
-}
-
-/* Pads to 8 bytes, appends the sample_id trailer (non-sample records) and sets the size. */
-static void rec_end(struct bb *b, size_t at)
-{
-	uint32_t type;
-	uint16_t size;
-	memcpy(&type, b->p + at, 4);
-	while ((b->n - at) % 8)
-		bb_put(b, "", 1);
-	if (g_id_all && type != PERF_RECORD_SAMPLE) {
-		if (g_st & PERF_SAMPLE_TID)
-			put32(b, 0x5151), put32(b, 0x5252);
-		if (g_st & PERF_SAMPLE_TIME)
-			put64(b, 0x7171);
-		if (g_st & PERF_SAMPLE_ID)
-			put64(b, 0x1d1d);
-		if (g_st & PERF_SAMPLE_STREAM_ID)
-			put64(b, 0x5d5d);
-		if (g_st & PERF_SAMPLE_CPU)
-			put32(b, 3), put32(b, 0);
-		if (g_st & PERF_SAMPLE_IDENTIFIER)
-			put64(b, 0x1d1d);
-	}
-	assert_true(b->n - at < 65536);
-	size = (uint16_t)(b->n - at);
-	memcpy(b->p + at + 6, &size, 2);
-}
-
-struct smp {
-	uint16_t misc;
-	uint64_t id, ip;
-	uint32_t pid, tid;
-	uint64_t time, addr, period;
-};
-
-static void rec_sample(struct bb *b, const struct smp *s)
-{
-	size_t at = rec_begin(b, PERF_RECORD_SAMPLE, s->misc);
-	if (g_st & PERF_SAMPLE_IDENTIFIER)
-		put64(b, s->id);
-	if (g_st & PERF_SAMPLE_IP)
-		put64(b, s->ip);
-	if (g_st & PERF_SAMPLE_TID)
-		put32(b, s->pid), put32(b, s->tid);
-	if (g_st & PERF_SAMPLE_TIME)
-		put64(b, s->time);
-	if (g_st & PERF_SAMPLE_ADDR)
-		put64(b, s->addr);
-	if (g_st & PERF_SAMPLE_ID)
-		put64(b, s->id);
-	if (g_st & PERF_SAMPLE_STREAM_ID)
-		put64(b, 0xabcdef);
-	if (g_st & PERF_SAMPLE_CPU)
-		put32(b, 7), put32(b, 0);
-	if (g_st & PERF_SAMPLE_PERIOD)
-		put64(b, s->period);
-	if (g_st & PERF_SAMPLE_RAW) {
-		/* 4 + 20 bytes: the kernel pads raw data so the sample stays 8-aligned */
-		put32(b, 20);
-		bb_put(b, "IBS-FETCH-CTL-RAWDAT", 20);
-	}
-	if (g_st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		put64(b, 0x0000000300020001ULL);
-	if (g_st & PERF_SAMPLE_DATA_SRC)
-		put64(b, 0x29080842ULL);
-	if (g_st & PERF_SAMPLE_PHYS_ADDR)
-		put64(b, 0x12345000ULL);
-	if (g_st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		put64(b, 4096);
-	if (g_st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		put64(b, 2u << 20);
-	rec_end(b, at);
-}
-
-static void smp_at(struct bb *b, uint64_t id, uint32_t pid, uint32_t tid, uint64_t ip, uint64_t addr)
-{
-	struct smp s = {.id = id, .ip = ip, .pid = pid, .tid = tid, .time = 1000 + b->n, .addr = addr, .period = 7};
-	rec_sample(b, &s);
-}
-
-static void rec_mmap(struct bb *b, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff, const char *path)
-{
-	size_t at = rec_begin(b, PERF_RECORD_MMAP, 0);
-	put32(b, pid), put32(b, pid);
-	put64(b, addr), put64(b, len), put64(b, pgoff);
-	bb_put(b, path, strlen(path) + 1);
-	rec_end(b, at);
-}
-
-#define RX (PROT_READ | PROT_EXEC)
-#define RW (PROT_READ | PROT_WRITE)
-
-/* MMAP2 with maj/min/ino, or with a build id when bid is given. */
-static void rec_mmap2(struct bb *b, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff, uint32_t prot,
-                      const char *path, const uint8_t *bid, uint8_t bid_len)
-{
-	size_t at = rec_begin(b, PERF_RECORD_MMAP2, bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0);
-	put32(b, pid), put32(b, pid);
-	put64(b, addr), put64(b, len), put64(b, pgoff);
-	if (bid) {
-		uint8_t u[24] = {bid_len};
-		memcpy(u + 4, bid, bid_len < 20 ? bid_len : 20);
-		bb_put(b, u, 24);
-	} else {
-		put32(b, 8), put32(b, 1), put64(b, 123456), put64(b, 0);
-	}
-	put32(b, prot), put32(b, MAP_PRIVATE);
-	bb_put(b, path, strlen(path) + 1);
-	rec_end(b, at);
-}
-
-static void rec_comm(struct bb *b, uint32_t pid, uint32_t tid, const char *comm, bool exec)
-{
-	size_t at = rec_begin(b, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
-	put32(b, pid), put32(b, tid);
-	bb_put(b, comm, strlen(comm) + 1);
-	rec_end(b, at);
-}
-
-/* FORK or EXIT. */
-static void rec_task(struct bb *b, uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
-{
-	size_t at = rec_begin(b, type, 0);
-	put32(b, pid), put32(b, ppid), put32(b, tid), put32(b, ptid);
-	put64(b, 424242);
-	rec_end(b, at);
-}
-
-static void rec_lost(struct bb *b, uint64_t lost)
-{
-	size_t at = rec_begin(b, PERF_RECORD_LOST, 0);
-	put64(b, 11), put64(b, lost);
-	rec_end(b, at);
-}
-
-static void rec_lost_samples(struct bb *b, uint64_t lost)
-{
-	size_t at = rec_begin(b, PERF_RECORD_LOST_SAMPLES, 0);
-	put64(b, lost);
-	rec_end(b, at);
-}
-
-static void rec_throttle(struct bb *b, uint32_t type)
-{
-	size_t at = rec_begin(b, type, 0);
-	put64(b, 99), put64(b, 11), put64(b, 11);
-	rec_end(b, at);
-}
-
-static void rec_other(struct bb *b, uint32_t type, size_t payload)
-{
-	size_t at = rec_begin(b, type, 0), i;
-	for (i = 0; i < payload; i++)
-		bb_put(b, "\x5a", 1);
-	rec_end(b, at);
-}
+#include "perfrec.h"
 
 /* ---- the fake mmap area ----------------------------------------------- */
 
@@ -256,10 +47,7 @@ static void ring_init(struct ring *r, unsigned order, uint64_t start)
 /* Writes bytes at data_head, wrapping at the end, as the kernel does. */
 static void ring_write(struct ring *r, const void *bytes, size_t n)
 {
-	const unsigned char *p = bytes;
-	size_t i;
-	for (i = 0; i < n; i++)
-		r->data[(r->meta->data_head + i) & (r->size - 1)] = p[i];
+	ring_put(r->data, r->size, r->meta->data_head, bytes, n);
 	r->meta->data_head += n;
 }
 
@@ -329,13 +117,6 @@ static void run_setup(struct mf_mrun *run, uint64_t st, bool id_all)
 		m->id = s[i].id;
 	}
 }
-
-#define ST_BASIC (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
-#define ST_FAULT (ST_BASIC | PERF_SAMPLE_ADDR)
-#define ST_ALL                                                                                                         \
-	(ST_FAULT | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW |                       \
-	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE |       \
-	 PERF_SAMPLE_CODE_PAGE_SIZE)
 
 static int ingest(struct mf_mrun *run, const struct bb *b, struct mf_error *e)
 {
@@ -1233,17 +1014,9 @@ static void many(void **state)
 
 /*
  * The fuzz target's first byte picks the layout (tests/fuzz/fuzz_ring.c):
- * bits 0-1 the sample_type set below, bit 2 sample_id_all, bits 3-4 the
- * streams' kinds.  Its streams have ids 1 and 2.  Keep in step.
+ * bits 0-1 the sample_type set (fuzz_sts, perfrec.h), bit 2 sample_id_all,
+ * bits 3-4 the streams' kinds.  Its streams have ids 1 and 2.  Keep in step.
  */
-static const uint64_t fuzz_sts[4] = {
-        ST_BASIC,
-        ST_FAULT,
-        ST_ALL,
-        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_WEIGHT |
-                PERF_SAMPLE_DATA_SRC,
-};
-
 static void write_seed(const char *dir, const char *name, uint8_t sel, const struct bb *b)
 {
 	char path[4096];

@@ -807,6 +807,37 @@ static void no_113_and_no_trailer(void **state)
 	free(b.p);
 }
 
+/* The decoder's set sizes are those of families.tsv, for every counter version a family has. */
+static void set_sizes_match_families(void **state)
+{
+	size_t f;
+	unsigned cfvn, checked = 0;
+	(void)state;
+	for (f = 0; f < kb->nfamilies; f++) {
+		const struct mf_family *fam = &kb->families[f];
+		unsigned problem = 0;
+		if (fam->csvn <= 0 || fam->named)
+			continue;
+		for (cfvn = 0; cfvn < 32; cfvn++) {
+			unsigned csvn = (unsigned)fam->csvn;
+			if (!(fam->cfvn_mask & (1u << cfvn)))
+				continue;
+			assert_int_equal(mf_smf_set_size(1, cfvn, csvn), fam->set_size[MF_SET_BASIC]);
+			assert_int_equal(mf_smf_set_size(3, cfvn, csvn), fam->set_size[MF_SET_CRYPTO]);
+			assert_int_equal(mf_smf_set_size(4, cfvn, csvn), fam->set_size[MF_SET_EXTENDED]);
+			assert_int_equal(mf_smf_set_size(6, cfvn, csvn), fam->set_size[MF_SET_MTDIAG]);
+			if (mf_smf_set_size(2, cfvn, csvn) > problem)
+				problem = mf_smf_set_size(2, cfvn, csvn);
+			checked++;
+		}
+		/* The family's problem-state set is the largest any of its versions has. */
+		assert_int_equal(problem, fam->set_size[MF_SET_PROBLEM]);
+	}
+	assert_true(checked >= 8);
+	assert_int_equal(mf_smf_set_first(3), 64);
+	assert_int_equal(mf_smf_set_first(6), 448);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +845,7 @@ int main(void)
 		cmocka_unit_test(subtype2),   cmocka_unit_test(jitter),      cmocka_unit_test(list_api),
 		cmocka_unit_test(reference_subtype2), cmocka_unit_test(reference_subtype1),
 		cmocka_unit_test(both_subtypes), cmocka_unit_test(no_113_and_no_trailer),
+		cmocka_unit_test(set_sizes_match_families),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

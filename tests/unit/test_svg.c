@@ -8,7 +8,7 @@
 
 #include "testutil.h"
 
-#include "mfstat/svg.h"
+#include "mfstat/report/svg.h"
 
 /* ---- ticks -------------------------------------------------------------- */
 

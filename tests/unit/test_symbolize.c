@@ -20,7 +20,8 @@
 
 #include "testutil.h"
 
-#include "mfstat/measure.h"
+#include "mfstat/measure/symbolize.h"
+#include "mfstat/measure/run.h"
 
 /* ---- nm ------------------------------------------------------------------- */
 

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "mfstat/timefmt.h"
-#include "mfstat/tz.h"
+#include "mfstat/base/timefmt.h"
+#include "mfstat/base/tz.h"
 
 #define US INT64_C(1000000)
 

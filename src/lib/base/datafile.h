@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
 
 /*
  * The files of data/: the copy in an overlay directory (--tables DIR) when

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * UTF-8 validation and the JSON, CSV and XML/HTML escapers (include/mfstat/escape.h).
+ * UTF-8 validation and the JSON, CSV and XML/HTML escapers (include/mfstat/base/escape.h).
  * Each escaper walks the text one code point at a time and copies runs of bytes
  * that need no change in one piece, so plain text costs a scan and a copy.
  */
-#include "mfstat/escape.h"
+#include "mfstat/base/escape.h"
 
 #include <string.h>
 

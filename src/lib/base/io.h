@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
 
 /*
  * A source of input bytes: a file descriptor or a memory block, decompressed

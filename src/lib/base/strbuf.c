@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "mfstat/strbuf.h"
+#include "mfstat/base/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>

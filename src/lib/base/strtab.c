@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "mfstat/strtab.h"
+#include "mfstat/base/strtab.h"
 
 struct mf_strtab {
 	struct mf_arena arena;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 
-#include "mfstat/timefmt.h"
+#include "mfstat/base/timefmt.h"
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
 int64_t mf_days_from_civil(int64_t y, unsigned m, unsigned d)

@@ -42,19 +42,12 @@ static int split(struct mf_tsv *t, const char *s, const char *e, struct mf_error
 /* Advances to the next line that is not blank or a comment; returns 0 at end. */
 static int next_line(struct mf_tsv *t, const char **ls, const char **le)
 {
-	while (t->p < t->end) {
-		const char *s = t->p;
-		const char *nl = memchr(s, '\n', (size_t)(t->end - s));
-		const char *e = nl ? nl : t->end;
-		t->p = nl ? nl + 1 : t->end;
-		t->line++;
-		t->line_start = s;
-		if (e > s && e[-1] == '\r')
-			e--;
-		if (e == s || s[0] == '#')
+	while (mf_lines_next(&t->cur, ls, le)) {
+		t->line = t->cur.line;
+		t->line_start = t->cur.start;
+		t->line_end = t->cur.nl;
+		if (*le == *ls || **ls == '#')
 			continue;
-		*ls = s;
-		*le = e;
 		return 1;
 	}
 	return 0;
@@ -69,8 +62,7 @@ int mf_tsv_open(struct mf_tsv *t, const char *name, const char *text, size_t len
 
 	memset(t, 0, sizeof(*t));
 	t->name = name;
-	t->p = text;
-	t->end = text + len;
+	mf_lines_init(&t->cur, text, len);
 	if (memchr(text, '\0', len))
 		return mf_error_set(err, MF_ETABLE, name, 0, 0, "binary data (a NUL byte) in a table file");
 	if (!next_line(t, &s, &e))
@@ -115,7 +107,6 @@ int mf_tsv_fail(struct mf_tsv *t, struct mf_error *err, size_t i, size_t off, in
 {
 	va_list ap;
 	long col = 1;
-	const char *le;
 
 	if (i < t->nf)
 		col = (long)(t->f[i] - t->line_start + (long)off) + 1;
@@ -124,9 +115,7 @@ int mf_tsv_fail(struct mf_tsv *t, struct mf_error *err, size_t i, size_t off, in
 		va_start(ap, fmt);
 		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 		va_end(ap);
-		le = memchr(t->line_start, '\n', (size_t)(t->end - t->line_start));
-		mf_error_set_text(err, t->line_start,
-				  (size_t)((le ? le : t->end) - t->line_start));
+		mf_error_set_text(err, t->line_start, (size_t)(t->line_end - t->line_start));
 	}
 	return code;
 }

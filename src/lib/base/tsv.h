@@ -4,7 +4,8 @@
 
 #include <stddef.h>
 
-#include "mfstat/error.h"
+#include "mfstat/base/error.h"
+#include "text.h"
 
 /*
  * Reader for the knowledge-base text tables: '#' comment lines and blank lines
@@ -15,9 +16,10 @@
 
 struct mf_tsv {
 	const char *name; /* file name for diagnostics */
-	const char *p, *end;
-	long line;
-	const char *line_start;
+	struct mf_lines cur;
+	long line;              /* the line of the current row: its number, */
+	const char *line_start; /* its first byte */
+	const char *line_end;   /* and its '\n' (or the end of the text) */
 	size_t nf;
 	const char *f[MF_TSV_MAXF];
 	size_t flen[MF_TSV_MAXF];

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/timefmt.h"
-#include "mfstat/tz.h"
+#include "mfstat/base/timefmt.h"
+#include "mfstat/base/tz.h"
 
 #define US_PER_S INT64_C(1000000)
 #define MAX_OFFSET (14 * 3600)  /* fixed offsets: the widest in use is +14:00 */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/text.h"
 #include "reader_int.h"
 
 #define MAX_LINE ((size_t)1 << 26) /* 64 MiB: beyond that it is not a counter CSV */
@@ -47,13 +48,12 @@ struct csv {
 	bool has_machine;
 	struct fammap maps[64];
 	size_t nmaps;
-	long line;            /* number of the line last read */
+	struct mf_linerd lines; /* lines.line: number of the line last read */
+	struct mf_csvsplit sp;  /* the careful split; its fields are fs and fl */
 	const char **fs;      /* field starts of the current row */
 	size_t *fl;           /* field lengths */
 	uint64_t *val;        /* counter values parsed while splitting */
 	unsigned char *ok;    /* 1 when val[i] holds field i parsed cleanly */
-	char *unq;            /* unquoted copy of a quoted row */
-	size_t unq_cap;
 	/* Caches: consecutive rows usually repeat these values. */
 	char last_machine[32];
 	size_t last_machine_len;
@@ -67,7 +67,6 @@ struct csv {
 	double last_num_val[2];
 	unsigned long nominal_rows;
 	const struct mf_machine *nominal_machine;
-	bool skip_rest; /* the last row was too long: the rest of it is still to be skipped */
 };
 
 static bool is_id_char(unsigned char c)
@@ -84,7 +83,7 @@ static int probe(const char *buf, size_t n)
 
 	if (memchr(buf, '\0', len))
 		return 0;
-	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+	if (mf_text_bom(buf, len))
 		return probe(buf + 3, n - 3);
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)buf[i];
@@ -126,7 +125,7 @@ static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, i
 	va_list ap;
 	long col = (long)(at - ls) + 1;
 
-	mf_error_set(err, code, r->path, c->line, col, "%s", "");
+	mf_error_set(err, code, r->path, c->lines.line, col, "%s", "");
 	if (!err)
 		return code;
 	va_start(ap, fmt);
@@ -136,173 +135,10 @@ static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, i
 	return code;
 }
 
-/*
- * Splits [ls, le) into fields.  Without quotes the fields point into the
- * buffer; with quotes they point into c->unq.  Returns the field count, or
- * -1 with *bad at a malformed quote.
- */
-static long split(struct csv *c, const char *ls, const char *le, size_t maxf, const char **bad,
-		  const char **why)
-{
-	size_t nf = 0;
-	const char *p = ls;
-
-	if (!memchr(ls, '"', (size_t)(le - ls))) {
-		for (;;) {
-			const char *q = memchr(p, ',', (size_t)(le - p));
-			if (nf == maxf)
-				return (long)maxf + 1;
-			c->fs[nf] = p;
-			if (!q) {
-				c->fl[nf++] = (size_t)(le - p);
-				break;
-			}
-			c->fl[nf++] = (size_t)(q - p);
-			p = q + 1;
-		}
-		return (long)nf;
-	}
-	if ((size_t)(le - ls) + 1 > c->unq_cap) {
-		char *nb = realloc(c->unq, (size_t)(le - ls) + 1);
-		if (!nb)
-			return -2;
-		c->unq = nb;
-		c->unq_cap = (size_t)(le - ls) + 1;
-	}
-	{
-		char *o = c->unq;
-		const char *nul = memchr(ls, '\0', (size_t)(le - ls));
-		if (nul) { /* positioned here: the fields below are copies */
-			*bad = nul;
-			*why = "binary data (a NUL byte) in a row";
-			return -1;
-		}
-		for (;;) {
-			const char *start = o;
-			if (nf == maxf)
-				return (long)maxf + 1;
-			if (p < le && *p == '"') {
-				const char *open = p;
-				p++;
-				for (;;) {
-					if (p >= le) {
-						*bad = open;
-						*why = "quoted field not closed (a '\"' is missing)";
-						return -1;
-					}
-					if (*p == '"') {
-						if (p + 1 < le && p[1] == '"') {
-							*o++ = '"';
-							p += 2;
-							continue;
-						}
-						p++;
-						break;
-					}
-					*o++ = *p++;
-				}
-				if (p < le && *p != ',') {
-					*bad = p;
-					*why = "text after a closing quote (write a quote inside a field as \"\")";
-					return -1;
-				}
-			} else {
-				while (p < le && *p != ',') {
-					if (*p == '"') {
-						*bad = p;
-						*why = "quote inside an unquoted field (quote the whole field)";
-						return -1;
-					}
-					*o++ = *p++;
-				}
-			}
-			c->fs[nf] = start;
-			c->fl[nf++] = (size_t)(o - start);
-			if (p >= le)
-				break;
-			p++; /* the comma */
-		}
-	}
-	return (long)nf;
-}
-
-/*
- * Finds the end of the row starting at buf[pos]: the newline ending it,
- * honouring quotes (a quoted field may hold newlines).  Returns a pointer to
- * the newline, or NULL when the buffer ends first; *lines counts newlines.
- */
-static const char *row_end(const char *s, const char *end, long *lines)
-{
-	const char *nl = memchr(s, '\n', (size_t)(end - s));
-	bool q = false;
-	const char *p;
-
-	*lines = 1;
-	if (!nl)
-		return NULL;
-	if (!memchr(s, '"', (size_t)(nl - s)))
-		return nl;
-	for (p = s; p < end; p++) {
-		if (*p == '"')
-			q = !q;
-		else if (*p == '\n') {
-			if (!q)
-				return p;
-			(*lines)++;
-		}
-	}
-	return NULL;
-}
-
 /* Reads the next raw row into [*ls, *le); returns 1, 0 at end, or an error. */
 static int next_row(struct mf_reader *r, struct csv *c, const char **ls, const char **le, struct mf_error *err)
 {
-	if (c->skip_rest) {
-		int rc = mf_stream_skip_line(&r->st, &c->line, err);
-		c->skip_rest = false;
-		if (rc < 0)
-			return rc;
-	}
-	for (;;) {
-		struct mf_stream *st = &r->st;
-		const char *s = st->buf + st->pos, *end = st->buf + st->len, *nl;
-		long lines;
-		if (st->pos < st->len) {
-			nl = row_end(s, end, &lines);
-			if (!nl && st->eof) {
-				nl = end; /* last line without a newline */
-				lines = 1;
-			}
-			if (nl) {
-				c->line += lines;
-				*ls = s;
-				*le = nl > s && nl[-1] == '\r' ? nl - 1 : nl;
-				st->pos = (size_t)(nl - st->buf) + (nl < end ? 1 : 0);
-				return 1;
-			}
-		} else if (st->eof) {
-			return 0;
-		}
-		if (st->len - st->pos >= MAX_LINE) {
-			/* Too long to hold: an error about this row; the next call skips the rest of it. */
-			long first = c->line + 1;
-			for (; s < end; s++)
-				c->line += *s == '\n';
-			st->pos = st->len;
-			c->skip_rest = true;
-			return mf_error_set(err, MF_EFORMAT, r->path, first, 0,
-					    "a row longer than %zu MiB (the limit): not a counter CSV", MAX_LINE >> 20);
-		}
-		{
-			long got = mf_stream_fill(st, MAX_LINE, err);
-			if (got < 0) {
-				if (err && got == MF_EFORMAT) {
-					err->line = c->line + 1;
-				}
-				return (int)got;
-			}
-		}
-	}
+	return mf_stream_line(&r->st, r->path, &c->lines, ls, le, err);
 }
 
 static struct fammap *get_map(struct mf_reader *r, struct csv *c, const struct mf_family *fam)
@@ -355,7 +191,7 @@ static struct fammap *get_map(struct mf_reader *r, struct csv *c, const struct m
 static int open_csv(struct mf_reader *r, struct mf_error *err)
 {
 	struct csv *c = calloc(1, sizeof(*c));
-	const char *ls, *le, *bad = NULL, *why = "";
+	const char *ls, *le;
 	const struct mf_kb *kb = r->opts.kb;
 	long nf;
 	size_t i, j;
@@ -370,6 +206,13 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 	c->ok = calloc(MAX_COLS, 1);
 	if (!c->fs || !c->fl || !c->val || !c->ok)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	c->lines.max = MAX_LINE;
+	c->lines.quotes = true;
+	c->lines.unit = "row";
+	c->lines.what = "not a counter CSV";
+	c->sp.f = c->fs;
+	c->sp.fl = c->fl;
+	c->sp.max = MAX_COLS;
 	/* Skip blank lines before the header. */
 	do {
 		rc = next_row(r, c, &ls, &le, err);
@@ -381,11 +224,10 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 	if (memchr(ls, '\0', (size_t)(le - ls)))
 		return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
 				 "binary data (a NUL byte) in the header: not a counter CSV");
-	if (le - ls >= 3 && memcmp(ls, "\xEF\xBB\xBF", 3) == 0)
-		ls += 3; /* a UTF-8 byte order mark from spreadsheet exports */
-	nf = split(c, ls, le, MAX_COLS, &bad, &why);
+	ls += mf_text_bom(ls, (size_t)(le - ls));
+	nf = mf_csvsplit(&c->sp, ls, le);
 	if (nf == -1)
-		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "header: %s", why);
+		return row_error(c, r, err, MF_EFORMAT, ls, le, c->sp.bad, "header: %s", c->sp.why);
 	if (nf < 0)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
 	if ((size_t)nf > MAX_COLS)
@@ -424,13 +266,9 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 		}
 		if (k == sizeof(id_names) / sizeof(id_names[0])) {
 			int num = mf_short_counter_number(f, fl);
-			bool known = false;
 			c->cols[i].kind = COL_COUNTER;
 			c->cols[i].number = num;
-			for (k = 0; k < kb->nfamilies && !known; k++)
-				known = num >= 0 ? mf_family_counter_num(&kb->families[k], (unsigned)num) != NULL
-						 : mf_family_counter(&kb->families[k], f, fl) != NULL;
-			if (!known)
+			if (!mf_kb_counter_known(kb, f, fl))
 				return row_error(c, r, err, MF_EFORMAT, ls, le, at,
 						 num >= 0 ? "counter %s is not defined on any machine family"
 							  : "unknown column '%s' (not an identity column, a short counter "
@@ -515,7 +353,7 @@ static inline const char *parse_digits(const char *p, const char *f, uint64_t *o
  * The hot path for rows without quotes: splits the row and parses counter
  * fields in the same pass.  A counter field of 1..19 plain digits is parsed
  * into c->val[i] with c->ok[i] = 1; anything else is left for the careful
- * path (c->ok[i] = 0).  Returns the field count like split().
+ * path (c->ok[i] = 0).  Returns the field count like mf_csvsplit().
  */
 /* One identity field of a row (non-empty). */
 static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *s, size_t i, const char *f,
@@ -529,25 +367,22 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 	case COL_SYSTEM:
 		s->system = mf_strtab_intern(r->opts.strtab, f, fl);
 		if (!s->system)
-			return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+			return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory");
 		break;
 	case COL_LPAR:
 		s->lpar = mf_strtab_intern(r->opts.strtab, f, fl);
 		if (!s->lpar)
-			return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+			return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory");
 		break;
 	case COL_CPU: {
-		int64_t v = 0;
+		uint64_t v;
 		size_t k;
 		if (fl > 9)
 			return row_error(c, r, err, MF_EFORMAT, ls, le, f, "cpu number too large");
-		for (k = 0; k < fl; k++) {
-			if (!isdigit((unsigned char)f[k]))
-				return row_error(c, r, err, MF_EFORMAT, ls, le, f + k,
-						 "cpu must be a non-negative whole number");
-			v = v * 10 + (f[k] - '0');
-		}
-		s->cpu = v;
+		if (mf_u64_parse(f, fl, &v, &k))
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f + k,
+					 "cpu must be a non-negative whole number");
+		s->cpu = (int64_t)v;
 		break;
 	}
 	case COL_POOL:
@@ -642,7 +477,7 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 /* No speed in the data: the machine's nominal speed, said aloud (see README). */
 static void finish_sample(struct csv *c, struct mf_sample *s)
 {
-	s->line = c->line;
+	s->line = c->lines.line;
 	if (isnan(s->cpsp) && s->machine) {
 		s->cpsp = s->machine->nominal_mhz;
 		s->cpsp_nominal = true;
@@ -745,7 +580,7 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 {
 	struct csv *c = r->state;
 	const struct mf_kb *kb = r->opts.kb;
-	const char *ls, *le, *bad = NULL, *why = "";
+	const char *ls, *le;
 	const struct mf_family *fam;
 	const struct mf_machine *mach;
 	struct fammap *map;
@@ -774,24 +609,22 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		nf = split_fast(c, ls, le);
 	} else {
 		memset(c->ok, 0, c->ncols);
-		nf = split(c, ls, le, c->ncols, &bad, &why);
+		c->sp.max = c->ncols;
+		nf = mf_csvsplit(&c->sp, ls, le);
 	}
 	if (nf == -2)
-		return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory");
+		return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory");
 	if (nf == -1)
-		return row_error(c, r, err, MF_EFORMAT, ls, le, bad, "%s", why);
+		return row_error(c, r, err, MF_EFORMAT, ls, le, c->sp.bad, "%s", c->sp.why);
 	if ((size_t)nf != c->ncols) {
 		if (memchr(ls, '\0', (size_t)(le - ls)))
 			return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
 					 "binary data (a NUL byte) in a row");
 		if ((size_t)nf > c->ncols) {
 			/* Count the fields of the row and point at the first extra one. */
-			const char *p = ls, *extra = NULL;
-			size_t k = 1;
-			for (; p < le; p++)
-				if (*p == ',' && ++k == c->ncols + 1)
-					extra = p + 1;
-			return row_error(c, r, err, MF_EFORMAT, ls, le, extra ? extra : le,
+			size_t k;
+			const char *extra = mf_text_extra_field(ls, le, c->ncols, &k);
+			return row_error(c, r, err, MF_EFORMAT, ls, le, extra,
 					 "row has more fields than the header (%zu, header has %zu)", k, c->ncols);
 		}
 		return row_error(c, r, err, MF_EFORMAT, ls, le, le,
@@ -826,7 +659,7 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		fam = mf_kb_generic(kb);
 	map = get_map(r, c, fam);
 	if (!map)
-		return mf_error_set(err, MF_ENOMEM, r->path, c->line, 0, "out of memory (or more than 64 families)");
+		return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory (or more than 64 families)");
 	if (map->dup >= 0)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, c->fs[map->dup],
 				 "column %s repeats column %ld (%s): both are counter %s on %s", c->cols[map->dup].name,
@@ -838,30 +671,19 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		const char *f = c->fs[i];
 		size_t fl = c->fl[i];
 		if (c->is_counter[i]) {
-			const unsigned char *p = (const unsigned char *)f, *e = p + fl;
 			uint64_t v = 0;
 			int slot;
 			if (fl == 0)
 				continue; /* an empty field: the counter is absent in this row */
 			if (c->ok[i]) {
 				v = c->val[i];
-			} else if (fl <= 19) {
-				/* Up to 19 digits cannot overflow 64 bits. */
-				for (; p < e; p++) {
-					unsigned d = (unsigned)*p - '0';
-					if (d > 9)
-						goto bad_number;
-					v = v * 10 + d;
-				}
 			} else {
-				for (; p < e; p++) {
-					unsigned d = (unsigned)*p - '0';
-					if (d > 9)
-						goto bad_number;
-					if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d, &v))
-						return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-								 "value of %s does not fit in 64 bits", c->cols[i].name);
-				}
+				int prc = mf_u64_parse(f, fl, &v, NULL);
+				if (prc == -1)
+					goto bad_number;
+				if (prc)
+					return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+							 "value of %s does not fit in 64 bits", c->cols[i].name);
 			}
 			slot = map->slot[i];
 			if (slot < 0) {
@@ -924,7 +746,7 @@ static void close_csv(struct mf_reader *r)
 	free(c->fl);
 	free(c->val);
 	free(c->ok);
-	free(c->unq);
+	mf_csvsplit_free(&c->sp);
 	free(c);
 	r->state = NULL;
 }

@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "base/text.h"
 #include "reader_int.h"
 
 #define MAX_INPUT ((size_t)256 << 20)
@@ -153,13 +154,6 @@ static int perr(struct mf_reader *r, struct mf_error *err, int code, long line, 
 	return code;
 }
 
-/* The short name of a counter number (B0, P33, C64, E143, M448): what cpum_cf/event=0x../ counts. */
-static void short_name(unsigned long num, char *out, size_t n)
-{
-	char set = num < 32 ? 'B' : num < 64 ? 'P' : num < 128 ? 'C' : num < 448 ? 'E' : 'M';
-	snprintf(out, n, "%c%lu", set, num);
-}
-
 /*
  * The event name without the PMU prefix and modifiers, upper case; sets
  * *user for :u or /u.  cpum_cf/event=0x80/ becomes the short name E128.
@@ -186,7 +180,7 @@ static void normalise(const char *ev, size_t len, char *out, size_t n, bool *use
 			snprintf(num, sizeof(num), "%.*s", (int)(e - p - 6 < 23 ? e - p - 6 : 23), p + 6);
 			v = strtoul(num, &end, 0);
 			if (end != num && !*end && v < MF_MAX_COUNTER) {
-				short_name(v, out, n);
+				mf_short_counter_name((unsigned)v, out, n); /* what cpum_cf/event=0x../ counts */
 				return;
 			}
 		}
@@ -239,18 +233,23 @@ static int add_name(struct pstate *s, const char *name, long line)
  */
 static int parse_count(const char *p, size_t len, bool seps, uint64_t *v)
 {
-	uint64_t x = 0;
-	size_t i, digits = 0, group = 0;
+	char digits[32];
+	size_t i, nd = 0, group = 0;
 	char sep = 0;
+	bool zeros = false;
+
+	if (!seps)
+		return mf_u64_parse(p, len, v, NULL) ? -1 : 0;
 	for (i = 0; i < len; i++) {
-		unsigned d = (unsigned)p[i] - '0';
-		if (d <= 9) {
-			if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, d, &x))
-				return -1;
-			digits++;
+		if (isdigit((unsigned char)p[i])) {
+			if (nd == sizeof(digits))
+				return -1; /* far more than 64 bits */
+			if (nd || p[i] != '0') /* leading zeros are not kept */
+				digits[nd++] = p[i];
+			zeros |= p[i] == '0';
 			if (++group > 3 && sep)
 				return -1;
-		} else if (seps && (p[i] == ',' || p[i] == '.' || p[i] == '\'') && group >= 1 &&
+		} else if ((p[i] == ',' || p[i] == '.' || p[i] == '\'') && group >= 1 &&
 			   (sep ? p[i] == sep && group == 3 : group <= 3)) {
 			sep = p[i];
 			group = 0;
@@ -260,8 +259,9 @@ static int parse_count(const char *p, size_t len, bool seps, uint64_t *v)
 	}
 	if (sep && group != 3)
 		return -1;
-	*v = x;
-	return digits ? 0 : -1;
+	if (nd == 0 && zeros)
+		digits[nd++] = '0';
+	return mf_u64_parse(digits, nd, v, NULL) ? -1 : 0;
 }
 
 /*
@@ -627,11 +627,64 @@ static char detect_sep(const char *ls, const char *le)
 	return 0;
 }
 
+/* Reads the lines of s->text (len bytes): counts into s->lines, the rest into s. */
+static int read_lines(struct mf_reader *r, struct pstate *s, size_t len, struct mf_error *err)
+{
+	struct mf_lines cur;
+	const char *p, *le;
+	int rc = 0;
+
+	mf_lines_init(&cur, s->text, len);
+	while (mf_lines_next(&cur, &p, &le)) {
+		long ln = cur.line;
+		if (p < le && *p == '#') {
+			started_on(s, p, le);
+		} else if (p < le && (rc = summary_line(r, s, p, le, ln, err)) < 0) {
+			return rc;
+		} else if (p < le && !rc) {
+			if (!s->form_known) {
+				s->sep = detect_sep(p, le);
+				s->form_known = true;
+			}
+			rc = s->sep ? parse_x(r, s, p, le, s->sep, ln, err) : parse_human(r, s, p, le, ln, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* The family from the events (mf_kb_infer_family); DFLT_CCERROR names z15. */
+static int infer_family(struct mf_reader *r, struct pstate *s, struct mf_error *err)
+{
+	struct mf_family_fit fit;
+	size_t i;
+
+	mf_kb_infer_family(r->opts.kb, (const char *const *)s->names, NULL, s->nnames, &fit);
+	if (s->ccerror_line) {
+		/* DFLT_CCERROR names the family: z15, if the other events are z15 counters too. */
+		for (i = 0; i < fit.n && i < MF_FIT_MAX && strcmp(fit.fam[i]->key, "z15") != 0; i++)
+			;
+		if (fit.generic || i == fit.n || i == MF_FIT_MAX)
+			return perr(r, err, MF_EFORMAT, s->ccerror_line, 0, NULL,
+				    "event DFLT_CCERROR is z15 counter 265 (its name before Linux 5.8), but the other "
+				    "events are not all z15 counters");
+		s->fam = fit.fam[i];
+	} else if (fit.n == 1) {
+		s->fam = fit.fam[0];
+	} else if (fit.n == 0) {
+		return perr(r, err, MF_EFORMAT, 0, 0, NULL,
+			    "the events mix machine families (no family has them all): give --machine");
+	} else {
+		return perr(r, err, MF_EUSAGE, 0, 0, NULL, "the events fit several machine families (%s): give --machine",
+			    fit.list);
+	}
+	return 0;
+}
+
 static int open_perf(struct mf_reader *r, struct mf_error *err)
 {
 	struct pstate *s = calloc(1, sizeof(*s));
-	const char *p, *end;
-	long ln = 0;
 	int rc;
 
 	if (!s)
@@ -653,27 +706,9 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	s->text[r->st.len - r->st.pos] = '\0';
 	if (memchr(s->text, '\0', r->st.len - r->st.pos))
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "binary data (a NUL byte): not perf stat output");
-	for (p = s->text, end = s->text + strlen(s->text); p < end;) {
-		const char *nl = strchr(p, '\n');
-		const char *le = nl ? nl : end;
-		ln++;
-		if (le > p && le[-1] == '\r')
-			le--;
-		if (p < le && *p == '#') {
-			started_on(s, p, le);
-		} else if (p < le && (rc = summary_line(r, s, p, le, ln, err)) < 0) {
-			return rc;
-		} else if (p < le && !rc) {
-			if (!s->form_known) {
-				s->sep = detect_sep(p, le);
-				s->form_known = true;
-			}
-			rc = s->sep ? parse_x(r, s, p, le, s->sep, ln, err) : parse_human(r, s, p, le, ln, err);
-			if (rc)
-				return rc;
-		}
-		p = nl ? nl + 1 : end;
-	}
+	rc = read_lines(r, s, r->st.len - r->st.pos, err);
+	if (rc)
+		return rc;
 	if (s->nlines == s->not_counted) {
 		/* Nothing to report: say what the file has and what to collect instead. */
 		char has[400];
@@ -698,36 +733,9 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 			    "event DFLT_CCERROR is not a %s counter (it is the name Linux before 5.8 gave z15 counter 265)",
 			    s->fam->display);
 	if (!s->fam) {
-		const struct mf_family *fit[16];
-		size_t n = mf_kb_families_for(r->opts.kb, (const char *const *)s->names, s->nnames, fit, 16), i, basic = 1;
-		for (i = 0; i < s->nnames; i++)
-			if (!mf_family_counter(mf_kb_generic(r->opts.kb), s->names[i], strlen(s->names[i])))
-				basic = 0;
-		if (s->ccerror_line) {
-			/* DFLT_CCERROR names the family: z15, if the other events are z15 counters too. */
-			for (i = 0; i < n && i < 16 && strcmp(fit[i]->key, "z15") != 0; i++)
-				;
-			if (i == n || i == 16)
-				return perr(r, err, MF_EFORMAT, s->ccerror_line, 0, NULL,
-					    "event DFLT_CCERROR is z15 counter 265 (its name before Linux 5.8), but the other "
-					    "events are not all z15 counters");
-			s->fam = fit[i];
-		} else if (basic) {
-			s->fam = mf_kb_generic(r->opts.kb);
-		} else if (n == 1) {
-			s->fam = fit[0];
-		} else if (n == 0) {
-			return perr(r, err, MF_EFORMAT, 0, 0, NULL,
-				    "the events mix machine families (no family has them all): give --machine");
-		} else {
-			char list[200];
-			size_t used = 0;
-			for (i = 0; i < n && i < 16; i++)
-				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-							 fit[i]->display);
-			return perr(r, err, MF_EUSAGE, 0, 0, NULL,
-				    "the events fit several machine families (%s): give --machine", list);
-		}
+		rc = infer_family(r, s, err);
+		if (rc)
+			return rc;
 	}
 	s->slot = malloc(s->nnames * sizeof(*s->slot));
 	if (!s->slot)

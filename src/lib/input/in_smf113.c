@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/strbuf.h"
+#include "mfstat/base/strbuf.h"
 #include "base/io.h"
 #include "smf_int.h"
 

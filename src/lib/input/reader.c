@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/io.h"
+#include "base/text.h"
 #include "reader_int.h"
 #include "smf_int.h"
 
@@ -79,6 +80,53 @@ int mf_stream_skip_line(struct mf_stream *st, long *lines, struct mf_error *err)
 		got = mf_stream_fill(st, st->cap, err); /* all consumed: no growth */
 		if (got < 0)
 			return (int)got;
+	}
+}
+
+int mf_stream_line(struct mf_stream *st, const char *path, struct mf_linerd *lr, const char **ls, const char **le,
+		   struct mf_error *err)
+{
+	if (lr->skip_rest) {
+		int rc = mf_stream_skip_line(st, &lr->line, err);
+		lr->skip_rest = false;
+		if (rc < 0)
+			return rc;
+	}
+	for (;;) {
+		const char *s = st->buf + st->pos, *end = st->buf + st->len, *nl;
+		long lines, got;
+		if (st->pos < st->len) {
+			nl = mf_text_line_end(s, end, lr->quotes, &lines);
+			if (!nl && st->eof) {
+				nl = end; /* the last line without a newline */
+				lines = 1;
+			}
+			if (nl) {
+				lr->line += lines;
+				*ls = s;
+				*le = nl > s && nl[-1] == '\r' ? nl - 1 : nl;
+				st->pos = (size_t)(nl - st->buf) + (nl < end ? 1 : 0);
+				return 1;
+			}
+		} else if (st->eof) {
+			return 0;
+		}
+		if (st->len - st->pos >= lr->max) {
+			/* Too long to hold: an error about this line; the next call skips the rest of it. */
+			long first = lr->line + 1;
+			for (; s < end; s++)
+				lr->line += *s == '\n';
+			st->pos = st->len;
+			lr->skip_rest = true;
+			return mf_error_set(err, MF_EFORMAT, path, first, 0, "a %s longer than %zu MiB (the limit): %s",
+					    lr->unit, lr->max >> 20, lr->what);
+		}
+		got = mf_stream_fill(st, lr->max, err);
+		if (got < 0) {
+			if (err && got == MF_EFORMAT)
+				err->line = lr->line + 1;
+			return (int)got;
+		}
 	}
 }
 

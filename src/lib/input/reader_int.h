@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "mfstat/reader.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/input/reader.h"
+#include "mfstat/base/strbuf.h"
 
 /* A byte stream read in large blocks; the reader owns the buffer window. */
 struct mf_source;
@@ -36,6 +36,24 @@ long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err);
  * the skip, 0 at end of file, or MF_EIO / MF_EFORMAT with err filled.
  */
 int mf_stream_skip_line(struct mf_stream *st, long *lines, struct mf_error *err);
+
+/* How a text reader takes lines from its stream (mf_stream_line). */
+struct mf_linerd {
+	size_t max;       /* the longest line held (the buffer grows up to it) */
+	bool quotes;      /* CSV: a '\n' inside a quoted field does not end the line */
+	const char *unit; /* "row" or "line", and what a longer one means, for the error */
+	const char *what;
+	long line;        /* number of the last line read */
+	bool skip_rest;   /* the last line was too long: its rest is still to be skipped */
+};
+
+/*
+ * The next line of the stream as [*ls, *le), without its line end (valid
+ * until the next call); 1, 0 at the end, or an error (MF_EFORMAT for a line
+ * longer than lr->max: the next call goes on after it).
+ */
+int mf_stream_line(struct mf_stream *st, const char *path, struct mf_linerd *lr, const char **ls, const char **le,
+		   struct mf_error *err);
 
 struct mf_reader_ops {
 	const char *name;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "mfstat/sample.h"
+#include "mfstat/input/sample.h"
 
 #include <math.h>
 #include <strings.h>

@@ -488,8 +488,8 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 	}
 }
 
-/* Architected set sizes for the version numbers (§7). */
-static unsigned set_size(unsigned cstype, unsigned cfvn, unsigned csvn)
+/* Architected set sizes for the version numbers (§7); test_smf.c checks them against families.tsv. */
+unsigned mf_smf_set_size(unsigned cstype, unsigned cfvn, unsigned csvn)
 {
 	switch (cstype) {
 	case 1: return 6;
@@ -501,7 +501,7 @@ static unsigned set_size(unsigned cstype, unsigned cfvn, unsigned csvn)
 	}
 }
 
-static unsigned set_first(unsigned cstype)
+unsigned mf_smf_set_first(unsigned cstype)
 {
 	switch (cstype) {
 	case 1: return 0;
@@ -583,7 +583,7 @@ static const struct smf_setmap *setmap_of(struct mf_smfdec *d, const struct mf_f
 	m->cdon = cdon;
 	m->n = 0;
 	for (k = 0; k < cdon && k < 512; k++) {
-		unsigned num = set_first(type) + k;
+		unsigned num = mf_smf_set_first(type) + k;
 		if (num < MF_MAX_COUNTER && fam->dense[num] >= 0)
 			m->k[m->n++] = (uint16_t)k;
 	}
@@ -635,8 +635,8 @@ static int check_sets(struct mf_smfdec *d, const unsigned char *rec, size_t len,
 			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
 				       "counter set %u: data at offset %u (%u x %u bytes) lies outside the record", i + 1,
 				       (unsigned)cdof, cdon, cdln);
-		if (type != 5 && cdon != set_size(type, r->cfvn, r->csvn))
-			return bad_set_size(d, r, err, i, type, cdon, set_size(type, r->cfvn, r->csvn));
+		if (type != 5 && cdon != mf_smf_set_size(type, r->cfvn, r->csvn))
+			return bad_set_size(d, r, err, i, type, cdon, mf_smf_set_size(type, r->cfvn, r->csvn));
 	}
 	return 0;
 }
@@ -691,7 +691,7 @@ static int decode_s1(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 		{
 			/* Only the counters the family defines (the others are architected spares). */
 			const struct smf_setmap *m = setmap_of(d, r->family, type, cdon);
-			unsigned first = set_first(type), j;
+			unsigned first = mf_smf_set_first(type), j;
 			const unsigned char *v = rec + cdof;
 			for (j = 0; j < m->n && r->n < 512; j++) {
 				k = m->k[j];
@@ -752,8 +752,8 @@ static int decode_s2(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 		if (type < 1 || type > 4)
 			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
 				       "counter set %u has type %u (subtype 2 holds types 1-4)", i + 1, type);
-		if (n > set_size(type, r->cfvn, r->csvn))
-			return bad_set_size(d, r, err, i, type, n, set_size(type, r->cfvn, r->csvn));
+		if (n > mf_smf_set_size(type, r->cfvn, r->csvn))
+			return bad_set_size(d, r, err, i, type, n, mf_smf_set_size(type, r->cfvn, r->csvn));
 		total += n;
 	}
 	if (total != cdon)
@@ -765,7 +765,7 @@ static int decode_s2(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 		unsigned type = s[LAYOUT.css2_type], n = u16(s + LAYOUT.css2_csn);
 		r->sets |= 1u << type;
 		for (k = 0; k < n; k++, slot++)
-			put(r, set_first(type) + k, u64(rec + cdof + (size_t)slot * 8));
+			put(r, mf_smf_set_first(type) + k, u64(rec + cdof + (size_t)slot * 8));
 	}
 	/* Subtype 2 has no interval in the record: the reader takes it from consecutive CTMs. */
 	return 0;

@@ -2,7 +2,7 @@
 #ifndef MFSTAT_SMF_INT_H
 #define MFSTAT_SMF_INT_H
 
-#include "mfstat/smf.h"
+#include "mfstat/input/smf.h"
 #include "reader_int.h"
 
 /* The SMF deblocker and type 113 decoder over a reader stream.  Internal. */
@@ -41,6 +41,14 @@ int mf_smf_probe(const char *buf, size_t n, int *framing);
  * (no RDWs, ASCII conversion): 1 with the diagnosis and the remedy in msg; else 0.
  */
 int mf_smf_explain(const char *buf, size_t n, char *msg, size_t size);
+
+/*
+ * The architected size of counter set cstype (1 basic, 2 problem-state, 3
+ * crypto, 4 extended, 6 MT-diagnostic) for counter versions cfvn and csvn,
+ * and the number of its first counter.
+ */
+unsigned mf_smf_set_size(unsigned cstype, unsigned cfvn, unsigned csvn);
+unsigned mf_smf_set_first(unsigned cstype);
 
 int mf_smfdec_init(struct mf_smfdec *d, struct mf_stream *st, const struct mf_kb *kb, struct mf_error *err);
 int mf_smfdec_next(struct mf_smfdec *d, struct mf_smf_record *rec, struct mf_error *err);

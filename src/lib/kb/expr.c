@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Formula lexer, recursive-descent parser, binder and stack evaluator. */
-#include "mfstat/expr.h"
+#include "mfstat/kb/expr.h"
 
 #include <ctype.h>
 #include <errno.h>

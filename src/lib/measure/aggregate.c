@@ -8,7 +8,8 @@
  * again), and its rows are sorted by a total order, so the result does not
  * depend on the order the samples arrived in.
  */
-#include "aggregate.h"
+#include "mfstat/measure/aggregate.h"
+#include "mfstat/measure/run.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -23,11 +23,14 @@
  * or reads: a length larger than what is left is an error, never a read or
  * an allocation.
  */
-#include "mfstat/measure.h"
+#include "mfstat/measure/mfdb.h"
+#include "mfstat/measure/record.h"
+#include "mfstat/measure/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>

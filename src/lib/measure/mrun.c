@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The run model of mfstat measure (measure.h): growable arrays, interned
+ * The run model of mfstat measure (mfstat/measure/run.h): growable arrays, interned
  * strings, module and thread tables, address translation and symbol look-up.
  */
-#include "mfstat/measure.h"
+#include "mfstat/measure/run.h"
+#include "mfstat/base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ struct mf_mrun_priv {
 	size_t nslot;
 	/* capacities of the run's arrays */
 	size_t cap_streams, cap_counts, cap_mods, cap_threads, cap_samples, cap_syms, cap_src;
-	struct mf_ring_state ring;
+	struct mf_mrun_decoder decoder;
 };
 
 void mf_mrun_init(struct mf_mrun *run)
@@ -33,14 +34,14 @@ void mf_mrun_init(struct mf_mrun *run)
 	strcpy(run->privilege, "user");
 }
 
-struct mf_ring_state *mf_mrun_ring_state(struct mf_mrun *run)
+struct mf_mrun_decoder *mf_mrun_decoder(struct mf_mrun *run)
 {
 	if (!run->priv) {
 		run->priv = calloc(1, sizeof(*run->priv));
 		if (!run->priv)
 			return NULL;
 	}
-	return &run->priv->ring;
+	return &run->priv->decoder;
 }
 
 void mf_mrun_free(struct mf_mrun *run)
@@ -60,7 +61,8 @@ void mf_mrun_free(struct mf_mrun *run)
 	free(run->syms);
 	free(run->src);
 	if (run->priv) {
-		mf_ring_state_free(&run->priv->ring);
+		if (run->priv->decoder.state && run->priv->decoder.free_state)
+			run->priv->decoder.free_state(run->priv->decoder.state);
 		for (i = 0; i < run->priv->nstr; i++)
 			free(run->priv->str[i]);
 		free(run->priv->str);
@@ -72,7 +74,7 @@ void mf_mrun_free(struct mf_mrun *run)
 
 static int ensure_priv(struct mf_mrun *run)
 {
-	return mf_mrun_ring_state(run) ? 0 : -1;
+	return mf_mrun_decoder(run) ? 0 : -1;
 }
 
 static uint64_t str_hash(const char *s)

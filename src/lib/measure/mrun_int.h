@@ -2,20 +2,21 @@
 #ifndef MFSTAT_MRUN_INT_H
 #define MFSTAT_MRUN_INT_H
 
-#include "mfstat/measure.h"
+#include "mfstat/measure/run.h"
 
 /*
- * Ingest state of a run (perf_ring.c owns what impl points to): the
- * per-process address spaces built from MMAP2/FORK/COMM/EXIT records and the
- * byte offset reached in the record stream.  Kept in run->priv.
+ * What a record decoder keeps with a run (decode.c: the per-process address
+ * spaces built from MMAP2/FORK/COMM/EXIT records and the byte offset reached
+ * in the record stream), in run->priv.  The run model knows it only as a
+ * pointer and the function that frees it, so the dependency goes one way:
+ * the decoder uses the run model, the run model never calls the decoder.
  */
-struct mf_ring_state {
-	void *impl;
+struct mf_mrun_decoder {
+	void *state;                    /* the decoder's, NULL until its first call */
+	void (*free_state)(void *state); /* called by mf_mrun_free when state is set */
 };
 
-/* The run's ingest state (created on first use), or NULL on ENOMEM. */
-struct mf_ring_state *mf_mrun_ring_state(struct mf_mrun *run);
-/* Frees what perf_ring.c keeps in st (called by mf_mrun_free). */
-void mf_ring_state_free(struct mf_ring_state *st);
+/* The run's decoder slot (created on first use), or NULL on ENOMEM. */
+struct mf_mrun_decoder *mf_mrun_decoder(struct mf_mrun *run);
 
 #endif

@@ -1,44 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The collector of mfstat measure (caliper-measure.md §3 "Collector"): fork
- * the program, open the plan's events on it before it execs, let it exec,
- * drain one ring buffer per CPU while it runs, then read the exact counts.
+ * The collector of mfstat measure (caliper-measure.md §3 "Collector"): the
+ * perf layer's runner forks the program; its hooks here open the plan's
+ * events on it before it execs and drain one ring buffer per CPU while it
+ * runs; then the exact counts are read.
  */
-#include "mfstat/measure.h"
+#include "mfstat/measure/measure.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <sys/time.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_CPUS 1024
 #define SAMPLE_TYPE                                                                                                \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |          \
 	 PERF_SAMPLE_PERIOD)
-
-/*
- * The program being measured, for the SIGTERM/SIGHUP forwarder: a signal
- * handler can reach nothing else.  Set only while one collection runs.
- */
-static volatile sig_atomic_t child_pid;
-
-static void forward_signal(int sig)
-{
-	if (child_pid > 0)
-		kill((pid_t)child_pid, sig);
-}
 
 struct ring {
 	int fd;       /* the CPU's first sampled event, which owns the buffer */
@@ -47,12 +28,13 @@ struct ring {
 };
 
 struct collector {
-	const struct mf_perf_ops *ops;
+	const struct mf_perf_sys *sys;
 	const struct mf_mplan *plan;
 	struct mf_mrun *run;
 	struct mf_mfdb_writer *db;
 	struct mf_error *err;
 	size_t ncpus;
+	size_t ring_pages, page; /* data pages per ring asked for; the page size */
 	size_t data_size;
 	struct ring *rings;
 	int *sfd;          /* sampled fds, [cpu * nsampled + j] */
@@ -214,7 +196,7 @@ static void redraw_periods(struct collector *c)
 		for (cpu = 0; cpu < c->ncpus; cpu++) {
 			int fd = c->sfd[cpu * c->plan->nsampled + j];
 			if (fd >= 0)
-				c->ops->ioctl(c->ops->ctx, fd, PERF_EVENT_IOC_PERIOD, (unsigned long)(uintptr_t)&p);
+				c->sys->ioctl(c->sys->ctx, fd, PERF_EVENT_IOC_PERIOD, (unsigned long)(uintptr_t)&p);
 		}
 	}
 }
@@ -271,14 +253,14 @@ static void close_all(struct collector *c)
 	if (c->rings)
 		for (i = 0; i < c->ncpus; i++)
 			if (c->rings[i].base)
-				c->ops->munmap(c->ops->ctx, c->rings[i].base, c->rings[i].len);
+				c->sys->munmap(c->sys->ctx, c->rings[i].base, c->rings[i].len);
 	if (c->sfd)
 		for (i = 0; i < c->ncpus * c->plan->nsampled; i++)
 			if (c->sfd[i] >= 0)
-				c->ops->close(c->ops->ctx, c->sfd[i]);
+				c->sys->close(c->sys->ctx, c->sfd[i]);
 	for (i = 0; i < c->plan->ncounted; i++)
 		if (c->cfd[i] >= 0)
-			c->ops->close(c->ops->ctx, c->cfd[i]);
+			c->sys->close(c->sys->ctx, c->cfd[i]);
 	free(c->rings);
 	free(c->sfd);
 	free(c->canon);
@@ -287,283 +269,189 @@ static void close_all(struct collector *c)
 	free(c->pos);
 }
 
-static double tv_s(struct timeval tv)
+/* The streams of the plan's sampled events, in its order. */
+static int add_streams(struct mf_mrun *run, const struct mf_mplan *plan, struct mf_error *err)
 {
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *plan, char *const argv[],
-		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db,
-		       struct mf_mrun *run, struct mf_error *err)
-{
-	struct collector c;
-	int go[2] = {-1, -1}, ep[2] = {-1, -1}, pidfd = -1, rc = 0, status = 0, e;
-	pid_t pid = -1;
-	size_t cpu, j, page = (size_t)sysconf(_SC_PAGESIZE);
-	struct sigaction ign, fwd, old_int, old_quit, old_term, old_hup;
-	struct rusage ru;
-	struct timespec rt;
-	double t0, t1;
-	bool exited = false;
-
-	memset(&c, 0, sizeof(c));
-	memset(&ru, 0, sizeof(ru));
-	for (j = 0; j < MF_MPLAN_MAX; j++)
-		c.cfd[j] = -1;
-	c.ops = ops;
-	c.plan = plan;
-	c.run = run;
-	c.db = db;
-	c.err = err;
-	c.ncpus = probe->ncpus > 0 ? (size_t)probe->ncpus : 1;
-	if (c.ncpus > MAX_CPUS)
-		c.ncpus = MAX_CPUS;
-	c.rng = run->seed ? run->seed : 0x9e3779b97f4a7c15ULL;
-	if (ring_pages == 0 || (ring_pages & (ring_pages - 1)))
-		ring_pages = 64;
-
+	size_t j;
 	run->sample_type = SAMPLE_TYPE;
 	run->sample_id_all = true;
 	for (j = 0; j < plan->nsampled; j++) {
+		const struct mf_mplan_ev *ev = &plan->sampled[j];
 		struct mf_mstream *s = mf_mrun_add_stream(run);
 		if (!s)
 			return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
-		snprintf(s->name, sizeof(s->name), "%s", plan->sampled[j].name);
-		s->role = plan->sampled[j].role;
-		s->type = plan->sampled[j].type;
-		s->config = plan->sampled[j].config;
-		s->config1 = plan->sampled[j].config1;
-		s->precise = plan->sampled[j].precise;
-		s->period = plan->sampled[j].period;
-		s->clock = plan->sampled[j].clock;
+		snprintf(s->name, sizeof(s->name), "%s", ev->name);
+		s->role = ev->role;
+		s->type = ev->type;
+		s->config = ev->config;
+		s->config1 = ev->config1;
+		s->precise = ev->precise;
+		s->period = ev->period;
+		s->clock = ev->clock;
 	}
+	return 0;
+}
 
-	c.rings = calloc(c.ncpus, sizeof(*c.rings));
-	c.sfd = malloc(c.ncpus * (plan->nsampled ? plan->nsampled : 1) * sizeof(*c.sfd));
-	c.canon = calloc(2 * c.ncpus * (plan->nsampled ? plan->nsampled : 1), sizeof(*c.canon));
-	if (!c.rings || !c.sfd || !c.canon) {
-		rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
-		goto out;
+/* Maps the ring buffer of cpu on fd, its first sampled event; halves down to 8 pages when the mlock limit refuses (§3). */
+static int map_ring(struct collector *c, size_t cpu, int fd, struct mf_error *err)
+{
+	size_t pages = c->ring_pages;
+	void *base;
+	for (;;) {
+		base = c->sys->mmap(c->sys->ctx, fd, (1 + pages) * c->page);
+		if (base || pages <= 8)
+			break;
+		pages = 8;
 	}
-	for (j = 0; j < c.ncpus * plan->nsampled; j++)
-		c.sfd[j] = -1;
+	if (!base)
+		return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
+				    "measurement impossible: cannot map the ring buffer of CPU %zu: %s "
+				    "(kernel.perf_event_mlock_kb)",
+				    cpu, strerror(errno));
+	if (pages != c->ring_pages && !c->data_size)
+		mf_mrun_warn(c->run, "ring buffers reduced to %zu pages: the mlock limit refused %zu", pages,
+			     c->ring_pages);
+	c->rings[cpu].fd = fd;
+	c->rings[cpu].base = base;
+	c->rings[cpu].len = (1 + pages) * c->page;
+	c->data_size = pages * c->page;
+	return 0;
+}
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot create a pipe: %s", strerror(errno));
-		goto out;
+/* Opens sampled event j on cpu of the program pid: the first owns the CPU's ring, the others write to it. */
+static int open_sampled(struct collector *c, int pid, size_t cpu, size_t j, struct mf_error *err)
+{
+	const struct mf_mplan_ev *ev = &c->plan->sampled[j];
+	struct mf_mrun *run = c->run;
+	struct perf_event_attr a;
+	uint64_t id = 0;
+	int fd, r;
+	fill_attr(&a, ev, c->plan->user_only);
+	a.sample_period = ev->period ? ev->period : 1;
+	a.sample_type = SAMPLE_TYPE;
+	a.sample_id_all = 1;
+	if (j == 0) {
+		a.mmap = 1;
+		a.mmap2 = 1;
+		a.comm = 1;
+		a.comm_exec = 1;
+		a.task = 1;
+		a.watermark = 1;
 	}
-	pid = fork();
-	if (pid < 0) {
-		rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot fork: %s", strerror(errno));
-		goto out;
+	fd = c->sys->open(c->sys->ctx, &a, pid, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		if (j == 0 && cpu > 0 && fd == -ENODEV) /* an offline CPU: nothing runs there */
+			return 1;
+		return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0, "measurement impossible: cannot open %s on CPU %zu (%s)",
+				    ev->name, cpu, errno_text(-fd));
 	}
-	if (pid == 0) {
-		/* The child: wait for the events, then become the program.  Nothing here is measured (enable_on_exec). */
-		char b;
-		close(go[1]);
-		close(ep[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+	c->sfd[cpu * c->plan->nsampled + j] = fd;
+	if (j == 0) {
+		if ((r = map_ring(c, cpu, fd, err)) != 0)
+			return r;
+	} else {
+		r = c->sys->ioctl(c->sys->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)c->sfd[cpu * c->plan->nsampled]);
+		if (r < 0)
+			return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
+					    "measurement impossible: cannot join %s to the ring of CPU %zu (%s)", ev->name, cpu,
+					    errno_text(-r));
 	}
-	close(go[0]);
-	go[0] = -1;
-	close(ep[1]);
-	ep[1] = -1;
+	if (c->sys->ioctl(c->sys->ctx, fd, PERF_EVENT_IOC_ID, (unsigned long)(uintptr_t)&id) == 0) {
+		if (cpu == 0)
+			run->streams[j].id = id;
+		c->canon[2 * c->ncanon] = id;
+		c->canon[2 * c->ncanon + 1] = run->streams[j].id;
+		c->ncanon++;
+	}
+	return 0;
+}
 
-	/* Sampled events: one per CPU (an inherited per-task event cannot be mmapped), one ring per CPU. */
-	for (cpu = 0; cpu < c.ncpus; cpu++) {
+/*
+ * The runner's open hook: the sampled events one per CPU (an inherited
+ * per-task event cannot be mmapped), one ring per CPU; the exact counts one
+ * per-task fd each, following children (a missing event is reported, not fatal).
+ */
+static int hook_open(void *ctx, struct mf_perf_child *ch, struct mf_error *err)
+{
+	struct collector *c = ctx;
+	const struct mf_mplan *plan = c->plan;
+	size_t cpu, j;
+	int rc;
+	for (cpu = 0; cpu < c->ncpus; cpu++)
 		for (j = 0; j < plan->nsampled; j++) {
-			struct perf_event_attr a;
-			const struct mf_mplan_ev *ev = &plan->sampled[j];
-			int fd;
-			uint64_t id = 0;
-			fill_attr(&a, ev, plan->user_only);
-			a.sample_period = ev->period ? ev->period : 1;
-			a.sample_type = SAMPLE_TYPE;
-			a.sample_id_all = 1;
-			if (j == 0) {
-				a.mmap = 1;
-				a.mmap2 = 1;
-				a.comm = 1;
-				a.comm_exec = 1;
-				a.task = 1;
-				a.watermark = 1;
-			}
-			fd = ops->open(ops->ctx, &a, pid, (int)cpu, -1, PERF_FLAG_FD_CLOEXEC);
-			if (fd < 0) {
-				if (j == 0 && cpu > 0 && fd == -ENODEV) /* an offline CPU: nothing runs there */
-					break;
-				rc = mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0, "measurement impossible: cannot open %s on CPU %zu (%s)",
-						  ev->name, cpu, errno_text(-fd));
-				goto out;
-			}
-			c.sfd[cpu * plan->nsampled + j] = fd;
-			if (j == 0) {
-				size_t pages = ring_pages;
-				void *base;
-				for (;;) {
-					base = ops->mmap(ops->ctx, fd, (1 + pages) * page);
-					if (base || pages <= 8)
-						break;
-					pages = 8; /* the mlock limit refused: halve down to 8 (§3) */
-				}
-				if (!base) {
-					rc = mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
-							  "measurement impossible: cannot map the ring buffer of CPU %zu: %s "
-							  "(kernel.perf_event_mlock_kb)",
-							  cpu, strerror(errno));
-					goto out;
-				}
-				if (pages != ring_pages && !c.data_size)
-					mf_mrun_warn(run, "ring buffers reduced to %zu pages: the mlock limit refused %zu",
-						     pages, ring_pages);
-				c.rings[cpu].fd = fd;
-				c.rings[cpu].base = base;
-				c.rings[cpu].len = (1 + pages) * page;
-				c.data_size = pages * page;
-			} else {
-				int r = ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT,
-						   (unsigned long)c.sfd[cpu * plan->nsampled]);
-				if (r < 0) {
-					rc = mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
-							  "measurement impossible: cannot join %s to the ring of CPU %zu (%s)",
-							  ev->name, cpu, errno_text(-r));
-					goto out;
-				}
-			}
-			if (ops->ioctl(ops->ctx, fd, PERF_EVENT_IOC_ID, (unsigned long)(uintptr_t)&id) == 0) {
-				if (cpu == 0)
-					run->streams[j].id = id;
-				c.canon[2 * c.ncanon] = id;
-				c.canon[2 * c.ncanon + 1] = run->streams[j].id;
-				c.ncanon++;
-			}
+			rc = open_sampled(c, ch->pid, cpu, j, err);
+			if (rc > 0)
+				break;
+			if (rc < 0)
+				return rc;
 		}
-	}
-	/* Exact counts: one per-task fd each, following children; a missing event is reported, not fatal. */
 	for (j = 0; j < plan->ncounted; j++) {
 		struct perf_event_attr a;
-		struct mf_mcount *cnt = mf_mrun_add_count(run);
-		if (!cnt) {
-			rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
-			goto out;
-		}
+		struct mf_mcount *cnt = mf_mrun_add_count(c->run);
+		if (!cnt)
+			return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
 		snprintf(cnt->name, sizeof(cnt->name), "%s", plan->counted[j].name);
 		snprintf(cnt->unit, sizeof(cnt->unit), "%s", plan->counted[j].unit);
 		fill_attr(&a, &plan->counted[j], plan->user_only);
 		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
-		c.cfd[j] = ops->open(ops->ctx, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (c.cfd[j] < 0) {
+		c->cfd[j] = c->sys->open(c->sys->ctx, &a, ch->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (c->cfd[j] < 0) {
 			cnt->status = MF_CNT_NOT_SUPPORTED;
-			snprintf(cnt->why, sizeof(cnt->why), "%s", errno_text(-c.cfd[j]));
-			c.cfd[j] = -1;
+			snprintf(cnt->why, sizeof(cnt->why), "%s", errno_text(-c->cfd[j]));
+			c->cfd[j] = -1;
 		}
 	}
+	return 0;
+}
 
-	/* Ignore ^C and ^\ while the program runs (it gets them); pass SIGTERM and SIGHUP on. */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	memset(&fwd, 0, sizeof(fwd));
-	fwd.sa_handler = forward_signal;
-	child_pid = pid;
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	sigaction(SIGTERM, &fwd, &old_term);
-	sigaction(SIGHUP, &fwd, &old_hup);
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	run->start_us = (int64_t)rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
-	t0 = mono_s();
-	run->pid = pid;
-	if (write(go[1], "g", 1) != 1) {
-		rc = mf_error_set(err, MF_EIO, argv[0], 0, 0, "cannot start the program: %s", strerror(errno));
-		goto restore;
-	}
-	close(go[1]);
-	go[1] = -1;
-	{
-		ssize_t got;
-		do
-			got = read(ep[0], &e, sizeof(e));
-		while (got < 0 && errno == EINTR);
-		if (got == (ssize_t)sizeof(e)) {
-			waitpid(pid, &status, 0);
-			pid = -1;
-			rc = mf_error_set(err, MF_ENOEXEC, argv[0], 0, 0, "cannot run %s: %s", argv[0], strerror(e));
-			goto restore;
-		}
-	}
-
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	while (!exited) {
-		struct pollfd pf[MAX_CPUS + 1];
-		nfds_t n = 0;
-		for (cpu = 0; cpu < c.ncpus; cpu++)
-			if (c.rings[cpu].base) {
-				pf[n].fd = c.rings[cpu].fd;
-				pf[n].events = POLLIN;
-				n++;
-			}
-		if (pidfd >= 0) {
-			pf[n].fd = pidfd;
+/* The runner's wait hook: until a ring has data or the program exits (without a pidfd, kernels before 5.3: 50 ms). */
+static int hook_wait(void *ctx, struct mf_perf_child *ch, struct mf_error *err)
+{
+	struct collector *c = ctx;
+	struct pollfd pf[MAX_CPUS + 1];
+	nfds_t n = 0;
+	size_t cpu;
+	for (cpu = 0; cpu < c->ncpus; cpu++)
+		if (c->rings[cpu].base) {
+			pf[n].fd = c->rings[cpu].fd;
 			pf[n].events = POLLIN;
 			n++;
 		}
-		/* Without a pidfd (kernels before 5.3) look for the exit every 50 ms. */
-		if (poll(pf, n, pidfd >= 0 ? 1000 : 50) < 0 && errno != EINTR) {
-			rc = mf_error_set(err, MF_EIO, "", 0, 0, "poll: %s", strerror(errno));
-			break;
-		}
-		rc = drain_all(&c);
-		if (rc)
-			break;
-		redraw_periods(&c);
-		{
-			pid_t w = wait4(pid, &status, WNOHANG, &ru);
-			if (w == pid)
-				exited = true;
-			else if (w < 0 && errno != EINTR && errno != EAGAIN) {
-				rc = mf_error_set(err, MF_EIO, "", 0, 0, "wait4: %s", strerror(errno));
-				break;
-			}
-		}
+	if (ch->pidfd >= 0) {
+		pf[n].fd = ch->pidfd;
+		pf[n].events = POLLIN;
+		n++;
 	}
-	if (!exited && pid > 0) {
-		kill(pid, SIGKILL);
-		wait4(pid, &status, 0, &ru);
-	}
-	pid = -1;
-	t1 = mono_s();
-	run->wall_s = t1 - t0;
-	run->user_s = tv_s(ru.ru_utime);
-	run->sys_s = tv_s(ru.ru_stime);
-	run->wait_status = status;
-	if (!rc)
-		rc = drain_all(&c);
-	if (c.drain_errors)
-		mf_mrun_warn(run, "%" PRIu64 " ring buffer reads found a damaged record and skipped the rest of that read",
-			     c.drain_errors);
+	if (poll(pf, n, ch->pidfd >= 0 ? 1000 : 50) < 0 && errno != EINTR)
+		return mf_error_set(err, MF_EIO, "", 0, 0, "poll: %s", strerror(errno));
+	return 0;
+}
 
-	/* Counts arrive when the threads that made them exit: read after the wait (§3 step 5). */
+/* The runner's tick hook: drain the rings, then draw new sample periods. */
+static int hook_tick(void *ctx, struct mf_perf_child *ch, struct mf_error *err)
+{
+	struct collector *c = ctx;
+	int rc;
+	(void)ch, (void)err;
+	rc = drain_all(c);
+	if (!rc)
+		redraw_periods(c);
+	return rc;
+}
+
+/* Counts arrive when the threads that made them exit: read after the wait (§3 step 5). */
+static void read_counts(struct collector *c)
+{
+	const struct mf_mplan *plan = c->plan;
+	struct mf_mrun *run = c->run;
+	size_t j;
 	for (j = 0; j < plan->ncounted; j++) {
 		struct mf_mcount *cnt = &run->counts[run->ncounts - plan->ncounted + j];
 		uint64_t v[4];
 		long got;
-		if (c.cfd[j] < 0)
+		if (c->cfd[j] < 0)
 			continue;
-		got = ops->read(ops->ctx, c.cfd[j], v, sizeof(v));
+		got = c->sys->read(c->sys->ctx, c->cfd[j], v, sizeof(v));
 		if (got < (long)(3 * sizeof(uint64_t))) {
 			cnt->status = MF_CNT_NOT_COUNTED;
 			snprintf(cnt->why, sizeof(cnt->why), "the count could not be read (%s)",
@@ -583,28 +471,65 @@ int mf_measure_collect(const struct mf_perf_ops *ops, const struct mf_mplan *pla
 			cnt->value = v[0];
 		}
 	}
+}
 
-restore:
-	child_pid = 0;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-out:
-	if (pid > 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *plan, char *const argv[],
+		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db,
+		       struct mf_mrun *run, struct mf_error *err)
+{
+	struct collector c;
+	struct mf_perf_child ch;
+	struct mf_perf_hooks hooks = {NULL, hook_open, hook_wait, hook_tick};
+	size_t j, ns = plan->nsampled ? plan->nsampled : 1;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	for (j = 0; j < MF_MPLAN_MAX; j++)
+		c.cfd[j] = -1;
+	c.sys = sys;
+	c.plan = plan;
+	c.run = run;
+	c.db = db;
+	c.err = err;
+	c.ncpus = probe->ncpus > 0 ? (size_t)probe->ncpus : 1;
+	if (c.ncpus > MAX_CPUS)
+		c.ncpus = MAX_CPUS;
+	c.rng = run->seed ? run->seed : 0x9e3779b97f4a7c15ULL;
+	c.ring_pages = ring_pages == 0 || (ring_pages & (ring_pages - 1)) ? 64 : ring_pages;
+	c.page = (size_t)sysconf(_SC_PAGESIZE);
+	rc = add_streams(run, plan, err);
+	if (rc)
+		return rc;
+	c.rings = calloc(c.ncpus, sizeof(*c.rings));
+	c.sfd = malloc(c.ncpus * ns * sizeof(*c.sfd));
+	c.canon = calloc(2 * c.ncpus * ns, sizeof(*c.canon));
+	if (!c.rings || !c.sfd || !c.canon) {
+		rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+		goto out;
 	}
-	if (pidfd >= 0)
-		close(pidfd);
-	if (go[0] >= 0)
-		close(go[0]);
-	if (go[1] >= 0)
-		close(go[1]);
-	if (ep[0] >= 0)
-		close(ep[0]);
-	if (ep[1] >= 0)
-		close(ep[1]);
+	for (j = 0; j < c.ncpus * plan->nsampled; j++)
+		c.sfd[j] = -1;
+
+	/* The program gets ^C and ^\; SIGTERM and SIGHUP are passed on to it. */
+	memset(&ch, 0, sizeof(ch));
+	ch.argv = argv;
+	ch.forward_term = true;
+	hooks.ctx = &c;
+	rc = mf_perf_child_run(&ch, &hooks, err);
+	if (rc)
+		goto out;
+	run->pid = ch.pid;
+	run->start_us = ch.start_us;
+	run->wall_s = ch.wall;
+	run->user_s = ch.user_s;
+	run->sys_s = ch.sys_s;
+	run->wait_status = ch.status;
+	rc = drain_all(&c);
+	if (c.drain_errors)
+		mf_mrun_warn(run, "%" PRIu64 " ring buffer reads found a damaged record and skipped the rest of that read",
+			     c.drain_errors);
+	read_counts(&c);
+out:
 	close_all(&c);
 	return rc;
 }

@@ -1,100 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What perf_event_open allows on this machine, and the fallback ladder of
- * mfstat measure (caliper-measure.md §3 "Probe", §4).  Every perf call goes
- * through struct mf_perf_ops so the ladder can be tested against scripted
- * kernel answers.
+ * mfstat measure (caliper-measure.md §3 "Probe", §4).  Every perf call and
+ * file goes through the perf seam (struct mf_perf_sys) so the ladder can be
+ * tested against scripted kernel answers, the probe against a recorded tree.
  */
-#include "mfstat/measure.h"
+#include "mfstat/measure/measure.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "base/datafile.h"
 #include "base/tsv.h"
 
-/* ---- the real system calls ---------------------------------------------- */
-
-static int real_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags)
-{
-	long fd;
-	(void)ctx;
-	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-	return fd < 0 ? -errno : (int)fd;
-}
-
-static int real_ioctl(void *ctx, int fd, unsigned long req, unsigned long arg)
-{
-	(void)ctx;
-	return ioctl(fd, req, arg) < 0 ? -errno : 0;
-}
-
-static void *real_mmap(void *ctx, int fd, size_t len)
-{
-	void *p;
-	(void)ctx;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void real_munmap(void *ctx, void *p, size_t len)
-{
-	(void)ctx;
-	munmap(p, len);
-}
-
-static long real_read(void *ctx, int fd, void *buf, size_t n)
-{
-	ssize_t got;
-	(void)ctx;
-	got = read(fd, buf, n);
-	return got < 0 ? -errno : (long)got;
-}
-
-static void real_close(void *ctx, int fd)
-{
-	(void)ctx;
-	close(fd);
-}
-
-static const struct mf_perf_ops real_ops = {NULL, real_open, real_ioctl, real_mmap, real_munmap, real_read, real_close};
-
-const struct mf_perf_ops *mf_perf_ops_real(void)
-{
-	return &real_ops;
-}
-
 /* ---- probe -------------------------------------------------------------- */
-
-static long read_small(const char *root, const char *path, char *buf, size_t n)
-{
-	char p[4096];
-	int fd;
-	ssize_t got;
-	size_t used = 0;
-	if ((size_t)snprintf(p, sizeof(p), "%s%s", root, path) >= sizeof(p))
-		return -ENAMETOOLONG;
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (used + 1 < n && (got = read(fd, buf + used, n - 1 - used)) > 0)
-		used += (size_t)got;
-	close(fd);
-	buf[used] = '\0';
-	return (long)used;
-}
 
 /* The value of "key : value" in /proc/cpuinfo-like text, first occurrence. */
 static bool field_of(const char *text, const char *key, char *out, size_t n)
@@ -147,9 +74,10 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void mf_mprobe_read(const char *root, struct mf_mprobe *p)
+void mf_mprobe_read(const struct mf_perf_sys *sys, struct mf_mprobe *p)
 {
 	char buf[65536], val[256], path[4200];
+	bool here = !sys->root; /* this machine's own files: uname and sysconf may fill gaps */
 	DIR *d;
 	int i;
 	struct utsname u;
@@ -158,20 +86,18 @@ void mf_mprobe_read(const char *root, struct mf_mprobe *p)
 	p->paranoid = -99;
 	p->mlock_kb = -1;
 	p->vm = -1;
-	if (!root)
-		root = "";
-	if (read_small(root, "/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) > 0)
+	if (mf_perf_read_file(sys, "/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) > 0)
 		p->paranoid = atoi(buf);
-	if (read_small(root, "/proc/sys/kernel/perf_event_mlock_kb", buf, sizeof(buf)) > 0)
+	if (mf_perf_read_file(sys, "/proc/sys/kernel/perf_event_mlock_kb", buf, sizeof(buf)) > 0)
 		p->mlock_kb = atol(buf);
-	if (read_small(root, "/proc/self/status", buf, sizeof(buf)) > 0 && field_of(buf, "CapEff", val, sizeof(val))) {
+	if (mf_perf_read_file(sys, "/proc/self/status", buf, sizeof(buf)) > 0 && field_of(buf, "CapEff", val, sizeof(val))) {
 		unsigned long long cap = strtoull(val, NULL, 16);
 		p->cap_perfmon = (cap >> 38) & 1;
 		p->cap_sys_admin = (cap >> 21) & 1;
 	}
-	if (read_small(root, "/proc/self/status", buf, sizeof(buf)) > 0 && field_of(buf, "Uid", val, sizeof(val)))
+	if (mf_perf_read_file(sys, "/proc/self/status", buf, sizeof(buf)) > 0 && field_of(buf, "Uid", val, sizeof(val)))
 		p->root = atoi(val) == 0;
-	if (read_small(root, "/proc/cpuinfo", buf, sizeof(buf)) > 0) {
+	if (mf_perf_read_file(sys, "/proc/cpuinfo", buf, sizeof(buf)) > 0) {
 		if (field_of(buf, "vendor_id", val, sizeof(val)))
 			cpy(p->vendor, sizeof(p->vendor), val);
 		if (field_of(buf, "model name", val, sizeof(val)) || field_of(buf, "machine", val, sizeof(val)))
@@ -193,14 +119,13 @@ void mf_mprobe_read(const char *root, struct mf_mprobe *p)
 			p->vm = strstr(flags, " hypervisor") != NULL;
 		}
 	}
-	if (read_small(root, "/proc/sys/kernel/arch", buf, sizeof(buf)) > 0) {
+	if (mf_perf_read_file(sys, "/proc/sys/kernel/arch", buf, sizeof(buf)) > 0) {
 		buf[strcspn(buf, "\n")] = '\0';
 		cpy(p->arch, sizeof(p->arch), buf);
-	} else if (root[0] == '\0' && uname(&u) == 0) {
+	} else if (here && uname(&u) == 0) {
 		cpy(p->arch, sizeof(p->arch), u.machine);
 	}
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices", root);
-	d = opendir(path);
+	d = mf_perf_opendir(sys, "/sys/bus/event_source/devices");
 	if (d) {
 		struct dirent *de;
 		char *names[256];
@@ -226,18 +151,18 @@ void mf_mprobe_read(const char *root, struct mf_mprobe *p)
 	/* Line size: the instruction cache's coherency line size, then sysconf, then 64 (§9). */
 	for (i = 0; i < 8 && !p->line_size; i++) {
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-		if (read_small(root, path, buf, sizeof(buf)) <= 0)
+		if (mf_perf_read_file(sys, path, buf, sizeof(buf)) <= 0)
 			continue;
 		if (strncmp(buf, "Instruction", 11) != 0)
 			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
-		if (read_small(root, path, buf, sizeof(buf)) > 0 && atoi(buf) > 0) {
+		if (mf_perf_read_file(sys, path, buf, sizeof(buf)) > 0 && atoi(buf) > 0) {
 			p->line_size = (uint32_t)atoi(buf);
 			snprintf(p->line_size_source, sizeof(p->line_size_source),
 				 "cpu0/cache/index%d/coherency_line_size (instruction cache)", i);
 		}
 	}
-	if (!p->line_size && root[0] == '\0') {
+	if (!p->line_size && here) {
 		long ls = sysconf(_SC_LEVEL1_ICACHE_LINESIZE);
 		if (ls > 0) {
 			p->line_size = (uint32_t)ls;
@@ -248,22 +173,9 @@ void mf_mprobe_read(const char *root, struct mf_mprobe *p)
 		p->line_size = 64;
 		snprintf(p->line_size_source, sizeof(p->line_size_source), "default (no cache information)");
 	}
-	if (read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) > 0) {
-		/* "0-3,8": count the CPUs */
-		const char *s = buf;
-		while (*s && *s != '\n') {
-			char *e;
-			long a = strtol(s, &e, 10), b = a;
-			if (e == s)
-				break;
-			if (*e == '-')
-				b = strtol(e + 1, &e, 10);
-			if (b >= a)
-				p->ncpus += (int)(b - a + 1);
-			s = *e == ',' ? e + 1 : e;
-		}
-	}
-	if (p->ncpus <= 0 && root[0] == '\0')
+	if (mf_perf_read_file(sys, "/sys/devices/system/cpu/online", buf, sizeof(buf)) > 0)
+		p->ncpus = mf_cpu_list(buf, NULL, 1 << 20); /* "0-3,8": 5 CPUs; -1 when malformed */
+	if (p->ncpus <= 0 && here)
 		p->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (p->ncpus <= 0)
 		p->ncpus = 1;
@@ -440,7 +352,7 @@ static void ev_from_row(struct mf_mplan_ev *e, const struct ev_row *r, uint64_t 
 }
 
 /* Opens e on this process, disabled, and closes it: 0 or -errno. */
-static int trial(const struct mf_perf_ops *ops, const struct mf_mplan_ev *e, bool sampling, bool user_only)
+static int trial(const struct mf_perf_sys *sys, const struct mf_mplan_ev *e, bool sampling, bool user_only)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -458,10 +370,10 @@ static int trial(const struct mf_perf_ops *ops, const struct mf_mplan_ev *e, boo
 		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_PERIOD | (e->want_addr ? PERF_SAMPLE_ADDR : 0);
 	}
-	fd = ops->open(ops->ctx, &a, 0, -1, -1, 0);
+	fd = sys->open(sys->ctx, &a, 0, -1, -1, 0);
 	if (fd < 0)
 		return fd;
-	ops->close(ops->ctx, fd);
+	sys->close(sys->ctx, fd);
 	return 0;
 }
 
@@ -619,20 +531,254 @@ static bool step_down(struct mf_mplan *plan, const struct mf_mplan_req *req, con
 	return true;
 }
 
-int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe, const struct mf_mplan_req *req,
+/* One planning: what was asked, the candidate rows, and what the ladder found so far. */
+struct planning {
+	const struct mf_perf_sys *sys;
+	const struct mf_mprobe *probe;
+	const struct mf_mplan_req *req;
+	struct mf_mplan *plan;
+	const struct ev_row *set[4]; /* the requested event's rows (Intel's ITLB_MISS and STLB_MISS) */
+	size_t nset;
+	const struct ev_row *tc, *pf; /* task_clock and page_faults */
+	uint64_t rate;
+	bool user_only, itlb;
+	int hw_err;                   /* -errno of the hardware event's last refusal */
+	char hwname[64];
+};
+
+/* A rung's outcome: the sampled events are chosen, try the next rung, or stop (plan->code says why). */
+enum { STEP_CHOSEN = 1, STEP_NEXT = 0, STEP_STOP = -1 };
+
+/* The requested event's rows: the vendor's first, else the generic ones.  STEP_STOP when there are none. */
+static int pick_set(struct planning *pl, const struct ev_row *rows, size_t nrows, const char *events_name)
+{
+	const char *vk = vendor_key(pl->probe), *ev = pl->req->event;
+	size_t i;
+	for (i = 0; i < nrows && pl->nset < 4; i++)
+		if (strcmp(rows[i].name, ev) == 0 && vk[0] && strcmp(rows[i].vendor, vk) == 0 && rows[i].role >= 0)
+			pl->set[pl->nset++] = &rows[i];
+	if (!pl->nset)
+		for (i = 0; i < nrows && pl->nset < 4; i++)
+			if (strcmp(rows[i].name, ev) == 0 && strcmp(rows[i].vendor, "any") == 0 && rows[i].role >= 0)
+				pl->set[pl->nset++] = &rows[i];
+	if (pl->nset)
+		return STEP_NEXT;
+	pl->plan->code = MF_EUSAGE;
+	snprintf(pl->plan->error, sizeof(pl->plan->error),
+		 "unknown sampling event '%s' (%s names the events: itlb_miss, cycles, task_clock, page_faults...)", ev,
+		 events_name);
+	return STEP_STOP;
+}
+
+/* Rung 4, first: :all asked, the kernel side only when the kernel lets us (§4). */
+static int rung_user_only(struct planning *pl)
+{
+	struct mf_mplan_ev probe_ev;
+	char line[300];
+	int e;
+	ev_from_row(&probe_ev, pl->tc, 0, 0);
+	e = trial(pl->sys, &probe_ev, false, false);
+	if (e != -EACCES && e != -EPERM)
+		return STEP_NEXT;
+	pl->user_only = true;
+	pl->plan->user_only = true;
+	if (pl->probe->paranoid > 1)
+		snprintf(line, sizeof(line), "fallback: kernel.perf_event_paranoid=%d allows user space only",
+			 pl->probe->paranoid);
+	else
+		snprintf(line, sizeof(line), "fallback: kernel events refused (%s) without CAP_PERFMON; user space only",
+			 errno_name(-e));
+	return step_down(pl->plan, pl->req, line) ? STEP_NEXT : STEP_STOP;
+}
+
+/* A software event asked for by name: nothing to fall back from. */
+static int software_requested(struct planning *pl)
+{
+	size_t i;
+	for (i = 0; i < pl->nset; i++) {
+		const struct ev_row *r = pl->set[i];
+		struct mf_mplan_ev ev;
+		int e;
+		ev_from_row(&ev, r, i == 0 ? pl->rate : r->period, 0);
+		e = trial(pl->sys, &ev, true, pl->user_only);
+		if (e) {
+			impossible(pl->plan,
+				   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); "
+				   "lower it, grant CAP_PERFMON or allow the call in seccomp",
+				   r->name, -e, pl->probe);
+			return STEP_STOP;
+		}
+		add_sampled(pl->plan, r, i == 0 ? pl->rate : r->period, 0);
+	}
+	if (!pl->plan->reason[0])
+		snprintf(pl->plan->reason, sizeof(pl->plan->reason), "software event as requested");
+	return STEP_CHOSEN;
+}
+
+/* The highest precise_ip the hardware event opens with, from the row's maximum down to 0; -1 when none. */
+static int best_precise(struct planning *pl, bool *precise_refused)
+{
+	struct mf_mplan_ev ev;
+	int p, e;
+	for (p = pl->set[0]->precise; p >= 0; p--) {
+		ev_from_row(&ev, pl->set[0], pl->rate, p);
+		e = trial(pl->sys, &ev, true, pl->user_only);
+		if (e == 0)
+			return p;
+		if (e == -EINVAL && p > 0)
+			continue; /* the next precise level (§4) */
+		if ((e == -EOPNOTSUPP || e == -EBUSY || e == -EMFILE) && p > 0) {
+			*precise_refused = true;
+			pl->hw_err = e;
+			p = 1; /* straight to non-precise */
+			continue;
+		}
+		pl->hw_err = e;
+		break;
+	}
+	return -1;
+}
+
+/* Rungs 0 and 1: the hardware set, precise when it can be. */
+static int rungs_hardware(struct planning *pl)
+{
+	struct mf_mplan *plan = pl->plan;
+	struct mf_mplan_ev ev;
+	bool precise_refused = false;
+	char line[300];
+	size_t i;
+	int got;
+	snprintf(pl->hwname, sizeof(pl->hwname), "%s", pl->set[0]->name);
+	got = best_precise(pl, &precise_refused);
+	if (got < 0)
+		return STEP_NEXT;
+	/* the other members of the set (Intel's STLB_MISS) at the same level; keep those that opened */
+	for (i = 1; i < pl->nset; i++) {
+		ev_from_row(&ev, pl->set[i], pl->rate, got);
+		if (trial(pl->sys, &ev, true, pl->user_only) != 0)
+			break;
+	}
+	pl->nset = i;
+	for (i = 0; i < pl->nset; i++)
+		add_sampled(plan, pl->set[i], pl->rate, got);
+	if (got > 0) {
+		plan->rung = MF_RUNG_PRECISE;
+		if (!plan->reason[0])
+			snprintf(plan->reason, sizeof(plan->reason), "precise");
+	} else {
+		plan->rung = MF_RUNG_NONPRECISE;
+		if (precise_refused || pl->set[0]->precise > 0) {
+			snprintf(line, sizeof(line), "fallback: precise sampling not supported (%s); addresses may skid",
+				 errno_name(pl->hw_err ? -pl->hw_err : EOPNOTSUPP));
+			if (!step_down(plan, pl->req, line))
+				return STEP_STOP;
+		}
+	}
+	if (pl->itlb) /* soft fills come from page faults (§5) */
+		add_sampled(plan, pl->pf, pl->pf->period, 0);
+	return STEP_CHOSEN;
+}
+
+/* Rung 2: the counter counts but cannot interrupt. */
+static int rung_counting(struct planning *pl)
+{
+	struct mf_mplan *plan = pl->plan;
+	struct mf_mplan_ev ev;
+	int e;
+	if (pl->hw_err != -EOPNOTSUPP)
+		return STEP_NEXT;
+	ev_from_row(&ev, pl->set[0], 0, 0);
+	e = trial(pl->sys, &ev, false, pl->user_only);
+	if (e) {
+		pl->hw_err = e;
+		return STEP_NEXT;
+	}
+	plan->rung = MF_RUNG_COUNTING;
+	if (!step_down(plan, pl->req,
+		       "fallback: hardware counters cannot interrupt; totals exact, placement from task-clock samples"))
+		return STEP_STOP;
+	add_sampled(plan, pl->tc, rate_for(plan, pl->req, pl->tc, false), 0);
+	if (pl->itlb)
+		add_sampled(plan, pl->pf, pl->pf->period, 0);
+	if (plan->ncounted < MF_MPLAN_MAX) {
+		ev_from_row(&plan->counted[plan->ncounted], pl->set[0], 0, 0);
+		plan->counted[plan->ncounted++].role = -1;
+	}
+	return STEP_CHOSEN;
+}
+
+/* Trial-opens a software event of rung 3 and adds it; STEP_STOP when refused. */
+static int add_software(struct planning *pl, const struct ev_row *r, uint64_t period, const char *name)
+{
+	struct mf_mplan_ev ev;
+	int e;
+	ev_from_row(&ev, r, period, 0);
+	e = trial(pl->sys, &ev, true, pl->user_only);
+	if (e) {
+		impossible(pl->plan,
+			   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); lower it, "
+			   "grant CAP_PERFMON or allow the call in seccomp",
+			   name, -e, pl->probe);
+		return STEP_STOP;
+	}
+	add_sampled(pl->plan, r, period, 0);
+	return STEP_CHOSEN;
+}
+
+/* Rung 3: software events. */
+static int rung_software(struct planning *pl)
+{
+	const char *what = pl->itlb ? "task-clock and page-faults" : "task-clock";
+	int e = pl->hw_err;
+	char line[300];
+	pl->plan->rung = MF_RUNG_SOFTWARE;
+	if (e == -EACCES || e == -EPERM)
+		snprintf(line, sizeof(line), "fallback: hardware events refused (%s: %s); sampling software events %s",
+			 pl->hwname, errno_name(-e), what);
+	else if (e == -EBUSY || e == -EMFILE)
+		snprintf(line, sizeof(line), "fallback: hardware counters busy (%s: %s); sampling software events %s",
+			 pl->hwname, errno_name(-e), what);
+	else
+		snprintf(line, sizeof(line),
+			 "fallback: no hardware counters (%s: %s, hypervisor: %s); sampling software events %s",
+			 pl->hwname, errno_name(e ? -e : ENOENT),
+			 pl->probe->vm == 1 ? "yes" : pl->probe->vm == 0 ? "no" : "unknown", what);
+	if (!step_down(pl->plan, pl->req, line))
+		return STEP_STOP;
+	if (add_software(pl, pl->tc, rate_for(pl->plan, pl->req, pl->tc, false), "task-clock") < 0)
+		return STEP_STOP;
+	if (pl->itlb && add_software(pl, pl->pf, pl->pf->period, "page-faults") < 0)
+		return STEP_STOP;
+	return STEP_CHOSEN;
+}
+
+/* The exact counts of the whole run (those the machine lacks say so at collection), and the spec used. */
+static void finish_plan(struct planning *pl, const struct ev_row *rows, size_t nrows)
+{
+	struct mf_mplan *plan = pl->plan;
+	add_counted(plan, rows, nrows, "task_clock");
+	add_counted(plan, rows, nrows, "page_faults");
+	add_counted(plan, rows, nrows, "instructions");
+	add_counted(plan, rows, nrows, "cycles");
+	if (pl->itlb)
+		add_counted(plan, rows, nrows, "itlb_misses");
+	plan->user_only = pl->user_only;
+	if (plan->nsampled) {
+		const struct mf_mplan_ev *s0 = &plan->sampled[0];
+		fmt_spec(plan->used_spec, sizeof(plan->used_spec), s0->period, s0->clock, pl->req, plan->variation,
+			 plan->rung == MF_RUNG_SOFTWARE || plan->rung == MF_RUNG_COUNTING ? "task_clock" : pl->req->event,
+			 pl->user_only);
+	}
+}
+
+int mf_measure_plan(const struct mf_perf_sys *sys, const struct mf_mprobe *probe, const struct mf_mplan_req *req,
 		    const char *events_tsv, size_t events_len, const char *events_name, struct mf_mplan *plan,
 		    struct mf_error *err)
 {
 	struct ev_row *rows = calloc(MAX_ROWS, sizeof(*rows));
-	size_t nrows = 0, i;
-	const char *vk = vendor_key(probe);
-	const struct ev_row *set[4];
-	size_t nset = 0;
-	bool user_only = !req->all, itlb = strcmp(req->measurement, "itlb") == 0;
-	const struct ev_row *tc, *pf;
-	uint64_t rate;
-	int rc, e, hw_err = 0;
-	char line[300], hwname[64] = "";
+	struct planning pl;
+	size_t nrows = 0;
+	int rc, step;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->rung = MF_RUNG_PRECISE;
@@ -641,213 +787,35 @@ int mf_measure_plan(const struct mf_perf_ops *ops, const struct mf_mprobe *probe
 	rc = load_rows(events_tsv, events_len, events_name, rows, &nrows, err);
 	if (rc)
 		goto out;
-	tc = find_row(rows, nrows, "task_clock", "any");
-	pf = find_row(rows, nrows, "page_faults", "any");
-	if (!tc || !pf) {
+	memset(&pl, 0, sizeof(pl));
+	pl.sys = sys;
+	pl.probe = probe;
+	pl.req = req;
+	pl.plan = plan;
+	pl.user_only = !req->all;
+	pl.itlb = strcmp(req->measurement, "itlb") == 0;
+	pl.tc = find_row(rows, nrows, "task_clock", "any");
+	pl.pf = find_row(rows, nrows, "page_faults", "any");
+	if (!pl.tc || !pl.pf) {
 		rc = mf_error_set(err, MF_ETABLE, events_name, 0, 0, "task_clock and page_faults must be defined");
 		goto out;
 	}
-
-	/* The requested event's rows: the vendor's first, else the generic ones. */
-	for (i = 0; i < nrows && nset < 4; i++)
-		if (strcmp(rows[i].name, req->event) == 0 && vk[0] && strcmp(rows[i].vendor, vk) == 0 &&
-		    rows[i].role >= 0)
-			set[nset++] = &rows[i];
-	if (!nset)
-		for (i = 0; i < nrows && nset < 4; i++)
-			if (strcmp(rows[i].name, req->event) == 0 && strcmp(rows[i].vendor, "any") == 0 &&
-			    rows[i].role >= 0)
-				set[nset++] = &rows[i];
-	if (!nset) {
-		plan->code = MF_EUSAGE;
-		snprintf(plan->error, sizeof(plan->error),
-			 "unknown sampling event '%s' (%s names the events: itlb_miss, cycles, task_clock, page_faults...)",
-			 req->event, events_name);
+	if (pick_set(&pl, rows, nrows, events_name) < 0)
 		goto out;
-	}
-	rate = rate_for(plan, req, set[0], true);
-
-	/* Rung 4 first: the kernel side only when the kernel lets us (§4). */
-	if (req->all) {
-		struct mf_mplan_ev probe_ev;
-		ev_from_row(&probe_ev, tc, 0, 0);
-		e = trial(ops, &probe_ev, false, false);
-		if (e == -EACCES || e == -EPERM) {
-			user_only = true;
-			plan->user_only = true;
-			if (probe->paranoid > 1)
-				snprintf(line, sizeof(line), "fallback: kernel.perf_event_paranoid=%d allows user space only",
-					 probe->paranoid);
-			else
-				snprintf(line, sizeof(line),
-					 "fallback: kernel events refused (%s) without CAP_PERFMON; user space only",
-					 errno_name(-e));
-			if (!step_down(plan, req, line))
-				goto out;
-		}
-	}
-
-	if (set[0]->type == PERF_TYPE_SOFTWARE) {
-		/* A software event asked for by name: nothing to fall back from. */
-		for (i = 0; i < nset; i++) {
-			struct mf_mplan_ev ev;
-			ev_from_row(&ev, set[i], i == 0 ? rate : set[i]->period, 0);
-			e = trial(ops, &ev, true, user_only);
-			if (e) {
-				impossible(plan,
-					   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); "
-					   "lower it, grant CAP_PERFMON or allow the call in seccomp",
-					   set[i]->name, -e, probe);
-				goto out;
-			}
-			add_sampled(plan, set[i], i == 0 ? rate : set[i]->period, 0);
-		}
-		if (!plan->reason[0])
-			snprintf(plan->reason, sizeof(plan->reason), "software event as requested");
-		goto counted;
-	}
-
-	/* Rungs 0 and 1: the hardware set, precise_ip from the row's maximum down to 0. */
-	{
-		int p, got = -1;
-		bool precise_refused = false;
-		struct mf_mplan_ev ev;
-		snprintf(hwname, sizeof(hwname), "%s", set[0]->name);
-		for (p = set[0]->precise; p >= 0; p--) {
-			ev_from_row(&ev, set[0], rate, p);
-			e = trial(ops, &ev, true, user_only);
-			if (e == 0) {
-				got = p;
-				break;
-			}
-			if (e == -EINVAL && p > 0)
-				continue; /* the next precise level (§4) */
-			if (e == -EOPNOTSUPP && p > 0) {
-				precise_refused = true;
-				hw_err = e;
-				p = 1; /* straight to non-precise */
-				continue;
-			}
-			if ((e == -EBUSY || e == -EMFILE) && p > 0) {
-				precise_refused = true;
-				hw_err = e;
-				p = 1;
-				continue;
-			}
-			hw_err = e;
-			break;
-		}
-		if (got >= 0) {
-			/* the other members of the set (Intel's STLB_MISS) at the same level */
-			for (i = 1; i < nset; i++) {
-				ev_from_row(&ev, set[i], rate, got);
-				if (trial(ops, &ev, true, user_only) != 0)
-					break;
-			}
-			nset = i; /* keep those that opened */
-			for (i = 0; i < nset; i++)
-				add_sampled(plan, set[i], rate, got);
-			if (got > 0) {
-				plan->rung = MF_RUNG_PRECISE;
-				if (!plan->reason[0])
-					snprintf(plan->reason, sizeof(plan->reason), "precise");
-			} else {
-				plan->rung = MF_RUNG_NONPRECISE;
-				if (precise_refused || set[0]->precise > 0) {
-					snprintf(line, sizeof(line),
-						 "fallback: precise sampling not supported (%s); addresses may skid",
-						 errno_name(hw_err ? -hw_err : EOPNOTSUPP));
-					if (!step_down(plan, req, line))
-						goto out;
-				}
-			}
-			if (itlb) /* soft fills come from page faults (§5) */
-				add_sampled(plan, pf, pf->period, 0);
-			goto counted;
-		}
-	}
-
-	/* Rung 2: the counter counts but cannot interrupt. */
-	if (hw_err == -EOPNOTSUPP) {
-		struct mf_mplan_ev ev;
-		ev_from_row(&ev, set[0], 0, 0);
-		e = trial(ops, &ev, false, user_only);
-		if (e == 0) {
-			plan->rung = MF_RUNG_COUNTING;
-			snprintf(line, sizeof(line),
-				 "fallback: hardware counters cannot interrupt; totals exact, placement from task-clock samples");
-			if (!step_down(plan, req, line))
-				goto out;
-			add_sampled(plan, tc, rate_for(plan, req, tc, false), 0);
-			if (itlb)
-				add_sampled(plan, pf, pf->period, 0);
-			if (plan->ncounted < MF_MPLAN_MAX) {
-				ev_from_row(&plan->counted[plan->ncounted], set[0], 0, 0);
-				plan->counted[plan->ncounted++].role = -1;
-			}
-			goto counted;
-		}
-		hw_err = e;
-	}
-
-	/* Rung 3: software events. */
-	plan->rung = MF_RUNG_SOFTWARE;
-	if (hw_err == -EACCES || hw_err == -EPERM)
-		snprintf(line, sizeof(line), "fallback: hardware events refused (%s: %s); sampling software events %s",
-			 hwname, errno_name(-hw_err), itlb ? "task-clock and page-faults" : "task-clock");
-	else if (hw_err == -EBUSY || hw_err == -EMFILE)
-		snprintf(line, sizeof(line), "fallback: hardware counters busy (%s: %s); sampling software events %s",
-			 hwname, errno_name(-hw_err), itlb ? "task-clock and page-faults" : "task-clock");
-	else
-		snprintf(line, sizeof(line),
-			 "fallback: no hardware counters (%s: %s, hypervisor: %s); sampling software events %s", hwname,
-			 errno_name(hw_err ? -hw_err : ENOENT), probe->vm == 1 ? "yes" : probe->vm == 0 ? "no" : "unknown",
-			 itlb ? "task-clock and page-faults" : "task-clock");
-	if (!step_down(plan, req, line))
+	pl.rate = rate_for(plan, req, pl.set[0], true);
+	if (req->all && rung_user_only(&pl) < 0)
 		goto out;
-	{
-		struct mf_mplan_ev ev;
-		uint64_t tc_rate = rate_for(plan, req, tc, false);
-		ev_from_row(&ev, tc, tc_rate, 0);
-		e = trial(ops, &ev, true, user_only);
-		if (e) {
-			impossible(plan,
-				   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); lower it, "
-				   "grant CAP_PERFMON or allow the call in seccomp",
-				   "task-clock", -e, probe);
-			goto out;
-		}
-		add_sampled(plan, tc, tc_rate, 0);
-		if (itlb) {
-			ev_from_row(&ev, pf, pf->period, 0);
-			e = trial(ops, &ev, true, user_only);
-			if (e) {
-				impossible(plan,
-					   "measurement impossible: perf_event_open refused %s (%s, perf_event_paranoid=%d); "
-					   "lower it, grant CAP_PERFMON or allow the call in seccomp",
-					   "page-faults", -e, probe);
-				goto out;
-			}
-			add_sampled(plan, pf, pf->period, 0);
-		}
+	if (pl.set[0]->type == PERF_TYPE_SOFTWARE) {
+		step = software_requested(&pl);
+	} else {
+		step = rungs_hardware(&pl);
+		if (step == STEP_NEXT)
+			step = rung_counting(&pl);
+		if (step == STEP_NEXT)
+			step = rung_software(&pl);
 	}
-
-counted:
-	/* The exact counts of the whole run; those the machine lacks say so at collection. */
-	add_counted(plan, rows, nrows, "task_clock");
-	add_counted(plan, rows, nrows, "page_faults");
-	add_counted(plan, rows, nrows, "instructions");
-	add_counted(plan, rows, nrows, "cycles");
-	if (itlb)
-		add_counted(plan, rows, nrows, "itlb_misses");
-	plan->user_only = user_only;
-	if (plan->nsampled) {
-		const struct mf_mplan_ev *s0 = &plan->sampled[0];
-		fmt_spec(plan->used_spec, sizeof(plan->used_spec), s0->period, s0->clock, req, plan->variation,
-			 plan->rung == MF_RUNG_SOFTWARE || plan->rung == MF_RUNG_COUNTING ? "task_clock" : req->event,
-			 user_only);
-	}
-	rc = 0;
+	if (step == STEP_CHOSEN)
+		finish_plan(&pl, rows, nrows);
 out:
 	free(rows);
 	return rc;

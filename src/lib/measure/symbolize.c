@@ -26,7 +26,8 @@
  * another symbol-table search; inlined ranges and line tables are read once
  * per compilation unit.
  */
-#include "mfstat/measure.h"
+#include "mfstat/measure/symbolize.h"
+#include "mfstat/measure/run.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -47,7 +48,7 @@
 
 /* Where ET_DYN modules sit in libdwfl's address space (any aligned nonzero base would do). */
 #define DWFL_BASE 0x100000000000ULL
-/* The cache-line sizes whose first bytes are resolved besides run->line_size (measure.h). */
+/* The cache-line sizes whose first bytes are resolved besides run->line_size (mfstat/measure/symbolize.h). */
 static const uint32_t line_sizes[] = {32, 64, 128, 256};
 /* Source rows are kept for this block around every sampled address (brief H2, step 4). */
 #define SRC_BLOCK 256u

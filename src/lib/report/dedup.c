@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Duplicate samples: identities, a hash of the counters and the first place (dedup.h). */
-#include "mfstat/dedup.h"
+#include "mfstat/report/dedup.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/kb.h"
+#include "mfstat/kb/kb.h"
 
 struct entry {
 	uint32_t system, lpar;

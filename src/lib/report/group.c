@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "mfstat/group.h"
+#include "mfstat/report/group.h"
 
 #include <math.h>
 #include <stdlib.h>

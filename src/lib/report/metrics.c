@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "mfstat/metrics.h"
+#include "mfstat/report/metrics.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/output.h"
-#include "mfstat/reader.h"
+#include "mfstat/report/output.h"
+#include "mfstat/input/reader.h"
 
 int mf_report_key_index(const struct mf_family *fam, const char *key)
 {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/escape.h"
-#include "mfstat/output.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/base/escape.h"
+#include "mfstat/report/output.h"
+#include "mfstat/base/strbuf.h"
 
-/* A text cell (RFC 4180, with the formula guard: include/mfstat/escape.h). */
+/* A text cell (RFC 4180, with the formula guard: include/mfstat/base/escape.h). */
 static void csv_str(FILE *fp, const char *s)
 {
 	mf_escape_csv_file(fp, s, MF_ESCAPE_CSV_TEXT);

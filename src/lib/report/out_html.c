@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/escape.h"
-#include "mfstat/output.h"
-#include "mfstat/strbuf.h"
-#include "mfstat/svg.h"
+#include "mfstat/base/escape.h"
+#include "mfstat/report/output.h"
+#include "mfstat/base/strbuf.h"
+#include "mfstat/report/svg.h"
 
 #define MAX_TABLE_ROWS 500 /* interval rows per series in the page; the CSV has them all */
 #define MAX_SERIES 200     /* series drawn; the rest are listed */
@@ -39,7 +39,7 @@ static bool same_series(const struct mf_group *a, const struct mf_group *b)
 	       a->cpu == b->cpu;
 }
 
-/* Text from the input or the tables, for element text and attribute values (include/mfstat/escape.h). */
+/* Text from the input or the tables, for element text and attribute values (include/mfstat/base/escape.h). */
 static void esc(struct mf_strbuf *sb, const char *s)
 {
 	mf_escape_xml(sb, s);

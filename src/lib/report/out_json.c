@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/escape.h"
-#include "mfstat/output.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/base/escape.h"
+#include "mfstat/report/output.h"
+#include "mfstat/base/strbuf.h"
 
-/* Writes s as a JSON string (include/mfstat/escape.h). */
+/* Writes s as a JSON string (include/mfstat/base/escape.h). */
 static void json_str(FILE *fp, const char *s)
 {
 	mf_escape_json_file(fp, s);

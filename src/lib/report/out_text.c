@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/escape.h"
-#include "mfstat/output.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/base/escape.h"
+#include "mfstat/report/output.h"
+#include "mfstat/base/strbuf.h"
 
 static const char *const headline[] = {"CPI", "PRBSTATE", "L1MP", "L15P", "L2LP", "L2RP", "L2P", "L3P",
 				       "L4LP", "L4RP", "MEMP", "RNI", "LPARCPU", "LSPR", NULL};

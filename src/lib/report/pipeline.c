@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mfstat/dedup.h"
-#include "mfstat/group.h"
-#include "mfstat/metrics.h"
-#include "mfstat/pipeline.h"
-#include "mfstat/reader.h"
-#include "mfstat/sample.h"
-#include "mfstat/strbuf.h"
+#include "mfstat/report/dedup.h"
+#include "mfstat/report/group.h"
+#include "mfstat/report/metrics.h"
+#include "mfstat/report/pipeline.h"
+#include "mfstat/input/reader.h"
+#include "mfstat/input/sample.h"
+#include "mfstat/base/strbuf.h"
 
 struct mf_pipeline {
 	struct mf_pipeline_opts o;

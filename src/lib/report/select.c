@@ -5,8 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mfstat/select.h"
-#include "mfstat/timefmt.h"
+#include "mfstat/report/select.h"
+#include "mfstat/base/timefmt.h"
 
 #define US_PER_S INT64_C(1000000)
 

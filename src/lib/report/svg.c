@@ -8,9 +8,9 @@
  * its left), x tick labels, legend rows (centered).  Text widths are
  * estimated from the characters, for a generic sans-serif font.
  */
-#include "mfstat/escape.h"
-#include "mfstat/timefmt.h"
-#include "mfstat/svg.h"
+#include "mfstat/base/escape.h"
+#include "mfstat/base/timefmt.h"
+#include "mfstat/report/svg.h"
 
 #include <math.h>
 #include <stdint.h>

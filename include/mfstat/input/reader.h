@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_READER_H
+#define MFSTAT_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mfstat/base/error.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/input/sample.h"
+#include "mfstat/base/strbuf.h"
+
+/*
+ * Input readers.  Each format is one reader behind a table of functions; the
+ * format is forced by name or detected from the first bytes of the input.
+ * A reader turns its input into mf_sample values, one at a time, reusing the
+ * caller's sample, so memory does not grow with the input.
+ */
+
+struct mf_reader;
+
+struct mf_reader_opts {
+	const struct mf_kb *kb;
+	const char *format;                 /* "csv", "smf", or NULL to detect */
+	const struct mf_family *family;     /* --machine: used where the data names none */
+	const struct mf_machine *machine;   /* --machine given as a type number, else NULL */
+	struct mf_strtab *strtab;           /* where system and LPAR names are interned */
+	bool per_cpu;                       /* --by cpu: lshwc reads its per-CPU rows, not the Total rows */
+};
+
+/*
+ * Opens path ("-" is standard input) and checks its header.  On success *out
+ * is the caller's (mf_reader_close).  Errors: MF_EIO (cannot open or read),
+ * MF_EFORMAT (format not recognised, bad header), MF_ENOMACHINE, MF_EUSAGE
+ * (unknown format name); err says where.
+ */
+int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts,
+		   struct mf_error *err);
+
+/*
+ * Reads the next sample into s.  Returns 1 for a sample, 0 at the end, or a
+ * negative code with err filled.  After MF_EFORMAT, MF_ENOCOUNTER or
+ * MF_ENOMACHINE about one row the reader has moved past it, and calling again
+ * continues with the next row (--skip-bad-rows); after MF_EIO, MF_ENOMEM or
+ * MF_ENODATA (the whole input holds no data of its kind, e.g. a dump without
+ * type 113 records: never a bad row to skip) it returns 0.
+ */
+/* Like mf_reader_open, reading data[0..len) (which must stay valid until close) named name. */
+int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
+		       const struct mf_reader_opts *opts, struct mf_error *err);
+
+int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err);
+
+void mf_reader_close(struct mf_reader *r);
+
+/* Appends what the reader saw (for SMF: records by type, drops) to sb; nothing for CSV. */
+void mf_reader_summary(struct mf_reader *r, struct mf_strbuf *sb);
+
+/* What a count of mf_reader_counts is about. */
+enum mf_count_kind {
+	MF_COUNT_RECORDS = 0, /* records of the input by kind ("type 113 subtype 1", "type 30") */
+	MF_COUNT_DROPPED = 1  /* records read but not turned into samples, by reason */
+};
+
+/* Receives one count: kind, what it counts (borrowed for the call), the number. */
+typedef void mf_count_fn(void *ctx, enum mf_count_kind kind, const char *what, uint64_t n);
+
+/*
+ * The structured form of mf_reader_summary: calls fn for each nonzero count
+ * the reader keeps (SMF: records by type and subtype, drops by reason);
+ * nothing for readers whose every record is a sample or an error.
+ */
+void mf_reader_counts(struct mf_reader *r, mf_count_fn *fn, void *ctx);
+
+/* The name of the format being read ("csv", "smf"). */
+const char *mf_reader_format(const struct mf_reader *r);
+
+/* Warnings the reader collected (e.g. nominal CPU speed used); borrowed. */
+size_t mf_reader_nwarnings(const struct mf_reader *r);
+const char *mf_reader_warning(const struct mf_reader *r, size_t i);
+
+/* Names of the known formats, NULL-terminated. */
+const char *const *mf_reader_formats(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_MRECORD_H
+#define MFSTAT_MRECORD_H
+
+/*
+ * Kernel perf records of mfstat measure: draining a perf mmap ring buffer
+ * (ring.c, which knows nothing of what records mean) and decoding records
+ * into the run model (decode.c).
+ */
+
+#include <stddef.h>
+
+#include "mfstat/base/error.h"
+
+struct mf_mrun;
+
+/*
+ * Copies the records between data_tail and data_head of a perf mmap ring
+ * (meta is the first, metadata page; data_size the data area, a power of
+ * two) to sink, handling a record that wraps the end of the buffer, then
+ * advances data_tail (with release order; data_head is read with acquire).
+ * Only whole records are passed on.  Returns bytes passed, or MF_EFORMAT
+ * (with err: the ring offset and what is wrong) for a record of size 0 or
+ * one running past data_head.
+ */
+typedef int (*mf_ring_sink)(void *ctx, const void *bytes, size_t n);
+long mf_ring_drain(void *meta, size_t data_size, mf_ring_sink sink, void *ctx, struct mf_error *err);
+
+/*
+ * Decodes a stream of whole kernel records (as written to the run file) into
+ * run: MMAP/MMAP2 build per-process address spaces (module, start, length,
+ * pgoff, protection), FORK copies the parent's, COMM names threads (an exec
+ * COMM clears the process's maps), EXIT ends a thread, LOST, LOST_SAMPLES,
+ * THROTTLE and UNTHROTTLE are counted, SAMPLE becomes an mf_msample with its
+ * stream (by PERF_SAMPLE_IDENTIFIER), module and file offset resolved, page
+ * faults flagged MF_MS_IFETCH when on instruction fetch; other types are
+ * counted in run->unknown_records.  run->sample_type, sample_id_all and the
+ * streams must be set first.  May be called repeatedly: state carries over.
+ * Returns 0, or MF_EFORMAT with err->offset (byte offset in the stream
+ * given to the first call) for a malformed record.  file names err->file.
+ */
+int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char *file, struct mf_error *err);
+
+#endif

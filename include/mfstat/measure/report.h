@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_MREPORT_H
+#define MFSTAT_MREPORT_H
+
+/*
+ * The reports of mfstat measure: text in Caliper's layout, CSV and JSON of a
+ * run, built on the aggregation (maggregate.h).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mfstat/base/error.h"
+#include "mfstat/measure/run.h"
+
+enum mf_mformat { MF_MFMT_TEXT = 0, MF_MFMT_CSV, MF_MFMT_JSON };
+
+struct mf_cutoff {
+	double pct;     /* rows while their % >= pct */
+	double cum;     /* and the cumulative % before them <= cum */
+	unsigned min;   /* but at least min rows */
+};
+
+struct mf_mreport_opts {
+	int format;                 /* enum mf_mformat */
+	struct mf_cutoff summary;   /* default 1, 100, 5 */
+	struct mf_cutoff detail;    /* default 5, 90, 1 */
+	uint32_t line_size;         /* 0: the run's */
+	bool attribute_line;        /* --attribute line (Caliper's rule): a cache line and its samples go to
+	                               the function owning its first byte; false (the default, ip): each
+	                               sample goes to the function, line and module of its own address */
+};
+
+/* Text (Caliper's layout), CSV (the function table) or JSON of run to fp. */
+int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
+/* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv cache_lines.csv. */
+int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
+
+#endif

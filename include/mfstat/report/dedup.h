@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_DEDUP_H
+#define MFSTAT_DEDUP_H
+
+#include <stdint.h>
+
+#include "mfstat/base/error.h"
+#include "mfstat/input/sample.h"
+
+/*
+ * Duplicate samples across and within inputs: the same dump given twice (as
+ * .smf and .gz), two dumps that overlap, or a dump and the CSV made from it.
+ *
+ * A sample is identified by its system, LPAR, CPU, pool, the interval it
+ * belongs to (its start, to the second) and its length (to the second).  The
+ * first sample of an identity is kept; a second copy with the same counters
+ * (family, counter numbers and values) is a duplicate, to drop and count; a
+ * second copy with different counters is a conflict, a data error naming
+ * both places.  Only samples with a system name and an interval start are
+ * checked: without them (perf stat output, a CSV without a system or
+ * interval_start column) two samples of two machines or two runs cannot be
+ * told from copies of one, so all of them are kept.
+ *
+ * Memory grows with the distinct samples, but holds only their identity, a
+ * hash of their counters and where the first copy was read, never the rows.
+ */
+
+struct mf_dedup;
+
+struct mf_dedup *mf_dedup_new(void);
+void mf_dedup_free(struct mf_dedup *d);
+
+enum {
+	MF_DEDUP_KEEP = 0,      /* first copy (or a sample that is not checked): keep it */
+	MF_DEDUP_DUPLICATE = 1  /* a copy of a sample seen before, same counters: drop it */
+};
+
+/*
+ * Checks sample s, read from file (copied when needed).  Returns
+ * MF_DEDUP_KEEP, MF_DEDUP_DUPLICATE, MF_EFORMAT for a copy with different
+ * counters (err names this place and the first; drop the sample to keep the
+ * first copy), or MF_ENOMEM.  Places are s->line or s->offset.
+ */
+int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err);
+
+/* Second copies dropped as duplicates, and conflicts found, so far. */
+uint64_t mf_dedup_duplicates(const struct mf_dedup *d);
+uint64_t mf_dedup_conflicts(const struct mf_dedup *d);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_METRICS_H
+#define MFSTAT_METRICS_H
+
+#include <stddef.h>
+
+#include "mfstat/kb/expr.h"
+#include "mfstat/report/group.h"
+#include "mfstat/kb/kb.h"
+
+/* Why a group has no LSPR class. */
+enum mf_lspr_why {
+	MF_LSPR_OK = 0,
+	MF_LSPR_NOT_DEFINED,   /* the family has no LSPR table */
+	MF_LSPR_ONLY_EXCLUDED, /* only zIIP/zAAP engines in the group */
+	MF_LSPR_NO_INPUT       /* L1MP or RNI not available */
+};
+
+/* Data doubts found while computing a group, for warnings. */
+enum {
+	MF_DOUBT_MIXED_CPSP = 1u << 0,   /* rows disagree on the CPU speed: CPSP not available */
+	MF_DOUBT_PARTIAL = 1u << 1,      /* a counter is missing in some rows: treated as absent */
+	MF_DOUBT_OVERFLOW = 1u << 2,     /* a counter sum overflowed 64 bits: treated as absent */
+	MF_DOUBT_NEGATIVE = 1u << 3,     /* a metric outside its valid range (nonneg, max=N): inconsistent data */
+	MF_DOUBT_NOMINAL_CPSP = 1u << 4  /* CPSP is the machine's nominal speed */
+};
+
+struct mf_result {
+	const struct mf_group *group;
+	double *value;        /* per metric of the family; NaN = not available */
+	struct mf_na *na;     /* why, per metric */
+	int lspr;             /* enum mf_lspr */
+	int lspr_why;         /* enum mf_lspr_why */
+	double lspr_l1mp, lspr_rni; /* the inputs the class was taken from */
+	double cpsp, interval;
+	unsigned doubts;
+	int negative_metric;  /* first nonneg metric found negative, or -1 */
+	int partial_slot;     /* first counter slot present in only some rows, or -1 */
+};
+
+/* What the data does not say and the user may: the inputs of mf_metrics_compute beyond the counters. */
+struct mf_metrics_opts {
+	double mem_peak_gbs; /* peak memory bandwidth in GB/s (--mem-peak); 0 or NaN when not known */
+};
+
+/*
+ * Computes every metric of the group's family from its summed counters, then
+ * the LSPR class from the engines it counts.  opts may be NULL (the
+ * defaults).  r->value and r->na must hold family->nmetrics entries.  Never
+ * fails.
+ */
+void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
+			struct mf_result *r);
+
+/* Allocates results for n groups (values and reasons included); free with mf_results_free. */
+struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n);
+void mf_results_free(struct mf_result *r, size_t n);
+
+/* One-line explanation of why metric m of a result is not available (for -v). */
+void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *buf, size_t n);
+
+#endif

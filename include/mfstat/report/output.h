@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_OUTPUT_H
+#define MFSTAT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mfstat/report/group.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/report/metrics.h"
+#include "mfstat/report/select.h"
+#include "mfstat/base/tz.h"
+
+/* One count of an input: what it counts and how many. */
+struct mf_input_count {
+	char *what;
+	uint64_t n;
+};
+
+/* What was read from one input file (JSON "inputs"). */
+struct mf_input {
+	char *file;
+	const char *format;          /* "csv", "smf", "perf", "lshwc" */
+	uint64_t samples;            /* samples read, duplicates included */
+	uint64_t skipped;            /* bad rows or records skipped (--skip-bad-rows) */
+	uint64_t duplicates;         /* samples dropped as copies of samples read before */
+	size_t nrecords, ndropped;
+	struct mf_input_count *records; /* records by kind (SMF: by type and subtype) */
+	struct mf_input_count *dropped; /* records not turned into samples, by reason (the reader's) */
+};
+
+/* Fills in (zeroed by the caller) with the file name, format and the reader's counts; 0 or MF_ENOMEM. */
+struct mf_reader;
+int mf_input_collect(struct mf_input *in, const char *file, struct mf_reader *r);
+void mf_input_free(struct mf_input *in);
+
+/* Everything a report writer needs; all borrowed. */
+struct mf_report {
+	const struct mf_kb *kb;
+	const struct mf_strtab *tab;
+	unsigned by;                  /* MF_BY_* bits */
+	size_t ngroups;
+	const struct mf_result *results;
+	uint64_t rows_read;
+	uint64_t rows_skipped;
+	size_t nreasons;              /* skipped rows by reason */
+	const char *const *reason;
+	const uint64_t *reason_count;
+	size_t nwarnings;
+	const char *const *warnings;
+	size_t nfiles;
+	const char *input_summary;    /* what the readers saw (SMF record counts), text and HTML output */
+	struct mf_metrics_opts metrics; /* the metrics' options (HTML recomputes period totals) */
+	size_t ninputs;               /* what was read from each file (JSON "inputs"); 0 = not told */
+	const struct mf_input *inputs;
+	uint64_t duplicates;          /* samples dropped as copies (mf_dedup) */
+	const struct mf_tz *tz;       /* times are written in it; NULL: UTC */
+	const char *const *columns;   /* the metric columns asked for (--metrics), in order; NULL: every reported one */
+	size_t ncolumns;
+	uint64_t groups_cut;          /* groups left out by --top */
+	bool has_period;              /* the period of all groups, --top's cut ones too (mf_report_fix_period) */
+	int64_t period_start_us, period_end_us;
+	const struct mf_group *period_first, *period_last; /* the groups it starts and ends in */
+	size_t nsystems;              /* distinct systems among the samples kept */
+	bool selected;                /* a selection (--from, --to, ...) was given */
+	uint64_t left_out[MF_SELECT_NREASONS]; /* samples it left out, by enum mf_select_why */
+};
+
+/* Writes an instant in the report's zone (a group's own offset with "smf"): ISO 8601 with Z or +hh:mm. */
+void mf_report_time(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n);
+
+/* Fixes the report's period to that of its current groups (before a cut such as --top). */
+void mf_report_fix_period(struct mf_report *rep);
+
+/*
+ * The period of the whole report, the earliest interval start and the latest
+ * end over its groups, written as mf_report_time does into start and end (n
+ * bytes each); false when no interval has a start.
+ */
+bool mf_report_period(const struct mf_report *rep, char *start, char *end, size_t n);
+
+/*
+ * The shortest and longest interval length (seconds) over the groups of the
+ * report; false when no length is known.
+ */
+bool mf_report_interval_range(const struct mf_report *rep, double *lo, double *hi);
+
+/*
+ * The value of a non-metric key of a group as text: the input file
+ * (MF_BY_FILE) or the calendar bucket (a MF_BY_CALENDAR bit) of rep->by;
+ * NULL when the group has none.
+ */
+const char *mf_report_key_text(const struct mf_report *rep, const struct mf_group *g, unsigned bit, char *buf,
+			       size_t n);
+
+/* "96 samples left out by the selection: 48 before --from, 48 outside --hours"; empty when none. */
+void mf_report_left_out_text(const struct mf_report *rep, char *buf, size_t n);
+
+/*
+ * The keys of rep->by that have a column only when grouped by: the input file
+ * (MF_BY_FILE), then the calendar bucket; their MF_BY_* bits into bits (room
+ * for 2), the count returned.  Their column names are mf_by_name's.
+ */
+size_t mf_report_extra_keys(const struct mf_report *rep, unsigned *bits);
+
+/* One line: "period FROM to TO (ZONE), N systems, 900 s intervals"; empty when no interval has a start. */
+void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);
+
+/*
+ * Skipped rows by reason and warnings, composed the same way for every
+ * program using the library.  Reasons are messages with quoted values and
+ * numbers blanked, so rows skipped for the same cause count together.
+ */
+#define MF_NOTES_MAX_REASONS 32
+struct mf_notes {
+	uint64_t skipped;
+	size_t nreasons;
+	char *reason[MF_NOTES_MAX_REASONS];
+	uint64_t reason_count[MF_NOTES_MAX_REASONS];
+	size_t nwarnings, capwarnings;
+	char **warnings;
+};
+
+void mf_notes_init(struct mf_notes *n);
+void mf_notes_free(struct mf_notes *n);
+/* Counts one skipped row or record under the reason its message gives. */
+void mf_notes_skip(struct mf_notes *n, const char *msg);
+/* Adds a warning (dropped silently only when out of memory). */
+void mf_notes_warn(struct mf_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Adds the warnings that follow from a report: rows skipped (n->skipped),
+ * duplicate samples (rep->duplicates), the data doubts of the groups (one
+ * warning per kind, naming the first group and the count), intervals with
+ * fewer CPUs than the other intervals of their system, and no data at all.
+ * rep->inputs says whether rows are SMF records.
+ */
+void mf_notes_report(struct mf_notes *n, const struct mf_report *rep);
+
+/* A group's identity in words ("z16 system SYSA pool GCP interval ..."), into buf. */
+void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, char *buf, size_t n);
+
+/*
+ * The CPUs each group is expected to have: for a group of one interval, the
+ * most CPUs of any interval of the same system, LPAR, pool and CPU key (its
+ * series); else its own.  A group with fewer lost data: writers mark it
+ * instead of showing a dip in load.  out has rep->ngroups entries.
+ */
+void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out);
+
+/*
+ * Writers, one per format.  Each writes the whole report to fp and returns 0,
+ * or MF_EIO when writing failed.  Output is deterministic: no timestamps, no
+ * locale, numbers as the README documents.
+ */
+int mf_out_text(FILE *fp, const struct mf_report *rep);
+int mf_out_csv(FILE *fp, const struct mf_report *rep);
+int mf_out_json(FILE *fp, const struct mf_report *rep);
+int mf_out_html(FILE *fp, const struct mf_report *rep);
+
+/* The writers behind one table: a format's name, its usual file extension and its writer. */
+struct mf_writer {
+	const char *name;      /* "text", "csv", "json", "html" */
+	const char *extension; /* ".txt", ".csv", ".json", ".html" */
+	int (*write)(FILE *fp, const struct mf_report *rep);
+};
+
+/* Every writer, in the order of their names above; *n receives the count. */
+const struct mf_writer *mf_writers(size_t *n);
+
+/* The writer of format name, or NULL when there is none. */
+const struct mf_writer *mf_writer_find(const char *name);
+
+/*
+ * The metric names (and LSPR) reported for the families present in rep, in
+ * report order; *n receives the count.  The array is the caller's (free).
+ */
+const char **mf_report_keys(const struct mf_report *rep, size_t *n);
+
+/*
+ * For every family of the knowledge base and every key: the result of
+ * mf_report_key_index, as an array indexed [family * nkeys + key]; the
+ * caller's (free).  Writers use it to avoid name lookups per group.
+ */
+int *mf_report_key_map(const struct mf_report *rep, const char *const *keys, size_t nkeys);
+
+/* Index of key k in family fam: a metric index, MF_REPORT_LSPR, or -1 when undefined. */
+int mf_report_key_index(const struct mf_family *fam, const char *key);
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_PIPELINE_H
+#define MFSTAT_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mfstat/base/error.h"
+#include "mfstat/kb/kb.h"
+#include "mfstat/report/output.h"
+#include "mfstat/report/select.h"
+#include "mfstat/base/tz.h"
+
+/*
+ * The one read -> group -> compute pipeline of `mfstat report`, for every
+ * program using the library: files are read one after the other, duplicate
+ * samples dropped, bad rows skipped and counted (skip_bad), samples grouped
+ * (up to max_groups), and mf_pipeline_finish computes the metrics and fills a
+ * report with the same counts and warnings the CLI writes.
+ */
+
+/* What a diagnostic passed to the diag callback is. */
+enum mf_pipeline_diag {
+	MF_PIPELINE_SKIPPED = 0, /* a row or record skipped (skip_bad): e says where and why */
+	MF_PIPELINE_ERROR = 1,   /* the error that stops the pipeline: e says where and why */
+	MF_PIPELINE_FAILED = 2,  /* the same without a place in a file (e->msg only: out of memory, --max-groups) */
+	MF_PIPELINE_HINT = 3     /* advice that follows an error (e->msg only) */
+};
+
+struct mf_pipeline_opts {
+	const struct mf_kb *kb;            /* borrowed; must outlive the pipeline */
+	const char *format;                /* input format name, NULL to detect */
+	const struct mf_family *family;    /* for rows whose data names none, or NULL */
+	const struct mf_machine *machine;  /* the machine type given, or NULL */
+	unsigned by;                       /* MF_BY_* bits */
+	bool skip_bad;                     /* skip and count bad rows instead of stopping */
+	size_t max_groups;                 /* MF_ELIMIT beyond this many groups; 0: no limit */
+	struct mf_metrics_opts metrics;    /* what the user says beyond the counters (--mem-peak) */
+	const struct mf_tz *tz;            /* the report's time zone (borrowed); NULL: UTC */
+	const struct mf_select *select;    /* samples to keep (borrowed); NULL: all */
+	const char *sort;                  /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
+	size_t top;                        /* --top N: the first N groups of each series after sorting; 0: all */
+	const char *const *columns;        /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
+	size_t ncolumns;
+	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
+	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
+	void *ctx;
+};
+
+struct mf_pipeline;
+
+/* A new pipeline (opts copied), or NULL when out of memory. */
+struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts);
+
+/*
+ * Reads all of path ("-" is standard input) into the pipeline.  Returns 0,
+ * or the code of the error that stops it (err filled, and told to diag):
+ * MF_EUSAGE when the file cannot be opened as asked (the format or family is
+ * for the user to say), MF_ELIMIT
+ * beyond max_groups, MF_ENOMEM, or the reader's code.
+ */
+int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_error *err);
+/* Like mf_pipeline_add_file, reading data[0..len) named name. */
+int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len,
+			struct mf_error *err);
+
+/*
+ * Adds one sample that was not read from a file (counted live, as `mfstat
+ * stat` does): grouped like a read one, without duplicate detection.
+ * Returns 0, MF_ELIMIT beyond max_groups or MF_ENOMEM (err filled, and told
+ * to diag).
+ */
+struct mf_sample;
+int mf_pipeline_add_sample(struct mf_pipeline *p, const struct mf_sample *s, struct mf_error *err);
+
+/*
+ * Adds a warning of the caller's (a counter that could not be counted, an
+ * assumed CPU speed) to the report, before those mf_pipeline_finish adds.
+ */
+void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Groups, computes the metrics and fills *out (which borrows from p: keep p
+ * until out is written) with results, counts, inputs and warnings.  Call it
+ * once, after the last file.  Returns 0 or MF_ENOMEM.
+ */
+int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *out);
+
+/* Rows and records skipped so far. */
+unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p);
+
+void mf_pipeline_free(struct mf_pipeline *p);
+
+#endif
