@@ -18,8 +18,8 @@
 #define PROG "gensmf"
 #include "gen_common.h"
 
-#define NV     512   /* counter numbers 0..511 */
-#define X      511   /* a slot no family defines: writes to it are dropped */
+#define NV 512       /* counter numbers 0..511 */
+#define X 511        /* a slot no family defines: writes to it are dropped */
 #define MAXREC 32756 /* largest SMF record incl. the RDW */
 
 /* ---------------------------------------------------------------- families */
@@ -430,8 +430,8 @@ static void init_ebcdic(void)
 {
 	static const char *from = " .<(+|&!$*);-/,%_>?`:#@'=\"";
 	static const unsigned char to[] = {0x40, 0x4B, 0x4C, 0x4D, 0x4E, 0x4F, 0x50, 0x5A, 0x5B,
-	                                   0x5C, 0x5D, 0x5E, 0x60, 0x61, 0x6B, 0x6C, 0x6D, 0x6E,
-	                                   0x6F, 0x79, 0x7A, 0x7B, 0x7C, 0x7D, 0x7E, 0x7F};
+					   0x5C, 0x5D, 0x5E, 0x60, 0x61, 0x6B, 0x6C, 0x6D, 0x6E,
+					   0x6F, 0x79, 0x7A, 0x7B, 0x7C, 0x7D, 0x7E, 0x7F};
 	memset(e037, 0x40, sizeof e037);
 	for (size_t i = 0; from[i]; i++)
 		e037[(unsigned char)from[i]] = to[i];
@@ -479,7 +479,7 @@ static unsigned char rec[MAXREC + 64];
 
 /* Standard header. With subtypes: 24 bytes (FLG X'5E', WID, STY); without (types 2, 3): 18 bytes. */
 static size_t std_header(unsigned char *r, unsigned rty, int subtypes, unsigned sty, int64_t t_us, const char *sid,
-                         const char *wid)
+			 const char *wid)
 {
 	r[2] = r[3] = 0;
 	r[4] = subtypes ? 0x5E : 0x1E;
@@ -503,7 +503,7 @@ struct sysinfo {
 /* Header, self-defining, product and identification sections of a 113 record: 112 bytes.
  * Returns the offset of the data section.  Section layouts: smf113-layout.md §4 (Source A). */
 static size_t hdr113(unsigned char *r, const struct sysinfo *s, unsigned sty, int64_t istart, int64_t iend,
-                     unsigned dln)
+		     unsigned dln)
 {
 	std_header(r, 113, 1, sty, iend, s->sid, "");
 	r[24] = r[25] = 0;
@@ -550,7 +550,7 @@ static unsigned kind_class(int kind)
 
 /* subtype 1: deltas v of one cpu over [istart, iend]; lost: X'8000', mt_lost: X'2000' */
 static size_t rec113_1(const struct sysinfo *s, const unsigned char *def, unsigned cpuid, int kind, int64_t istart,
-                       int64_t iend, int lost, int mt_lost, const uint64_t *v)
+		       int64_t iend, int lost, int mt_lost, const uint64_t *v)
 {
 	const struct family *f = s->f;
 	unsigned char *r = rec;
@@ -611,7 +611,7 @@ static size_t rec113_1(const struct sysinfo *s, const unsigned char *def, unsign
 
 /* subtype 2: cumulative values cum of one cpu at iend */
 static size_t rec113_2(const struct sysinfo *s, const unsigned char *def, unsigned cpuid, int kind, int64_t istart,
-                       int64_t iend, unsigned cf, const uint64_t *cum)
+		       int64_t iend, unsigned cf, const uint64_t *cum)
 {
 	const struct family *f = s->f;
 	unsigned char *r = rec;
@@ -817,13 +817,13 @@ int main(int argc, char **argv)
 		} else {
 			const char *eqval = opt_split(a, name);
 			static const char *const known[] = {
-			        "--output",      "--csv",        "--systems",
-			        "--cpus",        "--ziip",       "--family",
-			        "--families",    "--intervals",  "--interval-seconds",
-			        "--start",       "--subtype",    "--framing",
-			        "--block-size",  "--jitter-ms",  "--lost",
-			        "--other-ratio", "--utc-offset", "--seed",
-			        "--zcbp",        "--mt-lost",
+				"--output",      "--csv",        "--systems",
+				"--cpus",        "--ziip",       "--family",
+				"--families",    "--intervals",  "--interval-seconds",
+				"--start",       "--subtype",    "--framing",
+				"--block-size",  "--jitter-ms",  "--lost",
+				"--other-ratio", "--utc-offset", "--seed",
+				"--zcbp",        "--mt-lost",
 			};
 			size_t kn = 0;
 			while (kn < sizeof known / sizeof known[0] && strcmp(known[kn], name) != 0)
@@ -996,7 +996,7 @@ int main(int argc, char **argv)
 			snprintf(y->sid, sizeof y->sid, "SYS%c", (char)('A' + s));
 		else
 			snprintf(y->sid, sizeof y->sid, "SZ%c%c", (char)('A' + (s - 26) / 26),
-			         (char)('A' + (s - 26) % 26));
+				 (char)('A' + (s - 26) % 26));
 		snprintf(y->seq, sizeof y->seq, "00000000000%05X", (unsigned)(0x2A0B1 + 0x1357 * sysfam[s]));
 		y->cts_us = T0 - 1000000; /* the HIS run started 1 s before the first boundary */
 		for (uint64_t c = 0; c < cpus; c++)
@@ -1045,7 +1045,7 @@ int main(int argc, char **argv)
 				uint64_t *cu = cum + k * NV;
 				memcpy(cu, v, NV * sizeof *v);
 				size_t len = rec113_2(&sys[s], def[sysfam[s]], (unsigned)c, kind[c], sys[s].cts_us,
-				                      bnd[k], 0x8000, cu);
+						      bnd[k], 0x8000, cu);
 				emit113(len, bnd[k], sys[s].sid);
 			}
 		}
@@ -1139,13 +1139,14 @@ int main(int argc, char **argv)
 	if (!quiet) {
 		uint64_t total = bytes113 + bytes_other + 36;
 		fprintf(stderr,
-		        PROG ": %llu type-113 records (%llu bytes), %llu other records (%llu bytes), "
-		             "%.1f%% of the record bytes not 113",
-		        (unsigned long long)nrec113, (unsigned long long)bytes113, (unsigned long long)nrec_other,
-		        (unsigned long long)bytes_other, 100.0 * (double)(total - bytes113) / (double)total);
+			PROG
+			": %llu type-113 records (%llu bytes), %llu other records (%llu bytes), "
+			"%.1f%% of the record bytes not 113",
+			(unsigned long long)nrec113, (unsigned long long)bytes113, (unsigned long long)nrec_other,
+			(unsigned long long)bytes_other, 100.0 * (double)(total - bytes113) / (double)total);
 		if (framing == FR_VBS)
 			fprintf(stderr, "; %llu blocks, %llu segments", (unsigned long long)nblocks,
-			        (unsigned long long)nsegments);
+				(unsigned long long)nsegments);
 		if (csv_name)
 			fprintf(stderr, "; %llu CSV rows", (unsigned long long)rows);
 		fputc('\n', stderr);

@@ -169,9 +169,8 @@ static bool link_trusted(const char *path, const struct stat *lst)
 	bool ok;
 	if (!dir)
 		return false;
-	ok = stat(dir, &dst) == 0 &&
-	     (!(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) || lst->st_uid == geteuid() ||
-	      lst->st_uid == dst.st_uid);
+	ok = stat(dir, &dst) == 0 && (!(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) ||
+				      lst->st_uid == geteuid() || lst->st_uid == dst.st_uid);
 	free(dir);
 	return ok;
 }

@@ -48,8 +48,8 @@ static const char machines_help[] =
 	"  -h, --help    this help\n";
 
 /* Common option parsing: --machine, --tables, -h.  Returns -1 to continue, else an exit status. */
-static int parse(int argc, char **argv, const char *help, bool machine_ok, const char **machine,
-		 const char **tables, const char **arg)
+static int parse(int argc, char **argv, const char *help, bool machine_ok, const char **machine, const char **tables,
+		 const char **arg)
 {
 	static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
 					     {"tables", required_argument, NULL, 'T'},
@@ -73,8 +73,7 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 			cli_err("%s: option %s needs a value", argv[0], argv[optind - 1]);
 			fprintf(stderr, "Try 'mfstat %s --help'.\n", argv[0]);
 			return EXIT_USAGE;
-		default:
-			goto bad;
+		default: goto bad;
 		}
 	}
 	if (argc - optind > 1) {
@@ -420,9 +419,14 @@ int cmd_machines(int argc, char **argv)
 				       kb->machines[k].nominal_mhz);
 		if (fam->csvn)
 			printf("    counter versions: CSVN (CTRVN2) %d, CFVN (CTRVN1) %s\n", fam->csvn,
-			       fam->cfvn_mask == 2 ? "1" : fam->cfvn_mask == 8 ? "3" : "1 or 3");
+			       fam->cfvn_mask == 2   ? "1"
+			       : fam->cfvn_mask == 8 ? "3"
+						     : "1 or 3");
 		printf("    counter set sizes: basic %d, problem-state %s, crypto %d, extended %d, MT-diagnostic %d\n",
-		       fam->set_size[MF_SET_BASIC], fam->cfvn_mask == 8 ? "2" : fam->cfvn_mask == 2 ? "6" : "6 (CFVN 1) or 2 (CFVN 3)",
+		       fam->set_size[MF_SET_BASIC],
+		       fam->cfvn_mask == 8   ? "2"
+		       : fam->cfvn_mask == 2 ? "6"
+					     : "6 (CFVN 1) or 2 (CFVN 3)",
 		       fam->set_size[MF_SET_CRYPTO], fam->set_size[MF_SET_EXTENDED], fam->set_size[MF_SET_MTDIAG]);
 		printf("    %zu counters defined, %zu metrics%s\n", fam->ncounters, fam->nmetrics,
 		       fam->lspr ? ", LSPR class (zIIP and zAAP engines left out)" : "");

@@ -240,14 +240,15 @@ static int build_req(const struct mopts *o, const char *measurement, struct mf_m
 		uint64_t v;
 		bool vt;
 		if (parse_amount(var, &v, &vt)) {
-			cli_err("-s: variation '%s' is not a whole number of events, a time such as 50us, or a percentage",
+			cli_err("-s: variation '%s' is not a whole number of events, a time such as 50us, or a "
+				"percentage",
 				var);
 			return -1;
 		}
 		/* A bare number beside a time rate is in the rate's unit (nanoseconds); a time beside a count is not. */
 		if (o->rate[0] && vt && !t) {
-			cli_err("-s: variation '%s' is a time but the rate '%s' a count of events: give both alike", var,
-				rate);
+			cli_err("-s: variation '%s' is a time but the rate '%s' a count of events: give both alike",
+				var, rate);
 			return -1;
 		}
 		if (o->rate[0] && v >= r) {
@@ -426,8 +427,10 @@ static void say_plan(const struct mf_mplan *plan)
 		} while (line);
 	}
 	for (i = 0; i < plan->nsampled; i++)
-		if (plan->sampled[i].type != 1 /* software */ && plan->sampled[i].period < 1000 && !plan->sampled[i].clock)
-			cli_warn("a hardware rate under 1000 (%" PRIu64 ") makes the kernel interrupt nearly every event",
+		if (plan->sampled[i].type != 1 /* software */ && plan->sampled[i].period < 1000 &&
+		    !plan->sampled[i].clock)
+			cli_warn("a hardware rate under 1000 (%" PRIu64
+				 ") makes the kernel interrupt nearly every event",
 				 plan->sampled[i].period);
 }
 
@@ -544,7 +547,8 @@ static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t s
 		cli_warn("%" PRIu64 " records and %" PRIu64 " samples were lost (ring buffer full)", run->lost,
 			 run->lost_samples);
 	if (run->throttles)
-		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)", run->throttles);
+		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)",
+			 run->throttles);
 	ex = write_reports(o, run, true);
 	if (ex == EXIT_OK && status_exit(run->wait_status) != 0) {
 		if (WIFSIGNALED(run->wait_status))
@@ -650,7 +654,7 @@ static int do_report(struct mopts *o, int argc, char **argv)
 	struct mf_mrun run, one;
 	struct mf_error e;
 	bool mixed = false;
-	char (*ids)[400] = NULL;
+	char(*ids)[400] = NULL;
 	int *first = NULL;
 	int i, j, ex, nruns = 0, ndup = 0;
 	if (argc < 1) {
@@ -679,8 +683,10 @@ static int do_report(struct mopts *o, int argc, char **argv)
 			for (j = 0; j < nruns && strcmp(ids[j], ids[nruns]) != 0; j++)
 				;
 			if (j < nruns) {
-				cli_warn("%s (argument %d) holds the same run as %s (argument %d): counted once; the "
-					 "run: %s", argv[i], i + 1, argv[first[j]], first[j] + 1, ids[j]);
+				cli_warn(
+					"%s (argument %d) holds the same run as %s (argument %d): counted once; the "
+					"run: %s",
+					argv[i], i + 1, argv[first[j]], first[j] + 1, ids[j]);
 				ndup++;
 			} else if (nruns == 0) {
 				run = one;
@@ -722,10 +728,12 @@ static int do_report(struct mopts *o, int argc, char **argv)
 		if (mixed)
 			cli_warn("the run files were reported with different --attribute rules: using ip, the default");
 		else if (o->ro.attribute_line)
-			cli_warn("%s made with --attribute line, so reported with it (Caliper's rule, mfstat's default "
-				 "before ip): a cache line's samples go to the function owning its first byte, which can "
-				 "be a neighbour; --attribute ip gives each sample to its own function",
-				 nruns > 1 ? "the run files were" : "the run file was");
+			cli_warn(
+				"%s made with --attribute line, so reported with it (Caliper's rule, mfstat's default "
+				"before ip): a cache line's samples go to the function owning its first byte, which "
+				"can "
+				"be a neighbour; --attribute ip gives each sample to its own function",
+				nruns > 1 ? "the run files were" : "the run file was");
 	}
 	ex = write_reports(o, &run, false);
 	mf_mrun_free(&run);
@@ -756,17 +764,25 @@ static int do_probe(const struct mopts *o)
 		mf_escape_json_file(stdout, p.vendor);
 		fputs(",\"arch\":", stdout);
 		mf_escape_json_file(stdout, p.arch);
-		printf(",\"vm\":%s,\"cpu_pmu\":%s,\"pmus\":", p.vm == 1 ? "true" : p.vm == 0 ? "false" : "null",
+		printf(",\"vm\":%s,\"cpu_pmu\":%s,\"pmus\":",
+		       p.vm == 1   ? "true"
+		       : p.vm == 0 ? "false"
+				   : "null",
 		       p.cpu_pmu ? "true" : "false");
 		mf_escape_json_file(stdout, p.pmus);
 		printf(",\"line_size\":%u,\"ncpus\":%d,\"measurements\":{", p.line_size, p.ncpus);
 	} else
-		printf("perf_event_paranoid  %d\nperf_event_mlock_kb  %ld\nCAP_PERFMON          %s\nCAP_SYS_ADMIN        "
-		       "%s\nCPU                  %s %s (%s)\nvirtual machine      %s\ncore PMU             %s\nPMUs        "
+		printf("perf_event_paranoid  %d\nperf_event_mlock_kb  %ld\nCAP_PERFMON          %s\nCAP_SYS_ADMIN      "
+		       "  "
+		       "%s\nCPU                  %s %s (%s)\nvirtual machine      %s\ncore PMU             %s\nPMUs    "
+		       "    "
 		       "         %s\nline size            %u (%s)\nonline CPUs          %d\n",
 		       p.paranoid, p.mlock_kb, p.cap_perfmon ? "yes" : "no", p.cap_sys_admin ? "yes" : "no", p.vendor,
-		       p.model, p.arch, p.vm == 1 ? "yes" : p.vm == 0 ? "no" : "unknown", p.cpu_pmu ? "yes" : "no",
-		       p.pmus, p.line_size, p.line_size_source, p.ncpus);
+		       p.model, p.arch,
+		       p.vm == 1   ? "yes"
+		       : p.vm == 0 ? "no"
+				   : "unknown",
+		       p.cpu_pmu ? "yes" : "no", p.pmus, p.line_size, p.line_size_source, p.ncpus);
 	for (k = 0; k < 2; k++) {
 		struct mopts d;
 		char requested[160];
@@ -873,7 +889,8 @@ int cmd_measure(int argc, char **argv)
 				char *e;
 				unsigned long v = strtoul(optarg, &e, 10);
 				if (*e || v < 8 || v > 4096 || (v & (v - 1))) {
-					cli_err("--line-size: '%s' is not a power of two from 8 to 4096, or auto", optarg);
+					cli_err("--line-size: '%s' is not a power of two from 8 to 4096, or auto",
+						optarg);
 					return EXIT_USAGE;
 				}
 				o.line_size = (uint32_t)v;
@@ -905,7 +922,9 @@ int cmd_measure(int argc, char **argv)
 		case 'q': cli_quiet = true; break;
 		case 'h': measure_usage(stdout); return EXIT_OK;
 		case ':': cli_err("option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cli_err("unknown option '%s' (see mfstat measure --help)", argv[optind - 1]); return EXIT_USAGE;
+		default:
+			cli_err("unknown option '%s' (see mfstat measure --help)", argv[optind - 1]);
+			return EXIT_USAGE;
 		}
 	}
 	o.ro.format = o.format;

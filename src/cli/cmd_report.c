@@ -100,22 +100,30 @@ struct report_opts {
 /* Parses report's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
 static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
-	static const struct option opts[] = {
-		{"input", required_argument, NULL, 'I'}, {"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'}, {"machine", required_argument, NULL, 'm'},
-		{"by", required_argument, NULL, 'b'},     {"skip-bad-rows", no_argument, NULL, 's'},
-		{"skip-bad-records", no_argument, NULL, 's'},
-		{"tables", required_argument, NULL, 'T'}, {"quiet", no_argument, NULL, 'q'},
-		{"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
-		{"mem-peak", required_argument, NULL, 'M'},
-		{"max-groups", required_argument, NULL, 'G'},
-		{"tz", required_argument, NULL, 256},     {"from", required_argument, NULL, 257},
-		{"to", required_argument, NULL, 258},     {"system", required_argument, NULL, 259},
-		{"pool", required_argument, NULL, 260},   {"hours", required_argument, NULL, 261},
-		{"weekdays", required_argument, NULL, 262},
-		{"sort", required_argument, NULL, 263},   {"top", required_argument, NULL, 264},
-		{"metrics", required_argument, NULL, 265},
-		{NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"input", required_argument, NULL, 'I'},
+					     {"format", required_argument, NULL, 'f'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"machine", required_argument, NULL, 'm'},
+					     {"by", required_argument, NULL, 'b'},
+					     {"skip-bad-rows", no_argument, NULL, 's'},
+					     {"skip-bad-records", no_argument, NULL, 's'},
+					     {"tables", required_argument, NULL, 'T'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"verbose", no_argument, NULL, 'v'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"mem-peak", required_argument, NULL, 'M'},
+					     {"max-groups", required_argument, NULL, 'G'},
+					     {"tz", required_argument, NULL, 256},
+					     {"from", required_argument, NULL, 257},
+					     {"to", required_argument, NULL, 258},
+					     {"system", required_argument, NULL, 259},
+					     {"pool", required_argument, NULL, 260},
+					     {"hours", required_argument, NULL, 261},
+					     {"weekdays", required_argument, NULL, 262},
+					     {"sort", required_argument, NULL, 263},
+					     {"top", required_argument, NULL, 264},
+					     {"metrics", required_argument, NULL, 265},
+					     {NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
 	int c;
@@ -162,7 +170,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			errno = 0;
 			o->max_groups = strtoull(optarg, &end, 10);
 			if (end == optarg || *end || errno || optarg[0] == '-') {
-				cli_err("report: --max-groups takes a number of groups (0: no limit), not '%s'", optarg);
+				cli_err("report: --max-groups takes a number of groups (0: no limit), not '%s'",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -204,13 +213,17 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		size_t bad;
 		int got = mf_by_parse(by_s, &o->by, &bad);
 		if (got == -2) {
-			cli_err("report: --by: '%s' is a second time key: give one of interval, hour, day, week, month, "
-				"hour-of-day or weekday", by_s + bad);
+			cli_err("report: --by: '%s' is a second time key: give one of interval, hour, day, week, "
+				"month, "
+				"hour-of-day or weekday",
+				by_s + bad);
 			return EXIT_USAGE;
 		}
 		if (got) {
-			cli_err("report: --by: '%s' is not one of system,lpar,pool,cpu,file,interval,hour,day,week,month,"
-				"hour-of-day,weekday", by_s + bad);
+			cli_err("report: --by: '%s' is not one of "
+				"system,lpar,pool,cpu,file,interval,hour,day,week,month,"
+				"hour-of-day,weekday",
+				by_s + bad);
 			return EXIT_USAGE;
 		}
 	}
@@ -309,7 +322,8 @@ static void explain_unavailable(const struct mf_report *rep)
 				if (r->lspr == MF_LSPR_NONE)
 					fprintf(stderr, "mfstat: %s: LSPR n/a: %s\n", where,
 						r->lspr_why == MF_LSPR_ONLY_EXCLUDED
-							? "only zIIP, zAAP or zCBP engines, which the LSPR match leaves out"
+							? "only zIIP, zAAP or zCBP engines, which the LSPR match "
+							  "leaves out"
 							: "L1MP or RNI not available");
 				continue;
 			}
@@ -398,7 +412,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
-		cli_warn("%llu more rows skipped (not shown)", (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
+		cli_warn("%llu more rows skipped (not shown)",
+			 (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
 	mf_report_left_out_text(&rep, text, sizeof(text));
 	if (rep.selected && rep.ngroups == 0 && text[0]) {
 		cli_err("report: nothing left after the selection: %s", text);

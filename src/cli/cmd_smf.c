@@ -65,12 +65,8 @@ int cmd_smf(int argc, char **argv)
 		case 's': skip = true; break;
 		case 'T': tables = optarg; break;
 		case 'h': fputs(smf_help, stdout); return EXIT_OK;
-		case ':':
-			cli_err("smf list: option %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			cli_err("smf list: option %s is not known", argv[optind - 1]);
-			return EXIT_USAGE;
+		case ':': cli_err("smf list: option %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: cli_err("smf list: option %s is not known", argv[optind - 1]); return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
@@ -121,7 +117,10 @@ int cmd_smf(int argc, char **argv)
 				snprintf(secs, sizeof(secs), "%.6f", (double)(rec->end_us - rec->start_us) / 1e6);
 			} else if (rec->subtype == 2) {
 				mf_time_format(rec->ctm_us, start, sizeof(start));
-				snprintf(secs, sizeof(secs), "%s", rec->first ? "first" : rec->final ? "final" : "cumul");
+				snprintf(secs, sizeof(secs), "%s",
+					 rec->first   ? "first"
+					 : rec->final ? "final"
+						      : "cumul");
 			}
 			sets_text(rec->sets, sets, sizeof(sets));
 			printf("0x%08llx  %-3d  %-8s  %4u  %-4s  %4u  %-8s  %-27s  %11s  %-5s  %zu%s%s\n",
@@ -132,7 +131,8 @@ int cmd_smf(int argc, char **argv)
 			if (counters) {
 				for (k = 0; k < rec->n; k++) {
 					const struct mf_counter *ctr = mf_family_counter_num(rec->family, rec->num[k]);
-					printf("    %-5s %-34s %" PRIu64 "\n", ctr->short_name, ctr->linux_name, rec->val[k]);
+					printf("    %-5s %-34s %" PRIu64 "\n", ctr->short_name, ctr->linux_name,
+					       rec->val[k]);
 				}
 			}
 		}

@@ -141,10 +141,10 @@ struct collect {
 	size_t n;
 	const int *dest_fam;
 	const int *dest_slot;
-	uint64_t *prev;          /* -I: the counts at the previous read, for deltas */
+	uint64_t *prev; /* -I: the counts at the previous read, for deltas */
 	struct mf_sample *s[2];
-	struct mf_pipeline *pl;  /* one sample per family (and interval, with -I) goes here */
-	size_t nown;             /* warnings of ours in pl (said on standard error already) */
+	struct mf_pipeline *pl; /* one sample per family (and interval, with -I) goes here */
+	size_t nown;            /* warnings of ours in pl (said on standard error already) */
 	const struct mf_perf_tick *tick;
 	int failed;
 };
@@ -324,7 +324,7 @@ struct stat_opts {
 	double interval_ms, mem_peak, duration;
 	int cpus[1024];
 	size_t ncpus;
-	char **cmd;              /* the command to run, or NULL to count system-wide */
+	char **cmd; /* the command to run, or NULL to count system-wide */
 };
 
 /*
@@ -343,7 +343,8 @@ static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, const
 		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, "cache-references", false, 0},
 		{PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "cache-misses", false, 0},
 		{PERF_TYPE_HW_CACHE,
-		 PERF_COUNT_HW_CACHE_DTLB | (PERF_COUNT_HW_CACHE_OP_READ << 8) | (PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
+		 PERF_COUNT_HW_CACHE_DTLB | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+			 (PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
 		 "dTLB-load-misses", false, 0},
 		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock", false, 0},
 		{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches", false, 0},
@@ -483,8 +484,10 @@ static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, co
 	col.cpsp[0] = info->cpu_speed;
 	if (isnan(col.cpsp[0]) && info->machine) {
 		col.cpsp[0] = info->machine->nominal_mhz;
-		add_warning(&col, "CPU speed unknown (no cpu_speed= in /proc/service_levels): used the nominal "
-			    "speed of machine type %u (%g MHz)", info->machine->type, col.cpsp[0]);
+		add_warning(&col,
+			    "CPU speed unknown (no cpu_speed= in /proc/service_levels): used the nominal "
+			    "speed of machine type %u (%g MHz)",
+			    info->machine->type, col.cpsp[0]);
 	}
 	col.n = info->nevents;
 	col.dest_fam = dest_fam;
@@ -513,14 +516,19 @@ done:
 /* Parses stat's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
-	static const struct option opts[] = {
-		{"all-cpus", no_argument, NULL, 'a'},        {"duration", required_argument, NULL, 'd'},
-		{"cpu", required_argument, NULL, 'C'},       {"interval", required_argument, NULL, 'I'},
-		{"mem-peak", required_argument, NULL, 'M'},
-		{"machine", required_argument, NULL, 'm'},   {"fallback", no_argument, NULL, 'F'},
-		{"format", required_argument, NULL, 'f'},    {"output", required_argument, NULL, 'o'},
-		{"tables", required_argument, NULL, 'T'},    {"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"all-cpus", no_argument, NULL, 'a'},
+					     {"duration", required_argument, NULL, 'd'},
+					     {"cpu", required_argument, NULL, 'C'},
+					     {"interval", required_argument, NULL, 'I'},
+					     {"mem-peak", required_argument, NULL, 'M'},
+					     {"machine", required_argument, NULL, 'm'},
+					     {"fallback", no_argument, NULL, 'F'},
+					     {"format", required_argument, NULL, 'f'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"tables", required_argument, NULL, 'T'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -625,7 +633,8 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (fam && fam->named) {
 		cli_err("stat: --machine %s is not an IBM Z family: CPU-MF counters are counted as z10 ... z17 "
-			"(--fallback counts the generic events of linux_perf by itself)", fam->display);
+			"(--fallback counts the generic events of linux_perf by itself)",
+			fam->display);
 		rc = EXIT_USAGE;
 		goto out;
 	}

@@ -35,10 +35,10 @@ struct kind {
 
 /* Two streams per kind: CPU/fault software, non-precise hardware, precise raw and a dynamic PMU, cache. */
 static const struct kind kinds[4][2] = {
-        {{MF_ROLE_CPU, PERF_TYPE_SOFTWARE, 0, 1000000}, {MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1}},
-        {{MF_ROLE_CPU, PERF_TYPE_HARDWARE, 0, 100003}, {MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1}},
-        {{MF_ROLE_ITLB, PERF_TYPE_RAW, 2, 1009}, {MF_ROLE_STLB, 11, 0, 4096}},
-        {{MF_ROLE_ITLB, PERF_TYPE_HW_CACHE, 0, 503}, {MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1}},
+	{{MF_ROLE_CPU, PERF_TYPE_SOFTWARE, 0, 1000000}, {MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1}},
+	{{MF_ROLE_CPU, PERF_TYPE_HARDWARE, 0, 100003}, {MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1}},
+	{{MF_ROLE_ITLB, PERF_TYPE_RAW, 2, 1009}, {MF_ROLE_STLB, 11, 0, 4096}},
+	{{MF_ROLE_ITLB, PERF_TYPE_HW_CACHE, 0, 503}, {MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1}},
 };
 
 static int setup(struct mf_mrun *run, uint8_t sel)

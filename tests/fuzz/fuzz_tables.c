@@ -19,9 +19,9 @@ static char dir[64];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const files[] = {"families.tsv", "machines.tsv", "lspr.tsv", "counters/z16.tsv",
-					    "metrics/z16.tsv", "metrics/common.tsv", "topology.tsv",
-					    "reports/ibmz.txt"};
+	static const char *const files[] = {"families.tsv",     "machines.tsv",    "lspr.tsv",
+					    "counters/z16.tsv", "metrics/z16.tsv", "metrics/common.tsv",
+					    "topology.tsv",     "reports/ibmz.txt"};
 	char path[256];
 	struct mf_kb *kb = NULL;
 	struct mf_error e;

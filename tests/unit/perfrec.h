@@ -181,7 +181,7 @@ static inline void rec_mmap(struct bb *b, uint32_t pid, uint64_t addr, uint64_t 
 
 /* MMAP2 with maj/min/ino, or with a build id when bid is given. */
 static inline void rec_mmap2(struct bb *b, uint32_t pid, uint64_t addr, uint64_t len, uint64_t pgoff, uint32_t prot,
-                             const char *path, const uint8_t *bid, uint8_t bid_len)
+			     const char *path, const uint8_t *bid, uint8_t bid_len)
 {
 	size_t at = rec_begin(b, PERF_RECORD_MMAP2, bid ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0);
 	put32(b, pid), put32(b, pid);
@@ -261,11 +261,11 @@ static inline void rec_other(struct bb *b, uint32_t type, size_t payload)
  * (tests/fuzz/fuzz_ring.c; test_ring.c writes its seeds).
  */
 static const uint64_t fuzz_sts[4] = {
-        ST_BASIC,
-        ST_FAULT,
-        ST_ALL,
-        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_WEIGHT |
-                PERF_SAMPLE_DATA_SRC,
+	ST_BASIC,
+	ST_FAULT,
+	ST_ALL,
+	PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_WEIGHT |
+		PERF_SAMPLE_DATA_SRC,
 };
 
 /* ---- the ring ------------------------------------------------------------- */

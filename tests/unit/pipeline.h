@@ -9,15 +9,15 @@
 
 struct pipe {
 	struct mf_kb *kb;
-	struct mf_pipeline *pl;  /* pipe_run: owns tab, the groups and res */
+	struct mf_pipeline *pl; /* pipe_run: owns tab, the groups and res */
 	struct mf_strtab *tab;
-	struct mf_grouper *g;    /* helpers that group by hand: owned with tab and res */
+	struct mf_grouper *g; /* helpers that group by hand: owned with tab and res */
 	struct mf_group *const *groups;
 	struct mf_result *res;
 	size_t n;
 	unsigned by;
 	uint64_t rows;
-	struct mf_report rep;    /* pipe_run: the report mfstat report would write */
+	struct mf_report rep; /* pipe_run: the report mfstat report would write */
 };
 
 /* The groups of a report in result order, as an array the caller frees. */

@@ -94,10 +94,10 @@ struct sb_rec {
 	unsigned cpu, cls, type, cfvn, csvn, cpsp;
 	int64_t start_us, end_us; /* subtype 1 interval; subtype 2: end_us is CTM */
 	int64_t cts_us;
-	unsigned flags;           /* subtype 1 Flags / subtype 2 CF */
-	const uint64_t *val;      /* by counter number, 512 entries */
-	int short_values;         /* subtype 1: 4-byte counters */
-	int bad_set_size;         /* make the extended set one counter short */
+	unsigned flags;      /* subtype 1 Flags / subtype 2 CF */
+	const uint64_t *val; /* by counter number, 512 entries */
+	int short_values;    /* subtype 1: 4-byte counters */
+	int bad_set_size;    /* make the extended set one counter short */
 };
 
 /* One complete type 113 record, RDW included. */

@@ -4,8 +4,9 @@
 
 MF_TEST_KB_FIXTURE()
 
-static const char head[] = "system,machine,interval_start,interval_seconds,bus_cycles,trans_all,trans_cpu,trans_io,"
-			   "brl,bril,bwl,implicit_wb,partial_nonzero,cpu_cycles,read_occupancy,read_inserts\n";
+static const char head[] =
+	"system,machine,interval_start,interval_seconds,bus_cycles,trans_all,trans_cpu,trans_io,"
+	"brl,bril,bwl,implicit_wb,partial_nonzero,cpu_cycles,read_occupancy,read_inserts\n";
 
 static void itanium2(void **state)
 {
@@ -22,8 +23,9 @@ static void itanium2(void **state)
 	/* 100 * ((4e7 + 1e7 + 2e7 + 5e6) * 4 + 3e6) / 2e9 = 100 * 3.03e8 / 2e9 = 15.15 */
 	assert_true(fabs(metric(&p, 0, "UTIL_DATA") - 15.15) < 1e-12);
 	assert_true(metric(&p, 0, "CPU_PCT") == 90 && metric(&p, 0, "IO_PCT") == 10);
-	assert_true(metric(&p, 0, "BRL_PCT") == 40 && metric(&p, 0, "BRIL_PCT") == 10 && metric(&p, 0, "BWL_PCT") == 20);
-	assert_true(metric(&p, 0, "AVG_LAT") == 400);   /* 3.2e10 / 8e7 */
+	assert_true(metric(&p, 0, "BRL_PCT") == 40 && metric(&p, 0, "BRIL_PCT") == 10 &&
+		    metric(&p, 0, "BWL_PCT") == 20);
+	assert_true(metric(&p, 0, "AVG_LAT") == 400);    /* 3.2e10 / 8e7 */
 	assert_true(metric(&p, 0, "AVG_OUTSTAND") == 2); /* 3.2e10 / 1.6e10 */
 	assert_int_equal(p.res[0].doubts & MF_DOUBT_NEGATIVE, 0);
 	pipe_free(&p);
@@ -39,7 +41,8 @@ static void itanium2(void **state)
 	/* Several intervals in one group: sum, then divide.  Interval 1: 100 of 1000 cycles busy
 	 * (UTIL_ADRS 30); interval 2: 100 of 4000 (7.5).  The mean of ratios would be 18.75; the
 	 * group's value is 100 * 200 * 3 / 5000 = 12. */
-	snprintf(csv, sizeof(csv), "%s%s%s", head, "h,itanium2,2011-02-01T10:00:00Z,1,1000,100,90,10,1,1,1,1,1,10,10,1\n",
+	snprintf(csv, sizeof(csv), "%s%s%s", head,
+		 "h,itanium2,2011-02-01T10:00:00Z,1,1000,100,90,10,1,1,1,1,1,10,10,1\n",
 		 "h,itanium2,2011-02-01T10:00:01Z,1,4000,100,90,10,1,1,1,1,1,10,10,1\n");
 	pipe_run(&p, kb, csv, MF_BY_SYSTEM);
 	assert_int_equal(p.n, 1);
@@ -59,7 +62,8 @@ static void intel_uncore(void **state)
 	size_t i;
 	(void)state;
 	pipe_run(&p, kb,
-		 "machine,interval_seconds,cas_count_read,cas_count_write,tor_occupancy_drd,tor_inserts_drd,cha_clockticks,"
+		 "machine,interval_seconds,cas_count_read,cas_count_write,tor_occupancy_drd,tor_inserts_drd,cha_"
+		 "clockticks,"
 		 "offcore_outstanding_drd,offcore_requests_drd,offcore_cycles_with_drd\n"
 		 "intel_uncore,2,300000000,100000000,9000000000,50000000,4000000000,600000000,4000000,200000000\n",
 		 0);

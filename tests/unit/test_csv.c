@@ -54,7 +54,8 @@ static void good_rows(void **state)
 	struct run run;
 	(void)state;
 	start(&run,
-	      "\xEF\xBB\xBFsystem,lpar,cpu,pool,machine,cpsp,interval_start,interval_seconds,B0,B1,CPU_CYCLES_X,E143\r\n",
+	      "\xEF\xBB\xBFsystem,lpar,cpu,pool,machine,cpsp,interval_start,interval_seconds,B0,B1,CPU_CYCLES_X,"
+	      "E143\r\n",
 	      NULL);
 	/* CPU_CYCLES_X is no counter of any family. */
 	assert_int_equal(run.open_rc, MF_EFORMAT);
@@ -81,7 +82,7 @@ static void good_rows(void **state)
 	assert_true(run.s.seconds == 900.5);
 	assert_true(run.s.has_start);
 	assert_int_equal(run.s.start_us, (int64_t)1741079700 * 1000000); /* 09:15:00Z */
-	assert_int_equal(run.s.n, 2); /* E143 empty: absent */
+	assert_int_equal(run.s.n, 2);                                    /* E143 empty: absent */
 	assert_true(value_of(&run.s, "B0") == UINT64_MAX);
 	assert_true(value_of(&run.s, "B1") == 1);
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
@@ -134,7 +135,7 @@ static void machine_option(void **state)
 
 struct bad {
 	const char *text;
-	int open;     /* error at open (header) rather than at a row */
+	int open; /* error at open (header) rather than at a row */
 	int code;
 	long line, col;
 	const char *msg;
@@ -145,7 +146,9 @@ static void bad_inputs(void **state)
 	static const struct bad cases[] = {
 		{"", 1, MF_EFORMAT, 0, 0, "empty file: no header"},
 		{"\n\n", 1, MF_EFORMAT, 0, 0, "no header"},
-		{"\x7f" "ELF\x02\x01\x01\x00\x00\x00", 1, MF_EFORMAT, 0, 0, "not recognised"},
+		{"\x7f"
+		 "ELF\x02\x01\x01\x00\x00\x00",
+		 1, MF_EFORMAT, 0, 0, "not recognised"},
 		{"B0,B1\n1,x2\n", 0, MF_EFORMAT, 2, 3, "not a number 'x2'"},
 		{"B0,B1\n1,-2\n", 0, MF_EFORMAT, 2, 3, "negative value"},
 		{"B0,B1\n1,2.5\n", 0, MF_EFORMAT, 2, 3, "not an integer"},
@@ -204,9 +207,10 @@ static void bad_inputs(void **state)
 			finish(&run);
 			continue;
 		}
-		if (rc != b->code || run.e.line != b->line || (b->col && run.e.col != b->col) || !strstr(run.e.msg, b->msg))
-			fail_msg("case %zu: got %d %ld:%ld '%s', expected %d %ld:%ld '%s'", i, rc, run.e.line, run.e.col,
-				 run.e.msg, b->code, b->line, b->col, b->msg);
+		if (rc != b->code || run.e.line != b->line || (b->col && run.e.col != b->col) ||
+		    !strstr(run.e.msg, b->msg))
+			fail_msg("case %zu: got %d %ld:%ld '%s', expected %d %ld:%ld '%s'", i, rc, run.e.line,
+				 run.e.col, run.e.msg, b->code, b->line, b->col, b->msg);
 		assert_string_equal(run.e.file, "t.csv");
 		finish(&run);
 	}
@@ -372,9 +376,10 @@ static void text_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(good_rows),   cmocka_unit_test(nominal_speed),     cmocka_unit_test(machine_option),
-		cmocka_unit_test(bad_inputs),  cmocka_unit_test(skip_and_continue), cmocka_unit_test(nul_in_names), cmocka_unit_test(caret_window),
-		cmocka_unit_test(text_lines),  cmocka_unit_test(text_u64),          cmocka_unit_test(text_split),
+		cmocka_unit_test(good_rows),    cmocka_unit_test(nominal_speed),     cmocka_unit_test(machine_option),
+		cmocka_unit_test(bad_inputs),   cmocka_unit_test(skip_and_continue), cmocka_unit_test(nul_in_names),
+		cmocka_unit_test(caret_window), cmocka_unit_test(text_lines),        cmocka_unit_test(text_u64),
+		cmocka_unit_test(text_split),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

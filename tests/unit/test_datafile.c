@@ -114,10 +114,8 @@ static void test_embedded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_absent),
-		cmocka_unit_test(test_large),
-		cmocka_unit_test(test_unreadable),
-		cmocka_unit_test(test_events_unreadable),
+		cmocka_unit_test(test_absent),     cmocka_unit_test(test_large),
+		cmocka_unit_test(test_unreadable), cmocka_unit_test(test_events_unreadable),
 		cmocka_unit_test(test_embedded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,7 +123,7 @@ static void decode_matches_reference(void **state)
 			rlen = ref_decode(b, n, &rcp);
 			if (len != rlen || (len && cp != rcp))
 				fail_msg("%zu bytes %02x %02x %02x: %zu, reference %zu", n, b[0], b[1], b[2], len,
-				         rlen);
+					 rlen);
 		}
 	}
 	for (a = 0xF0; a <= 0xFF; a++)
@@ -138,7 +138,7 @@ static void decode_matches_reference(void **state)
 					rlen = ref_decode(b, 4, &rcp);
 					if (len != rlen || (len && cp != rcp))
 						fail_msg("%02x %02x %02x %02x: %zu, reference %zu", b[0], b[1], b[2],
-						         b[3], len, rlen);
+							 b[3], len, rlen);
 				}
 		}
 }
@@ -162,8 +162,11 @@ static void text_cases(void **state)
 	expect_text("\x1b[31mred\x1b]0;title\x07", 0, "\\x1b[31mred\\x1b]0;title\\x07");
 	expect_text("a\tb\nc\rd\x7f", 0, "a\\x09b\\x0ac\\x0dd\\x7f");
 	expect_text("a\tb\nc", MF_ESCAPE_TEXT_KEEP_NL | MF_ESCAPE_TEXT_KEEP_TAB, "a\tb\nc");
-	expect_text("c1 \xc2\x9b" "31m", 0, "c1 \\u009b31m");          /* CSI as a C1 control */
-	expect_text("sur\xed\xa0\x80", 0, "sur\\xed\\xa0\\x80");    /* not UTF-8: each byte */
+	expect_text(
+		"c1 \xc2\x9b"
+		"31m",
+		0, "c1 \\u009b31m");                             /* CSI as a C1 control */
+	expect_text("sur\xed\xa0\x80", 0, "sur\\xed\\xa0\\x80"); /* not UTF-8: each byte */
 	expect_text("cut\xe2\x82", 0, "cut\\xe2\\x82");
 	expect_text("", 0, "");
 }
@@ -198,7 +201,7 @@ static void json_cases(void **state)
 	expect_json("\x01\x08\x0C\x1B[31m\x1F\x7F", "\"\\u0001\\u0008\\u000c\\u001b[31m\\u001f\\u007f\"");
 	/* Valid UTF-8 is kept as it is, U+FFFD and the C1 controls too. */
 	expect_json("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD " \xC2\x85",
-	            "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD " \xC2\x85\"");
+		    "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD " \xC2\x85\"");
 	/* One \ufffd per byte that is not valid UTF-8. */
 	expect_json("SYS\xED\xA0\x80", "\"SYS\\ufffd\\ufffd\\ufffd\"");
 	expect_json("SYS\xE0\x80\x80", "\"SYS\\ufffd\\ufffd\\ufffd\"");
@@ -225,8 +228,8 @@ static uint32_t rnd(uint32_t *s)
 static void random_text(char *in, size_t cap, uint32_t *seed)
 {
 	static const unsigned char pick[] = {0x01, 0x0A, 0x1F, '"',  '\\', '<',  '&',  '\'', 0x7F,
-	                                     0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xA0, 0x9F,
-	                                     0xEF, 0xF0, 0xF4, 0x90, 0x8F, 0xF5, 0xFF};
+					     0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xA0, 0x9F,
+					     0xEF, 0xF0, 0xF4, 0x90, 0x8F, 0xF5, 0xFF};
 	size_t n = rnd(seed) % cap, i;
 
 	for (i = 0; i < n; i++) {
@@ -339,7 +342,7 @@ static void xml_cases(void **state)
 	expect_xml(NULL, "");
 	/* Valid UTF-8 stays as it is: é, €, U+1F600, U+FFFD itself. */
 	expect_xml("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD,
-	           "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD);
+		   "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 " FFFD);
 	/* Every byte that is not valid UTF-8 becomes one U+FFFD. */
 	expect_xml("\xFF", FFFD);
 	expect_xml("a\x80z", "a" FFFD "z");
@@ -352,9 +355,10 @@ static void xml_cases(void **state)
 	expect_xml("\xF5\x80", FFFD FFFD);
 	expect_xml("x\xE2\x82", "x" FFFD FFFD);
 	/* Characters XML 1.0 does not allow, DEL and the C1 controls; tab, LF and CR stay. */
-	expect_xml("a\x01"
-	           "b\x1F\tc\nd\re",
-	           "a" FFFD "b" FFFD "\tc\nd\re");
+	expect_xml(
+		"a\x01"
+		"b\x1F\tc\nd\re",
+		"a" FFFD "b" FFFD "\tc\nd\re");
 	expect_xml("\x1B[31m", FFFD "[31m");
 	expect_xml("\x7F|\xC2\x80|\xC2\x9F|\xC2\xA0", FFFD "|" FFFD "|" FFFD "|\xC2\xA0");
 	expect_xml("\xEF\xBF\xBE\xEF\xBF\xBF", FFFD FFFD);
@@ -581,11 +585,12 @@ static void mreport_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(decode_edges), cmocka_unit_test(decode_matches_reference),
-	        cmocka_unit_test(json_cases),   cmocka_unit_test(json_reloads),
-	        cmocka_unit_test(csv_cases),    cmocka_unit_test(xml_cases),
-	        cmocka_unit_test(xml_random),   cmocka_unit_test(mreport_csv),
-	        cmocka_unit_test(mreport_json), cmocka_unit_test(text_cases), cmocka_unit_test(mreport_text),
+		cmocka_unit_test(decode_edges), cmocka_unit_test(decode_matches_reference),
+		cmocka_unit_test(json_cases),   cmocka_unit_test(json_reloads),
+		cmocka_unit_test(csv_cases),    cmocka_unit_test(xml_cases),
+		cmocka_unit_test(xml_random),   cmocka_unit_test(mreport_csv),
+		cmocka_unit_test(mreport_json), cmocka_unit_test(text_cases),
+		cmocka_unit_test(mreport_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

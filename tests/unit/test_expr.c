@@ -59,9 +59,9 @@ static void values(void **state)
 	} cases[] = {
 		{"1", 1},
 		{"A + B", 14},
-		{"A - B - C", 3},          /* left associative */
-		{"A / B / 2", 1.25},       /* left associative */
-		{"A + B * C", 22},         /* precedence */
+		{"A - B - C", 3},    /* left associative */
+		{"A / B / 2", 1.25}, /* left associative */
+		{"A + B * C", 22},   /* precedence */
 		{"(A + B) * C", 42},
 		{"-A + 3", -7},
 		{"- -A", 10},
@@ -70,14 +70,14 @@ static void values(void **state)
 		{"0.45*A", 4.5},
 		{".5 * B", 2},
 		{"  A\t+B  ", 14},
-		{"X * 7", 0},              /* a zero counter is a value */
+		{"X * 7", 0}, /* a zero counter is a value */
 		{"X / A", 0},
 		{"M0 * 2", 5},
 		{"A / (B + C) * 100", 1000.0 / 7},
 		{"((((A))))", 10},
-		{"0e-400 + 1", 1},         /* zero written with any exponent is zero */
+		{"0e-400 + 1", 1}, /* zero written with any exponent is zero */
 		{"1e308 / 1e308", 1},
-		{"2.3e-308 * 1e308", 2.3},  /* the smallest normal doubles are kept */
+		{"2.3e-308 * 1e308", 2.3}, /* the smallest normal doubles are kept */
 	};
 	struct mf_na na;
 	size_t i;

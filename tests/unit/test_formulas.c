@@ -9,16 +9,41 @@
 
 #include "testutil.h"
 
-static const char *const all_names[] = {
-	"CPI", "PRBSTATE", "L1MP", "L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP", "LPARCPU",
-	"EST_INSTR_CMPLX_CPI", "FINITE_CPI", "SCPL1M", "RNI", "EFF_GHZ", "TLB1_CPU_MISS_PCT",
-	"TLB1_CYCLES_PER_MISS", "PTE_PCT", "TLB_MISS_RATE", "W_AIU_CPU", "C_AIU_CPU", "AIU_CPU",
-	"LOCAL_AIU_PCT", "REMOTE_AIU_PCT", "C_AIU_TIME", "W_AIU_TIME", "LSPR", NULL};
+static const char *const all_names[] = {"CPI",
+					"PRBSTATE",
+					"L1MP",
+					"L15P",
+					"L2LP",
+					"L2RP",
+					"L2P",
+					"L3P",
+					"L4LP",
+					"L4RP",
+					"MEMP",
+					"LPARCPU",
+					"EST_INSTR_CMPLX_CPI",
+					"FINITE_CPI",
+					"SCPL1M",
+					"RNI",
+					"EFF_GHZ",
+					"TLB1_CPU_MISS_PCT",
+					"TLB1_CYCLES_PER_MISS",
+					"PTE_PCT",
+					"TLB_MISS_RATE",
+					"W_AIU_CPU",
+					"C_AIU_CPU",
+					"AIU_CPU",
+					"LOCAL_AIU_PCT",
+					"REMOTE_AIU_PCT",
+					"C_AIU_TIME",
+					"W_AIU_TIME",
+					"LSPR",
+					NULL};
 
 struct expect {
 	char name[40];
-	int absent;   /* the family must not define it */
-	int na;       /* defined, not available */
+	int absent; /* the family must not define it */
+	int na;     /* defined, not available */
 	double value;
 	char cls[16];
 	int line;
@@ -64,7 +89,8 @@ static void run_case(const struct mf_kb *kb, const char *file, struct vcase *vc)
 			continue;
 		}
 		if (idx == -1)
-			fail_msg("%s:%d (%s): %s is not reported for %s", file, e->line, vc->name, e->name, fam->display);
+			fail_msg("%s:%d (%s): %s is not reported for %s", file, e->line, vc->name, e->name,
+				 fam->display);
 		if (idx == MF_REPORT_LSPR) {
 			const char *got = mf_lspr_name(res[0].lspr);
 			if (strcmp(got ? got : "n/a", e->cls) != 0)
@@ -76,7 +102,8 @@ static void run_case(const struct mf_kb *kb, const char *file, struct vcase *vc)
 			double v = res[0].value[idx];
 			if (e->na) {
 				if (!isnan(v))
-					fail_msg("%s:%d (%s): %s = %.17g, expected n/a", file, e->line, vc->name, e->name, v);
+					fail_msg("%s:%d (%s): %s = %.17g, expected n/a", file, e->line, vc->name,
+						 e->name, v);
 			} else if (isnan(v) || fabs(v - e->value) > 1e-9 * fabs(e->value) + 1e-12) {
 				fail_msg("%s:%d (%s): %s = %.17g, expected %.17g", file, e->line, vc->name, e->name, v,
 					 e->value);

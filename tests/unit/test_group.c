@@ -94,9 +94,8 @@ static void day_rows(char *buf, size_t n, const char *sys, int first_min, int mi
 	for (i = 0; i < count; i++) {
 		int m = first_min + i * minutes;
 		/* 1000 MHz: busy cycles = 0.5 * seconds * 1e9. */
-		used += (size_t)snprintf(buf + used, n - used,
-					 "%s,0,z16,1000,2025-01-01T%02d:%02d:00Z,%d,%lld,1\n", sys, m / 60, m % 60,
-					 minutes * 60, (long long)minutes * 60 * 500000000LL);
+		used += (size_t)snprintf(buf + used, n - used, "%s,0,z16,1000,2025-01-01T%02d:%02d:00Z,%d,%lld,1\n",
+					 sys, m / 60, m % 60, minutes * 60, (long long)minutes * 60 * 500000000LL);
 	}
 }
 
@@ -393,9 +392,15 @@ static void merge(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide), cmocka_unit_test(interval_length),
-		cmocka_unit_test(keys_and_order),  cmocka_unit_test(doubts),          cmocka_unit_test(merge),
-		cmocka_unit_test(interval_spans_systems), cmocka_unit_test(dedup_smf), cmocka_unit_test(max_groups),
+		cmocka_unit_test(by_parse),
+		cmocka_unit_test(sum_then_divide),
+		cmocka_unit_test(interval_length),
+		cmocka_unit_test(keys_and_order),
+		cmocka_unit_test(doubts),
+		cmocka_unit_test(merge),
+		cmocka_unit_test(interval_spans_systems),
+		cmocka_unit_test(dedup_smf),
+		cmocka_unit_test(max_groups),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

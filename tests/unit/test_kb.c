@@ -71,7 +71,8 @@ static void lint_families(void **state)
 		assert_int_equal(mf_grouper_add(g, s), 0);
 		groups = mf_grouper_groups(g, NULL, &n);
 		res = mf_results_new(groups, n);
-		mf_metrics_compute(kb, groups[0], &(struct mf_metrics_opts){.mem_peak_gbs = 25.6}, &res[0]); /* --mem-peak for DRAM_UTIL */
+		mf_metrics_compute(kb, groups[0], &(struct mf_metrics_opts){.mem_peak_gbs = 25.6},
+				   &res[0]); /* --mem-peak for DRAM_UTIL */
 		for (i = 0; i < fam->nmetrics; i++)
 			if (isnan(res[0].value[i]))
 				fail_msg("%s: %s not available with every counter present", fam->display,
@@ -100,10 +101,15 @@ static void lint_families(void **state)
 static void families_and_machines(void **state)
 {
 	struct mf_kb *kb = test_kb();
-	static const struct { const char *s; const char *fam; int csvn; int ext; } cases[] = {
-		{"2097", "z10", 1, 32},   {"2818", "z196", 2, 48}, {"2827", "zec12", 3, 128}, {"zEC12", "zec12", 3, 128},
-		{"2965", "z13", 4, 128},  {"3906", "z14", 5, 128}, {"8562", "z15", 6, 160},   {"3931", "z16", 7, 160},
-		{"Z16", "z16", 7, 160},   {"9175", "z17", 8, 160},
+	static const struct {
+		const char *s;
+		const char *fam;
+		int csvn;
+		int ext;
+	} cases[] = {
+		{"2097", "z10", 1, 32},  {"2818", "z196", 2, 48}, {"2827", "zec12", 3, 128}, {"zEC12", "zec12", 3, 128},
+		{"2965", "z13", 4, 128}, {"3906", "z14", 5, 128}, {"8562", "z15", 6, 160},   {"3931", "z16", 7, 160},
+		{"Z16", "z16", 7, 160},  {"9175", "z17", 8, 160},
 	};
 	const struct mf_family *fam;
 	const struct mf_machine *m;
@@ -160,13 +166,16 @@ static void short_names(void **state)
 static void lspr_boundaries(void **state)
 {
 	struct mf_kb *kb = test_kb();
-	static const struct { double l1mp, rni; int cls; } cases[] = {
-		{2.999, 0.75, MF_LSPR_AVERAGE}, {2.999, 0.7499, MF_LSPR_LOW}, {0, 0, MF_LSPR_LOW},
-		{3, 0.75, MF_LSPR_AVERAGE},     {3, 1.0, MF_LSPR_AVERAGE},    {3, 1.0001, MF_LSPR_HIGH},
-		{3, 0.6, MF_LSPR_AVERAGE},      {3, 0.5999, MF_LSPR_LOW},     {6, 1.0, MF_LSPR_AVERAGE},
-		{6, 1.01, MF_LSPR_HIGH},        {6, 0.6, MF_LSPR_AVERAGE},    {6, 0.59, MF_LSPR_LOW},
+	static const struct {
+		double l1mp, rni;
+		int cls;
+	} cases[] = {
+		{2.999, 0.75, MF_LSPR_AVERAGE}, {2.999, 0.7499, MF_LSPR_LOW},      {0, 0, MF_LSPR_LOW},
+		{3, 0.75, MF_LSPR_AVERAGE},     {3, 1.0, MF_LSPR_AVERAGE},         {3, 1.0001, MF_LSPR_HIGH},
+		{3, 0.6, MF_LSPR_AVERAGE},      {3, 0.5999, MF_LSPR_LOW},          {6, 1.0, MF_LSPR_AVERAGE},
+		{6, 1.01, MF_LSPR_HIGH},        {6, 0.6, MF_LSPR_AVERAGE},         {6, 0.59, MF_LSPR_LOW},
 		{6.0001, 0.75, MF_LSPR_HIGH},   {6.0001, 0.7499, MF_LSPR_AVERAGE}, {4.5, 0.7, MF_LSPR_AVERAGE},
-		{2, 2, MF_LSPR_AVERAGE},        {10, 0.1, MF_LSPR_AVERAGE},  {10, -0.1, MF_LSPR_AVERAGE},
+		{2, 2, MF_LSPR_AVERAGE},        {10, 0.1, MF_LSPR_AVERAGE},        {10, -0.1, MF_LSPR_AVERAGE},
 		{1, -0.5, MF_LSPR_LOW},
 	};
 	size_t i;
@@ -201,41 +210,53 @@ static void table_errors(void **state)
 		long line, col;
 		const char *msg;
 	} cases[] = {
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\t-\t2025-01\t(B0 + \tbroken\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\t-\t2025-01\t(B0 + \tbroken\n",
 		 2, 23, "formula ends"},
-		{"metrics/generic.tsv", "# c\nname\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\t-\t2025-01\tB0 / NOPE\tunknown\n",
+		{"metrics/generic.tsv",
+		 "# c\nname\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\t-\t2025-01\tB0 / NOPE\tunknown\n",
 		 3, 22, "unknown name 'NOPE'"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\t-\t2025-01\tY\tcycle\nY\t%\t2\t-\t2025-01\tX\tcycle\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\t-\t2025-01\tY\tcycle\nY\t%\t2\t-\t2025-01\tX\tcycle\n",
 		 2, 17, "depends on itself: X -> Y -> X"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "A\t%\t2\t-\t2025-01\tB0\tok\nX\t%\t2\t-\t2025-01\tA + X\tself\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "A\t%\t2\t-\t2025-01\tB0\tok\nX\t%\t2\t-\t2025-01\tA + X\tself\n",
 		 3, 17, "metric X depends on itself: X -> X"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\t-\t2025-01\tB0 + 1e-400\tunderflow\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\t-\t2025-01\tB0 + 1e-400\tunderflow\n",
 		 2, 22, "number '1e-400' is too small"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\t-\t2025-01\tB0 * 1e309\toverflow\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\t-\t2025-01\tB0 * 1e309\toverflow\n",
 		 2, 22, "number '1e309' is too large"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\t-\t2025-01\tB0\ta\nY\t%\t2\t-\t2025-01\tB1\tb\nX\t%\t2\t-\t2025-01\tB2\tc\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\t-\t2025-01\tB0\ta\nY\t%\t2\t-\t2025-01\tB1\tb\nX\t%\t2\t-\t2025-01\tB2\tc\n",
 		 4, 1, "metric X defined twice in this file"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\tbogus\t2025-01\tB0\td\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\tbogus\t2025-01\tB0\td\n",
 		 2, 7, "unknown flag 'bogus'"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\tnonneg,max=1e-400\t2025-01\tB0\td\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\tnonneg,max=1e-400\t2025-01\tB0\td\n",
 		 2, 18, "max=1e-400 is out of the range of a double"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\tmax=1e999\t2025-01\tB0\td\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\tmax=1e999\t2025-01\tB0\td\n",
 		 2, 11, "max=1e999 is out of the range"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\tmax=nan\t2025-01\tB0\td\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\tmax=nan\t2025-01\tB0\td\n",
 		 2, 7, "max= needs a number"},
-		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
-				    "X\t%\t2\t-\tApril\tB0\td\n",
+		{"metrics/generic.tsv",
+		 "name\tunit\tdigits\tflags\trevision\tformula\tdescription\n"
+		 "X\t%\t2\t-\tApril\tB0\td\n",
 		 2, 9, "revision must be a date"},
 		{"metrics/generic.tsv", "name\tunit\tdigits\tflags\tformula\tdescription\n", 1, 24, "header must be"},
 		{"lspr.tsv", "l1mp\trni\tclass\n[0,3)\t(x,1]\tLOW\n", 2, 7, "expected an interval"},
@@ -321,8 +342,8 @@ static void infer_family(void **state)
 {
 	struct mf_kb *kb = test_kb();
 	struct mf_family_fit fit;
-	const char *basic[] = {"B0", "p32"}, *both[] = {"B0", "E128"}, *e128[] = {"E128"},
-		   *e128l[] = {"DTLB1_MISSES"}, *late[] = {"E160", "E265"}, *mix[] = {"E160", "L1I_L2_SOURCED_WRITES"};
+	const char *basic[] = {"B0", "p32"}, *both[] = {"B0", "E128"}, *e128[] = {"E128"}, *e128l[] = {"DTLB1_MISSES"},
+		   *late[] = {"E160", "E265"}, *mix[] = {"E160", "L1I_L2_SOURCED_WRITES"};
 	(void)state;
 	mf_kb_infer_family(kb, basic, NULL, 2, &fit);
 	assert_true(fit.generic);
@@ -355,9 +376,9 @@ static void infer_family(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(lint_families),   cmocka_unit_test(families_and_machines),
-		cmocka_unit_test(short_names),     cmocka_unit_test(lspr_boundaries),
-		cmocka_unit_test(table_errors),    cmocka_unit_test(overlay),
+		cmocka_unit_test(lint_families), cmocka_unit_test(families_and_machines),
+		cmocka_unit_test(short_names),   cmocka_unit_test(lspr_boundaries),
+		cmocka_unit_test(table_errors),  cmocka_unit_test(overlay),
 		cmocka_unit_test(infer_family),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

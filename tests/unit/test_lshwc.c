@@ -11,10 +11,10 @@
 MF_TEST_KB_FIXTURE()
 
 #define DATA MFSTAT_SOURCE_DIR "/tests/data/lshwc/"
-#define EX1  DATA "lshwc_man_ex1_basic_problem_total.csv"
-#define EX2  DATA "lshwc_man_ex2_problem_allcpu.csv"
-#define EX3  DATA "lshwc_man_ex3_basic_delta_short.csv"
-#define EX4  DATA "lshwc_man_ex4_problem_cpu3.json"
+#define EX1 DATA "lshwc_man_ex1_basic_problem_total.csv"
+#define EX2 DATA "lshwc_man_ex2_problem_allcpu.csv"
+#define EX3 DATA "lshwc_man_ex3_basic_delta_short.csv"
+#define EX4 DATA "lshwc_man_ex4_problem_cpu3.json"
 
 #define SEC INT64_C(1000000)
 
@@ -231,16 +231,16 @@ static void ex3_delta_short(void **state)
 {
 	/* B0..B5 of each row of the file. */
 	static const uint64_t b[10][6] = {
-	        {208075, 117287, 1950, 50548, 1082, 49609},
-	        {85800055, 70353492, 590286, 13228290, 364034, 12945804},
-	        {70654751, 60656797, 483047, 10838672, 305703, 10570868},
-	        {81043162, 69476160, 587141, 13228161, 376662, 12868298},
-	        {73434017, 62675417, 524857, 11787256, 333966, 11543649},
-	        {68367967, 58452919, 506712, 11370740, 310785, 10589883},
-	        {70351947, 57607764, 507675, 11433377, 312433, 10676243},
-	        {77154817, 65371168, 562153, 12671030, 349750, 12311061},
-	        {88871882, 75441201, 655310, 14875963, 392530, 13773130},
-	        {83763472, 71730813, 609260, 13643680, 366992, 12672405},
+		{208075, 117287, 1950, 50548, 1082, 49609},
+		{85800055, 70353492, 590286, 13228290, 364034, 12945804},
+		{70654751, 60656797, 483047, 10838672, 305703, 10570868},
+		{81043162, 69476160, 587141, 13228161, 376662, 12868298},
+		{73434017, 62675417, 524857, 11787256, 333966, 11543649},
+		{68367967, 58452919, 506712, 11370740, 310785, 10589883},
+		{70351947, 57607764, 507675, 11433377, 312433, 10676243},
+		{77154817, 65371168, 562153, 12671030, 349750, 12311061},
+		{88871882, 75441201, 655310, 14875963, 392530, 13773130},
+		{83763472, 71730813, 609260, 13643680, 366992, 12672405},
 	};
 	/*
 	 * CPI = B0 / B1 and L1MP = (B2 + B4) / B1 * 100 of each row, worked out
@@ -249,11 +249,11 @@ static void ex3_delta_short(void **state)
 	 * (590286 + 364034) / 70353492 * 100 = 954320 / 70353492 * 100 = 1.35646429604376.
 	 */
 	static const double cpi[10] = {1.7740670321519,  1.21955645073026, 1.16482825494396, 1.16648879270242,
-	                               1.1716558184208,  1.16962451438909, 1.2212233580182,  1.18025758695332,
-	                               1.17802846219269, 1.16774742257557};
+				       1.1716558184208,  1.16962451438909, 1.2212233580182,  1.18025758695332,
+				       1.17802846219269, 1.16774742257557};
 	static const double l1mp[10] = {2.58511173446333, 1.35646429604376, 1.30034891225793, 1.38724276068223,
-	                                1.37027089903526, 1.39855633214827, 1.42360672078854, 1.39496207257609,
-	                                1.38894925599077, 1.36099391484661};
+					1.37027089903526, 1.39855633214827, 1.42360672078854, 1.39496207257609,
+					1.38894925599077, 1.36099391484661};
 	struct run run;
 	struct pipe p;
 	size_t i, k;
@@ -447,52 +447,55 @@ static void bad_inputs(void **state)
 #define H "Date,Time,CPU,B0,B1\n"
 #define R "2025-03-26,10:34:19,"
 	static const struct bad cases[] = {
-	        {H R "Total,5\n", NULL, 0, MF_EFORMAT, 2, 28, "fewer fields than the header (4, header has 5)"},
-	        {H R "Total,5,6,7\n", NULL, 0, MF_EFORMAT, 2, 31, "more fields than the header"},
-	        {H R "Total,5,x1\n", NULL, 0, MF_EFORMAT, 2, 29, "B1: not a number 'x1'"},
-	        {H R "Total,5,-1\n", NULL, 0, MF_EFORMAT, 2, 29, "B1: a negative value"},
-	        {H R "Total,5,1f\n", NULL, 0, MF_EFORMAT, 2, 29, "use -X"},
-	        {H R "Total,5,18446744073709551616\n", NULL, 0, MF_EFORMAT, 2, 29, "does not fit in 64 bits"},
-	        {H R "Total,5,\n", NULL, 0, MF_EFORMAT, 2, 29, "B1: not a number ''"},
-	        {H R "CPUx,5,6\n", NULL, 0, MF_EFORMAT, 2, 21, "bad CPU label 'CPUx'"},
-	        {H R "CPU16384,5,6\n", NULL, 0, MF_EFORMAT, 2, 21, "bad CPU label"},
-	        {H "2025-13-26,10:34:19,Total,5,6\n", NULL, 0, MF_EFORMAT, 2, 1, "bad date '2025-13-26'"},
-	        {H "2025-03-26,25:34:19,Total,5,6\n", NULL, 0, MF_EFORMAT, 2, 12, "bad time '25:34:19'"},
-	        {H "2025-03-26,10:34,Total,5,6\n", NULL, 0, MF_EFORMAT, 2, 12, "bad time"},
-	        {H R "Total,\"5,6\n", NULL, 0, MF_EFORMAT, 2, 27, "malformed quotes"},
-	        {"Date,Time,CPU,B0,FOO\n", NULL, 1, MF_EFORMAT, 1, 18, "unknown column 'FOO'"},
-	        {"Date,Time,CPU,B0,B0\n", NULL, 1, MF_EFORMAT, 1, 18, "repeats counter 0"},
-	        {"Date,Time,CPU,CPU_CYCLES(0),X(0)\n", NULL, 1, MF_EFORMAT, 1, 29, "repeats counter 0"},
-	        {"Date,Time,CPU,B0,Counter(512)\n", NULL, 1, MF_EFORMAT, 1, 18, "unknown column"},
-	        {"Date,Time,CPU\n", NULL, 1, MF_EFORMAT, 1, 14, "without counter columns"},
-	        {"Date,Time,B0,B1\n", NULL, 1, MF_EFORMAT, 1, 11, "must start Date,Time,CPU"},
-	        {"Date,Time,CPU,B0,B6\n", NULL, 1, MF_EFORMAT, 1, 18, "counter B6 (number 6) is not defined on any"},
-	        {"Date,Time,CPU,B0,E143\n", NULL, 1, MF_EUSAGE, 0, 0,
-	         "counters fit z196, zEC12, z13, z14, z15, z16, z17: give --machine"},
-	        /* E133 exists on z15 and before, E180 only on z16. */
-	        {"Date,Time,CPU,B0,E133,E180\n", NULL, 1, MF_ENOMACHINE, 1, 23,
-	         "counter E180 fits no machine family together with the counters before it"},
-	        {"Date,Time,CPU,B0,E180\n", "z17", 1, MF_ENOCOUNTER, 1, 18,
-	         "counter E180 (number 180) does not exist on z17"},
-	        {"{\"lshwc\": {\"measurements\": [}}\n", NULL, 1, MF_EFORMAT, 1, 29, "JSON: unexpected token near '}'"},
-	        {"{\"lshwc\": {\"measurements\": []", NULL, 1, MF_EFORMAT, 1, 29, "JSON: '}' expected near end of file"},
-	        {"{\"lshwc\": {\"measurements\": []}} x", NULL, 1, MF_EFORMAT, 1, 33, "JSON: text after the end of the document"},
-	        {"{\"lshwc\": {\"measurements\": []}, \"lshwc\": {}}", NULL, 1, MF_EFORMAT, 1, 33, "JSON: lshwc twice"},
-	        {"{\"lshwc\": {\"measurements\": [{\"a\": [1}]}}", NULL, 1, MF_EFORMAT, 1, 37, "JSON: ']' expected near '}'"},
-	        {"{\"lshwc\": {\"measurements\": [\n  {\"cpu\": \"all\", \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
-	         NULL, 0, MF_EFORMAT, 2, 3, "lshwc.measurements[0].cpu: expected a CPU number"},
-	        {"{\"lshwc\": {}}", NULL, 1, MF_EFORMAT, 0, 0, "\"measurements\" is missing"},
-	        {"{\"lshwc\": {\"cpumcf info\": {\"counter second\": 9}, \"measurements\": "
-	         "[{\"cpu\": 0, \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
-	         NULL, 1, MF_ENOMACHINE, 0, 0, "counter second version 9 names no known machine family"},
-	        {"{\"lshwc\": {\"measurements\": [{\"cpu\": \"total\", \"counters\": [{\"id\": 0, \"value\": "
-	         "\"abc\"}]}]}}",
-	         NULL, 0, MF_EFORMAT, 1, 29, "lshwc.measurements[0].counters[0].value (id 0): hexadecimal without 0x"},
-	        {"{\"lshwc\": {\"measurements\": [{\"cpu\": \"all\", \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
-	         NULL, 0, MF_EFORMAT, 1, 29, "lshwc.measurements[0].cpu: expected a CPU number"},
-	        {"{\"lshwc\": {\"measurements\": [{\"cpu\": 1, \"counters\": [{\"id\": 0, \"value\": -1}]}]}}", NULL, 0,
-	         MF_EFORMAT, 1, 29, "a negative value"},
-	        {"{\"meta\": {}}", NULL, 1, MF_EFORMAT, 0, 0, "no \"lshwc\" object"},
+		{H R "Total,5\n", NULL, 0, MF_EFORMAT, 2, 28, "fewer fields than the header (4, header has 5)"},
+		{H R "Total,5,6,7\n", NULL, 0, MF_EFORMAT, 2, 31, "more fields than the header"},
+		{H R "Total,5,x1\n", NULL, 0, MF_EFORMAT, 2, 29, "B1: not a number 'x1'"},
+		{H R "Total,5,-1\n", NULL, 0, MF_EFORMAT, 2, 29, "B1: a negative value"},
+		{H R "Total,5,1f\n", NULL, 0, MF_EFORMAT, 2, 29, "use -X"},
+		{H R "Total,5,18446744073709551616\n", NULL, 0, MF_EFORMAT, 2, 29, "does not fit in 64 bits"},
+		{H R "Total,5,\n", NULL, 0, MF_EFORMAT, 2, 29, "B1: not a number ''"},
+		{H R "CPUx,5,6\n", NULL, 0, MF_EFORMAT, 2, 21, "bad CPU label 'CPUx'"},
+		{H R "CPU16384,5,6\n", NULL, 0, MF_EFORMAT, 2, 21, "bad CPU label"},
+		{H "2025-13-26,10:34:19,Total,5,6\n", NULL, 0, MF_EFORMAT, 2, 1, "bad date '2025-13-26'"},
+		{H "2025-03-26,25:34:19,Total,5,6\n", NULL, 0, MF_EFORMAT, 2, 12, "bad time '25:34:19'"},
+		{H "2025-03-26,10:34,Total,5,6\n", NULL, 0, MF_EFORMAT, 2, 12, "bad time"},
+		{H R "Total,\"5,6\n", NULL, 0, MF_EFORMAT, 2, 27, "malformed quotes"},
+		{"Date,Time,CPU,B0,FOO\n", NULL, 1, MF_EFORMAT, 1, 18, "unknown column 'FOO'"},
+		{"Date,Time,CPU,B0,B0\n", NULL, 1, MF_EFORMAT, 1, 18, "repeats counter 0"},
+		{"Date,Time,CPU,CPU_CYCLES(0),X(0)\n", NULL, 1, MF_EFORMAT, 1, 29, "repeats counter 0"},
+		{"Date,Time,CPU,B0,Counter(512)\n", NULL, 1, MF_EFORMAT, 1, 18, "unknown column"},
+		{"Date,Time,CPU\n", NULL, 1, MF_EFORMAT, 1, 14, "without counter columns"},
+		{"Date,Time,B0,B1\n", NULL, 1, MF_EFORMAT, 1, 11, "must start Date,Time,CPU"},
+		{"Date,Time,CPU,B0,B6\n", NULL, 1, MF_EFORMAT, 1, 18, "counter B6 (number 6) is not defined on any"},
+		{"Date,Time,CPU,B0,E143\n", NULL, 1, MF_EUSAGE, 0, 0,
+		 "counters fit z196, zEC12, z13, z14, z15, z16, z17: give --machine"},
+		/* E133 exists on z15 and before, E180 only on z16. */
+		{"Date,Time,CPU,B0,E133,E180\n", NULL, 1, MF_ENOMACHINE, 1, 23,
+		 "counter E180 fits no machine family together with the counters before it"},
+		{"Date,Time,CPU,B0,E180\n", "z17", 1, MF_ENOCOUNTER, 1, 18,
+		 "counter E180 (number 180) does not exist on z17"},
+		{"{\"lshwc\": {\"measurements\": [}}\n", NULL, 1, MF_EFORMAT, 1, 29, "JSON: unexpected token near '}'"},
+		{"{\"lshwc\": {\"measurements\": []", NULL, 1, MF_EFORMAT, 1, 29,
+		 "JSON: '}' expected near end of file"},
+		{"{\"lshwc\": {\"measurements\": []}} x", NULL, 1, MF_EFORMAT, 1, 33,
+		 "JSON: text after the end of the document"},
+		{"{\"lshwc\": {\"measurements\": []}, \"lshwc\": {}}", NULL, 1, MF_EFORMAT, 1, 33, "JSON: lshwc twice"},
+		{"{\"lshwc\": {\"measurements\": [{\"a\": [1}]}}", NULL, 1, MF_EFORMAT, 1, 37,
+		 "JSON: ']' expected near '}'"},
+		{"{\"lshwc\": {\"measurements\": [\n  {\"cpu\": \"all\", \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
+		 NULL, 0, MF_EFORMAT, 2, 3, "lshwc.measurements[0].cpu: expected a CPU number"},
+		{"{\"lshwc\": {}}", NULL, 1, MF_EFORMAT, 0, 0, "\"measurements\" is missing"},
+		{"{\"lshwc\": {\"cpumcf info\": {\"counter second\": 9}, \"measurements\": "
+		 "[{\"cpu\": 0, \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
+		 NULL, 1, MF_ENOMACHINE, 0, 0, "counter second version 9 names no known machine family"},
+		{"{\"lshwc\": {\"measurements\": [{\"cpu\": \"total\", \"counters\": [{\"id\": 0, \"value\": "
+		 "\"abc\"}]}]}}",
+		 NULL, 0, MF_EFORMAT, 1, 29, "lshwc.measurements[0].counters[0].value (id 0): hexadecimal without 0x"},
+		{"{\"lshwc\": {\"measurements\": [{\"cpu\": \"all\", \"counters\": [{\"id\": 0, \"value\": 1}]}]}}",
+		 NULL, 0, MF_EFORMAT, 1, 29, "lshwc.measurements[0].cpu: expected a CPU number"},
+		{"{\"lshwc\": {\"measurements\": [{\"cpu\": 1, \"counters\": [{\"id\": 0, \"value\": -1}]}]}}", NULL, 0,
+		 MF_EFORMAT, 1, 29, "a negative value"},
+		{"{\"meta\": {}}", NULL, 1, MF_EFORMAT, 0, 0, "no \"lshwc\" object"},
 	};
 #undef H
 #undef R
@@ -509,7 +512,7 @@ static void bad_inputs(void **state)
 		if (rc != b->code || run.e.line != b->line || (b->col && run.e.col != b->col) ||
 		    !strstr(run.e.msg, b->msg))
 			fail_msg("case %zu: got %d %ld:%ld '%s', expected %d %ld:%ld '%s'", i, rc, run.e.line,
-			         run.e.col, run.e.msg, b->code, b->line, b->col, b->msg);
+				 run.e.col, run.e.msg, b->code, b->line, b->col, b->msg);
 		assert_string_equal(run.e.file, "t.csv");
 		finish(&run);
 	}
@@ -521,9 +524,10 @@ static void bad_inputs(void **state)
  */
 static void json_piece_limit(void **state)
 {
-	static const char head[] = "{\"lshwc\": {\"measurements\": [\n"
-				   "{\"cpu\": \"total\", \"counters\": [{\"id\": 0, \"value\": 1}]},\n"
-				   "{\"cpu\": \"total\", \"pad\": \"";
+	static const char head[] =
+		"{\"lshwc\": {\"measurements\": [\n"
+		"{\"cpu\": \"total\", \"counters\": [{\"id\": 0, \"value\": 1}]},\n"
+		"{\"cpu\": \"total\", \"pad\": \"";
 	static const char tail[] = "\", \"counters\": [{\"id\": 0, \"value\": 2}]}]}}\n";
 	size_t pad = ((size_t)1 << 20) + 1, n = strlen(head) + pad + strlen(tail);
 	char *text = malloc(n + 1);
@@ -640,10 +644,15 @@ static void detection(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(ex1_cumulative_totals), cmocka_unit_test(ex2_per_cpu_and_total),
-	        cmocka_unit_test(ex3_delta_short),       cmocka_unit_test(ex4_json),
-	        cmocka_unit_test(family_and_forms),      cmocka_unit_test(bad_inputs),
-	        cmocka_unit_test(decreasing_and_skip), cmocka_unit_test(json_piece_limit),   cmocka_unit_test(detection),
+		cmocka_unit_test(ex1_cumulative_totals),
+		cmocka_unit_test(ex2_per_cpu_and_total),
+		cmocka_unit_test(ex3_delta_short),
+		cmocka_unit_test(ex4_json),
+		cmocka_unit_test(family_and_forms),
+		cmocka_unit_test(bad_inputs),
+		cmocka_unit_test(decreasing_and_skip),
+		cmocka_unit_test(json_piece_limit),
+		cmocka_unit_test(detection),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

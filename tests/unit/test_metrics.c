@@ -18,7 +18,9 @@ static char *z16_csv(const char *rows[][4], size_t n)
 					rows[i][2]);
 		for (k = 145; k <= 183; k++)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, ",%s",
-						k == 145 ? rows[i][2] : k == 156 ? rows[i][3] : "0");
+						k == 145   ? rows[i][2]
+						: k == 156 ? rows[i][3]
+							   : "0");
 		buf[len++] = '\n';
 	}
 	buf[len] = '\0';
@@ -55,7 +57,9 @@ static void ziip_rule(void **state)
 
 	/* zAAP is treated like zIIP; rows without a pool and IFLs count. */
 	{
-		const char *r2[][4] = {{"ZAAP", "1000", "50", "50"}, {"", "1000", "20", "0"}, {"IFL", "1000", "20", "0"}};
+		const char *r2[][4] = {{"ZAAP", "1000", "50", "50"},
+				       {"", "1000", "20", "0"},
+				       {"IFL", "1000", "20", "0"}};
 		pipe_run(&p, kb, z16_csv(r2, 3), MF_BY_SYSTEM);
 		assert_true(p.res[0].lspr_l1mp == 2.0);
 		assert_int_equal(p.res[0].lspr, MF_LSPR_LOW);
@@ -66,7 +70,9 @@ static void ziip_rule(void **state)
 	}
 	/* GCP first then zIIP, and zIIP first then GCP, give the same class. */
 	{
-		const char *r3[][4] = {{"ZIIP", "1000", "50", "50"}, {"GCP", "1000", "20", "0"}, {"ZIIP", "1000", "50", "50"}};
+		const char *r3[][4] = {{"ZIIP", "1000", "50", "50"},
+				       {"GCP", "1000", "20", "0"},
+				       {"ZIIP", "1000", "50", "50"}};
 		pipe_run(&p, kb, z16_csv(r3, 3), MF_BY_SYSTEM);
 		assert_true(p.res[0].lspr_l1mp == 2.0);
 		assert_int_equal(p.res[0].lspr, MF_LSPR_LOW);
@@ -137,8 +143,8 @@ static void negative_remainder(void **state)
 {
 	char csv[4096];
 	size_t len = 0;
-	static const unsigned ctr[] = {130, 131, 132, 135, 137, 144, 145, 146, 147, 148, 150, 151, 152,
-				       153, 154, 155, 156, 157, 159, 160, 161};
+	static const unsigned ctr[] = {130, 131, 132, 135, 137, 144, 145, 146, 147, 148, 150,
+				       151, 152, 153, 154, 155, 156, 157, 159, 160, 161};
 	size_t i;
 	struct pipe p;
 	(void)state;

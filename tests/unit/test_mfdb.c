@@ -26,23 +26,28 @@
 /* mfdb.c, for tests only: the writer writes the other byte order. */
 int mf_mfdb_writer_swap_for_test(struct mf_mfdb_writer *w);
 
-#define ST       ST_BASIC
-#define ID_CPU   101
+#define ST ST_BASIC
+#define ID_CPU 101
 #define ID_FAULT 102
-#define PID      4242
-#define PROG     "/usr/bin/prog"
-#define LIBFOO   "/usr/lib/libfoo.so.1"
+#define PID 4242
+#define PROG "/usr/bin/prog"
+#define LIBFOO "/usr/lib/libfoo.so.1"
 
 static const char *const secname[] = {"?",      "RUN",     "PROBE",  "EVENT", "COUNT", "RECORDS",
-                                      "MODULE", "SYMBOLS", "SOURCE", "VDSO",  "END"};
+				      "MODULE", "SYMBOLS", "SOURCE", "VDSO",  "END"};
 
 /* ---- records (perfrec.h; g_st and g_id_all are set in main) -------------- */
 
 /* A user-space sample of stream id by PID at ip. */
 static void sample(struct bb *b, uint64_t id, uint64_t ip, uint64_t time, uint64_t period)
 {
-	struct smp s = {.misc = PERF_RECORD_MISC_USER, .id = id, .ip = ip, .pid = PID, .tid = PID, .time = time,
-	                .period = period};
+	struct smp s = {.misc = PERF_RECORD_MISC_USER,
+			.id = id,
+			.ip = ip,
+			.pid = PID,
+			.tid = PID,
+			.time = time,
+			.period = period};
 	rec_sample(b, &s);
 }
 
@@ -170,7 +175,7 @@ static void set_symbols(struct mf_mrun *run, uint32_t prog, uint32_t foo)
 	memcpy(longpath + 390, "/prog.c", 8); /* longer than the loader's stack copy */
 	y = mf_mrun_add_sym(run);
 	*y = (struct mf_msym){prog, 0x401123, mf_mrun_str(run, "main"), 0x401100, 0x80, mf_mrun_str(run, longpath),
-	                      12,   0};
+			      12,   0};
 	y = mf_mrun_add_sym(run);
 	*y = (struct mf_msym){prog, 0x403100, NULL, 0, 0, NULL, 0, 0};
 	y = mf_mrun_add_sym(run);
@@ -699,15 +704,15 @@ static void truncation(void **state)
 				if (cut > s[i].off && cut < s[i].off + 24 + s[i].len)
 					in = i;
 			assert_true(strncmp(e.msg, "run file is incomplete (no END section): the run did not finish",
-			                    63) == 0);
+					    63) == 0);
 			if (in < ns) {
 				char want[128];
 				if (cut - s[in].off < 24)
 					snprintf(want, sizeof(want), "the section header at offset 0x%zx is cut short",
-					         s[in].off);
+						 s[in].off);
 				else
 					snprintf(want, sizeof(want), "the %s section at offset 0x%zx is cut short",
-					         secname[s[in].type], s[in].off);
+						 secname[s[in].type], s[in].off);
 				assert_non_null(strstr(e.msg, want));
 				assert_int_equal(e.offset, s[in].off);
 			} else {
@@ -1284,12 +1289,12 @@ static void run_identity(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(round_trip),        cmocka_unit_test(module_order),
-	        cmocka_unit_test(truncation),        cmocka_unit_test(crc_damage),
-	        cmocka_unit_test(magic_and_version), cmocka_unit_test(forward_compatible),
-	        cmocka_unit_test(byte_swapped),      cmocka_unit_test(records_split),
-	        cmocka_unit_test(bad_record),        cmocka_unit_test(write_errors),
-	        cmocka_unit_test(hostile_paths),     cmocka_unit_test(run_identity),
+		cmocka_unit_test(round_trip),        cmocka_unit_test(module_order),
+		cmocka_unit_test(truncation),        cmocka_unit_test(crc_damage),
+		cmocka_unit_test(magic_and_version), cmocka_unit_test(forward_compatible),
+		cmocka_unit_test(byte_swapped),      cmocka_unit_test(records_split),
+		cmocka_unit_test(bad_record),        cmocka_unit_test(write_errors),
+		cmocka_unit_test(hostile_paths),     cmocka_unit_test(run_identity),
 	};
 	/* The records' layout: what set_settings gives the run. */
 	g_st = ST;

@@ -20,7 +20,7 @@
 
 #define DATA_DIR MFSTAT_SOURCE_DIR "/tests/data/mreport"
 #define DEMO_SRC DATA_DIR "/demo.c"
-#define T0       INT64_C(1741046400000000) /* 2025-03-04T00:00:00Z */
+#define T0 INT64_C(1741046400000000) /* 2025-03-04T00:00:00Z */
 
 /* ---- a fake symbolizer over a fixed layout of the module "demo" ---------------- */
 
@@ -28,9 +28,9 @@ static const struct fdef {
 	const char *name;
 	uint64_t start, size;
 } fdefs[] = {
-        /* hot's last cache line 0x11c0..0x1200 straddles into cold (0x11e0) */
-        {"hot", 0x1100, 0xe0}, {"cold", 0x11e0, 0x60}, {"f1", 0x3000, 0x100}, {"f2", 0x3100, 0x100},
-        {"f3", 0x3200, 0x100}, {"f4", 0x3300, 0x100},  {"f5", 0x3400, 0x100},
+	/* hot's last cache line 0x11c0..0x1200 straddles into cold (0x11e0) */
+	{"hot", 0x1100, 0xe0}, {"cold", 0x11e0, 0x60}, {"f1", 0x3000, 0x100}, {"f2", 0x3100, 0x100},
+	{"f3", 0x3200, 0x100}, {"f4", 0x3300, 0x100},  {"f5", 0x3400, 0x100},
 };
 
 /* The DWARF line rows of demo.c (see tests/data/mreport/demo.c for the text). */
@@ -39,9 +39,9 @@ static const struct ldef {
 	uint32_t line;
 	bool inl;
 } ldefs[] = {
-        {0x1100, 10, false}, {0x1110, 11, false}, {0x1130, 12, false}, {0x1150, 13, false},
-        {0x1170, 14, false}, {0x11a0, 15, false}, {0x11c0, 11, false}, {0x11d0, 16, false},
-        {0x11e0, 20, false}, {0x1200, 21, true},  {0x1220, 22, false},
+	{0x1100, 10, false}, {0x1110, 11, false}, {0x1130, 12, false}, {0x1150, 13, false},
+	{0x1170, 14, false}, {0x11a0, 15, false}, {0x11c0, 11, false}, {0x11d0, 16, false},
+	{0x11e0, 20, false}, {0x1200, 21, true},  {0x1220, 22, false},
 };
 
 static const struct fdef *fdef_at(uint64_t a)
@@ -158,7 +158,7 @@ static void add_count(struct mf_mrun *run, const char *name, const char *unit, u
 }
 
 static void samples(struct mf_mrun *run, uint32_t stream, uint32_t mod, uint64_t vaddr, uint32_t tid, uint32_t flags,
-                    int n)
+		    int n)
 {
 	int i;
 	for (i = 0; i < n; i++) {
@@ -187,8 +187,8 @@ static void profile_run(struct mf_mrun *run)
 	snprintf(run->spec_used, sizeof(run->spec_used), "1ms, 5%%, task_clock");
 	run->rung = MF_RUNG_SOFTWARE;
 	snprintf(run->mode, sizeof(run->mode),
-	         "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); sampling software events "
-	         "task-clock");
+		 "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); sampling software events "
+		 "task-clock");
 	run->variation = 50000;
 	run->seed = 7;
 	st = add_stream(run, "task-clock", MF_ROLE_CPU, 1000000, true);
@@ -213,8 +213,8 @@ static void itlb_sw_run(struct mf_mrun *run)
 	snprintf(run->spec_used, sizeof(run->spec_used), "1ms, 5%%, task_clock; page_faults");
 	run->rung = MF_RUNG_SOFTWARE;
 	snprintf(run->mode, sizeof(run->mode),
-	         "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); sampling software events "
-	         "task-clock and page-faults");
+		 "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); sampling software events "
+		 "task-clock and page-faults");
 	run->lost = 3;
 	run->throttles = 2;
 	run->unmapped = 1;
@@ -370,7 +370,7 @@ static void golden(const char *name, const char *got)
 		while (g > got && g[-1] != '\n')
 			g--;
 		fail_msg("%s differs at line %zu:\n  want: %.160s\n  got:  %.160s\n(MFSTAT_UPDATE=1 rewrites it)", path,
-		         line, w, g);
+			 line, w, g);
 	}
 	free(want);
 }
@@ -486,7 +486,7 @@ static void profile_shares(void **state)
 
 	assert_non_null(strstr(txt, "Target:           ./demo 3 'two words' (pid 4242, exit 0)\n"));
 	assert_non_null(
-	        strstr(txt, "Run:              2025-03-04T00:00:01Z, wall 2.000 s, user 1.250 s, system 0.125 s\n"));
+		strstr(txt, "Run:              2025-03-04T00:00:01Z, wall 2.000 s, user 1.250 s, system 0.125 s\n"));
 	assert_non_null(strstr(txt, "Variation:        50000, applied per wakeup (seed 7)\n"));
 	assert_non_null(strstr(txt, "Granularity:      64-byte cache lines (sysfs coherency_line_size)\n"));
 	assert_null(strstr(txt, "Thread Summary")); /* one thread */
@@ -533,8 +533,9 @@ static void profile_shares(void **state)
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
 	golden("profile.csv", txt);
-	assert_non_null(strstr(txt, "function,module,file,start_address,percent,cumulative_percent,samples,"
-	                            "estimated_events,approximate\n"));
+	assert_non_null(strstr(txt,
+			       "function,module,file,start_address,percent,cumulative_percent,samples,"
+			       "estimated_events,approximate\n"));
 	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,75,75,75,75000000,0\n"));
 	assert_non_null(strstr(txt, "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,25,100,25,25000000,0\n"));
 	free(txt);
@@ -578,11 +579,11 @@ static void profile_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "measurement")), "profile");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "fallback"), "rung")), 3);
 	assert_non_null(strstr(json_string_value(json_object_get(json_object_get(j, "fallback"), "reason")),
-	                       "no hardware counters"));
+			       "no hardware counters"));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "run"), "command")),
-	                    "./demo 3 'two words'");
+			    "./demo 3 'two words'");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "sampling"), "variation_applied")),
-	                    "per wakeup");
+			    "per wakeup");
 	funcs = json_object_get(j, "functions");
 	assert_int_equal(json_array_size(funcs), 2);
 	r = json_array_get(funcs, 0);
@@ -634,8 +635,9 @@ static void itlb_software(void **state)
 	txt = report(&run, &o);
 	golden("itlb_sw.txt", txt);
 	assert_non_null(strstr(txt, "(pid 4242, killed by signal 9 (SIGKILL))\n"));
-	assert_non_null(strstr(txt, "Warning:          without hardware counters these are page faults, mostly "
-	                            "start-up demand paging, not steady-state TLB behaviour\n"));
+	assert_non_null(strstr(txt,
+			       "Warning:          without hardware counters these are page faults, mostly "
+			       "start-up demand paging, not steady-state TLB behaviour\n"));
 	assert_non_null(strstr(txt, "page faults on data: 3"));
 	assert_non_null(strstr(txt, "Warning:          3 records lost"));
 	assert_non_null(strstr(txt, "Warning:          sampling throttled 2 times"));
@@ -679,13 +681,15 @@ static void itlb_software(void **state)
 
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
-	assert_non_null(strstr(txt, "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
-	                            "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
-	                            "approximate\n"));
-	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,66.6666666666667,"
-	                            "66.6666666666667,8,,,8,,,100,50,0\n"));
+	assert_non_null(strstr(txt,
+			       "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
+			       "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
+			       "approximate\n"));
+	assert_non_null(strstr(txt,
+			       "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,66.6666666666667,"
+			       "66.6666666666667,8,,,8,,,100,50,0\n"));
 	assert_non_null(
-	        strstr(txt, "libstripped.so+0x2040,libstripped.so,,0x2040,33.3333333333333,100,4,,,4,,,100,0,0\n"));
+		strstr(txt, "libstripped.so+0x2040,libstripped.so,,0x2040,33.3333333333333,100,4,,,4,,,100,0,0\n"));
 	free(txt);
 
 	o.format = MF_MFMT_JSON;
@@ -702,7 +706,7 @@ static void itlb_software(void **state)
 	assert_true(json_is_null(json_object_get(r, "pct_soft_fill")));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "run"), "data_faults")), 3);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "run"), "exit_status")),
-	                    "killed by signal 9 (SIGKILL)");
+			    "killed by signal 9 (SIGKILL)");
 	assert_int_equal(json_array_size(json_object_get(j, "threads")), 2);
 	r = row_named(json_object_get(j, "threads"), "comm", "worker");
 	assert_non_null(r);
@@ -761,8 +765,9 @@ static void itlb_hardware(void **state)
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
 	golden("itlb_hw.csv", txt);
-	assert_non_null(strstr(
-	        txt, "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,11.1111111111111,100,1,0,2,,0,100,,,1\n"));
+	assert_non_null(
+		strstr(txt,
+		       "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,11.1111111111111,100,1,0,2,,0,100,,,1\n"));
 	free(txt);
 	o.format = MF_MFMT_JSON;
 	txt = report(&run, &o);
@@ -805,9 +810,10 @@ static void zero_samples(void **state)
 	free(txt);
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
-	assert_string_equal(txt, "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
-	                         "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
-	                         "approximate\n");
+	assert_string_equal(txt,
+			    "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
+			    "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
+			    "approximate\n");
 	free(txt);
 	o.format = MF_MFMT_JSON;
 	txt = report(&run, &o);
@@ -901,8 +907,9 @@ static void cutoffs(void **state)
 	o.summary = (struct mf_cutoff){10, 100, 1};
 	txt = report(&run, &o);
 	fs = section(txt, "Function Summary");
-	assert_non_null(strstr(fs, "[Minimum function entries: 1, percent cutoff: 10.00, cumulative percent cutoff: "
-	                           "100.00]\n"));
+	assert_non_null(strstr(fs,
+			       "[Minimum function entries: 1, percent cutoff: 10.00, cumulative percent cutoff: "
+			       "100.00]\n"));
 	assert_non_null(strstr(fs, "demo::f3"));
 	assert_null(strstr(fs, "demo::f4"));
 	free(fs);
@@ -972,8 +979,9 @@ static void attribution(void **state)
 	free(txt);
 	o.format = MF_MFMT_TEXT;
 	txt = report(&run, &o);
-	assert_non_null(strstr(txt, "Attribution:      line (a cache line and its samples go to the function owning "
-	                            "its first byte)\n"));
+	assert_non_null(strstr(txt,
+			       "Attribution:      line (a cache line and its samples go to the function owning "
+			       "its first byte)\n"));
 	det = section(txt, "Function Details");
 	/* hot's straddling line shows all its statements, cold's line 20 included */
 	assert_non_null(strstr(det, "> for (int i = 0; i < n; i++)\n"));
@@ -1035,7 +1043,7 @@ static void csv_dir(void **state)
 	struct mf_error e;
 	char tmpl[] = "/tmp/mfstat-mreport-XXXXXX", dir[128], path[256], *s, *fn;
 	static const char *const files[] = {"run.csv",       "metrics.csv", "threads.csv",    "modules.csv",
-	                                    "functions.csv", "lines.csv",   "cache_lines.csv"};
+					    "functions.csv", "lines.csv",   "cache_lines.csv"};
 	size_t i;
 	(void)state;
 	itlb_sw_run(&run);
@@ -1053,17 +1061,20 @@ static void csv_dir(void **state)
 			assert_non_null(strstr(s, "\ncommand,./demo 3 'two words'\n"));
 			assert_non_null(strstr(s, "\nfallback_rung,3\n"));
 			assert_non_null(
-			        strstr(s, "\nfallback_reason,\"fallback: no hardware counters (cycles: ENOENT, "
-			                  "hypervisor: yes); sampling software events task-clock and page-faults\"\n"));
+				strstr(s,
+				       "\nfallback_reason,\"fallback: no hardware counters (cycles: ENOENT, "
+				       "hypervisor: yes); sampling software events task-clock and page-faults\"\n"));
 			assert_non_null(strstr(s, "\nstream_1_name,page-faults\nstream_1_role,fault\n"));
-			assert_non_null(strstr(s, "\nwarning,binary /opt/demo/demo changed since the run (build id "
-			                          "differs)\n"));
+			assert_non_null(strstr(s,
+					       "\nwarning,binary /opt/demo/demo changed since the run (build id "
+					       "differs)\n"));
 			assert_non_null(strstr(s, "\ndata_faults,3\n"));
 			assert_non_null(strstr(s, "\nexit_status,killed by signal 9 (SIGKILL)\n"));
 		} else if (i == 1) {
 			assert_true(strncmp(s, "name,value,unit,status,event,", 29) == 0);
-			assert_non_null(strstr(s, "\ninstructions,,events,not_supported,instructions,1000,0,"
-			                          "ENOENT: no hardware counter\n"));
+			assert_non_null(strstr(s,
+					       "\ninstructions,,events,not_supported,instructions,1000,0,"
+					       "ENOENT: no hardware counter\n"));
 			assert_non_null(strstr(s, "\ntask-clock,1500000000,ns,scaled,task-clock,1000,500,\n"));
 			assert_non_null(strstr(s, "\npage_faults_per_second,20,per s,ok,page-faults / wall time,,,\n"));
 		} else if (i == 2) {
@@ -1084,9 +1095,9 @@ static void csv_dir(void **state)
 			assert_non_null(strstr(s, "\nhot,demo,@SRCDIR@/tests/data/mreport/demo.c,10,0x1108,"));
 		} else {
 			assert_true(strncmp(s, "function,module,file,line,start_address,offset,percent,", 55) == 0);
-			assert_non_null(strstr(
-			        s,
-			        "\nhot,demo,@SRCDIR@/tests/data/mreport/demo.c,10,0x1100,0,50,50,6,,,6,,,100,50,0\n"));
+			assert_non_null(strstr(s,
+					       "\nhot,demo,@SRCDIR@/tests/data/mreport/"
+					       "demo.c,10,0x1100,0,50,50,6,,,6,,,100,50,0\n"));
 		}
 		free(s);
 		unlink(path);
@@ -1151,10 +1162,10 @@ static void order_independent(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(profile_shares), cmocka_unit_test(profile_json),      cmocka_unit_test(itlb_software),
-	        cmocka_unit_test(itlb_hardware),  cmocka_unit_test(zero_samples),      cmocka_unit_test(cutoffs),
-	        cmocka_unit_test(attribution),    cmocka_unit_test(cache_line_layout), cmocka_unit_test(csv_dir),
-	        cmocka_unit_test(bad_options),    cmocka_unit_test(order_independent),
+		cmocka_unit_test(profile_shares), cmocka_unit_test(profile_json),      cmocka_unit_test(itlb_software),
+		cmocka_unit_test(itlb_hardware),  cmocka_unit_test(zero_samples),      cmocka_unit_test(cutoffs),
+		cmocka_unit_test(attribution),    cmocka_unit_test(cache_line_layout), cmocka_unit_test(csv_dir),
+		cmocka_unit_test(bad_options),    cmocka_unit_test(order_independent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

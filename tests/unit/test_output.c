@@ -38,10 +38,27 @@ static void json_reload(void **state)
 	const char *key;
 	char *out;
 	size_t k = 0;
-	static const char *const order[] = {"CPI", "PRBSTATE", "L1MP", "L2P", "L3P", "L4LP", "L4RP", "MEMP",
-					    "LPARCPU", "EST_INSTR_CMPLX_CPI", "FINITE_CPI", "SCPL1M", "RNI",
-					    "EFF_GHZ", "TLB1_CPU_MISS_PCT", "TLB1_CYCLES_PER_MISS", "TLB_MISS_RATE",
-					    "W_AIU_CPU", "C_AIU_CPU", "AIU_CPU", "LSPR"};
+	static const char *const order[] = {"CPI",
+					    "PRBSTATE",
+					    "L1MP",
+					    "L2P",
+					    "L3P",
+					    "L4LP",
+					    "L4RP",
+					    "MEMP",
+					    "LPARCPU",
+					    "EST_INSTR_CMPLX_CPI",
+					    "FINITE_CPI",
+					    "SCPL1M",
+					    "RNI",
+					    "EFF_GHZ",
+					    "TLB1_CPU_MISS_PCT",
+					    "TLB1_CYCLES_PER_MISS",
+					    "TLB_MISS_RATE",
+					    "W_AIU_CPU",
+					    "C_AIU_CPU",
+					    "AIU_CPU",
+					    "LSPR"};
 	(void)state;
 	pipe_run(&p, kb, csv, MF_BY_DEFAULT);
 	out = render(mf_out_json, &p);
@@ -94,13 +111,18 @@ static void csv_shape(void **state)
 	nl = strchr(out, '\n');
 	assert_non_null(nl);
 	*nl = '\0';
-	assert_string_equal(out, "system,lpar,pool,cpu,interval_start,period_start,period_end,interval_seconds,machine,cpus,cpus_expected,CPI,PRBSTATE,"
-				 "L1MP,L2P,L3P,L4LP,L4RP,MEMP,LPARCPU,EST_INSTR_CMPLX_CPI,FINITE_CPI,SCPL1M,RNI,"
-				 "EFF_GHZ,TLB1_CPU_MISS_PCT,TLB1_CYCLES_PER_MISS,TLB_MISS_RATE,W_AIU_CPU,C_AIU_CPU,"
-				 "AIU_CPU,LSPR");
+	assert_string_equal(out,
+			    "system,lpar,pool,cpu,interval_start,period_start,period_end,interval_seconds,machine,cpus,"
+			    "cpus_expected,CPI,PRBSTATE,"
+			    "L1MP,L2P,L3P,L4LP,L4RP,MEMP,LPARCPU,EST_INSTR_CMPLX_CPI,FINITE_CPI,SCPL1M,RNI,"
+			    "EFF_GHZ,TLB1_CPU_MISS_PCT,TLB1_CYCLES_PER_MISS,TLB_MISS_RATE,W_AIU_CPU,C_AIU_CPU,"
+			    "AIU_CPU,LSPR");
 	/* A name with a quote is quoted; n/a is an empty field. */
-	assert_non_null(strstr(nl + 1, "\"S<1>\"\"\",LP,GCP,,2025-03-04T10:00:00Z,2025-03-04T10:00:00Z,2025-03-04T10:01:00Z,60,z16,1,1,3.12,5e-09,4e-06,,,,,,100,"));
-	assert_non_null(strstr(nl + 1, ",ZIIP,,2025-03-04T10:00:00Z,2025-03-04T10:00:00Z,2025-03-04T10:01:00Z,60,z16,1,1,,,,"));
+	assert_non_null(strstr(nl + 1,
+			       "\"S<1>\"\"\",LP,GCP,,2025-03-04T10:00:00Z,2025-03-04T10:00:00Z,2025-03-04T10:01:00Z,60,"
+			       "z16,1,1,3.12,5e-09,4e-06,,,,,,100,"));
+	assert_non_null(
+		strstr(nl + 1, ",ZIIP,,2025-03-04T10:00:00Z,2025-03-04T10:00:00Z,2025-03-04T10:01:00Z,60,z16,1,1,,,,"));
 	free(out);
 	pipe_free(&p);
 }
@@ -165,16 +187,20 @@ static void lost_cpus_marked(void **state)
 	assert_non_null(strstr(out, "2025-01-01T00:15:00Z  z16      1 of 2"));
 	free(out);
 	out = render(mf_out_html, &p);
-	assert_non_null(strstr(out, "<tr class=\"short\"><td class=\"id\">2025-01-01T00:15:00Z <span class=\"warn\">(1 of 2 CPUs"));
+	assert_non_null(
+		strstr(out,
+		       "<tr class=\"short\"><td class=\"id\">2025-01-01T00:15:00Z <span class=\"warn\">(1 of 2 CPUs"));
 	assert_non_null(strstr(out, "left out of the LPARCPU chart"));
 	free(out);
 	out = render(mf_out_json, &p);
 	root = json_loads(out, 0, &jerr);
 	assert_non_null(root);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(root, "groups"), 1),
-							    "cpus_expected")), 2);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(root, "groups"), 1),
-							    "cpus")), 1);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_array_get(json_object_get(root, "groups"), 1), "cpus_expected")),
+			 2);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_array_get(json_object_get(root, "groups"), 1), "cpus")),
+			 1);
 	json_decref(root);
 	free(out);
 	pipe_free(&p);
@@ -279,12 +305,8 @@ static void writer_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(json_reload),
-		cmocka_unit_test(csv_shape),
-		cmocka_unit_test(text_shape),
-		cmocka_unit_test(lost_cpus_marked),
-		cmocka_unit_test(json_inputs),
-		cmocka_unit_test(writer_table),
+		cmocka_unit_test(json_reload),      cmocka_unit_test(csv_shape),   cmocka_unit_test(text_shape),
+		cmocka_unit_test(lost_cpus_marked), cmocka_unit_test(json_inputs), cmocka_unit_test(writer_table),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

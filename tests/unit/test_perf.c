@@ -59,8 +59,8 @@ static int run_perf(struct pipe *p, const char *text, const char *machine, struc
 	return rc;
 }
 
-static void check_metric(const char *file, const char *machine, const char *family, const char *name,
-			 double want, double tol)
+static void check_metric(const char *file, const char *machine, const char *family, const char *name, double want,
+			 double tol)
 {
 	struct pipe p;
 	struct mf_error e;
@@ -154,18 +154,30 @@ static void formats(void **state)
 
 static void bad_input(void **state)
 {
-	static const struct { const char *text; const char *machine; int code; long line; const char *msg; } cases[] = {
-		{"   1,000      CPU_CYCLES\n   12x      INSTRUCTIONS\n", NULL, MF_EFORMAT, 2, "count '12x' is not a number"},
+	static const struct {
+		const char *text;
+		const char *machine;
+		int code;
+		long line;
+		const char *msg;
+	} cases[] = {
+		{"   1,000      CPU_CYCLES\n   12x      INSTRUCTIONS\n", NULL, MF_EFORMAT, 2,
+		 "count '12x' is not a number"},
 		{"   1,000      CPU_CYCLES\n   2,000\n", NULL, MF_EFORMAT, 2, "truncated line"},
-		{"   1,000      CPU_CYCLES\n   5  msec  task-clock  extra\n", NULL, MF_EFORMAT, 2, "unexpected 'extra' after"},
-		{"S0        2          1,234      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "'S0' is an aggregation id of perf stat --per-socket"},
-		{"     1.000500000,S0-D0-C3,1,1234,,CPU_CYCLES,100,100.00,,\n", NULL, MF_EFORMAT, 1, "'S0-D0-C3' is an aggregation id"},
-		{"   5      DFLT_CCERROR\n", "z16", MF_ENOCOUNTER, 1, "DFLT_CCERROR is not a z16 counter (it is the name"},
+		{"   1,000      CPU_CYCLES\n   5  msec  task-clock  extra\n", NULL, MF_EFORMAT, 2,
+		 "unexpected 'extra' after"},
+		{"S0        2          1,234      CPU_CYCLES\n", NULL, MF_EFORMAT, 1,
+		 "'S0' is an aggregation id of perf stat --per-socket"},
+		{"     1.000500000,S0-D0-C3,1,1234,,CPU_CYCLES,100,100.00,,\n", NULL, MF_EFORMAT, 1,
+		 "'S0-D0-C3' is an aggregation id"},
+		{"   5      DFLT_CCERROR\n", "z16", MF_ENOCOUNTER, 1,
+		 "DFLT_CCERROR is not a z16 counter (it is the name"},
 		{"   5      DFLT_CCERROR\n   5      DCW_REQ\n", NULL, MF_EFORMAT, 1, "not all z15 counters"},
 		{"   5      DCW_REQ\n   5      L1D_L2_SOURCED_WRITES\n", NULL, MF_EFORMAT, 0, "mix machine families"},
 		{"   5      DCW_REQ\n", NULL, MF_EUSAGE, 0, "several machine families (z16, z17): give --machine"},
 		{"   5      L1D_L2_SOURCED_WRITES\n", "z16", MF_ENOCOUNTER, 1, "is not a z16 counter"},
-		{"# nothing\n", NULL, MF_EFORMAT, 0, "has no CPU-MF counter values: on Linux on IBM Z, count the cpum_cf"},
+		{"# nothing\n", NULL, MF_EFORMAT, 0,
+		 "has no CPU-MF counter values: on Linux on IBM Z, count the cpum_cf"},
 		/* Thousands groups: 1-3 digits, then groups of exactly 3 after one kind of separator. */
 		{"   1,,,,,,,,2      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '1,,,,,,,,2' is not a number"},
 		{"   12,34      CPU_CYCLES\n", NULL, MF_EFORMAT, 1, "count '12,34' is not a number"},
@@ -178,17 +190,20 @@ static void bad_input(void **state)
 		 "event CPU_CYCLES twice in one run (first on line 1)"},
 		{"     1.000100000      1,000      CPU_CYCLES\n     1.000100000      7      CPU_CYCLES\n", NULL,
 		 MF_EFORMAT, 2, "event CPU_CYCLES twice in one interval (first on line 1)"},
-		{"1.0,CPU3,10,,CPU_CYCLES,100,100.00,,\n1.0,CPU3,10,,cpum_cf/CPU_CYCLES/,100,100.00,,\n", NULL, MF_EFORMAT, 2,
-		 "event CPU_CYCLES twice in one interval for CPU 3 (first on line 1)"},
+		{"1.0,CPU3,10,,CPU_CYCLES,100,100.00,,\n1.0,CPU3,10,,cpum_cf/CPU_CYCLES/,100,100.00,,\n", NULL,
+		 MF_EFORMAT, 2, "event CPU_CYCLES twice in one interval for CPU 3 (first on line 1)"},
 		/* The elapsed time: a number of seconds, not negative, NaN or huge. */
 		{"   1,000      CPU_CYCLES\n\n   -1.5 seconds time elapsed\n", NULL, MF_EFORMAT, 3,
 		 "elapsed time '-1.5' is not a number of seconds (0 to 1e9)"},
-		{"   1,000      CPU_CYCLES\n\n   nan seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time 'nan'"},
-		{"   1,000      CPU_CYCLES\n\n   1e308 seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time '1e308'"},
-		{"   1,000      CPU_CYCLES\n\n   inf seconds time elapsed\n", NULL, MF_EFORMAT, 3, "elapsed time 'inf'"},
+		{"   1,000      CPU_CYCLES\n\n   nan seconds time elapsed\n", NULL, MF_EFORMAT, 3,
+		 "elapsed time 'nan'"},
+		{"   1,000      CPU_CYCLES\n\n   1e308 seconds time elapsed\n", NULL, MF_EFORMAT, 3,
+		 "elapsed time '1e308'"},
+		{"   1,000      CPU_CYCLES\n\n   inf seconds time elapsed\n", NULL, MF_EFORMAT, 3,
+		 "elapsed time 'inf'"},
 		/* -I timestamps: seconds from 0 to 1e9, so that microseconds stay in 64 bits (a fuzz find). */
-		{"     1.000100000      1,000      CPU_CYCLES\n 66666666666666666660.20  7 CPU_CYCLES\n", NULL, MF_EFORMAT, 2,
-		 "bad interval timestamp '66666666666666666660.20' (seconds from 0 to 1e9)"},
+		{"     1.000100000      1,000      CPU_CYCLES\n 66666666666666666660.20  7 CPU_CYCLES\n", NULL,
+		 MF_EFORMAT, 2, "bad interval timestamp '66666666666666666660.20' (seconds from 0 to 1e9)"},
 		{"1.0,10,,CPU_CYCLES,100,100.00,,\n99999999999.5,10,,CPU_CYCLES,100,100.00,,\n", NULL, MF_EFORMAT, 2,
 		 "bad interval timestamp"},
 		{"   1,000      CPU_CYCLES\n\n   2000000000.5 seconds time elapsed\n", NULL, MF_EFORMAT, 3,
@@ -210,7 +225,6 @@ static void bad_input(void **state)
 	}
 }
 
-
 /*
  * Real outputs of perf 6.1 on the development machine (a virtual machine without a hardware PMU):
  * software events with unit columns, <not supported> hardware events, every layout.  None has a
@@ -220,9 +234,20 @@ static void bad_input(void **state)
 static void this_machine(void **state)
 {
 	static const char *const files[] = {
-		"vm-default.txt", "vm-interval.txt", "vm-x.txt", "vm-x-interval.txt", "vm-all-cpus.txt",
-		"vm-x-all-cpus.txt", "vm-interval-all-cpus.txt", "vm-x-interval-all-cpus.txt", "vm-command-seps.txt",
-		"vm-command-tab.txt", "vm-duration.txt", "vm-repeat.txt", "vm-x-pipe.txt", "vm-x-tab.txt",
+		"vm-default.txt",
+		"vm-interval.txt",
+		"vm-x.txt",
+		"vm-x-interval.txt",
+		"vm-all-cpus.txt",
+		"vm-x-all-cpus.txt",
+		"vm-interval-all-cpus.txt",
+		"vm-x-interval-all-cpus.txt",
+		"vm-command-seps.txt",
+		"vm-command-tab.txt",
+		"vm-duration.txt",
+		"vm-repeat.txt",
+		"vm-x-pipe.txt",
+		"vm-x-tab.txt",
 	};
 	size_t i;
 	(void)state;
@@ -265,8 +290,9 @@ static void units_and_shapes(void **state)
 	assert_int_equal(p.n, 1);
 	assert_true(fabs(metric(&p, 0, "TLB1_CYCLES_PER_MISS") - 440.96) < 0.005);
 	assert_true(fabs(p.res[0].interval - 1.249342187) < 1e-12);
-	assert_non_null(strstr(warnings, "5 lines of events that are not CPU-MF counters left out (task-clock, "
-					 "context-switches, cpu-migrations, page-faults, branches)"));
+	assert_non_null(strstr(warnings,
+			       "5 lines of events that are not CPU-MF counters left out (task-clock, "
+			       "context-switches, cpu-migrations, page-faults, branches)"));
 	pipe_free(&p);
 	free(text);
 	/* -I, human and -x with padded timestamps: (3e6 + 1e6) / (1e6 + 1e6) = 2; 30000 misses in 2e6. */
@@ -282,8 +308,9 @@ static void units_and_shapes(void **state)
 			assert_true(fabs(metric(&p, 0, "L1MP") - 1.5) < 1e-12);
 			assert_true(fabs(p.res[0].interval - 0.200400371) < 1e-12);
 			assert_int_equal(p.groups[0]->rows, 2);
-			assert_non_null(strstr(warnings, "6 lines of events that are not CPU-MF counters left out "
-							 "(task-clock, context-switches, page-faults)"));
+			assert_non_null(strstr(warnings,
+					       "6 lines of events that are not CPU-MF counters left out "
+					       "(task-clock, context-switches, page-faults)"));
 			pipe_free(&p);
 			free(text);
 		}
@@ -294,8 +321,9 @@ static void units_and_shapes(void **state)
 		fail_msg("generic-x-duration.txt: %s", e.msg);
 	assert_true(fabs(p.res[0].interval - 0.100226547) < 1e-12);
 	assert_true(metric(&p, 0, "CPI") == 3.0);
-	assert_non_null(strstr(warnings, "3 lines of events that are not CPU-MF counters left out (task-clock, "
-					 "page-faults, branches)"));
+	assert_non_null(strstr(warnings,
+			       "3 lines of events that are not CPU-MF counters left out (task-clock, "
+			       "page-faults, branches)"));
 	pipe_free(&p);
 	free(text);
 	/* DFLT_CCERROR (z15 counter 265 before Linux 5.8) names the family: z15 without --machine. */
@@ -317,14 +345,18 @@ static void groups_and_repeats(void **state)
 	struct mf_reader_opts ro = {0};
 	struct mf_reader *r = NULL;
 	struct mf_sample *s = malloc(sizeof(*s));
-	static const char twice[] = "     1.000100000      1,000      CPU_CYCLES\n"
-				    "     1.000100000        500      INSTRUCTIONS\n"
-				    "     1.000100000          7      CPU_CYCLES\n"
-				    "     2.000100000      3,000      CPU_CYCLES\n"
-				    "     2.000100000      1,000      INSTRUCTIONS\n";
+	static const char twice[] =
+		"     1.000100000      1,000      CPU_CYCLES\n"
+		"     1.000100000        500      INSTRUCTIONS\n"
+		"     1.000100000          7      CPU_CYCLES\n"
+		"     2.000100000      3,000      CPU_CYCLES\n"
+		"     2.000100000      1,000      INSTRUCTIONS\n";
 	(void)state;
-	assert_int_equal(run_perf(&p, "   3.000.000      CPU_CYCLES\n   1'000'000      INSTRUCTIONS\n"
-				      "   0,5 seconds time elapsed\n", NULL, &e), 0);
+	assert_int_equal(run_perf(&p,
+				  "   3.000.000      CPU_CYCLES\n   1'000'000      INSTRUCTIONS\n"
+				  "   0,5 seconds time elapsed\n",
+				  NULL, &e),
+			 0);
 	assert_true(metric(&p, 0, "CPI") == 3.0);
 	assert_true(p.res[0].interval == 0.5);
 	pipe_free(&p);
@@ -373,8 +405,9 @@ static void odd_lines(void **state)
 			 0);
 	assert_string_equal(p.groups[0]->family->key, "generic");
 	assert_true(fabs(metric(&p, 0, "CPI") - 2469134.0 / 823045.0) < 1e-12);
-	assert_non_null(strstr(warnings, "3 lines of events that are not CPU-MF counters left out (task-clock, "
-					 "page-faults, branches)"));
+	assert_non_null(strstr(warnings,
+			       "3 lines of events that are not CPU-MF counters left out (task-clock, "
+			       "page-faults, branches)"));
 	pipe_free(&p);
 	/* Multiplexed "(50.00%)"; cpum_cf/event=0x0/ is counter 0; unknown names are left out, named. */
 	assert_int_equal(run_perf(&p,
@@ -386,22 +419,19 @@ static void odd_lines(void **state)
 			 0);
 	assert_true(metric(&p, 0, "CPI") == 3.0);
 	assert_true(p.groups[0]->user_only);
-	assert_non_null(strstr(warnings, "2 lines of events that are not CPU-MF counters left out (NO_SUCH_EVENT, "
-					 "sched:sched_switch)"));
+	assert_non_null(strstr(warnings,
+			       "2 lines of events that are not CPU-MF counters left out (NO_SUCH_EVENT, "
+			       "sched:sched_switch)"));
 	pipe_free(&p);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(real_outputs),
-		cmocka_unit_test(elapsed_and_modifiers),
-		cmocka_unit_test(formats),
-		cmocka_unit_test(bad_input),
-		cmocka_unit_test(this_machine),
-		cmocka_unit_test(units_and_shapes),
-		cmocka_unit_test(odd_lines),
-		cmocka_unit_test(groups_and_repeats),
+		cmocka_unit_test(real_outputs), cmocka_unit_test(elapsed_and_modifiers),
+		cmocka_unit_test(formats),      cmocka_unit_test(bad_input),
+		cmocka_unit_test(this_machine), cmocka_unit_test(units_and_shapes),
+		cmocka_unit_test(odd_lines),    cmocka_unit_test(groups_and_repeats),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

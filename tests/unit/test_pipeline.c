@@ -139,8 +139,9 @@ static void max_groups(void **state)
 	p = mf_pipeline_new(&o);
 	assert_int_equal(mf_pipeline_add_mem(p, "two.csv", two, strlen(two), &e), MF_ELIMIT);
 	assert_string_equal(s.kinds, "F");
-	assert_non_null(strstr(e.msg, "two.csv:3: more than 1 groups (--max-groups): every distinct system, "
-				      "LPAR, pool and interval makes a group"));
+	assert_non_null(strstr(e.msg,
+			       "two.csv:3: more than 1 groups (--max-groups): every distinct system, "
+			       "LPAR, pool and interval makes a group"));
 	mf_pipeline_free(p);
 }
 

@@ -12,12 +12,12 @@
 
 /* A scripted kernel: the first rule that matches an open decides its errno. */
 struct rule {
-	int type;       /* -1 any */
+	int type;         /* -1 any */
 	long long config; /* -1 any */
-	int precise;    /* -1 any */
-	int sampling;   /* -1 any, 0 counting, 1 sampling */
-	int kernel;     /* -1 any, 1 kernel included (exclude_kernel = 0) */
-	int err;        /* errno to fail with, 0 success */
+	int precise;      /* -1 any */
+	int sampling;     /* -1 any, 0 counting, 1 sampling */
+	int kernel;       /* -1 any, 1 kernel included (exclude_kernel = 0) */
+	int err;          /* errno to fail with, 0 success */
 };
 
 struct script {
@@ -109,7 +109,9 @@ static void plan_with(const struct rule *rules, size_t n, const struct mf_mprobe
 	memset(&req, 0, sizeof(req));
 	snprintf(req.measurement, sizeof(req.measurement), "%s", measurement);
 	snprintf(req.event, sizeof(req.event), "%s",
-		 event ? event : strcmp(measurement, "itlb") == 0 ? "itlb_miss" : "cycles");
+		 event                              ? event
+		 : strcmp(measurement, "itlb") == 0 ? "itlb_miss"
+						    : "cycles");
 	req.variation_pct = 5;
 	req.all = all;
 	req.fallback_none = none;
@@ -146,8 +148,11 @@ static struct mf_mplan_req rate_req(const char *measurement, const char *event, 
 	return req;
 }
 
-#define HW_ANY(err) {PERF_TYPE_HARDWARE, -1, -1, -1, -1, err}, {PERF_TYPE_HW_CACHE, -1, -1, -1, -1, err}, \
-		{PERF_TYPE_RAW, -1, -1, -1, -1, err}
+#define HW_ANY(err)                                                                                                    \
+	{PERF_TYPE_HARDWARE, -1, -1, -1, -1, err}, {PERF_TYPE_HW_CACHE, -1, -1, -1, -1, err},                          \
+	{                                                                                                              \
+		PERF_TYPE_RAW, -1, -1, -1, -1, err                                                                     \
+	}
 
 static void test_vm_profile_software(void **state)
 {
@@ -158,8 +163,9 @@ static void test_vm_profile_software(void **state)
 	plan_with(r, 3, &p, "profile", NULL, false, false, &plan);
 	assert_int_equal(plan.code, 0);
 	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
-	assert_string_equal(plan.reason, "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
-					 "sampling software events task-clock");
+	assert_string_equal(plan.reason,
+			    "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
+			    "sampling software events task-clock");
 	assert_int_equal(plan.nsampled, 1);
 	assert_string_equal(plan.sampled[0].name, "task_clock");
 	assert_int_equal(plan.sampled[0].role, MF_ROLE_CPU);
@@ -242,8 +248,9 @@ static void test_nonprecise(void **state)
 	/* --fallback none: the same step is exit 3 with the same reason */
 	plan_with(r, 3, &p, "profile", NULL, false, true, &plan);
 	assert_int_equal(plan.code, MF_ENOTCOUNTED);
-	assert_string_equal(plan.error, "fallback: precise sampling not supported (EOPNOTSUPP); addresses may skid "
-					"(--fallback none)");
+	assert_string_equal(plan.error,
+			    "fallback: precise sampling not supported (EOPNOTSUPP); addresses may skid "
+			    "(--fallback none)");
 }
 
 static void test_counting_only(void **state)
@@ -255,7 +262,8 @@ static void test_counting_only(void **state)
 	plan_with(r, 1, &p, "profile", NULL, false, false, &plan);
 	assert_int_equal(plan.rung, MF_RUNG_COUNTING);
 	assert_string_equal(plan.reason,
-			    "fallback: hardware counters cannot interrupt; totals exact, placement from task-clock samples");
+			    "fallback: hardware counters cannot interrupt; totals exact, placement from task-clock "
+			    "samples");
 	assert_string_equal(plan.sampled[0].name, "task_clock");
 	/* the hardware event is still counted exactly */
 	assert_string_equal(plan.counted[0].name, "cycles");
@@ -302,9 +310,10 @@ static void test_rates(void **state)
 	plan_req(vm, 3, &p, &req, &plan);
 	assert_int_equal(plan.sampled[0].period, 1000000);
 	assert_int_equal(plan.variation, 50000);
-	assert_string_equal(plan.rate_note, "-s: rate 5000 counts cycles events and cannot be converted for "
-					    "task_clock: sampling every 1ms (its default); give the rate as a time "
-					    "(e.g. 500us) to set it");
+	assert_string_equal(plan.rate_note,
+			    "-s: rate 5000 counts cycles events and cannot be converted for "
+			    "task_clock: sampling every 1ms (its default); give the rate as a time "
+			    "(e.g. 500us) to set it");
 	/* an absolute variation in the same unit goes with it: 5 % instead, said too */
 	req.variation_pct = 0;
 	req.variation = 100;
@@ -331,8 +340,9 @@ static void test_rates(void **state)
 	req = rate_req("profile", "cycles", 250000, true);
 	plan_req(pmu, 1, &p, &req, &plan);
 	assert_int_equal(plan.sampled[0].period, 1000000);
-	assert_string_equal(plan.rate_note, "-s: rate 250us is a time, but cycles counts events: sampling every "
-					    "1000000 events (its default); give the rate as a count");
+	assert_string_equal(plan.rate_note,
+			    "-s: rate 250us is a time, but cycles counts events: sampling every "
+			    "1000000 events (its default); give the rate as a count");
 
 	/* a variation not below the rate is clamped, and said */
 	req = rate_req("profile", "cycles", 0, false);
@@ -341,7 +351,8 @@ static void test_rates(void **state)
 	plan_req(pmu, 1, &p, &req, &plan);
 	assert_int_equal(plan.sampled[0].period, 1000000);
 	assert_int_equal(plan.variation, 999999);
-	assert_string_equal(plan.rate_note, "-s: variation 2000000 is not below the rate 1000000 of cycles: using 999999");
+	assert_string_equal(plan.rate_note,
+			    "-s: variation 2000000 is not below the rate 1000000 of cycles: using 999999");
 
 	/* task_clock asked for by name: a count is its own unit, nanoseconds */
 	req = rate_req("profile", "task_clock", 2000000, false);
@@ -364,9 +375,10 @@ static void test_user_only(void **state)
 	plan_with(r, 4, &p, "profile", NULL, true, false, &plan);
 	assert_int_equal(plan.code, 0);
 	assert_true(plan.user_only);
-	assert_string_equal(plan.reason, "fallback: kernel.perf_event_paranoid=2 allows user space only\n"
-					 "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
-					 "sampling software events task-clock");
+	assert_string_equal(plan.reason,
+			    "fallback: kernel.perf_event_paranoid=2 allows user space only\n"
+			    "fallback: no hardware counters (cycles: ENOENT, hypervisor: yes); "
+			    "sampling software events task-clock");
 	assert_string_equal(plan.used_spec, "1ms, 5%, task_clock:user");
 	/* EPERM, paranoid 1 (no CAP_PERFMON) */
 	{
@@ -374,7 +386,8 @@ static void test_user_only(void **state)
 		p.paranoid = 1;
 		plan_with(r2, 1, &p, "profile", NULL, true, false, &plan);
 		assert_true(plan.user_only);
-		assert_string_equal(plan.reason, "fallback: kernel events refused (EPERM) without CAP_PERFMON; user space only");
+		assert_string_equal(plan.reason,
+				    "fallback: kernel events refused (EPERM) without CAP_PERFMON; user space only");
 		assert_int_equal(plan.rung, MF_RUNG_PRECISE);
 		plan_with(r2, 1, &p, "profile", NULL, true, true, &plan);
 		assert_int_equal(plan.code, MF_ENOTCOUNTED);
@@ -393,17 +406,20 @@ static void test_impossible(void **state)
 	static const struct rule eacces[] = {{-1, -1, -1, -1, -1, EACCES}};
 	static const struct rule eperm[] = {HW_ANY(ENOENT), {PERF_TYPE_SOFTWARE, -1, -1, -1, -1, EPERM}};
 	static const struct rule enosys[] = {{-1, -1, -1, -1, -1, ENOSYS}};
-	static const struct rule pf[] = {HW_ANY(ENOENT), {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, -1, -1, -1, EACCES}};
+	static const struct rule pf[] = {HW_ANY(ENOENT),
+					 {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, -1, -1, -1, EACCES}};
 	struct mf_mprobe p = vm_probe("GenuineIntel", 3);
 	struct mf_mplan plan;
 	(void)state;
 	plan_with(eacces, 1, &p, "profile", NULL, false, false, &plan);
 	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	/* hardware refused first (EACCES names the step), then task-clock too */
-	assert_string_equal(plan.error, "measurement impossible: perf_event_open refused task-clock (EACCES, "
-					"perf_event_paranoid=3); lower it, grant CAP_PERFMON or allow the call in seccomp");
-	assert_string_equal(plan.reason, "fallback: hardware events refused (cycles: EACCES); sampling software events "
-					 "task-clock");
+	assert_string_equal(plan.error,
+			    "measurement impossible: perf_event_open refused task-clock (EACCES, "
+			    "perf_event_paranoid=3); lower it, grant CAP_PERFMON or allow the call in seccomp");
+	assert_string_equal(plan.reason,
+			    "fallback: hardware events refused (cycles: EACCES); sampling software events "
+			    "task-clock");
 	plan_with(eperm, 4, &p, "profile", NULL, false, false, &plan);
 	assert_int_equal(plan.code, MF_ENOTCOUNTED);
 	assert_non_null(strstr(plan.error, "(EPERM, perf_event_paranoid=3)"));
@@ -425,15 +441,17 @@ static void test_busy_and_none(void **state)
 	(void)state;
 	plan_with(busy, 3, &p, "profile", NULL, false, false, &plan);
 	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
-	assert_string_equal(plan.reason, "fallback: hardware counters busy (cycles: EBUSY); sampling software events "
-					 "task-clock");
+	assert_string_equal(plan.reason,
+			    "fallback: hardware counters busy (cycles: EBUSY); sampling software events "
+			    "task-clock");
 	plan_with(emfile, 3, &p, "itlb", NULL, false, false, &plan);
 	assert_int_equal(plan.rung, MF_RUNG_SOFTWARE);
 	assert_non_null(strstr(plan.reason, "(itlb_miss: EMFILE)"));
 	plan_with(enoent, 3, &p, "itlb", NULL, false, true, &plan);
 	assert_int_equal(plan.code, MF_ENOTCOUNTED);
-	assert_string_equal(plan.error, "fallback: no hardware counters (itlb_miss: ENOENT, hypervisor: yes); sampling "
-					"software events task-clock and page-faults (--fallback none)");
+	assert_string_equal(plan.error,
+			    "fallback: no hardware counters (itlb_miss: ENOENT, hypervisor: yes); sampling "
+			    "software events task-clock and page-faults (--fallback none)");
 }
 
 static void test_events(void **state)
@@ -486,8 +504,9 @@ static void test_probe_tree(void **state)
 	put(root, "/proc/sys/kernel/perf_event_paranoid", "2\n");
 	put(root, "/proc/sys/kernel/perf_event_mlock_kb", "516\n");
 	put(root, "/proc/self/status", "Name:\tx\nUid:\t1000\t1000\t1000\t1000\nCapEff:\t0000004000000000\n");
-	put(root, "/proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
-				   "model name\t: Intel(R) Xeon(R) Platinum\nflags\t\t: fpu vme hypervisor lahf_lm\n\n");
+	put(root, "/proc/cpuinfo",
+	    "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+	    "model name\t: Intel(R) Xeon(R) Platinum\nflags\t\t: fpu vme hypervisor lahf_lm\n\n");
 	put(root, "/sys/bus/event_source/devices/cpu/type", "4\n");
 	put(root, "/sys/bus/event_source/devices/software/type", "1\n");
 	put(root, "/sys/devices/system/cpu/cpu0/cache/index0/type", "Data\n");
@@ -612,15 +631,17 @@ static void test_events_table_errors(void **state)
 	struct mf_mplan_req req;
 	struct mf_mplan plan;
 	struct mf_error e;
-	const char *bad = "name\tvendor\trole\ttype\tconfig\tconfig1\tprecise\tclock\tperiod\tdescription\n"
-			  "cycles\tany\tcpu\tweird\t0\t0\t3\tno\t1000\tx\n";
+	const char *bad =
+		"name\tvendor\trole\ttype\tconfig\tconfig1\tprecise\tclock\tperiod\tdescription\n"
+		"cycles\tany\tcpu\tweird\t0\t0\t3\tno\t1000\tx\n";
 	char buf[1024];
 	(void)state;
 	memset(&req, 0, sizeof(req));
 	strcpy(req.measurement, "profile");
 	strcpy(req.event, "cycles");
 	mf_error_clear(&e);
-	assert_int_equal(mf_measure_plan(&sys, &p, &req, bad, strlen(bad), "t/measure/events.tsv", &plan, &e), MF_ETABLE);
+	assert_int_equal(mf_measure_plan(&sys, &p, &req, bad, strlen(bad), "t/measure/events.tsv", &plan, &e),
+			 MF_ETABLE);
 	mf_error_format(&e, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "t/measure/events.tsv:2:"));
 	assert_non_null(strstr(buf, "type 'weird'"));
@@ -632,10 +653,10 @@ int main(void)
 		cmocka_unit_test(test_vm_profile_software), cmocka_unit_test(test_vm_itlb_software),
 		cmocka_unit_test(test_intel_precise),       cmocka_unit_test(test_nonprecise),
 		cmocka_unit_test(test_counting_only),       cmocka_unit_test(test_rates),
-		cmocka_unit_test(test_user_only),
-		cmocka_unit_test(test_impossible),          cmocka_unit_test(test_busy_and_none),
-		cmocka_unit_test(test_events),              cmocka_unit_test(test_probe_tree),
-		cmocka_unit_test(test_events_table_errors), cmocka_unit_test(test_recorded_seam),
+		cmocka_unit_test(test_user_only),           cmocka_unit_test(test_impossible),
+		cmocka_unit_test(test_busy_and_none),       cmocka_unit_test(test_events),
+		cmocka_unit_test(test_probe_tree),          cmocka_unit_test(test_events_table_errors),
+		cmocka_unit_test(test_recorded_seam),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,11 +94,11 @@ static void run_setup(struct mf_mrun *run, uint64_t st, bool id_all)
 		int precise;
 		uint64_t period, id;
 	} s[] = {
-	        {"task-clock", MF_ROLE_CPU, PERF_TYPE_SOFTWARE, 0, 100000, ID_CLOCK},
-	        {"page-faults", MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1, ID_FAULT},
-	        {"cycles", MF_ROLE_CPU, PERF_TYPE_HARDWARE, 0, 50000, ID_CYCLES},
-	        {"FRONTEND_RETIRED.ITLB_MISS", MF_ROLE_ITLB, PERF_TYPE_RAW, 2, 1009, ID_PEBS},
-	        {"ibs_fetch", MF_ROLE_ITLB, PERF_TYPE_MAX, 0, 4096, ID_IBS}, /* the first dynamic PMU type */
+		{"task-clock", MF_ROLE_CPU, PERF_TYPE_SOFTWARE, 0, 100000, ID_CLOCK},
+		{"page-faults", MF_ROLE_FAULT, PERF_TYPE_SOFTWARE, 0, 1, ID_FAULT},
+		{"cycles", MF_ROLE_CPU, PERF_TYPE_HARDWARE, 0, 50000, ID_CYCLES},
+		{"FRONTEND_RETIRED.ITLB_MISS", MF_ROLE_ITLB, PERF_TYPE_RAW, 2, 1009, ID_PEBS},
+		{"ibs_fetch", MF_ROLE_ITLB, PERF_TYPE_MAX, 0, 4096, ID_IBS}, /* the first dynamic PMU type */
 	};
 	size_t i;
 	mf_mrun_init(run);
@@ -154,7 +154,7 @@ static void assert_at(const struct mf_mrun *run, size_t i, const char *path, uin
 	s = &run->samples[i];
 	if (strcmp(mod_path(run, s->mod), path) != 0 || s->off != off)
 		fail_msg("sample %zu (ip 0x%llx): %s+0x%llx, expected %s+0x%llx", i, (unsigned long long)s->ip,
-		         mod_path(run, s->mod), (unsigned long long)s->off, path, (unsigned long long)off);
+			 mod_path(run, s->mod), (unsigned long long)s->off, path, (unsigned long long)off);
 }
 
 /* ---- draining --------------------------------------------------------- */
@@ -490,13 +490,13 @@ static void every_type(void **state)
 static void sample_layouts(void **state)
 {
 	static const uint64_t sts[] = {
-	        ST_BASIC,
-	        ST_FAULT,
-	        ST_ALL,
-	        PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-	                PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
-	        PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-	                PERF_SAMPLE_RAW | PERF_SAMPLE_CODE_PAGE_SIZE,
+		ST_BASIC,
+		ST_FAULT,
+		ST_ALL,
+		PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			PERF_SAMPLE_RAW | PERF_SAMPLE_CODE_PAGE_SIZE,
 	};
 	size_t k;
 	(void)state;
@@ -504,12 +504,12 @@ static void sample_layouts(void **state)
 		struct mf_mrun run;
 		struct bb b = {0};
 		struct smp s = {.id = ID_FAULT,
-		                .ip = 0x401234,
-		                .pid = 55,
-		                .tid = 56,
-		                .time = 987654321,
-		                .addr = 0x7ffc0010,
-		                .period = 3};
+				.ip = 0x401234,
+				.pid = 55,
+				.tid = 56,
+				.time = 987654321,
+				.addr = 0x7ffc0010,
+				.period = 3};
 		const struct mf_msample *m;
 		int id_all;
 		for (id_all = 0; id_all < 2; id_all++) {
@@ -580,16 +580,16 @@ static void unsupported_bits(void **state)
 		uint64_t bit;
 		const char *name;
 	} c[] = {
-	        {PERF_SAMPLE_CALLCHAIN, "PERF_SAMPLE_CALLCHAIN"},
-	        {PERF_SAMPLE_READ, "PERF_SAMPLE_READ"},
-	        {PERF_SAMPLE_BRANCH_STACK, "PERF_SAMPLE_BRANCH_STACK"},
-	        {PERF_SAMPLE_REGS_USER, "PERF_SAMPLE_REGS_USER"},
-	        {PERF_SAMPLE_STACK_USER, "PERF_SAMPLE_STACK_USER"},
-	        {PERF_SAMPLE_TRANSACTION, "TRANSACTION"},
-	        {PERF_SAMPLE_REGS_INTR, "REGS_INTR"},
-	        {PERF_SAMPLE_AUX, "PERF_SAMPLE_AUX"},
-	        {PERF_SAMPLE_CGROUP, "PERF_SAMPLE_CGROUP"},
-	        {1ULL << 40, "unknown bit 40"},
+		{PERF_SAMPLE_CALLCHAIN, "PERF_SAMPLE_CALLCHAIN"},
+		{PERF_SAMPLE_READ, "PERF_SAMPLE_READ"},
+		{PERF_SAMPLE_BRANCH_STACK, "PERF_SAMPLE_BRANCH_STACK"},
+		{PERF_SAMPLE_REGS_USER, "PERF_SAMPLE_REGS_USER"},
+		{PERF_SAMPLE_STACK_USER, "PERF_SAMPLE_STACK_USER"},
+		{PERF_SAMPLE_TRANSACTION, "TRANSACTION"},
+		{PERF_SAMPLE_REGS_INTR, "REGS_INTR"},
+		{PERF_SAMPLE_AUX, "PERF_SAMPLE_AUX"},
+		{PERF_SAMPLE_CGROUP, "PERF_SAMPLE_CGROUP"},
+		{1ULL << 40, "unknown bit 40"},
 	};
 	size_t i;
 	(void)state;
@@ -615,7 +615,7 @@ static void unsupported_bits(void **state)
  * mmap, FORK, exec, faults on instruction fetch and on data, kernel samples,
  * skid, unmapped samples and unknown stream ids, loss and throttling.
  */
-#define APP  0x555555554000ULL
+#define APP 0x555555554000ULL
 #define LIBM 0x7f0000000000ULL
 #define LIBA 0x7f1000000000ULL
 
@@ -659,11 +659,11 @@ static void build_scenario(struct bb *b)
 	/* kernel */
 	{
 		struct smp s = {.misc = PERF_RECORD_MISC_KERNEL,
-		                .id = ID_CLOCK,
-		                .ip = 0xffffffff81001234ULL,
-		                .pid = 100,
-		                .tid = 100,
-		                .period = 9};
+				.id = ID_CLOCK,
+				.ip = 0xffffffff81001234ULL,
+				.pid = 100,
+				.tid = 100,
+				.period = 9};
 		/* 18 */ rec_sample(b, &s);
 		s.misc = PERF_RECORD_MISC_USER;
 		s.ip = 0x12345;
@@ -1064,10 +1064,10 @@ static void fuzz_seeds(void **state)
 		smp_at(&b, 3, 12, 12, 0x400200, 0);
 		{
 			struct smp s = {.misc = PERF_RECORD_MISC_KERNEL,
-			                .id = 1,
-			                .ip = 0xffffffff81000000ULL,
-			                .pid = 10,
-			                .tid = 11};
+					.id = 1,
+					.ip = 0xffffffff81000000ULL,
+					.pid = 10,
+					.tid = 11};
 			rec_sample(&b, &s);
 		}
 		rec_task(&b, PERF_RECORD_EXIT, 12, 10, 12, 10);
@@ -1103,14 +1103,14 @@ static void fuzz_seeds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(drain_contiguous), cmocka_unit_test(drain_wrap),
-	        cmocka_unit_test(drain_errors),     cmocka_unit_test(drain_old_kernel),
-	        cmocka_unit_test(drain_sink_error), cmocka_unit_test(every_type),
-	        cmocka_unit_test(sample_layouts),   cmocka_unit_test(sample_without_id),
-	        cmocka_unit_test(unsupported_bits), cmocka_unit_test(end_to_end),
-	        cmocka_unit_test(chunks),           cmocka_unit_test(format_errors),
-	        cmocka_unit_test(mmap_replace),     cmocka_unit_test(many),
-	        cmocka_unit_test(fuzz_seeds),
+		cmocka_unit_test(drain_contiguous), cmocka_unit_test(drain_wrap),
+		cmocka_unit_test(drain_errors),     cmocka_unit_test(drain_old_kernel),
+		cmocka_unit_test(drain_sink_error), cmocka_unit_test(every_type),
+		cmocka_unit_test(sample_layouts),   cmocka_unit_test(sample_without_id),
+		cmocka_unit_test(unsupported_bits), cmocka_unit_test(end_to_end),
+		cmocka_unit_test(chunks),           cmocka_unit_test(format_errors),
+		cmocka_unit_test(mmap_replace),     cmocka_unit_test(many),
+		cmocka_unit_test(fuzz_seeds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

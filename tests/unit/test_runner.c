@@ -14,12 +14,12 @@
 #include "testutil.h"
 
 struct probe_ctx {
-	char marker[64];   /* the file the program creates when it runs */
+	char marker[64]; /* the file the program creates when it runs */
 	int opens, waits, ticks;
 	bool ran_before_open; /* the marker existed when open was called */
 	int open_rc, tick_rc;
-	bool int_ignored;  /* SIGINT was ignored while the program ran */
-	bool raise_term;   /* tick raises SIGTERM in the parent */
+	bool int_ignored; /* SIGINT was ignored while the program ran */
+	bool raise_term;  /* tick raises SIGTERM in the parent */
 };
 
 static bool exists(const char *path)
@@ -229,9 +229,9 @@ static void term_forwarded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(held_then_run),       cmocka_unit_test(open_fails),
-		cmocka_unit_test(cannot_exec),         cmocka_unit_test(hooks_while_running),
-		cmocka_unit_test(tick_fails_kills),    cmocka_unit_test(term_forwarded),
+		cmocka_unit_test(held_then_run),    cmocka_unit_test(open_fails),
+		cmocka_unit_test(cannot_exec),      cmocka_unit_test(hooks_while_running),
+		cmocka_unit_test(tick_fails_kills), cmocka_unit_test(term_forwarded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

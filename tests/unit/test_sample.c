@@ -6,7 +6,11 @@
 
 static void times(void **state)
 {
-	static const struct { const char *in; int64_t us; const char *out; } ok[] = {
+	static const struct {
+		const char *in;
+		int64_t us;
+		const char *out;
+	} ok[] = {
 		{"1970-01-01T00:00:00Z", 0, "1970-01-01T00:00:00Z"},
 		{"2025-03-04T10:15:00Z", INT64_C(1741083300000000), "2025-03-04T10:15:00Z"},
 		{"2025-03-04 10:15:00", INT64_C(1741083300000000), "2025-03-04T10:15:00Z"},
@@ -17,9 +21,15 @@ static void times(void **state)
 		{"2024-02-29T23:59:59.999999Z", INT64_C(1709251199999999), "2024-02-29T23:59:59.999999Z"},
 		{"1969-12-31T23:59:59Z", -1000000, "1969-12-31T23:59:59Z"},
 	};
-	static const char *const bad[] = {"", "2025-03-04", "2025-3-04T10:15:00Z", "2025-02-29T00:00:00Z",
-					  "2025-03-04T24:00:00Z", "2025-03-04T10:15:00Q", "2025-03-04T10:15:00.Z",
-					  "2025-03-04T10:15:00+1:00", "x025-03-04T10:15:00Z"};
+	static const char *const bad[] = {"",
+					  "2025-03-04",
+					  "2025-3-04T10:15:00Z",
+					  "2025-02-29T00:00:00Z",
+					  "2025-03-04T24:00:00Z",
+					  "2025-03-04T10:15:00Q",
+					  "2025-03-04T10:15:00.Z",
+					  "2025-03-04T10:15:00+1:00",
+					  "x025-03-04T10:15:00Z"};
 	size_t i;
 	char buf[48];
 	int64_t us;
@@ -87,11 +97,43 @@ static void interning(void **state)
 /* mf_fmt_g15 must equal printf("%.15g") for every value, including exact ties. */
 static void number_format(void **state)
 {
-	static const double fixed[] = {0.0, -0.0, 1, -1, 0.5, 0.1, 0.3, 2.5, 100, 1e15, 1e14, 999999999999999.5,
-				       123456789012345.5, 1e-4, 1e-5, 0.000123456789012345, 1e21, 1e22, 1e300,
-				       1e-300, 5e-324, 4.1, 1.03115, 33.3333333333333333, 2.0 / 3, 1e16 + 2,
-				       9007199254740993.0, 0.75, 0.6, 6.0, 3.0, 1.0, 18446744073709551616.0,
-				       12.3456789012345e10, 8.5, 0.05, 0.0000999999999999999};
+	static const double fixed[] = {0.0,
+				       -0.0,
+				       1,
+				       -1,
+				       0.5,
+				       0.1,
+				       0.3,
+				       2.5,
+				       100,
+				       1e15,
+				       1e14,
+				       999999999999999.5,
+				       123456789012345.5,
+				       1e-4,
+				       1e-5,
+				       0.000123456789012345,
+				       1e21,
+				       1e22,
+				       1e300,
+				       1e-300,
+				       5e-324,
+				       4.1,
+				       1.03115,
+				       33.3333333333333333,
+				       2.0 / 3,
+				       1e16 + 2,
+				       9007199254740993.0,
+				       0.75,
+				       0.6,
+				       6.0,
+				       3.0,
+				       1.0,
+				       18446744073709551616.0,
+				       12.3456789012345e10,
+				       8.5,
+				       0.05,
+				       0.0000999999999999999};
 	char a[64], b[64];
 	size_t i;
 	uint64_t x = 88172645463325252ULL;
@@ -121,9 +163,7 @@ static void number_format(void **state)
 		case 2: /* numbers with few digits, where ties happen */
 			v = (double)(x % 100000000) / 1000.0 + 0.0005;
 			break;
-		default: /* percentages */
-			v = (double)(x % 1000000007) / 1000000007.0 * 100;
-			break;
+		default: /* percentages */ v = (double)(x % 1000000007) / 1000000007.0 * 100; break;
 		}
 		mf_fmt_g15(v, a);
 		snprintf(b, sizeof(b), "%.15g", v);
@@ -149,11 +189,8 @@ static void cpu_lists(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(cpu_lists),
-		cmocka_unit_test(times),
-		cmocka_unit_test(pools),
-		cmocka_unit_test(interning),
-		cmocka_unit_test(number_format),
+		cmocka_unit_test(cpu_lists), cmocka_unit_test(times),         cmocka_unit_test(pools),
+		cmocka_unit_test(interning), cmocka_unit_test(number_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,7 +233,8 @@ static void vbs_spanned(void **state)
 			ra = mf_reader_next(a.r, &a.s, &a.e);
 			rc = mf_reader_next(c.r, &c.s, &c.e);
 			if (rc < 0)
-				fail_msg("block size %zu: %s at 0x%llx", blk[t], c.e.msg, (unsigned long long)c.e.offset);
+				fail_msg("block size %zu: %s at 0x%llx", blk[t], c.e.msg,
+					 (unsigned long long)c.e.offset);
 			assert_int_equal(ra, rc);
 			if (ra == 0)
 				break;
@@ -292,8 +293,9 @@ static void bad_data(void **state)
 	assert_int_equal(open_run(&run, &b), 0);
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), MF_EFORMAT);
 	/* Item 4: the set, the count found, the count expected, and that this dump is the first seen. */
-	assert_non_null(strstr(run.e.msg, "counter set 4 (type 4, extended) has 159 counters, 160 expected for CFVN 3 "
-					  "CSVN 7: the first dump seen with this count; please report it"));
+	assert_non_null(strstr(run.e.msg,
+			       "counter set 4 (type 4, extended) has 159 counters, 160 expected for CFVN 3 "
+			       "CSVN 7: the first dump seen with this count; please report it"));
 	close_run(&run);
 	r.bad_set_size = 0;
 
@@ -392,7 +394,7 @@ static void subtype2(void **state)
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
 	assert_int_equal(run.s.start_us, T0);
 	assert_true(fabs(run.s.seconds - 900) < 1e-9);
-	assert_true(sample_value(&run.s, 0) == 10);   /* (1 - 0) * (0 + 1) * 10 */
+	assert_true(sample_value(&run.s, 0) == 10);     /* (1 - 0) * (0 + 1) * 10 */
 	assert_true(sample_value(&run.s, 128) == 1290); /* (1 - 0) * 129 * 10 */
 	/* Record 2 (0.25 s late): delta against record 1, interval 900.25 s. */
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
@@ -430,7 +432,8 @@ static void jitter(void **state)
 	fill_vals(0);
 	for (iv = 0; iv < 3; iv++)
 		for (cpu = 0; cpu < 4; cpu++) {
-			int64_t j = (int64_t)((cpu * 137 + (unsigned)iv * 71) % 400) * 1000 - 200000; /* -0.2 .. +0.2 s */
+			int64_t j =
+				(int64_t)((cpu * 137 + (unsigned)iv * 71) % 400) * 1000 - 200000; /* -0.2 .. +0.2 s */
 			r = s1("SYSJ", cpu, T0 + iv * INT64_C(900000000) + j, 900 + (double)cpu * 0.01);
 			sb_record(&b, &r);
 		}
@@ -529,28 +532,28 @@ static void ebc_ref(unsigned char *p, const char *s, size_t width)
 /* Header §2, self-defining section §3, product section §4 (20 bytes), ID section §4 (40 bytes). */
 static size_t ref_head(unsigned char *r, unsigned subtype, unsigned dln, int64_t istart, int64_t iend)
 {
-	be(r + 4, 0x5E, 1);           /* SMF113FLG */
-	be(r + 5, 113, 1);            /* SMF113RTY */
-	be(r + 6, 2970000, 4);        /* SMF113TME 08:15:00.00 */
-	be(r + 10, 0x0125100F, 4);    /* SMF113DTE 2025.100 */
-	ebc_ref(r + 14, "SYSR", 4);   /* SMF113SID */
-	ebc_ref(r + 18, "", 4);       /* SMF113WID */
-	be(r + 22, subtype, 2);       /* SMF113STP */
-	be(r + 26, 24, 2);            /* SMF113SDL */
-	be(r + 28, 52, 4);            /* SMF113SOF */
-	be(r + 32, 20, 2);            /* SMF113SLN */
-	be(r + 34, 1, 2);             /* SMF113SON */
-	be(r + 36, 72, 4);            /* SMF113IOF */
-	be(r + 40, 40, 2);            /* SMF113ILN */
-	be(r + 42, 1, 2);             /* SMF113ION */
-	be(r + 44, 112, 4);           /* SMF113DOF */
-	be(r + 48, dln, 2);           /* SMF113DLN */
-	be(r + 50, 1, 2);             /* SMF113DON */
-	ebc_ref(r + 52 + 2, "01", 2); /* SMF113RVN at +2 */
-	ebc_ref(r + 52 + 4, "HIS", 8); /* SMF113PNM at +4 */
-	ebc_ref(r + 52 + 12, "SP730", 8); /* SMF113OSL at +12 */
-	ebc_ref(r + 72, "HIS", 8);    /* SMF113JBN */
-	ebc_ref(r + 72 + 16, "HIS", 8); /* SMF113STP (step name) */
+	be(r + 4, 0x5E, 1);                              /* SMF113FLG */
+	be(r + 5, 113, 1);                               /* SMF113RTY */
+	be(r + 6, 2970000, 4);                           /* SMF113TME 08:15:00.00 */
+	be(r + 10, 0x0125100F, 4);                       /* SMF113DTE 2025.100 */
+	ebc_ref(r + 14, "SYSR", 4);                      /* SMF113SID */
+	ebc_ref(r + 18, "", 4);                          /* SMF113WID */
+	be(r + 22, subtype, 2);                          /* SMF113STP */
+	be(r + 26, 24, 2);                               /* SMF113SDL */
+	be(r + 28, 52, 4);                               /* SMF113SOF */
+	be(r + 32, 20, 2);                               /* SMF113SLN */
+	be(r + 34, 1, 2);                                /* SMF113SON */
+	be(r + 36, 72, 4);                               /* SMF113IOF */
+	be(r + 40, 40, 2);                               /* SMF113ILN */
+	be(r + 42, 1, 2);                                /* SMF113ION */
+	be(r + 44, 112, 4);                              /* SMF113DOF */
+	be(r + 48, dln, 2);                              /* SMF113DLN */
+	be(r + 50, 1, 2);                                /* SMF113DON */
+	ebc_ref(r + 52 + 2, "01", 2);                    /* SMF113RVN at +2 */
+	ebc_ref(r + 52 + 4, "HIS", 8);                   /* SMF113PNM at +4 */
+	ebc_ref(r + 52 + 12, "SP730", 8);                /* SMF113OSL at +12 */
+	ebc_ref(r + 72, "HIS", 8);                       /* SMF113JBN */
+	ebc_ref(r + 72 + 16, "HIS", 8);                  /* SMF113STP (step name) */
 	be(r + 72 + 24, istart ? tod_of(istart) : 0, 8); /* SMF113INTERVALSTART */
 	be(r + 72 + 32, iend ? tod_of(iend) : 0, 8);     /* SMF113INTERVALEND */
 	return 112;
@@ -562,26 +565,26 @@ static size_t ref_s2(unsigned char *r, unsigned cpu, unsigned cls, unsigned cf, 
 	static const unsigned first[] = {0, 32}, csn[] = {6, 2};
 	size_t d = ref_head(r, 2, 84, 0, 0), css = d + 84, cds = css + 2 * 4, len = cds + 8 * 8, k, j, slot = 0;
 	unsigned char *h = r + d;
-	be(h + 0, tod_of(T0 - 1000000), 8); /* SMF113_2_CTS */
-	be(h + 8, tod_of(ctm), 8);          /* SMF113_2_CTM */
-	be(h + 16, cpu & 0xFF, 1);          /* SMF113_2_CPU# (deprecated) */
-	be(h + 17, cls, 1);                 /* SMF113_2_CpuProcClass */
-	be(h + 18, cf, 2);                  /* SMF113_2_CF */
-	be(h + 20, 3, 2);                   /* SMF113_2_CTRVN1 */
-	be(h + 22, 7, 2);                   /* SMF113_2_CTRVN2 */
-	be(h + 24, css, 4);                 /* SMF113_2_CSOF */
-	be(h + 28, 4, 2);                   /* SMF113_2_CSLN */
-	be(h + 30, 2, 2);                   /* SMF113_2_CSON */
-	be(h + 32, cds, 4);                 /* SMF113_2_CDOF */
-	be(h + 36, 8, 2);                   /* SMF113_2_CDLN */
-	be(h + 38, 8, 2);                   /* SMF113_2_CDON: counters of all sets */
-	be(h + 40, 5200, 4);                /* SMF113_2_CPSP */
-	ebc_ref(h + 44, "3931", 4);         /* SMF113_2_MachType */
-	ebc_ref(h + 48, "A01", 16);         /* SMF113_2_MachModel */
-	be(h + 64, cpu, 2);                 /* SMF113_2_CpuId */
+	be(h + 0, tod_of(T0 - 1000000), 8);      /* SMF113_2_CTS */
+	be(h + 8, tod_of(ctm), 8);               /* SMF113_2_CTM */
+	be(h + 16, cpu & 0xFF, 1);               /* SMF113_2_CPU# (deprecated) */
+	be(h + 17, cls, 1);                      /* SMF113_2_CpuProcClass */
+	be(h + 18, cf, 2);                       /* SMF113_2_CF */
+	be(h + 20, 3, 2);                        /* SMF113_2_CTRVN1 */
+	be(h + 22, 7, 2);                        /* SMF113_2_CTRVN2 */
+	be(h + 24, css, 4);                      /* SMF113_2_CSOF */
+	be(h + 28, 4, 2);                        /* SMF113_2_CSLN */
+	be(h + 30, 2, 2);                        /* SMF113_2_CSON */
+	be(h + 32, cds, 4);                      /* SMF113_2_CDOF */
+	be(h + 36, 8, 2);                        /* SMF113_2_CDLN */
+	be(h + 38, 8, 2);                        /* SMF113_2_CDON: counters of all sets */
+	be(h + 40, 5200, 4);                     /* SMF113_2_CPSP */
+	ebc_ref(h + 44, "3931", 4);              /* SMF113_2_MachType */
+	ebc_ref(h + 48, "A01", 16);              /* SMF113_2_MachModel */
+	be(h + 64, cpu, 2);                      /* SMF113_2_CpuId */
 	ebc_ref(h + 68, "00000000000ABCDE", 16); /* SMF113_2_MachSeqCode at 68 */
 	for (k = 0; k < 2; k++) {
-		be(r + css + 4 * k, k + 1, 1);  /* SMF113_2_CST: one byte */
+		be(r + css + 4 * k, k + 1, 1);      /* SMF113_2_CST: one byte */
 		be(r + css + 4 * k + 2, csn[k], 2); /* SMF113_2_CSN at +2 */
 		for (j = 0; j < csn[k]; j++, slot++)
 			be(r + cds + 8 * slot, base + first[k] + j, 8); /* SMF113_2_CR */
@@ -596,29 +599,29 @@ static size_t ref_s1(unsigned char *r, unsigned cpu, unsigned cls, unsigned flag
 	static const unsigned type[] = {1, 6}, first[] = {0, 448}, cdon[] = {6, 48}, cdln[] = {4, 8};
 	size_t d = ref_head(r, 1, 78, start, start + 900000000), css = d + 78, cd = css + 2 * 12, k, j;
 	unsigned char *h = r + d;
-	be(h + 0, tod_of(T0 - 1000000), 8);     /* SMF113_1_CTS */
+	be(h + 0, tod_of(T0 - 1000000), 8);      /* SMF113_1_CTS */
 	be(h + 8, tod_of(start + 900000000), 8); /* SMF113_1_CTM */
-	be(h + 16, cpu, 2);                     /* SMF113_1_CpuId */
-	be(h + 18, cls, 1);                     /* SMF113_1_CpuProcClass */
-	be(h + 20, 5200, 4);                    /* SMF113_1_CpuSpeed */
-	ebc_ref(h + 24, "3931", 4);             /* SMF113_1_MachType */
-	ebc_ref(h + 28, "A01", 16);             /* SMF113_1_MachModel */
-	be(h + 44, 1, 2);                       /* SMF113_1_CtrVersion0 */
-	be(h + 46, 3, 2);                       /* SMF113_1_CtrVersion1 */
-	be(h + 48, 7, 2);                       /* SMF113_1_CtrVersion2 */
-	be(h + 50, flags, 2);                   /* SMF113_1_Flags */
-	be(h + 52, css, 4);                     /* SMF113_1_CSOF */
-	be(h + 56, 12, 2);                      /* SMF113_1_CSLN */
-	be(h + 58, 2, 2);                       /* SMF113_1_CSON */
+	be(h + 16, cpu, 2);                      /* SMF113_1_CpuId */
+	be(h + 18, cls, 1);                      /* SMF113_1_CpuProcClass */
+	be(h + 20, 5200, 4);                     /* SMF113_1_CpuSpeed */
+	ebc_ref(h + 24, "3931", 4);              /* SMF113_1_MachType */
+	ebc_ref(h + 28, "A01", 16);              /* SMF113_1_MachModel */
+	be(h + 44, 1, 2);                        /* SMF113_1_CtrVersion0 */
+	be(h + 46, 3, 2);                        /* SMF113_1_CtrVersion1 */
+	be(h + 48, 7, 2);                        /* SMF113_1_CtrVersion2 */
+	be(h + 50, flags, 2);                    /* SMF113_1_Flags */
+	be(h + 52, css, 4);                      /* SMF113_1_CSOF */
+	be(h + 56, 12, 2);                       /* SMF113_1_CSLN */
+	be(h + 58, 2, 2);                        /* SMF113_1_CSON */
 	ebc_ref(h + 60, "00000000000ABCDE", 16); /* SMF113_1_MachSeqCode */
-	be(h + 76, cpu, 2);                     /* SMF113_1_CoreId */
+	be(h + 76, cpu, 2);                      /* SMF113_1_CoreId */
 	for (k = 0; k < 2; k++) {
 		unsigned char *e = r + css + 12 * k;
-		be(e + 0, type[k], 2);                      /* SMF113_1_CSType */
-		be(e + 2, cdln[k] == 8 ? 0x8000 : 0, 2);   /* SMF113_1_CSFlags: CSUseLCDS */
-		be(e + 4, cd, 4);                           /* SMF113_1_CDOF */
-		be(e + 8, cdln[k], 2);                      /* SMF113_1_CDLN */
-		be(e + 10, cdon[k], 2);                     /* SMF113_1_CDON */
+		be(e + 0, type[k], 2);                   /* SMF113_1_CSType */
+		be(e + 2, cdln[k] == 8 ? 0x8000 : 0, 2); /* SMF113_1_CSFlags: CSUseLCDS */
+		be(e + 4, cd, 4);                        /* SMF113_1_CDOF */
+		be(e + 8, cdln[k], 2);                   /* SMF113_1_CDLN */
+		be(e + 10, cdon[k], 2);                  /* SMF113_1_CDON */
 		for (j = 0; j < cdon[k]; j++, cd += cdln[k])
 			be(r + cd, base + first[k] + j, (int)cdln[k]);
 	}
@@ -642,7 +645,7 @@ static void reference_subtype2(void **state)
 	struct mf_strbuf sb;
 	size_t n = 0;
 	(void)state;
-	n += ref_s2(buf + n, 9, 2, 0x8000 | 0x0400, T0, 1000);          /* first record of the run, zCBP */
+	n += ref_s2(buf + n, 9, 2, 0x8000 | 0x0400, T0, 1000);             /* first record of the run, zCBP */
 	n += ref_s2(buf + n, 9, 2, 0x4000 | 0x0400, T0 + 900000000, 5000); /* intermediate */
 	/* The counter-set section bytes exactly as the table has them: CST, reserved, CSN. */
 	{
@@ -678,9 +681,9 @@ static void reference_subtype1(void **state)
 	struct mf_strbuf sb;
 	size_t n = 0;
 	(void)state;
-	n += ref_s1(buf + n, 4, 2, 0x1000, T0, 100);          /* zCBP */
-	n += ref_s1(buf + n, 5, 2, 0x0000, T0, 100);          /* zAAP */
-	n += ref_s1(buf + n, 6, 0, 0x2000, T0, 100);          /* MT-diagnostic data lost */
+	n += ref_s1(buf + n, 4, 2, 0x1000, T0, 100); /* zCBP */
+	n += ref_s1(buf + n, 5, 2, 0x0000, T0, 100); /* zAAP */
+	n += ref_s1(buf + n, 6, 0, 0x2000, T0, 100); /* MT-diagnostic data lost */
 	bb_bytes(&b, buf, n);
 	assert_int_equal(open_run(&run, &b), 0);
 	if (mf_reader_next(run.r, &run.s, &run.e) != 1)
@@ -701,7 +704,8 @@ static void reference_subtype1(void **state)
 	assert_true(sample_value(&run.s, 448) == UINT64_MAX);
 	assert_true(sample_value(&run.s, 449) == UINT64_MAX);
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
-	assert_non_null(strstr(summary_of(&run, &sb), "MT-diagnostic counters left out: 1 interval with lost MT-diagnostic data"));
+	assert_non_null(strstr(summary_of(&run, &sb),
+			       "MT-diagnostic counters left out: 1 interval with lost MT-diagnostic data"));
 	mf_strbuf_free(&sb);
 	assert_int_equal(mf_reader_nwarnings(run.r), 1);
 	assert_non_null(strstr(mf_reader_warning(run.r, 0), "1 subtype 1 interval flagged lost MT-diagnostic"));
@@ -739,7 +743,8 @@ static void both_subtypes(void **state)
 		got++;
 	}
 	assert_int_equal(got, 3);
-	assert_non_null(strstr(summary_of(&run, &sb), "dropped 3: subtype 2 records of systems that also write subtype 1"));
+	assert_non_null(
+		strstr(summary_of(&run, &sb), "dropped 3: subtype 2 records of systems that also write subtype 1"));
 	mf_strbuf_free(&sb);
 	close_run(&run);
 
@@ -786,8 +791,9 @@ static void no_113_and_no_trailer(void **state)
 	sb_other(&b, 3, 18);
 	assert_int_equal(open_run(&run, &b), 0);
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), MF_ENODATA);
-	assert_string_equal(run.e.msg, "no SMF type 113 records in t.smf (5 records of types 2, 3, 30, 70): check "
-				       "that SMF collects type 113 and the dump selects it");
+	assert_string_equal(run.e.msg,
+			    "no SMF type 113 records in t.smf (5 records of types 2, 3, 30, 70): check "
+			    "that SMF collects type 113 and the dump selects it");
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
 	assert_int_equal(mf_reader_nwarnings(run.r), 0);
 	close_run(&run);
@@ -801,8 +807,9 @@ static void no_113_and_no_trailer(void **state)
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
 	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
 	assert_int_equal(mf_reader_nwarnings(run.r), 1);
-	assert_string_equal(mf_reader_warning(run.r, 0), "t.smf: the dump has an IFASMFDP header record (type 2) but "
-							 "no trailer record (type 3): it may be cut short");
+	assert_string_equal(mf_reader_warning(run.r, 0),
+			    "t.smf: the dump has an IFASMFDP header record (type 2) but "
+			    "no trailer record (type 3): it may be cut short");
 	close_run(&run);
 	free(b.p);
 }
@@ -841,10 +848,17 @@ static void set_sizes_match_families(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rdw_stream), cmocka_unit_test(vbs_spanned), cmocka_unit_test(vbs_bad_chains), cmocka_unit_test(bad_data),
-		cmocka_unit_test(subtype2),   cmocka_unit_test(jitter),      cmocka_unit_test(list_api),
-		cmocka_unit_test(reference_subtype2), cmocka_unit_test(reference_subtype1),
-		cmocka_unit_test(both_subtypes), cmocka_unit_test(no_113_and_no_trailer),
+		cmocka_unit_test(rdw_stream),
+		cmocka_unit_test(vbs_spanned),
+		cmocka_unit_test(vbs_bad_chains),
+		cmocka_unit_test(bad_data),
+		cmocka_unit_test(subtype2),
+		cmocka_unit_test(jitter),
+		cmocka_unit_test(list_api),
+		cmocka_unit_test(reference_subtype2),
+		cmocka_unit_test(reference_subtype1),
+		cmocka_unit_test(both_subtypes),
+		cmocka_unit_test(no_113_and_no_trailer),
 		cmocka_unit_test(set_sizes_match_families),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);

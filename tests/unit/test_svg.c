@@ -470,8 +470,7 @@ static void hostile(void **state)
 	const char *const bc[] = {"red\"/><script>"};
 	int band[3] = {0, 0, -1};
 	char longname[400];
-	struct mf_svg_series s[2] = {{"<script>alert(\"x\")</script>", "#123\"", y},
-				     {longname, NULL, y}};
+	struct mf_svg_series s[2] = {{"<script>alert(\"x\")</script>", "#123\"", y}, {longname, NULL, y}};
 	struct mf_svg_chart c = chart_init();
 	struct mf_strbuf sb;
 	(void)state;
@@ -525,9 +524,9 @@ static void hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(ticks),        cmocka_unit_test(line_basic),
-		cmocka_unit_test(time_3days),   cmocka_unit_test(stacked_bars), cmocka_unit_test(downsampled),
-		cmocka_unit_test(line_clipped), cmocka_unit_test(no_data),      cmocka_unit_test(hostile),
+		cmocka_unit_test(ticks),        cmocka_unit_test(line_basic),  cmocka_unit_test(time_3days),
+		cmocka_unit_test(stacked_bars), cmocka_unit_test(downsampled), cmocka_unit_test(line_clipped),
+		cmocka_unit_test(no_data),      cmocka_unit_test(hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,9 +113,8 @@ static const struct nmsym *nm_expect(const struct nmtab *t, uint64_t addr)
 		if (!strchr("TtWwi", e->type) || e->size == 0 || addr < e->addr || addr - e->addr >= e->size)
 			continue;
 		if (!best || e->addr > best->addr ||
-		    (e->addr == best->addr &&
-		     (nm_rank(e->type) < nm_rank(best->type) ||
-		      (nm_rank(e->type) == nm_rank(best->type) && name_before(e, best)))))
+		    (e->addr == best->addr && (nm_rank(e->type) < nm_rank(best->type) ||
+					       (nm_rank(e->type) == nm_rank(best->type) && name_before(e, best)))))
 			best = e;
 	}
 	return best;
@@ -772,9 +771,9 @@ static void test_shared_library(void **state)
 static void test_src_function_range(void **state)
 {
 	static const char *const progs[] = {
-		MPROG_HOT_O2, MPROG_HOT_O0, MPROG_LIB, MPROG_HOT_NOARANGES, MPROG_LIB_NOARANGES,
+		MPROG_HOT_O2,     MPROG_HOT_O0,     MPROG_LIB,        MPROG_HOT_NOARANGES, MPROG_LIB_NOARANGES,
 #ifdef MPROG_CLANG
-		MPROG_HOT_CLANG4, MPROG_HOT_CLANG5, MPROG_LIB_CLANG4, MPROG_LIB_CLANG5, MPROG_LIB_MIXED,
+		MPROG_HOT_CLANG4, MPROG_HOT_CLANG5, MPROG_LIB_CLANG4, MPROG_LIB_CLANG5,    MPROG_LIB_MIXED,
 #endif
 	};
 	size_t i, j, tested = 0;
@@ -906,7 +905,8 @@ static void check_same_code(const char *p4, const char *p5, const char *const *f
 		if ((x->file == NULL) != (y->file == NULL) || (x->file && strcmp(x->file, y->file) != 0) ||
 		    x->line != y->line || x->flags != y->flags)
 			fail_msg("0x%" PRIx64 ": DWARF 4 %s:%u flags %u, DWARF 5 %s:%u flags %u", x->addr,
-				 x->file ? x->file : "??", x->line, x->flags, y->file ? y->file : "??", y->line, y->flags);
+				 x->file ? x->file : "??", x->line, x->flags, y->file ? y->file : "??", y->line,
+				 y->flags);
 		nflagged += (x->flags & MF_SYM_INLINE) != 0;
 	}
 	assert_true(known > 0);
@@ -919,8 +919,8 @@ static void check_same_code(const char *p4, const char *p5, const char *const *f
 		assert_int_equal(r4.src[i].flags, r5.src[i].flags);
 		assert_string_equal(r4.src[i].file, r5.src[i].file);
 	}
-	print_message("%s: %zu addresses alike in DWARF 4 and 5, %zu with a file, %zu inlined\n", p5, r4.nsyms,
-		      known, nflagged);
+	print_message("%s: %zu addresses alike in DWARF 4 and 5, %zu with a file, %zu inlined\n", p5, r4.nsyms, known,
+		      nflagged);
 	free(nm4.s);
 	free(nm5.s);
 	mf_mrun_free(&r4);
@@ -1145,9 +1145,9 @@ static void test_build_id_changed(void **state)
 static void test_vdso(void **state)
 {
 	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *sh;
-	const ElfW(Phdr) *ph;
+	const ElfW(Ehdr) * eh;
+	const ElfW(Shdr) * sh;
+	const ElfW(Phdr) * ph;
 	const ElfW(Sym) *sym = NULL, *best = NULL;
 	const char *str = NULL;
 	size_t i, nsym = 0;
@@ -1355,8 +1355,8 @@ static void test_many_samples(void **state)
 	symbolize_ok(&run);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	print_message("mf_symbolize: 100000 samples, %zu addresses, %zu syms, %zu source rows: %.1f ms\n", n,
-		      run.nsyms, run.nsrc, secs * 1e3);
+	print_message("mf_symbolize: 100000 samples, %zu addresses, %zu syms, %zu source rows: %.1f ms\n", n, run.nsyms,
+		      run.nsrc, secs * 1e3);
 	assert_true(secs < 2.0);
 	/* Distinct addresses plus their line starts, each once. */
 	assert_true(run.nsyms >= n);

@@ -185,9 +185,9 @@ static void calendar(void **state)
 
 static void bad_specs(void **state)
 {
-	static const char *const bad[] = {
-		"",      "Mars/Olympus_Mons", "../etc/passwd", "/etc/localtime", "+15:00", "+02:60", "+2",
-		"+02:0", "Europe//Berlin",    "Europe/Berlin/"};
+	static const char *const bad[] =
+		{"",      "Mars/Olympus_Mons", "../etc/passwd", "/etc/localtime", "+15:00", "+02:60", "+2",
+		 "+02:0", "Europe//Berlin",    "Europe/Berlin/"};
 	struct mf_tz *tz;
 	struct mf_error e;
 	size_t i;

@@ -45,19 +45,19 @@ static inline char *test_tmpfile(const char *text, size_t len)
 }
 
 /* A knowledge base loaded once per test program: defines kb, kb_setup and kb_teardown. */
-#define MF_TEST_KB_FIXTURE()                           \
-	static struct mf_kb *kb;                       \
-	static int kb_setup(void **state)              \
-	{                                              \
-		(void)state;                           \
-		kb = test_kb();                        \
-		return 0;                              \
-	}                                              \
-	static int kb_teardown(void **state)           \
-	{                                              \
-		(void)state;                           \
-		mf_kb_free(kb);                        \
-		return 0;                              \
+#define MF_TEST_KB_FIXTURE()                                                                                           \
+	static struct mf_kb *kb;                                                                                       \
+	static int kb_setup(void **state)                                                                              \
+	{                                                                                                              \
+		(void)state;                                                                                           \
+		kb = test_kb();                                                                                        \
+		return 0;                                                                                              \
+	}                                                                                                              \
+	static int kb_teardown(void **state)                                                                           \
+	{                                                                                                              \
+		(void)state;                                                                                           \
+		mf_kb_free(kb);                                                                                        \
+		return 0;                                                                                              \
 	}
 
 #endif

@@ -7,18 +7,18 @@
 /* Library return codes: 0 is success, every failure is a small negative number. */
 enum {
 	MF_OK = 0,
-	MF_EINVAL = -1,     /* invalid argument (a caller bug or a bad option value) */
-	MF_ENOMEM = -2,     /* out of memory */
-	MF_EFORMAT = -3,    /* malformed input data */
-	MF_ENOCOUNTER = -4, /* a counter that does not exist on the family */
-	MF_EIO = -5,        /* a read or write failed */
-	MF_ENOMACHINE = -6, /* an unknown machine family or type */
-	MF_ETABLE = -7,     /* a knowledge-base table is broken */
-	MF_EUSAGE = -8,     /* the request cannot be served as asked (e.g. format not detected) */
-	MF_EOF = -9,        /* end of input (not an error for readers) */
-	MF_ENODATA = -10,   /* the input holds none of the data asked for (e.g. no SMF type 113 record) */
-	MF_ELIMIT = -11,    /* a configured limit was reached (e.g. --max-groups) */
-	MF_ENOEXEC = -12,   /* the program to count or measure cannot be run (not found, not executable) */
+	MF_EINVAL = -1,      /* invalid argument (a caller bug or a bad option value) */
+	MF_ENOMEM = -2,      /* out of memory */
+	MF_EFORMAT = -3,     /* malformed input data */
+	MF_ENOCOUNTER = -4,  /* a counter that does not exist on the family */
+	MF_EIO = -5,         /* a read or write failed */
+	MF_ENOMACHINE = -6,  /* an unknown machine family or type */
+	MF_ETABLE = -7,      /* a knowledge-base table is broken */
+	MF_EUSAGE = -8,      /* the request cannot be served as asked (e.g. format not detected) */
+	MF_EOF = -9,         /* end of input (not an error for readers) */
+	MF_ENODATA = -10,    /* the input holds none of the data asked for (e.g. no SMF type 113 record) */
+	MF_ELIMIT = -11,     /* a configured limit was reached (e.g. --max-groups) */
+	MF_ENOEXEC = -12,    /* the program to count or measure cannot be run (not found, not executable) */
 	MF_ENOTCOUNTED = -13 /* nothing could be counted or sampled: no event could be opened here */
 };
 
@@ -46,8 +46,8 @@ struct mf_error {
 void mf_error_clear(struct mf_error *e);
 
 /* Fills e (which may be NULL) and returns code. */
-int mf_error_set(struct mf_error *e, int code, const char *file, long line, long col,
-		 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int mf_error_set(struct mf_error *e, int code, const char *file, long line, long col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /* Copies up to one line of source text (stopping at a newline) for the caret. */
 void mf_error_set_text(struct mf_error *e, const char *line, size_t len);

@@ -21,11 +21,11 @@ struct mf_reader;
 
 struct mf_reader_opts {
 	const struct mf_kb *kb;
-	const char *format;                 /* "csv", "smf", or NULL to detect */
-	const struct mf_family *family;     /* --machine: used where the data names none */
-	const struct mf_machine *machine;   /* --machine given as a type number, else NULL */
-	struct mf_strtab *strtab;           /* where system and LPAR names are interned */
-	bool per_cpu;                       /* --by cpu: lshwc reads its per-CPU rows, not the Total rows */
+	const char *format;               /* "csv", "smf", or NULL to detect */
+	const struct mf_family *family;   /* --machine: used where the data names none */
+	const struct mf_machine *machine; /* --machine given as a type number, else NULL */
+	struct mf_strtab *strtab;         /* where system and LPAR names are interned */
+	bool per_cpu;                     /* --by cpu: lshwc reads its per-CPU rows, not the Total rows */
 };
 
 /*
@@ -34,8 +34,7 @@ struct mf_reader_opts {
  * MF_EFORMAT (format not recognised, bad header), MF_ENOMACHINE, MF_EUSAGE
  * (unknown format name); err says where.
  */
-int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts,
-		   struct mf_error *err);
+int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts, struct mf_error *err);
 
 /*
  * Reads the next sample into s.  Returns 1 for a sample, 0 at the end, or a

@@ -21,26 +21,26 @@
 struct mf_sample {
 	const struct mf_family *family;
 	const struct mf_machine *machine; /* NULL when only the family is known */
-	uint32_t system;  /* strtab id, 0 = none */
-	uint32_t lpar;    /* strtab id, 0 = none */
-	int64_t cpu;      /* -1 = none */
-	int pool;         /* enum mf_pool */
+	uint32_t system;                  /* strtab id, 0 = none */
+	uint32_t lpar;                    /* strtab id, 0 = none */
+	int64_t cpu;                      /* -1 = none */
+	int pool;                         /* enum mf_pool */
 	bool has_start;
-	int64_t start_us;   /* interval start, microseconds since 1970-01-01 UTC */
-	double seconds;     /* interval length; NaN = unknown */
-	double cpsp;        /* CPU speed in MHz; NaN = unknown */
-	bool cpsp_nominal;  /* cpsp is the machine's nominal speed, not data */
-	unsigned user_only; /* counters counted in problem state only (perf :u) */
+	int64_t start_us;     /* interval start, microseconds since 1970-01-01 UTC */
+	double seconds;       /* interval length; NaN = unknown */
+	double cpsp;          /* CPU speed in MHz; NaN = unknown */
+	bool cpsp_nominal;    /* cpsp is the machine's nominal speed, not data */
+	unsigned user_only;   /* counters counted in problem state only (perf :u) */
 	bool has_offset;      /* the input gives the local time offset (SMF records do) */
 	int32_t utc_offset_s; /* then: local time minus UTC, in seconds (--tz smf) */
-	uint32_t input;       /* the input it came from, 1-based in the order read (the pipeline sets it), 0 = unknown */
-	long line;          /* where it was read: its (first) line in a text input, 0 = unknown */
-	long long offset;   /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
+	uint32_t input;   /* the input it came from, 1-based in the order read (the pipeline sets it), 0 = unknown */
+	long line;        /* where it was read: its (first) line in a text input, 0 = unknown */
+	long long offset; /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 
-	const uint64_t *present_bits;     /* optional: bitmap of the slots below, when the reader has it */
-	size_t n;                         /* number of counters present */
-	uint16_t slot[MF_SAMPLE_MAX];     /* dense slot of each counter in family */
-	uint64_t value[MF_SAMPLE_MAX];    /* its delta */
+	const uint64_t *present_bits;  /* optional: bitmap of the slots below, when the reader has it */
+	size_t n;                      /* number of counters present */
+	uint16_t slot[MF_SAMPLE_MAX];  /* dense slot of each counter in family */
+	uint64_t value[MF_SAMPLE_MAX]; /* its delta */
 };
 
 /* Resets s to an empty sample of no family. */

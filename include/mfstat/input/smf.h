@@ -20,14 +20,14 @@
 
 /* One decoded type 113 record. */
 struct mf_smf_record {
-	long long offset;       /* byte offset of the record in the (decompressed) file */
-	long number;            /* 1-based number of the logical record in the file */
-	int subtype;            /* 1 deltas, 2 cumulative */
-	char system[9];         /* SMF system id, ASCII, blanks trimmed */
-	unsigned cpu;           /* CpuId */
-	int pool;               /* enum mf_pool from the processor class (and the zCBP flag) */
-	unsigned proc_class;    /* the raw class: 0 CP, 2 zAAP/zCBP, 4 zIIP */
-	unsigned machine_type;  /* e.g. 3931 */
+	long long offset;      /* byte offset of the record in the (decompressed) file */
+	long number;           /* 1-based number of the logical record in the file */
+	int subtype;           /* 1 deltas, 2 cumulative */
+	char system[9];        /* SMF system id, ASCII, blanks trimmed */
+	unsigned cpu;          /* CpuId */
+	int pool;              /* enum mf_pool from the processor class (and the zCBP flag) */
+	unsigned proc_class;   /* the raw class: 0 CP, 2 zAAP/zCBP, 4 zIIP */
+	unsigned machine_type; /* e.g. 3931 */
 	const struct mf_family *family;
 	const struct mf_machine *machine;
 	unsigned cfvn, csvn;
@@ -35,11 +35,11 @@ struct mf_smf_record {
 	int64_t cts_us, ctm_us; /* collection start, record time (Unix microseconds, UTC) */
 	bool has_interval;
 	int64_t start_us, end_us; /* interval (subtype 1: identification section) */
-	bool lost;              /* the hardware lost counter data this interval */
-	bool mt_lost;           /* subtype 1: MT-diagnostic counter data lost (its values are not usable) */
-	bool first, final;      /* subtype 2 run markers */
-	unsigned sets;          /* bit (1 << CSType) for each counter set present */
-	size_t n;               /* counters below (numbers the family defines) */
+	bool lost;                /* the hardware lost counter data this interval */
+	bool mt_lost;             /* subtype 1: MT-diagnostic counter data lost (its values are not usable) */
+	bool first, final;        /* subtype 2 run markers */
+	unsigned sets;            /* bit (1 << CSType) for each counter set present */
+	size_t n;                 /* counters below (numbers the family defines) */
 	uint16_t num[512];
 	uint64_t val[512];
 };

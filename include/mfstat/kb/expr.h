@@ -46,8 +46,7 @@ struct mf_expr;
  * MF_ENOMEM and fills err with a message and the 1-based column in src; line
  * and file are left for the caller to set.
  */
-int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_expr **out,
-		    struct mf_error *err);
+int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_expr **out, struct mf_error *err);
 
 void mf_expr_free(struct mf_expr *e);
 
@@ -67,10 +66,10 @@ struct mf_na {
 
 /* Where evaluation reads its inputs.  All arrays are borrowed. */
 struct mf_eval_env {
-	const uint64_t *counters; /* counter sums by dense slot */
-	const uint64_t *present;  /* bitmap: bit i set when slot i holds data */
-	const double *vars;       /* MF_NVARS values; NaN = not available */
-	const double *metrics;    /* metric values by index; NaN = not available */
+	const uint64_t *counters;      /* counter sums by dense slot */
+	const uint64_t *present;       /* bitmap: bit i set when slot i holds data */
+	const double *vars;            /* MF_NVARS values; NaN = not available */
+	const double *metrics;         /* metric values by index; NaN = not available */
 	const struct mf_na *metric_na; /* optional: why each metric is not available */
 };
 
@@ -91,7 +90,7 @@ void mf_expr_ref(const struct mf_expr *e, size_t i, int *kind, int *index);
  * replacement, or NULL to keep the name), normalising spacing around binary
  * operators.  Used to show a formula with Linux counter names.
  */
-void mf_expr_rewrite(const char *src, const char *(*map)(void *ctx, const char *name, size_t len),
-		     void *ctx, struct mf_strbuf *out);
+void mf_expr_rewrite(const char *src, const char *(*map)(void *ctx, const char *name, size_t len), void *ctx,
+		     struct mf_strbuf *out);
 
 #endif

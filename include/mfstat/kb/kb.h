@@ -16,16 +16,30 @@
  * mf_kb_load() can replace (same relative path) or extend.
  */
 
-#define MF_MAX_COUNTER 512 /* counter numbers are 0..511 */
+#define MF_MAX_COUNTER 512    /* counter numbers are 0..511 */
 #define MF_MAX_METRICS 100000 /* metrics in one family; one more is a table error at its line */
 
-enum mf_set { MF_SET_BASIC, MF_SET_PROBLEM, MF_SET_CRYPTO, MF_SET_EXTENDED, MF_SET_MTDIAG, MF_NSETS,
-	      MF_SET_OTHER = MF_NSETS /* the counters of a family with named counters */ };
+enum mf_set {
+	MF_SET_BASIC,
+	MF_SET_PROBLEM,
+	MF_SET_CRYPTO,
+	MF_SET_EXTENDED,
+	MF_SET_MTDIAG,
+	MF_NSETS,
+	MF_SET_OTHER = MF_NSETS /* the counters of a family with named counters */
+};
 
 /* Engine pools (processor classes). */
-enum mf_pool { MF_POOL_NONE = 0, MF_POOL_GCP, MF_POOL_ZIIP, MF_POOL_ZAAP, MF_POOL_IFL, MF_POOL_ICF,
-	      MF_POOL_ZCBP, /* z/OS Container Based Processor: SMF 113 class 2 with the zCBP flag */
-	      MF_NPOOLS };
+enum mf_pool {
+	MF_POOL_NONE = 0,
+	MF_POOL_GCP,
+	MF_POOL_ZIIP,
+	MF_POOL_ZAAP,
+	MF_POOL_IFL,
+	MF_POOL_ICF,
+	MF_POOL_ZCBP, /* z/OS Container Based Processor: SMF 113 class 2 with the zCBP flag */
+	MF_NPOOLS
+};
 
 enum mf_lspr { MF_LSPR_NONE = -1, MF_LSPR_LOW = 0, MF_LSPR_AVERAGE = 1, MF_LSPR_HIGH = 2 };
 
@@ -64,23 +78,23 @@ struct mf_family {
 	const char *key;     /* lowercase file key: z16, zec12, generic */
 	const char *display; /* z16, zEC12, ... */
 	const char *description;
-	int csvn;            /* CTRVN2 / CSVN, or 0 when not an IBM Z family */
-	bool named;          /* counters are plain names (any vendor), not IBM's B0..M449 */
-	unsigned cfvn_mask;  /* bit n set when CFVN n is valid */
+	int csvn;           /* CTRVN2 / CSVN, or 0 when not an IBM Z family */
+	bool named;         /* counters are plain names (any vendor), not IBM's B0..M449 */
+	unsigned cfvn_mask; /* bit n set when CFVN n is valid */
 	int set_size[MF_NSETS];
-	bool lspr;           /* the LSPR decision table applies */
+	bool lspr;             /* the LSPR decision table applies */
 	unsigned lspr_exclude; /* bit per enum mf_pool excluded from the LSPR class */
 
 	size_t ncounters;
-	struct mf_counter *counters;      /* ascending number; index = dense slot */
-	int16_t dense[MF_MAX_COUNTER];    /* counter number -> dense slot, or -1 */
+	struct mf_counter *counters;   /* ascending number; index = dense slot */
+	int16_t dense[MF_MAX_COUNTER]; /* counter number -> dense slot, or -1 */
 
 	size_t nmetrics;
 	struct mf_metric *metrics;
-	size_t *order;        /* evaluation order (dependencies first) */
+	size_t *order;            /* evaluation order (dependencies first) */
 	const void *metric_index; /* internal: metric names hashed, for mf_family_metric */
 	size_t nreport;
-	int *report;          /* reported metrics in order; MF_REPORT_LSPR for the class */
+	int *report;           /* reported metrics in order; MF_REPORT_LSPR for the class */
 	int idx_l1mp, idx_rni; /* metric indices used by LSPR, or -1 */
 
 	size_t ntopology;
@@ -97,7 +111,7 @@ struct mf_machine {
 };
 
 struct mf_lspr_rule {
-	double lo[2], hi[2];      /* [0] L1MP, [1] RNI */
+	double lo[2], hi[2]; /* [0] L1MP, [1] RNI */
 	bool lo_incl[2], hi_incl[2];
 	int cls;
 };
@@ -110,7 +124,7 @@ struct mf_kb {
 	size_t nlspr;
 	struct mf_lspr_rule *lspr;
 	size_t nkeys;
-	const char **keys; /* union of the reported names of all families, in report order */
+	const char **keys;  /* union of the reported names of all families, in report order */
 	const char *source; /* "embedded" or the overlay directory */
 	void *priv;
 };
@@ -157,8 +171,8 @@ int mf_family_metric(const struct mf_family *fam, const char *name);
  * max).  Readers use it to name the family from the counters alone; more than
  * one fit means the user must say --machine.
  */
-size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n,
-			  const struct mf_family **out, size_t max);
+size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n, const struct mf_family **out,
+			  size_t max);
 
 /* The IBM Z family (not "generic") whose counter second version number (CSVN) is csvn; NULL if none. */
 const struct mf_family *mf_kb_family_by_csvn(const struct mf_kb *kb, int csvn);
@@ -170,10 +184,10 @@ bool mf_kb_counter_known(const struct mf_kb *kb, const char *name, size_t len);
 
 /* What mf_kb_infer_family found. */
 struct mf_family_fit {
-	size_t n;    /* families that fit: 1 names the family; 0 none (the names mix families); more: ask --machine */
+	size_t n;     /* families that fit: 1 names the family; 0 none (the names mix families); more: ask --machine */
 	bool generic; /* every name is a basic or problem-state counter: fam[0] is the generic family */
 	const struct mf_family *fam[MF_FIT_MAX]; /* the first of them */
-	size_t misfit; /* with n == 0: the first name no family has together with the names before it */
+	size_t misfit;  /* with n == 0: the first name no family has together with the names before it */
 	char list[256]; /* with n > 1: their display names, "z14, z15" */
 };
 
@@ -190,9 +204,9 @@ void mf_kb_infer_family(const struct mf_kb *kb, const char *const *names, const 
 /* Applies the LSPR decision table; MF_LSPR_NONE when either input is NaN or no rule matches. */
 int mf_kb_lspr_class(const struct mf_kb *kb, double l1mp, double rni);
 
-const char *mf_lspr_name(int cls);     /* "LOW", "AVERAGE", "HIGH" or NULL */
-const char *mf_pool_name(int pool);    /* "GCP", ..., or NULL for MF_POOL_NONE */
-const char *mf_set_name(int set);      /* "basic", "problem", ... */
+const char *mf_lspr_name(int cls);  /* "LOW", "AVERAGE", "HIGH" or NULL */
+const char *mf_pool_name(int pool); /* "GCP", ..., or NULL for MF_POOL_NONE */
+const char *mf_set_name(int set);   /* "basic", "problem", ... */
 
 /*
  * Parses a short counter name (B0..B31, P32..P63, C64..C127, E128..E447,

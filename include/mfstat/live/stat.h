@@ -28,18 +28,18 @@ struct mf_cpumf_event {
 struct mf_cpumf_info {
 	bool has_pmu;
 	int pmu_type;
-	int paranoid;           /* kernel.perf_event_paranoid, or -99 unknown */
+	int paranoid; /* kernel.perf_event_paranoid, or -99 unknown */
 	bool root;
 	bool has_versions;
 	unsigned cfvn, csvn, auth;
-	unsigned machine_type;  /* from /proc/sysinfo, 0 unknown */
-	double cpu_speed;       /* MHz from /proc/service_levels, NaN unknown */
+	unsigned machine_type; /* from /proc/sysinfo, 0 unknown */
+	double cpu_speed;      /* MHz from /proc/service_levels, NaN unknown */
 	const struct mf_family *family;
 	const struct mf_machine *machine;
 	size_t nevents;
 	struct mf_cpumf_event events[MF_CPUMF_MAX_EVENTS];
-	char missing[400];      /* facts that could not be found, named */
-	char why[400];          /* why counting is impossible, when it is */
+	char missing[400]; /* facts that could not be found, named */
+	char why[400];     /* why counting is impossible, when it is */
 };
 
 /*
@@ -48,16 +48,16 @@ struct mf_cpumf_info {
  * authorization, perf_event_paranoid.  force names the family (--machine).
  * Returns 0 when counting is possible, MF_ENOTCOUNTED with info->why when not.
  */
-int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_family *force, bool system_wide,
-		   struct mf_cpumf_info *info);
+int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_family *force,
+		   bool system_wide, struct mf_cpumf_info *info);
 
 /* One counted event of a run. */
 struct mf_count {
 	char name[64];
-	uint64_t value;       /* scaled when multiplexed */
+	uint64_t value; /* scaled when multiplexed */
 	uint64_t enabled, running;
 	bool ok;
-	char why[120];        /* why it could not be counted */
+	char why[120]; /* why it could not be counted */
 };
 
 /*
@@ -75,7 +75,7 @@ struct mf_perf_req {
 	uint32_t type;
 	uint64_t config;
 	const char *name;
-	bool one_cpu;  /* system-wide runs: count on cpu only (an uncore PMU's CPU) */
+	bool one_cpu; /* system-wide runs: count on cpu only (an uncore PMU's CPU) */
 	int cpu;
 };
 
@@ -91,15 +91,15 @@ struct mf_perf_tick {
 	int64_t start_us;
 };
 
-int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, size_t n, char *const argv[], double seconds,
-		const int *cpus, size_t ncpus, struct mf_perf_tick *tick, struct mf_count *counts, int *status,
-		double *wall, struct mf_error *err);
+int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, size_t n, char *const argv[],
+		double seconds, const int *cpus, size_t ncpus, struct mf_perf_tick *tick, struct mf_count *counts,
+		int *status, double *wall, struct mf_error *err);
 
 /* An Intel integrated memory controller PMU with its DRAM CAS events (for --fallback). */
 struct mf_uncore_imc {
-	char name[48];       /* uncore_imc_0 ... */
+	char name[48]; /* uncore_imc_0 ... */
 	uint32_t type;
-	int cpu;             /* the CPU its events are opened on (first of its cpumask) */
+	int cpu;                      /* the CPU its events are opened on (first of its cpumask) */
 	uint64_t cas_read, cas_write; /* event configs, from the events and format files */
 };
 

@@ -91,7 +91,7 @@ struct mf_agg {
  * size) or MF_ENOMEM; err is filled.  a is valid for mf_agg_free either way.
  */
 int mf_agg_build(struct mf_agg *a, const struct mf_mrun *run, uint32_t line_size, bool attribute_ip,
-                 struct mf_error *err);
+		 struct mf_error *err);
 void mf_agg_free(struct mf_agg *a);
 
 #endif

@@ -21,20 +21,20 @@ struct mf_mfdb_writer;
 
 /* What this machine allows, read through the perf seam (its own files, or a recorded tree's). */
 struct mf_mprobe {
-	int paranoid;              /* kernel.perf_event_paranoid, -99 unknown */
-	long mlock_kb;             /* kernel.perf_event_mlock_kb, -1 unknown */
+	int paranoid;  /* kernel.perf_event_paranoid, -99 unknown */
+	long mlock_kb; /* kernel.perf_event_mlock_kb, -1 unknown */
 	bool cap_perfmon, cap_sys_admin;
 	bool root;
-	char vendor[32];           /* GenuineIntel, AuthenticAMD, IBM/S390, ... */
+	char vendor[32]; /* GenuineIntel, AuthenticAMD, IBM/S390, ... */
 	char model[128];
 	char arch[32];
 	int family, model_number;
-	int vm;                    /* hypervisor flag: 1 yes, 0 no, -1 unknown */
-	bool cpu_pmu;              /* a core PMU (cpu, cpu_core, cpum_cf, armv8_pmuv3...) in sysfs */
-	char pmus[512];            /* PMUs found, space-separated */
+	int vm;         /* hypervisor flag: 1 yes, 0 no, -1 unknown */
+	bool cpu_pmu;   /* a core PMU (cpu, cpu_core, cpum_cf, armv8_pmuv3...) in sysfs */
+	char pmus[512]; /* PMUs found, space-separated */
 	uint32_t line_size;
 	char line_size_source[96];
-	int ncpus;                 /* online CPUs */
+	int ncpus; /* online CPUs */
 };
 
 /*
@@ -47,44 +47,44 @@ void mf_mprobe_read(const struct mf_perf_sys *sys, struct mf_mprobe *p);
 /* One event the plan opens. */
 struct mf_mplan_ev {
 	char name[64];
-	int role;              /* enum mf_mrole for sampled events, -1 for counted ones */
+	int role; /* enum mf_mrole for sampled events, -1 for counted ones */
 	uint32_t type;
 	uint64_t config, config1;
 	int precise;
-	uint64_t period;       /* 0 for counting */
-	bool clock;            /* period in ns */
-	bool want_addr;        /* PERF_SAMPLE_ADDR needed (page faults) */
+	uint64_t period; /* 0 for counting */
+	bool clock;      /* period in ns */
+	bool want_addr;  /* PERF_SAMPLE_ADDR needed (page faults) */
 	char unit[16];
 };
 
 /* What was asked: the merged -s specification and options. */
 struct mf_mplan_req {
-	char measurement[16];  /* itlb | profile */
-	char event[64];        /* abstract name (events.tsv), or rHEX */
-	uint64_t rate;         /* events (or ns for clocks) per sample; 0: the event's default */
-	bool rate_clock;       /* rate was given as a time (500us, 1ms) */
-	uint64_t variation;    /* absolute, 0 none */
-	bool variation_clock;  /* variation is a time (given as one, or a bare number beside a time rate) */
-	double variation_pct;  /* percent of rate when > 0 (then variation is derived) */
-	bool all;              /* :all privilege asked */
-	bool fallback_none;    /* --fallback none */
+	char measurement[16]; /* itlb | profile */
+	char event[64];       /* abstract name (events.tsv), or rHEX */
+	uint64_t rate;        /* events (or ns for clocks) per sample; 0: the event's default */
+	bool rate_clock;      /* rate was given as a time (500us, 1ms) */
+	uint64_t variation;   /* absolute, 0 none */
+	bool variation_clock; /* variation is a time (given as one, or a bare number beside a time rate) */
+	double variation_pct; /* percent of rate when > 0 (then variation is derived) */
+	bool all;             /* :all privilege asked */
+	bool fallback_none;   /* --fallback none */
 };
 
 #define MF_MPLAN_MAX 8
 
 struct mf_mplan {
-	int rung;                   /* enum mf_rung */
-	bool user_only;             /* exclude_kernel forced (rung 4 on top of rung) */
-	char reason[400];           /* "precise" or the fallback line(s), '\n' between two */
-	int code;                   /* 0 ok, MF_EUSAGE (unknown event), MF_ENOTCOUNTED (no rung works) */
-	char error[400];            /* when code != 0 */
+	int rung;         /* enum mf_rung */
+	bool user_only;   /* exclude_kernel forced (rung 4 on top of rung) */
+	char reason[400]; /* "precise" or the fallback line(s), '\n' between two */
+	int code;         /* 0 ok, MF_EUSAGE (unknown event), MF_ENOTCOUNTED (no rung works) */
+	char error[400];  /* when code != 0 */
 	size_t nsampled;
 	struct mf_mplan_ev sampled[MF_MPLAN_MAX];
 	size_t ncounted;
 	struct mf_mplan_ev counted[MF_MPLAN_MAX];
 	char used_spec[160];
-	uint64_t variation;         /* absolute variation of sampled[0]'s period (below it) */
-	char rate_note[512];        /* "" when the requested rate (and variation) were kept for the event
+	uint64_t variation;  /* absolute variation of sampled[0]'s period (below it) */
+	char rate_note[512]; /* "" when the requested rate (and variation) were kept for the event
 	                               sampled, else what could not be converted and what is used instead */
 };
 
@@ -123,7 +123,7 @@ int mf_measure_plan(const struct mf_perf_sys *sys, const struct mf_mprobe *probe
  * MF_ENOMEM or MF_EFORMAT when the run failed on the way.
  */
 int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *plan, char *const argv[],
-		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db,
-		       struct mf_mrun *run, struct mf_error *err);
+		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db, struct mf_mrun *run,
+		       struct mf_error *err);
 
 #endif

@@ -17,17 +17,17 @@
 enum mf_mformat { MF_MFMT_TEXT = 0, MF_MFMT_CSV, MF_MFMT_JSON };
 
 struct mf_cutoff {
-	double pct;     /* rows while their % >= pct */
-	double cum;     /* and the cumulative % before them <= cum */
-	unsigned min;   /* but at least min rows */
+	double pct;   /* rows while their % >= pct */
+	double cum;   /* and the cumulative % before them <= cum */
+	unsigned min; /* but at least min rows */
 };
 
 struct mf_mreport_opts {
-	int format;                 /* enum mf_mformat */
-	struct mf_cutoff summary;   /* default 1, 100, 5 */
-	struct mf_cutoff detail;    /* default 5, 90, 1 */
-	uint32_t line_size;         /* 0: the run's */
-	bool attribute_line;        /* --attribute line (Caliper's rule): a cache line and its samples go to
+	int format;               /* enum mf_mformat */
+	struct mf_cutoff summary; /* default 1, 100, 5 */
+	struct mf_cutoff detail;  /* default 5, 90, 1 */
+	uint32_t line_size;       /* 0: the run's */
+	bool attribute_line;      /* --attribute line (Caliper's rule): a cache line and its samples go to
 	                               the function owning its first byte; false (the default, ip): each
 	                               sample goes to the function, line and module of its own address */
 };
@@ -35,6 +35,7 @@ struct mf_mreport_opts {
 /* Text (Caliper's layout), CSV (the function table) or JSON of run to fp. */
 int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
 /* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv cache_lines.csv. */
-int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
+int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o,
+		       struct mf_error *err);
 
 #endif

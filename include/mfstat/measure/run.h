@@ -23,14 +23,14 @@ enum mf_mrole {
 
 /* One sampled event stream (one perf event with a sample period). */
 struct mf_mstream {
-	char name[64];     /* e.g. "task-clock", "page-faults", "FRONTEND_RETIRED.ITLB_MISS" */
-	int role;          /* enum mf_mrole */
-	uint32_t type;     /* perf_event_attr.type */
+	char name[64]; /* e.g. "task-clock", "page-faults", "FRONTEND_RETIRED.ITLB_MISS" */
+	int role;      /* enum mf_mrole */
+	uint32_t type; /* perf_event_attr.type */
 	uint64_t config, config1;
-	int precise;       /* precise_ip used */
-	uint64_t period;   /* sample period (events, or ns for clocks) */
-	bool clock;        /* period counts nanoseconds */
-	uint64_t id;       /* the kernel's event id (PERF_EVENT_IOC_ID), as in PERF_SAMPLE_IDENTIFIER */
+	int precise;     /* precise_ip used */
+	uint64_t period; /* sample period (events, or ns for clocks) */
+	bool clock;      /* period counts nanoseconds */
+	uint64_t id;     /* the kernel's event id (PERF_EVENT_IOC_ID), as in PERF_SAMPLE_IDENTIFIER */
 };
 
 /* Status of an exact count. */
@@ -38,12 +38,12 @@ enum mf_mcount_status { MF_CNT_OK = 0, MF_CNT_SCALED, MF_CNT_NOT_COUNTED, MF_CNT
 
 /* One exact count of the whole run. */
 struct mf_mcount {
-	char name[64];     /* "instructions", "page-faults", "task-clock", ... */
-	char unit[16];     /* "events", "ns" */
-	uint64_t value;    /* scaled by enabled/running when multiplexed */
+	char name[64];  /* "instructions", "page-faults", "task-clock", ... */
+	char unit[16];  /* "events", "ns" */
+	uint64_t value; /* scaled by enabled/running when multiplexed */
 	uint64_t enabled, running;
-	int status;        /* enum mf_mcount_status */
-	char why[160];     /* for not counted / not supported: why (e.g. "ENOENT: no hardware counter") */
+	int status;    /* enum mf_mcount_status */
+	char why[160]; /* for not counted / not supported: why (e.g. "ENOENT: no hardware counter") */
 };
 
 /* A PT_LOAD segment of a module: file offset to ELF virtual address. */
@@ -55,22 +55,22 @@ struct mf_mload {
 #define MF_MOD_NONE UINT32_MAX
 
 enum {
-	MF_MOD_ELF = 1,      /* the ELF file was read: loads are the file's */
-	MF_MOD_MISSING = 2,  /* the file could not be opened (reason in note) */
-	MF_MOD_CHANGED = 4,  /* the file changed since the run (build id differs) */
-	MF_MOD_SPECIAL = 8   /* [vdso], [anon], [heap], [stack], //anon: no file */
+	MF_MOD_ELF = 1,     /* the ELF file was read: loads are the file's */
+	MF_MOD_MISSING = 2, /* the file could not be opened (reason in note) */
+	MF_MOD_CHANGED = 4, /* the file changed since the run (build id differs) */
+	MF_MOD_SPECIAL = 8  /* [vdso], [anon], [heap], [stack], //anon: no file */
 };
 
 /* A load module: an executable, a shared library, the vDSO, anonymous memory. */
 struct mf_mmod {
-	const char *path;    /* as the kernel named it ("/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]") */
-	const char *name;    /* basename ("libc.so.6", "[vdso]") */
+	const char *path; /* as the kernel named it ("/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]") */
+	const char *name; /* basename ("libc.so.6", "[vdso]") */
 	uint8_t build_id[20];
 	uint8_t build_id_len;
 	uint32_t flags;
-	uint32_t nloads;     /* 0: offsets are not translated (vaddr = file offset) */
+	uint32_t nloads; /* 0: offsets are not translated (vaddr = file offset) */
 	struct mf_mload loads[MF_MOD_MAX_LOADS];
-	const char *note;    /* why symbols are missing, or NULL */
+	const char *note; /* why symbols are missing, or NULL */
 };
 
 /* A thread seen in the run. */
@@ -80,23 +80,23 @@ struct mf_mthread {
 };
 
 enum {
-	MF_MS_IFETCH = 1,   /* a page fault on instruction fetch (addr within 15 bytes after ip, in an executable map) */
-	MF_MS_SKID = 2,     /* a non-precise hardware sample: the ip may be after the cause */
-	MF_MS_KERNEL = 4    /* ip in the kernel (PERF_RECORD_MISC_KERNEL) */
+	MF_MS_IFETCH = 1, /* a page fault on instruction fetch (addr within 15 bytes after ip, in an executable map) */
+	MF_MS_SKID = 2,   /* a non-precise hardware sample: the ip may be after the cause */
+	MF_MS_KERNEL = 4  /* ip in the kernel (PERF_RECORD_MISC_KERNEL) */
 };
 
 /* One sample, with its module resolved. */
 struct mf_msample {
 	uint32_t pid, tid;
 	uint64_t time;
-	uint64_t ip;       /* absolute address */
-	uint64_t addr;     /* data address (page faults), else 0 */
-	uint64_t period;   /* events (or ns) this sample stands for */
-	uint32_t stream;   /* index in run->streams */
-	uint32_t mod;      /* index in run->mods, or MF_MOD_NONE */
-	uint64_t off;      /* file offset of ip in the module (ip - map start + pgoff) */
-	uint64_t vaddr;    /* module-relative ELF virtual address (after mf_mrun_finish) */
-	uint32_t flags;    /* MF_MS_* */
+	uint64_t ip;     /* absolute address */
+	uint64_t addr;   /* data address (page faults), else 0 */
+	uint64_t period; /* events (or ns) this sample stands for */
+	uint32_t stream; /* index in run->streams */
+	uint32_t mod;    /* index in run->mods, or MF_MOD_NONE */
+	uint64_t off;    /* file offset of ip in the module (ip - map start + pgoff) */
+	uint64_t vaddr;  /* module-relative ELF virtual address (after mf_mrun_finish) */
+	uint32_t flags;  /* MF_MS_* */
 };
 
 enum { MF_SYM_INLINE = 1 /* the address lies in code inlined from another function: line approximate */ };
@@ -104,22 +104,22 @@ enum { MF_SYM_INLINE = 1 /* the address lies in code inlined from another functi
 /* A resolved address: the function that contains it and its source line. */
 struct mf_msym {
 	uint32_t mod;
-	uint64_t addr;         /* module-relative ELF virtual address */
-	const char *func;      /* symbol name, or NULL (stripped, JIT): reported as module+0xOFF */
-	uint64_t func_start;   /* module-relative, valid when func */
+	uint64_t addr;       /* module-relative ELF virtual address */
+	const char *func;    /* symbol name, or NULL (stripped, JIT): reported as module+0xOFF */
+	uint64_t func_start; /* module-relative, valid when func */
 	uint64_t func_size;
-	const char *file;      /* source path, or NULL */
-	uint32_t line;         /* 0 unknown */
-	uint32_t flags;        /* MF_SYM_* */
+	const char *file; /* source path, or NULL */
+	uint32_t line;    /* 0 unknown */
+	uint32_t flags;   /* MF_SYM_* */
 };
 
 /* One row of a DWARF line table near sampled code (for statements of a cache line). */
 struct mf_msrc {
 	uint32_t mod;
-	uint64_t addr;         /* module-relative */
+	uint64_t addr; /* module-relative */
 	const char *file;
 	uint32_t line;
-	uint32_t flags;        /* MF_SYM_INLINE */
+	uint32_t flags; /* MF_SYM_INLINE */
 };
 
 /* Rungs of the fallback ladder (caliper-measure.md §4). */
@@ -134,50 +134,50 @@ enum mf_rung {
 
 struct mf_mrun {
 	/* what was measured */
-	char measurement[16];    /* "itlb" or "profile" */
+	char measurement[16]; /* "itlb" or "profile" */
 	int argc;
-	char **argv;             /* owned */
+	char **argv; /* owned */
 	int pid;
-	int wait_status;         /* as from wait4; see exited/signalled macros */
-	int64_t start_us;        /* wall-clock start, microseconds since the epoch (UTC) */
+	int wait_status;  /* as from wait4; see exited/signalled macros */
+	int64_t start_us; /* wall-clock start, microseconds since the epoch (UTC) */
 	double wall_s, user_s, sys_s;
 
 	/* where */
-	char host[64];           /* host name */
-	char arch[32];           /* uname -m */
-	char cpu_model[128];     /* /proc/cpuinfo model name */
-	char kernel[128];        /* uname -r */
+	char host[64];       /* host name */
+	char arch[32];       /* uname -m */
+	char cpu_model[128]; /* /proc/cpuinfo model name */
+	char kernel[128];    /* uname -r */
 	int ncpus;
-	int vm;                  /* 1 yes (hypervisor flag), 0 no, -1 unknown */
+	int vm; /* 1 yes (hypervisor flag), 0 no, -1 unknown */
 
 	/* how */
-	char spec_requested[160];/* "10000, 5%, itlb_miss" as asked (defaults filled) */
-	char spec_used[160];     /* what ran, after any fallback */
-	char privilege[8];       /* "user" or "all" */
-	uint64_t variation;      /* events (or ns) of variation, 0 none */
-	uint64_t seed;           /* of the period redraws */
-	uint32_t line_size;      /* bytes */
+	char spec_requested[160]; /* "10000, 5%, itlb_miss" as asked (defaults filled) */
+	char spec_used[160];      /* what ran, after any fallback */
+	char privilege[8];        /* "user" or "all" */
+	uint64_t variation;       /* events (or ns) of variation, 0 none */
+	uint64_t seed;            /* of the period redraws */
+	uint32_t line_size;       /* bytes */
 	char line_size_source[96];
-	int rung;                /* enum mf_rung */
-	bool user_only_forced;   /* rung 4 applied on top */
-	char mode[400];          /* "precise" or the fallback reason line(s) */
-	char attribution[8];     /* "ip" or "line": the rule the run's report was made with */
-	char database[4200];     /* the run file path, or "not saved (reason)" */
+	int rung;              /* enum mf_rung */
+	bool user_only_forced; /* rung 4 applied on top */
+	char mode[400];        /* "precise" or the fallback reason line(s) */
+	char attribution[8];   /* "ip" or "line": the rule the run's report was made with */
+	char database[4200];   /* the run file path, or "not saved (reason)" */
 
 	/* how the kernel's records are laid out */
-	uint64_t sample_type;    /* perf_event_attr.sample_type of every sampled stream */
+	uint64_t sample_type; /* perf_event_attr.sample_type of every sampled stream */
 	bool sample_id_all;
 
 	/* what happened */
-	uint64_t lost;           /* records lost (PERF_RECORD_LOST sums) */
-	uint64_t lost_samples;   /* PERF_RECORD_LOST_SAMPLES sums */
+	uint64_t lost;         /* records lost (PERF_RECORD_LOST sums) */
+	uint64_t lost_samples; /* PERF_RECORD_LOST_SAMPLES sums */
 	uint64_t throttles, unthrottles;
-	uint64_t unknown_records;/* records of types not used, counted */
-	uint64_t unmapped;       /* samples whose ip is in no known mapping */
-	bool incomplete;         /* the run file had no END section */
+	uint64_t unknown_records; /* records of types not used, counted */
+	uint64_t unmapped;        /* samples whose ip is in no known mapping */
+	bool incomplete;          /* the run file had no END section */
 
 	size_t nwarnings;
-	char **warnings;         /* owned */
+	char **warnings; /* owned */
 
 	size_t nstreams;
 	struct mf_mstream *streams;
@@ -190,9 +190,9 @@ struct mf_mrun {
 	size_t nsamples;
 	struct mf_msample *samples;
 	size_t nsyms;
-	struct mf_msym *syms;    /* sorted by (mod, addr) after mf_mrun_sort_syms */
+	struct mf_msym *syms; /* sorted by (mod, addr) after mf_mrun_sort_syms */
 	size_t nsrc;
-	struct mf_msrc *src;     /* sorted by (mod, addr, line) after mf_mrun_sort_syms */
+	struct mf_msrc *src; /* sorted by (mod, addr, line) after mf_mrun_sort_syms */
 
 	/* private: allocation bookkeeping and ingest state */
 	struct mf_mrun_priv *priv;

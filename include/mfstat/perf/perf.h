@@ -76,14 +76,14 @@ void mf_perf_sleep_until(double t);
  */
 struct mf_perf_child {
 	char *const *argv;
-	bool forward_term;  /* pass SIGTERM and SIGHUP on to the program while it runs */
-	int pid;            /* the program, from the fork on */
-	int pidfd;          /* while it runs: a pidfd of it (readable once it exits), or -1 (kernels before 5.3) */
-	int status;         /* its wait status */
-	int exec_errno;     /* exec failed with this errno (then MF_ENOEXEC), else 0 */
-	int64_t start_us;   /* wall-clock time it was let go, microseconds since the epoch (UTC) */
-	double t0;          /* the same on the monotonic clock (mf_perf_now) */
-	double wall;        /* seconds from t0 to its exit */
+	bool forward_term;    /* pass SIGTERM and SIGHUP on to the program while it runs */
+	int pid;              /* the program, from the fork on */
+	int pidfd;            /* while it runs: a pidfd of it (readable once it exits), or -1 (kernels before 5.3) */
+	int status;           /* its wait status */
+	int exec_errno;       /* exec failed with this errno (then MF_ENOEXEC), else 0 */
+	int64_t start_us;     /* wall-clock time it was let go, microseconds since the epoch (UTC) */
+	double t0;            /* the same on the monotonic clock (mf_perf_now) */
+	double wall;          /* seconds from t0 to its exit */
 	double user_s, sys_s; /* its CPU times and its children's */
 };
 

@@ -31,8 +31,8 @@ struct mf_dedup *mf_dedup_new(void);
 void mf_dedup_free(struct mf_dedup *d);
 
 enum {
-	MF_DEDUP_KEEP = 0,      /* first copy (or a sample that is not checked): keep it */
-	MF_DEDUP_DUPLICATE = 1  /* a copy of a sample seen before, same counters: drop it */
+	MF_DEDUP_KEEP = 0,     /* first copy (or a sample that is not checked): keep it */
+	MF_DEDUP_DUPLICATE = 1 /* a copy of a sample seen before, same counters: drop it */
 };
 
 /*

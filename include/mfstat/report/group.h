@@ -22,10 +22,10 @@ enum {
 	MF_BY_POOL = 1u << 2,
 	MF_BY_INTERVAL = 1u << 3,
 	MF_BY_CPU = 1u << 4,
-	MF_BY_FILE = 1u << 5,        /* each input on its own */
-	MF_BY_HOUR = 1u << 6,        /* calendar buckets, cut in the report's time zone */
+	MF_BY_FILE = 1u << 5, /* each input on its own */
+	MF_BY_HOUR = 1u << 6, /* calendar buckets, cut in the report's time zone */
 	MF_BY_DAY = 1u << 7,
-	MF_BY_WEEK = 1u << 8,        /* ISO weeks, Monday first */
+	MF_BY_WEEK = 1u << 8, /* ISO weeks, Monday first */
 	MF_BY_MONTH = 1u << 9,
 	MF_BY_HOUR_OF_DAY = 1u << 10, /* 0-23 across days */
 	MF_BY_WEEKDAY = 1u << 11      /* Monday to Sunday across weeks */
@@ -61,25 +61,25 @@ struct mf_group {
 	int64_t cpu;
 	bool has_start;
 	int64_t start_us;
-	uint32_t input;           /* MF_BY_FILE: the input (1-based), else 0 */
-	bool has_bucket;          /* a calendar key: its bucket (mf_cal_key) */
+	uint32_t input;  /* MF_BY_FILE: the input (1-based), else 0 */
+	bool has_bucket; /* a calendar key: its bucket (mf_cal_key) */
 	int64_t bucket;
 
-	bool has_offset;          /* the local time offset of the group's first row that gave one (SMF) */
+	bool has_offset; /* the local time offset of the group's first row that gave one (SMF) */
 	int32_t utc_offset_s;
 
 	uint64_t rows;
-	uint64_t rows_lspr;       /* rows of engines the LSPR class counts */
-	uint64_t *sum;            /* per dense counter slot, all rows */
-	uint64_t *sum_lspr;       /* per slot, rows of engines the LSPR class counts */
-	size_t nwords;            /* words of each bitmap below: (slots + 63) / 64 */
-	uint64_t *present_all;    /* slots present in every row */
-	uint64_t *present_any;    /* slots present in some row */
-	uint64_t *overflow;       /* slots whose sum overflowed 64 bits */
+	uint64_t rows_lspr;    /* rows of engines the LSPR class counts */
+	uint64_t *sum;         /* per dense counter slot, all rows */
+	uint64_t *sum_lspr;    /* per slot, rows of engines the LSPR class counts */
+	size_t nwords;         /* words of each bitmap below: (slots + 63) / 64 */
+	uint64_t *present_all; /* slots present in every row */
+	uint64_t *present_any; /* slots present in some row */
+	uint64_t *overflow;    /* slots whose sum overflowed 64 bits */
 
 	double cpsp_min, cpsp_max;
 	uint64_t ncpsp;
-	uint64_t nnominal;        /* rows whose cpsp was the nominal speed */
+	uint64_t nnominal; /* rows whose cpsp was the nominal speed */
 	unsigned user_only;
 	/* The group's intervals and distinct CPUs are kept by the grouper: see
 	 * mf_group_interval_seconds and mf_group_cpus. */

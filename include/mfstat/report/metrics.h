@@ -18,24 +18,24 @@ enum mf_lspr_why {
 
 /* Data doubts found while computing a group, for warnings. */
 enum {
-	MF_DOUBT_MIXED_CPSP = 1u << 0,   /* rows disagree on the CPU speed: CPSP not available */
-	MF_DOUBT_PARTIAL = 1u << 1,      /* a counter is missing in some rows: treated as absent */
-	MF_DOUBT_OVERFLOW = 1u << 2,     /* a counter sum overflowed 64 bits: treated as absent */
-	MF_DOUBT_NEGATIVE = 1u << 3,     /* a metric outside its valid range (nonneg, max=N): inconsistent data */
-	MF_DOUBT_NOMINAL_CPSP = 1u << 4  /* CPSP is the machine's nominal speed */
+	MF_DOUBT_MIXED_CPSP = 1u << 0,  /* rows disagree on the CPU speed: CPSP not available */
+	MF_DOUBT_PARTIAL = 1u << 1,     /* a counter is missing in some rows: treated as absent */
+	MF_DOUBT_OVERFLOW = 1u << 2,    /* a counter sum overflowed 64 bits: treated as absent */
+	MF_DOUBT_NEGATIVE = 1u << 3,    /* a metric outside its valid range (nonneg, max=N): inconsistent data */
+	MF_DOUBT_NOMINAL_CPSP = 1u << 4 /* CPSP is the machine's nominal speed */
 };
 
 struct mf_result {
 	const struct mf_group *group;
-	double *value;        /* per metric of the family; NaN = not available */
-	struct mf_na *na;     /* why, per metric */
-	int lspr;             /* enum mf_lspr */
-	int lspr_why;         /* enum mf_lspr_why */
+	double *value;              /* per metric of the family; NaN = not available */
+	struct mf_na *na;           /* why, per metric */
+	int lspr;                   /* enum mf_lspr */
+	int lspr_why;               /* enum mf_lspr_why */
 	double lspr_l1mp, lspr_rni; /* the inputs the class was taken from */
 	double cpsp, interval;
 	unsigned doubts;
-	int negative_metric;  /* first nonneg metric found negative, or -1 */
-	int partial_slot;     /* first counter slot present in only some rows, or -1 */
+	int negative_metric; /* first nonneg metric found negative, or -1 */
+	int partial_slot;    /* first counter slot present in only some rows, or -1 */
 };
 
 /* What the data does not say and the user may: the inputs of mf_metrics_compute beyond the counters. */

@@ -21,10 +21,10 @@ struct mf_input_count {
 /* What was read from one input file (JSON "inputs"). */
 struct mf_input {
 	char *file;
-	const char *format;          /* "csv", "smf", "perf", "lshwc" */
-	uint64_t samples;            /* samples read, duplicates included */
-	uint64_t skipped;            /* bad rows or records skipped (--skip-bad-rows) */
-	uint64_t duplicates;         /* samples dropped as copies of samples read before */
+	const char *format;  /* "csv", "smf", "perf", "lshwc" */
+	uint64_t samples;    /* samples read, duplicates included */
+	uint64_t skipped;    /* bad rows or records skipped (--skip-bad-rows) */
+	uint64_t duplicates; /* samples dropped as copies of samples read before */
 	size_t nrecords, ndropped;
 	struct mf_input_count *records; /* records by kind (SMF: by type and subtype) */
 	struct mf_input_count *dropped; /* records not turned into samples, by reason (the reader's) */
@@ -39,32 +39,32 @@ void mf_input_free(struct mf_input *in);
 struct mf_report {
 	const struct mf_kb *kb;
 	const struct mf_strtab *tab;
-	unsigned by;                  /* MF_BY_* bits */
+	unsigned by; /* MF_BY_* bits */
 	size_t ngroups;
 	const struct mf_result *results;
 	uint64_t rows_read;
 	uint64_t rows_skipped;
-	size_t nreasons;              /* skipped rows by reason */
+	size_t nreasons; /* skipped rows by reason */
 	const char *const *reason;
 	const uint64_t *reason_count;
 	size_t nwarnings;
 	const char *const *warnings;
 	size_t nfiles;
-	const char *input_summary;    /* what the readers saw (SMF record counts), text and HTML output */
+	const char *input_summary;      /* what the readers saw (SMF record counts), text and HTML output */
 	struct mf_metrics_opts metrics; /* the metrics' options (HTML recomputes period totals) */
-	size_t ninputs;               /* what was read from each file (JSON "inputs"); 0 = not told */
+	size_t ninputs;                 /* what was read from each file (JSON "inputs"); 0 = not told */
 	const struct mf_input *inputs;
-	uint64_t duplicates;          /* samples dropped as copies (mf_dedup) */
-	const struct mf_tz *tz;       /* times are written in it; NULL: UTC */
-	const char *const *columns;   /* the metric columns asked for (--metrics), in order; NULL: every reported one */
+	uint64_t duplicates;        /* samples dropped as copies (mf_dedup) */
+	const struct mf_tz *tz;     /* times are written in it; NULL: UTC */
+	const char *const *columns; /* the metric columns asked for (--metrics), in order; NULL: every reported one */
 	size_t ncolumns;
-	uint64_t groups_cut;          /* groups left out by --top */
-	bool has_period;              /* the period of all groups, --top's cut ones too (mf_report_fix_period) */
+	uint64_t groups_cut; /* groups left out by --top */
+	bool has_period;     /* the period of all groups, --top's cut ones too (mf_report_fix_period) */
 	int64_t period_start_us, period_end_us;
 	const struct mf_group *period_first, *period_last; /* the groups it starts and ends in */
-	size_t nsystems;              /* distinct systems among the samples kept */
-	bool selected;                /* a selection (--from, --to, ...) was given */
-	uint64_t left_out[MF_SELECT_NREASONS]; /* samples it left out, by enum mf_select_why */
+	size_t nsystems;                                   /* distinct systems among the samples kept */
+	bool selected;                                     /* a selection (--from, --to, ...) was given */
+	uint64_t left_out[MF_SELECT_NREASONS];             /* samples it left out, by enum mf_select_why */
 };
 
 /* Writes an instant in the report's zone (a group's own offset with "smf"): ISO 8601 with Z or +hh:mm. */

@@ -28,19 +28,19 @@ enum mf_pipeline_diag {
 };
 
 struct mf_pipeline_opts {
-	const struct mf_kb *kb;            /* borrowed; must outlive the pipeline */
-	const char *format;                /* input format name, NULL to detect */
-	const struct mf_family *family;    /* for rows whose data names none, or NULL */
-	const struct mf_machine *machine;  /* the machine type given, or NULL */
-	unsigned by;                       /* MF_BY_* bits */
-	bool skip_bad;                     /* skip and count bad rows instead of stopping */
-	size_t max_groups;                 /* MF_ELIMIT beyond this many groups; 0: no limit */
-	struct mf_metrics_opts metrics;    /* what the user says beyond the counters (--mem-peak) */
-	const struct mf_tz *tz;            /* the report's time zone (borrowed); NULL: UTC */
-	const struct mf_select *select;    /* samples to keep (borrowed); NULL: all */
-	const char *sort;                  /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
-	size_t top;                        /* --top N: the first N groups of each series after sorting; 0: all */
-	const char *const *columns;        /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
+	const struct mf_kb *kb;           /* borrowed; must outlive the pipeline */
+	const char *format;               /* input format name, NULL to detect */
+	const struct mf_family *family;   /* for rows whose data names none, or NULL */
+	const struct mf_machine *machine; /* the machine type given, or NULL */
+	unsigned by;                      /* MF_BY_* bits */
+	bool skip_bad;                    /* skip and count bad rows instead of stopping */
+	size_t max_groups;                /* MF_ELIMIT beyond this many groups; 0: no limit */
+	struct mf_metrics_opts metrics;   /* what the user says beyond the counters (--mem-peak) */
+	const struct mf_tz *tz;           /* the report's time zone (borrowed); NULL: UTC */
+	const struct mf_select *select;   /* samples to keep (borrowed); NULL: all */
+	const char *sort;                 /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
+	size_t top;                       /* --top N: the first N groups of each series after sorting; 0: all */
+	const char *const *columns;       /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
 	size_t ncolumns;
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
@@ -61,8 +61,7 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts);
  */
 int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_error *err);
 /* Like mf_pipeline_add_file, reading data[0..len) named name. */
-int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len,
-			struct mf_error *err);
+int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len, struct mf_error *err);
 
 /*
  * Adds one sample that was not read from a file (counted live, as `mfstat

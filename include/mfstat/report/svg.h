@@ -16,29 +16,29 @@
 
 /* One data series of a chart: y values for the chart's x values; NaN = no value (a gap). */
 struct mf_svg_series {
-	const char *name;   /* legend text (escaped by mf_escape_xml) */
-	const char *color;  /* CSS color, e.g. "#1f77b4" (trusted, from our code) */
-	const double *y;    /* n values */
+	const char *name;  /* legend text (escaped by mf_escape_xml) */
+	const char *color; /* CSS color, e.g. "#1f77b4" (trusted, from our code) */
+	const double *y;   /* n values */
 };
 
 struct mf_svg_chart {
-	double width, height;       /* pixels of the whole SVG, e.g. 760 x 260 */
-	const char *title;          /* drawn above the plot, escaped; may be NULL */
-	const char *y_label;        /* unit text at the y axis, escaped; may be NULL */
-	size_t n;                   /* number of points */
-	const double *x;            /* n x values, ascending (Unix seconds when x_is_time) */
-	bool x_is_time;             /* ticks as UTC times/dates ("03-04 12:00" style) instead of numbers */
+	double width, height; /* pixels of the whole SVG, e.g. 760 x 260 */
+	const char *title;    /* drawn above the plot, escaped; may be NULL */
+	const char *y_label;  /* unit text at the y axis, escaped; may be NULL */
+	size_t n;             /* number of points */
+	const double *x;      /* n x values, ascending (Unix seconds when x_is_time) */
+	bool x_is_time;       /* ticks as UTC times/dates ("03-04 12:00" style) instead of numbers */
 	size_t nseries;
 	const struct mf_svg_series *series;
-	bool stacked;               /* stacked bars (values summed per x) instead of lines */
-	double y_min, y_max;        /* NaN = automatic (0 .. a nice maximum for bars; nice range for lines) */
+	bool stacked;        /* stacked bars (values summed per x) instead of lines */
+	double y_min, y_max; /* NaN = automatic (0 .. a nice maximum for bars; nice range for lines) */
 	/* Optional background bands: band[i] is a class index (0..nbands-1) or -1 for point i;
 	 * consecutive points of one class are drawn as one translucent rectangle behind the plot. */
-	const int *band;            /* NULL = no bands */
+	const int *band; /* NULL = no bands */
 	size_t nbands;
 	const char *const *band_names;  /* legend names for the classes, escaped */
 	const char *const *band_colors; /* CSS colors */
-	size_t max_points;          /* downsample above this many points (0 = 600): buckets of
+	size_t max_points;              /* downsample above this many points (0 = 600): buckets of
 	                               consecutive points, averaged (NaN ignored); bands take the
 	                               class of the bucket's majority */
 };

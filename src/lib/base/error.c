@@ -35,8 +35,7 @@ void mf_error_clear(struct mf_error *e)
 	e->record = -1;
 }
 
-int mf_error_set(struct mf_error *e, int code, const char *file, long line, long col,
-		 const char *fmt, ...)
+int mf_error_set(struct mf_error *e, int code, const char *file, long line, long col, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -96,11 +95,10 @@ int mf_error_format(const struct mf_error *e, char *buf, size_t n)
 	else if (e->line > 0)
 		snprintf(pos, sizeof(pos), "%s:%ld", e->file, e->line);
 	else if (e->offset >= 0 && e->record >= 0)
-		snprintf(pos, sizeof(pos), "%s: offset 0x%llx (record %ld)", e->file,
-			 (unsigned long long)e->offset, e->record);
+		snprintf(pos, sizeof(pos), "%s: offset 0x%llx (record %ld)", e->file, (unsigned long long)e->offset,
+			 e->record);
 	else if (e->offset >= 0)
-		snprintf(pos, sizeof(pos), "%s: offset 0x%llx", e->file,
-			 (unsigned long long)e->offset);
+		snprintf(pos, sizeof(pos), "%s: offset 0x%llx", e->file, (unsigned long long)e->offset);
 	else
 		snprintf(pos, sizeof(pos), "%s", e->file);
 	len = snprintf(buf, n, "%s%serror: %s", pos, pos[0] ? ": " : "", e->msg);

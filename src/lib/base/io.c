@@ -24,10 +24,10 @@ struct mf_source {
 	int kind;
 	bool raw_eof;
 	long long raw_bytes;
-	unsigned char *in;        /* raw input block */
+	unsigned char *in; /* raw input block */
 	size_t in_len, in_pos;
 	z_stream zs;
-	bool zs_init, zs_end;     /* zs_end: a gzip member just ended */
+	bool zs_init, zs_end; /* zs_end: a gzip member just ended */
 	ZSTD_DStream *zd;
 	bool zd_frame_open;
 };
@@ -92,8 +92,7 @@ static int start(struct mf_source *s, struct mf_error *err)
 		if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
 			return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "cannot start gzip decompression");
 		s->zs_init = true;
-	} else if (s->in_len >= 4 && s->in[0] == 0x28 && s->in[1] == 0xb5 && s->in[2] == 0x2f &&
-		   s->in[3] == 0xfd) {
+	} else if (s->in_len >= 4 && s->in[0] == 0x28 && s->in[1] == 0xb5 && s->in[2] == 0x2f && s->in[3] == 0xfd) {
 		s->kind = SRC_ZSTD;
 		s->zd = ZSTD_createDStream();
 		if (!s->zd)
@@ -121,8 +120,7 @@ int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name,
 	return 0;
 }
 
-int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name,
-		       struct mf_error *err)
+int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name, struct mf_error *err)
 {
 	struct mf_source *s = calloc(1, sizeof(*s));
 	int rc;
@@ -216,10 +214,8 @@ long mf_source_read(struct mf_source *s, void *dst, size_t n, struct mf_error *e
 	size_t k;
 
 	switch (s->kind) {
-	case SRC_GZIP:
-		return read_gzip(s, dst, n, err);
-	case SRC_ZSTD:
-		return read_zstd(s, dst, n, err);
+	case SRC_GZIP: return read_gzip(s, dst, n, err);
+	case SRC_ZSTD: return read_zstd(s, dst, n, err);
 	default:
 		/* Plain: first what start() read ahead, then straight into dst. */
 		if (s->in_pos < s->in_len) {

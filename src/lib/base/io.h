@@ -15,8 +15,7 @@ struct mf_source;
 
 /* Opens a source over fd (closed by mf_source_close when own) or over data[0..len) (borrowed). */
 int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name, struct mf_error *err);
-int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name,
-		       struct mf_error *err);
+int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name, struct mf_error *err);
 
 /*
  * Reads up to n decompressed bytes into dst.  Returns the count, 0 at the

@@ -7,10 +7,10 @@
 
 struct mf_strtab {
 	struct mf_arena arena;
-	const char **str;   /* by id; str[0] unused */
+	const char **str; /* by id; str[0] unused */
 	uint32_t *hlen;
 	size_t n, cap;
-	uint32_t *slots;    /* open addressing: id or 0 */
+	uint32_t *slots; /* open addressing: id or 0 */
 	size_t nslots;
 };
 

@@ -144,7 +144,7 @@ struct mf_csvsplit {
 	size_t *fl;
 	const char **at; /* or NULL */
 	size_t max;
-	char *unq;       /* owned: mf_csvsplit_free */
+	char *unq; /* owned: mf_csvsplit_free */
 	size_t unq_cap;
 	const char *bad; /* after -1: where the row is malformed */
 	const char *why; /* and what is wrong there */

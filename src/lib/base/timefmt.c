@@ -54,8 +54,8 @@ int mf_time_parse(const char *s, size_t len, int64_t *us)
 	long y, mo, d, h, mi, sec = 0, frac = 0, tzh = 0, tzm = 0;
 	int tzsign = 0;
 
-	if (digits(s, len, &i, 4, &y) || i >= len || s[i++] != '-' || digits(s, len, &i, 2, &mo) ||
-	    i >= len || s[i++] != '-' || digits(s, len, &i, 2, &d))
+	if (digits(s, len, &i, 4, &y) || i >= len || s[i++] != '-' || digits(s, len, &i, 2, &mo) || i >= len ||
+	    s[i++] != '-' || digits(s, len, &i, 2, &d))
 		return -1;
 	if (i >= len || (s[i] != 'T' && s[i] != ' '))
 		return -1;
@@ -93,11 +93,13 @@ int mf_time_parse(const char *s, size_t len, int64_t *us)
 	if (i != len)
 		return -1;
 	if (mo < 1 || mo > 12 || d < 1 || (unsigned long)d > mdays[mo - 1] ||
-	    (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) || h > 23 || mi > 59 ||
-	    sec > 60 || tzh > 23 || tzm > 59)
+	    (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) || h > 23 || mi > 59 || sec > 60 ||
+	    tzh > 23 || tzm > 59)
 		return -1;
 	*us = ((mf_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec) -
-	       tzsign * (tzh * 3600 + tzm * 60)) * 1000000 + frac;
+	       tzsign * (tzh * 3600 + tzm * 60)) *
+		      1000000 +
+	      frac;
 	return 0;
 }
 
@@ -119,6 +121,6 @@ void mf_time_format(int64_t us, char *buf, size_t n)
 		snprintf(buf, n, "%04d-%02u-%02uT%02d:%02d:%02d.%06dZ", y, m, d, (int)(rem / 3600),
 			 (int)(rem / 60 % 60), (int)(rem % 60), (int)frac);
 	else
-		snprintf(buf, n, "%04d-%02u-%02uT%02d:%02d:%02dZ", y, m, d, (int)(rem / 3600),
-			 (int)(rem / 60 % 60), (int)(rem % 60));
+		snprintf(buf, n, "%04d-%02u-%02uT%02d:%02d:%02dZ", y, m, d, (int)(rem / 3600), (int)(rem / 60 % 60),
+			 (int)(rem % 60));
 }

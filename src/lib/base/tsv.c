@@ -21,8 +21,7 @@ static int split(struct mf_tsv *t, const char *s, const char *e, struct mf_error
 			return MF_ETABLE;
 		}
 		if (used + n + 1 > sizeof(t->buf)) {
-			mf_error_set(err, MF_ETABLE, t->name, t->line, (long)(s - t->line_start) + 1,
-				     "line too long");
+			mf_error_set(err, MF_ETABLE, t->name, t->line, (long)(s - t->line_start) + 1, "line too long");
 			return MF_ETABLE;
 		}
 		t->f[t->nf] = s;
@@ -53,8 +52,8 @@ static int next_line(struct mf_tsv *t, const char **ls, const char **le)
 	return 0;
 }
 
-int mf_tsv_open(struct mf_tsv *t, const char *name, const char *text, size_t len,
-		const char *const *cols, struct mf_error *err)
+int mf_tsv_open(struct mf_tsv *t, const char *name, const char *text, size_t len, const char *const *cols,
+		struct mf_error *err)
 {
 	const char *s, *e;
 	size_t i, ncols = 0;
@@ -77,8 +76,8 @@ int mf_tsv_open(struct mf_tsv *t, const char *name, const char *text, size_t len
 			char want[512];
 			size_t k, used = 0;
 			for (k = 0; k < ncols && used < sizeof(want); k++)
-				used += (size_t)snprintf(want + used, sizeof(want) - used, "%s%s",
-							 k ? "<TAB>" : "", cols[k]);
+				used += (size_t)snprintf(want + used, sizeof(want) - used, "%s%s", k ? "<TAB>" : "",
+							 cols[k]);
 			return mf_tsv_fail(t, err, i < t->nf ? i : t->nf - 1, i < t->nf ? 0 : t->flen[t->nf - 1],
 					   MF_ETABLE, "header must be: %s", want);
 		}
@@ -102,8 +101,7 @@ int mf_tsv_next(struct mf_tsv *t, struct mf_error *err)
 	return 1;
 }
 
-int mf_tsv_fail(struct mf_tsv *t, struct mf_error *err, size_t i, size_t off, int code,
-		const char *fmt, ...)
+int mf_tsv_fail(struct mf_tsv *t, struct mf_error *err, size_t i, size_t off, int code, const char *fmt, ...)
 {
 	va_list ap;
 	long col = 1;

@@ -28,14 +28,14 @@ struct mf_tsv {
 };
 
 /* Starts reading text[0..len) and checks the header against cols (NULL-terminated). */
-int mf_tsv_open(struct mf_tsv *t, const char *name, const char *text, size_t len,
-		const char *const *cols, struct mf_error *err);
+int mf_tsv_open(struct mf_tsv *t, const char *name, const char *text, size_t len, const char *const *cols,
+		struct mf_error *err);
 
 /* Reads the next row: 1 = a row, 0 = end, <0 = error (filled). */
 int mf_tsv_next(struct mf_tsv *t, struct mf_error *err);
 
 /* Reports an error about field i of the current row (column of its start + off). */
-int mf_tsv_fail(struct mf_tsv *t, struct mf_error *err, size_t i, size_t off, int code,
-		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int mf_tsv_fail(struct mf_tsv *t, struct mf_error *err, size_t i, size_t off, int code, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 #endif

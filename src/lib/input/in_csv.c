@@ -23,19 +23,19 @@ static const uint64_t pow10_tab[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 
 
 enum colkind { COL_SYSTEM, COL_LPAR, COL_CPU, COL_POOL, COL_MACHINE, COL_CPSP, COL_START, COL_SECONDS, COL_COUNTER };
 
-static const char *const id_names[] = {"system", "lpar", "cpu", "pool", "machine", "cpsp", "interval_start",
+static const char *const id_names[] = {"system",          "lpar", "cpu", "pool", "machine", "cpsp", "interval_start",
 				       "interval_seconds"};
 
 struct col {
 	int kind;
-	int number;   /* counter number for a short name, else -1 */
+	int number; /* counter number for a short name, else -1 */
 	char *name;
 };
 
 struct fammap {
 	const struct mf_family *fam;
-	int16_t *slot; /* per column: dense counter slot on fam, or -1 */
-	long dup, dup_of; /* two columns naming the same counter on fam, or -1 */
+	int16_t *slot;                      /* per column: dense counter slot on fam, or -1 */
+	long dup, dup_of;                   /* two columns naming the same counter on fam, or -1 */
 	uint64_t full[MF_MAX_COUNTER / 64]; /* slots of all counter columns defined on fam */
 };
 
@@ -50,10 +50,10 @@ struct csv {
 	size_t nmaps;
 	struct mf_linerd lines; /* lines.line: number of the line last read */
 	struct mf_csvsplit sp;  /* the careful split; its fields are fs and fl */
-	const char **fs;      /* field starts of the current row */
-	size_t *fl;           /* field lengths */
-	uint64_t *val;        /* counter values parsed while splitting */
-	unsigned char *ok;    /* 1 when val[i] holds field i parsed cleanly */
+	const char **fs;        /* field starts of the current row */
+	size_t *fl;             /* field lengths */
+	uint64_t *val;          /* counter values parsed while splitting */
+	unsigned char *ok;      /* 1 when val[i] holds field i parsed cleanly */
 	/* Caches: consecutive rows usually repeat these values. */
 	char last_machine[32];
 	size_t last_machine_len;
@@ -62,7 +62,7 @@ struct csv {
 	char last_start[48];
 	size_t last_start_len;
 	int64_t last_start_us;
-	char last_num[2][24];  /* cpsp and interval_seconds as last parsed */
+	char last_num[2][24]; /* cpsp and interval_seconds as last parsed */
 	size_t last_num_len[2];
 	double last_num_val[2];
 	unsigned long nominal_rows;
@@ -116,11 +116,11 @@ static int probe(const char *buf, size_t n)
 }
 
 /* Points err at column col (1-based) of line text, showing a window around it. */
-static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, int code, const char *ls,
-		     const char *le, const char *at, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, int code, const char *ls, const char *le,
+		     const char *at, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
-static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, int code, const char *ls,
-		     const char *le, const char *at, const char *fmt, ...)
+static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, int code, const char *ls, const char *le,
+		     const char *at, const char *fmt, ...)
 {
 	va_list ap;
 	long col = (long)(at - ls) + 1;
@@ -271,7 +271,8 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 			if (!mf_kb_counter_known(kb, f, fl))
 				return row_error(c, r, err, MF_EFORMAT, ls, le, at,
 						 num >= 0 ? "counter %s is not defined on any machine family"
-							  : "unknown column '%s' (not an identity column, a short counter "
+							  : "unknown column '%s' (not an identity column, a short "
+							    "counter "
 							    "name or a Linux counter name of any family)",
 						 c->cols[i].name);
 		}
@@ -298,7 +299,8 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 				const char *at = c->fs[i] >= ls && c->fs[i] <= le ? c->fs[i] : ls;
 				return row_error(c, r, err, MF_ENOMACHINE, ls, le, at,
 						 "counter %s needs the machine family: add a machine column or give "
-						 "--machine (without one only basic and problem-state counters are read)",
+						 "--machine (without one only basic and problem-state counters are "
+						 "read)",
 						 c->cols[i].name);
 			}
 		}
@@ -356,8 +358,8 @@ static inline const char *parse_digits(const char *p, const char *f, uint64_t *o
  * path (c->ok[i] = 0).  Returns the field count like mf_csvsplit().
  */
 /* One identity field of a row (non-empty). */
-static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *s, size_t i, const char *f,
-			  size_t fl, const char *ls, const char *le, struct mf_error *err)
+static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *s, size_t i, const char *f, size_t fl,
+			  const char *ls, const char *le, struct mf_error *err)
 {
 	/* A NUL would cut the name short: "a\0x" and "a\0y" would both be "a". */
 	if (memchr(f, '\0', fl))
@@ -389,11 +391,11 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 		s->pool = mf_pool_parse(f, fl);
 		if (s->pool < 0)
 			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-					 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, ZCBP, IFL, ICF or RMF pool 1, 3, 6)",
+					 "unknown pool '%.*s' (expected GCP, ZIIP, ZAAP, ZCBP, IFL, ICF or RMF pool 1, "
+					 "3, 6)",
 					 (int)(fl > 20 ? 20 : fl), f);
 		break;
-	case COL_MACHINE:
-		break;
+	case COL_MACHINE: break;
 	case COL_CPSP:
 		if (fl == c->last_num_len[0] && memcmp(f, c->last_num[0], fl) == 0) {
 			s->cpsp = c->last_num_val[0];
@@ -413,7 +415,8 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 			int64_t us;
 			if (mf_time_parse(f, fl, &us))
 				return row_error(c, r, err, MF_EFORMAT, ls, le, f,
-						 "interval_start must be an ISO 8601 time such as 2025-03-01T10:15:00Z");
+						 "interval_start must be an ISO 8601 time such as "
+						 "2025-03-01T10:15:00Z");
 			if (fl < sizeof(c->last_start)) {
 				memcpy(c->last_start, f, fl);
 				c->last_start_len = fl;
@@ -439,8 +442,7 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 			c->last_num_val[1] = s->seconds;
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 	return 0;
 }
@@ -591,8 +593,9 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 	do {
 		rc = next_row(r, c, &ls, &le, err);
 		if (rc == 0 && c->nominal_rows) {
-			mf_reader_warn(r, "%s: no cpsp value in %lu rows: used the nominal speed of machine type %u "
-					  "(%g MHz)",
+			mf_reader_warn(r,
+				       "%s: no cpsp value in %lu rows: used the nominal speed of machine type %u "
+				       "(%g MHz)",
 				       r->path, c->nominal_rows, c->nominal_machine->type,
 				       c->nominal_machine->nominal_mhz);
 			c->nominal_rows = 0;
@@ -618,7 +621,8 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		return row_error(c, r, err, MF_EFORMAT, ls, le, c->sp.bad, "%s", c->sp.why);
 	if ((size_t)nf != c->ncols) {
 		if (memchr(ls, '\0', (size_t)(le - ls)))
-			return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(ls, '\0', (size_t)(le - ls)),
+			return row_error(c, r, err, MF_EFORMAT, ls, le,
+					 (const char *)memchr(ls, '\0', (size_t)(le - ls)),
 					 "binary data (a NUL byte) in a row");
 		if ((size_t)nf > c->ncols) {
 			/* Count the fields of the row and point at the first extra one. */
@@ -659,7 +663,8 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		fam = mf_kb_generic(kb);
 	map = get_map(r, c, fam);
 	if (!map)
-		return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory (or more than 64 families)");
+		return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0,
+				    "out of memory (or more than 64 families)");
 	if (map->dup >= 0)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, c->fs[map->dup],
 				 "column %s repeats column %ld (%s): both are counter %s on %s", c->cols[map->dup].name,
@@ -698,27 +703,26 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 			s->value[s->n] = v;
 			s->n++;
 			continue;
-bad_number:
-			{
-				const char *what = "not a number";
-				size_t k = 0;
-				if (memchr(f, '\0', fl))
-					return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(f, '\0', fl),
-							 "binary data (a NUL byte) in a row");
-				while (k < fl && (f[k] == ' ' || f[k] == '\t'))
-					k++;
-				if (k < fl && f[k] == '-')
-					what = "a negative value (counters are unsigned deltas)";
-				else if (k < fl && isdigit((unsigned char)f[k])) {
-					size_t j = k;
-					while (j < fl && isdigit((unsigned char)f[j]))
-						j++;
-					if (j < fl && (f[j] == '.' || f[j] == 'e' || f[j] == 'E'))
-						what = "not an integer (counters are whole numbers)";
-				}
-				return row_error(c, r, err, MF_EFORMAT, ls, le, f, "%s: %s '%.*s'", c->cols[i].name, what,
-						 (int)(fl > 40 ? 40 : fl), f);
+		bad_number : {
+			const char *what = "not a number";
+			size_t k = 0;
+			if (memchr(f, '\0', fl))
+				return row_error(c, r, err, MF_EFORMAT, ls, le, (const char *)memchr(f, '\0', fl),
+						 "binary data (a NUL byte) in a row");
+			while (k < fl && (f[k] == ' ' || f[k] == '\t'))
+				k++;
+			if (k < fl && f[k] == '-')
+				what = "a negative value (counters are unsigned deltas)";
+			else if (k < fl && isdigit((unsigned char)f[k])) {
+				size_t j = k;
+				while (j < fl && isdigit((unsigned char)f[j]))
+					j++;
+				if (j < fl && (f[j] == '.' || f[j] == 'e' || f[j] == 'E'))
+					what = "not an integer (counters are whole numbers)";
 			}
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f, "%s: %s '%.*s'", c->cols[i].name, what,
+					 (int)(fl > 40 ? 40 : fl), f);
+		}
 		}
 		if (fl == 0)
 			continue;

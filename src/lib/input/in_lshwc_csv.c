@@ -15,9 +15,9 @@
 
 /* An error at byte at of the line [ls, le), line number line. */
 static int line_error(struct mf_reader *r, struct mf_error *err, int code, long line, const char *ls, const char *le,
-                      const char *at, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+		      const char *at, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 static int line_error(struct mf_reader *r, struct mf_error *err, int code, long line, const char *ls, const char *le,
-                      const char *at, const char *fmt, ...)
+		      const char *at, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -88,7 +88,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 	le = L->hdr + L->hdrlen;
 	if (memchr(ls, '\0', L->hdrlen))
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, (const char *)memchr(ls, '\0', L->hdrlen),
-		                  "binary data (a NUL byte) in the header: not lshwc output");
+				  "binary data (a NUL byte) in the header: not lshwc output");
 	nf = split_line(L, ls, le, MAX_FIELDS, &bad);
 	if (nf == -2)
 		return mf_lshwc_oom(r, err);
@@ -96,14 +96,15 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, bad, "header: malformed quotes");
 	if ((size_t)nf > MAX_FIELDS)
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, ls, "header: more than %d counter columns",
-		                  MF_MAX_COUNTER);
+				  MF_MAX_COUNTER);
 	for (i = 0; i < 3; i++) {
 		if (i >= (size_t)nf || L->fl[i] != strlen(first[i]) || strncasecmp(L->fp[i], first[i], L->fl[i]) != 0)
 			return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, i < (size_t)nf ? L->fat[i] : le,
-			                  "not an lshwc header: it must start Date,Time,CPU");
+					  "not an lshwc header: it must start Date,Time,CPU");
 	}
 	if (nf == 3)
-		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, le, "lshwc header without counter columns");
+		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, le,
+				  "lshwc header without counter columns");
 	L->ncols = (size_t)nf - 3;
 	L->cols = calloc(L->ncols, sizeof(*L->cols));
 	if (!L->cols)
@@ -140,24 +141,24 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 			c->shortname = true;
 		}
 		if (num < 0 || num >= MF_MAX_COUNTER)
-			return line_error(
-			        r, err, MF_EFORMAT, L->lines.line, ls, le, at,
-			        "unknown column '%.*s' (lshwc counter columns are NAME(n), Counter(n), or with "
-			        "-s short names such as B0, E143, U300)",
-			        (int)(fl > 60 ? 60 : fl), f);
+			return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, at,
+					  "unknown column '%.*s' (lshwc counter columns are NAME(n), Counter(n), or "
+					  "with "
+					  "-s short names such as B0, E143, U300)",
+					  (int)(fl > 60 ? 60 : fl), f);
 		c->number = (unsigned)num;
 		for (j = 0; j < i; j++)
 			if (L->cols[j].number == c->number)
 				return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, at,
-				                  "column %s repeats counter %u (column %zu, %s)", c->label, c->number,
-				                  j + 4, L->cols[j].label);
+						  "column %s repeats counter %u (column %zu, %s)", c->label, c->number,
+						  j + 4, L->cols[j].label);
 	}
 	return mf_lshwc_choose_family(r, L, 0, -1, err);
 }
 
 /* Parses Date and Time fields into microseconds (the local time as written, taken as UTC). */
 static int row_time(struct mf_reader *r, struct lshwc *L, struct mf_error *err, const char *ls, const char *le,
-                    struct lrow *w)
+		    struct lrow *w)
 {
 	const char *d = L->fp[0], *t = L->fp[1];
 	size_t dl = L->fl[0], tl = L->fl[1];
@@ -191,10 +192,10 @@ static int row_time(struct mf_reader *r, struct lshwc *L, struct mf_error *err, 
 	return 0;
 bad_date:
 	return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[0], "bad date '%.*s' (expected YYYY-MM-DD)",
-	                  (int)(dl > 20 ? 20 : dl), d);
+			  (int)(dl > 20 ? 20 : dl), d);
 bad_time:
 	return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[1], "bad time '%.*s' (expected HH:MM:SS)",
-	                  (int)(tl > 20 ? 20 : tl), t);
+			  (int)(tl > 20 ? 20 : tl), t);
 }
 
 /* Reads and checks the next CSV row into w; 1, 0 at the end, or an error (the row is skipped). */
@@ -226,7 +227,7 @@ int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struc
 	le = ls + len;
 	if (memchr(ls, '\0', len))
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, (const char *)memchr(ls, '\0', len),
-		                  "binary data (a NUL byte) in a row");
+				  "binary data (a NUL byte) in a row");
 	nf = split_line(L, ls, le, L->ncols + 3, &bad);
 	if (nf == -2)
 		return mf_lshwc_oom(r, err);
@@ -236,12 +237,12 @@ int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struc
 		size_t k;
 		const char *extra = mf_text_extra_field(ls, le, L->ncols + 3, &k);
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, extra,
-		                  "row has more fields than the header (%zu, header has %zu)", k, L->ncols + 3);
+				  "row has more fields than the header (%zu, header has %zu)", k, L->ncols + 3);
 	}
 	if ((size_t)nf < L->ncols + 3)
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, le,
-		                  "row has fewer fields than the header (%ld, header has %zu): a truncated line", nf,
-		                  L->ncols + 3);
+				  "row has fewer fields than the header (%ld, header has %zu): a truncated line", nf,
+				  L->ncols + 3);
 	rc = row_time(r, L, err, ls, le, w);
 	if (rc)
 		return rc;
@@ -253,14 +254,14 @@ int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struc
 	} else if (fl == 5 && strncasecmp(f, "Delta", 5) == 0) {
 		w->kind = ROW_DELTA;
 		w->cpu = -1;
-	} else if (fl >= 4 && fl <= 8 && strncasecmp(f, "CPU", 3) == 0 && mf_u64_parse(f + 3, fl - 3, &cpu, NULL) == 0 &&
-	           cpu <= MAX_CPU) {
+	} else if (fl >= 4 && fl <= 8 && strncasecmp(f, "CPU", 3) == 0 &&
+		   mf_u64_parse(f + 3, fl - 3, &cpu, NULL) == 0 && cpu <= MAX_CPU) {
 		w->kind = ROW_CPU;
 		w->cpu = (int64_t)cpu;
 	} else {
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[2],
-		                  "bad CPU label '%.*s' (expected CPU<n> with n up to %d, Total or Delta)",
-		                  (int)(fl > 20 ? 20 : fl), f, MAX_CPU);
+				  "bad CPU label '%.*s' (expected CPU<n> with n up to %d, Total or Delta)",
+				  (int)(fl > 20 ? 20 : fl), f, MAX_CPU);
 	}
 	for (i = 0; i < L->ncols; i++) {
 		const char *v = L->fp[i + 3];
@@ -268,10 +269,9 @@ int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struc
 		int prc = vl > MAX_VALUE ? -5 : mf_lshwc_parse_value(v, vl, &w->val[i]);
 		if (prc)
 			return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, L->fat[i + 3], "%s: %s '%.*s'",
-			                  L->cols[i].label, mf_lshwc_value_problem(prc), (int)(vl > 40 ? 40 : vl), v);
+					  L->cols[i].label, mf_lshwc_value_problem(prc), (int)(vl > 40 ? 40 : vl), v);
 		w->has[i] = 1;
 		w->foff[i] = (uint32_t)(L->fat[i + 3] - ls);
 	}
 	return 1;
 }
-

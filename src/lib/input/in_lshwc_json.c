@@ -65,7 +65,7 @@ static int json_error(struct mf_reader *r, size_t start, const json_error_t *je,
 	if (json_error_code(je) == json_error_out_of_memory)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory reading the lshwc JSON");
 	return json_fail_at(r, start + (je->position > 0 ? (size_t)je->position - 1 : 0), err, MF_EFORMAT, "JSON: %s",
-	                    je->text[0] ? je->text : "cannot be read");
+			    je->text[0] ? je->text : "cannot be read");
 }
 
 static size_t json_ws(const char *b, size_t p, size_t end)
@@ -146,8 +146,7 @@ static int json_bad(struct mf_reader *r, size_t p, size_t bad, const char *where
 	v = json_loadb(r->st.buf + p, n, JSON_DISABLE_EOF_CHECK, &je);
 	if (v)
 		json_decref(v);
-	else if (json_error_code(&je) == json_error_out_of_memory || p + n == r->st.len ||
-	         (size_t)je.position < n)
+	else if (json_error_code(&je) == json_error_out_of_memory || p + n == r->st.len || (size_t)je.position < n)
 		return json_error(r, p, &je, err);
 	return json_fail_at(r, bad, err, MF_EFORMAT, "JSON: malformed %s", where);
 }
@@ -159,7 +158,7 @@ static int json_piece(struct mf_reader *r, size_t p, size_t q, const char *what,
 	p = json_ws(r->st.buf, p, q);
 	if (q - p > MAX_JSON_PIECE)
 		return json_fail_at(r, p, err, MF_EFORMAT, "JSON: %s larger than %zu MiB (the limit)", what,
-		                    MAX_JSON_PIECE >> 20);
+				    MAX_JSON_PIECE >> 20);
 	*out = json_loadb(r->st.buf + p, q - p, JSON_REJECT_DUPLICATES, &je);
 	if (!*out)
 		return json_error(r, p, &je, err);
@@ -221,7 +220,7 @@ static int json_next_meas(struct mf_reader *r, struct lshwc *L, json_t **m, stru
 	} else if (q >= end || b[q] != ',') {
 		json_decref(*m);
 		return json_fail_at(r, q, err, MF_EFORMAT, "JSON: expected ',' or ']' after lshwc.measurements[%zu]",
-		                    L->next_meas);
+				    L->next_meas);
 	}
 	L->meas_pos = q + 1;
 	return 1;
@@ -264,10 +263,10 @@ static int json_time(const char *s, int64_t *us)
  * or an error (<0, filled).
  */
 typedef int (*member_fn)(struct mf_reader *r, struct lshwc *L, const char *key, size_t klen, size_t vp, size_t vq,
-                         struct mf_error *err);
+			 struct mf_error *err);
 
 static long json_members(struct mf_reader *r, struct lshwc *L, size_t p, const char *where, member_fn fn,
-                         struct mf_error *err)
+			 struct mf_error *err)
 {
 	const char *b = r->st.buf;
 	size_t end = r->st.len, bad;
@@ -319,7 +318,7 @@ static int dup_member(struct mf_reader *r, const char *k, const char *what, stru
 }
 
 static int lshwc_member(struct mf_reader *r, struct lshwc *L, const char *k, size_t kl, size_t vp, size_t vq,
-                        struct mf_error *err)
+			struct mf_error *err)
 {
 	struct json_top *t = top_of(L);
 	json_t *info, *cs, *cf;
@@ -347,16 +346,16 @@ static int lshwc_member(struct mf_reader *r, struct lshwc *L, const char *k, siz
 	if (!json_is_object(info) || (cs && !json_is_integer(cs)) || (cf && !json_is_integer(cf))) {
 		json_decref(info);
 		return json_fail_at(r, vp, err, MF_EFORMAT,
-		                    "lshwc.\"cpumcf info\": counter first and second must be whole numbers");
+				    "lshwc.\"cpumcf info\": counter first and second must be whole numbers");
 	}
 	if (cs) {
 		json_int_t v = json_integer_value(cs);
 		if (v <= 0 || v > 255) {
 			json_decref(info);
 			return json_fail_at(r, vp, err, MF_ENOMACHINE,
-			                    "cpumcf info: counter second version %" JSON_INTEGER_FORMAT
-			                    " names no known machine family: give --machine",
-			                    v);
+					    "cpumcf info: counter second version %" JSON_INTEGER_FORMAT
+					    " names no known machine family: give --machine",
+					    v);
 		}
 		t->csvn = (int)v;
 	}
@@ -367,7 +366,7 @@ static int lshwc_member(struct mf_reader *r, struct lshwc *L, const char *k, siz
 }
 
 static int top_member(struct mf_reader *r, struct lshwc *L, const char *k, size_t kl, size_t vp, size_t vq,
-                      struct mf_error *err)
+		      struct mf_error *err)
 {
 	struct json_top *t = top_of(L);
 	if (key_is(k, kl, "lshwc")) {
@@ -413,8 +412,8 @@ int mf_lshwc_open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *er
 	while (!st->eof) {
 		long got = mf_stream_fill(st, MAX_JSON, err);
 		if (got == MF_EFORMAT && st->len == st->cap)
-			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "JSON input larger than %zu MiB (the limit)",
-			                    MAX_JSON >> 20);
+			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+					    "JSON input larger than %zu MiB (the limit)", MAX_JSON >> 20);
 		if (got < 0)
 			return (int)got;
 	}
@@ -425,11 +424,12 @@ int mf_lshwc_open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *er
 		return (int)end;
 	if (json_ws(st->buf, (size_t)end, st->len) != st->len)
 		return json_fail_at(r, json_ws(st->buf, (size_t)end, st->len), err, MF_EFORMAT,
-		                    "JSON: text after the end of the document");
+				    "JSON: text after the end of the document");
 	if (!top.lshwc)
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "not lshwc JSON output: no \"lshwc\" object");
 	if (!top.meas)
-		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "lshwc: \"measurements\" is missing or not an array");
+		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+				    "lshwc: \"measurements\" is missing or not an array");
 	/* The counters: every id any measurement has (bad entries are reported with their row). */
 	for (k = 0; k < MF_MAX_COUNTER; k++)
 		L->idx_of[k] = -1;
@@ -494,8 +494,7 @@ int mf_lshwc_open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *er
 }
 
 /* The next measurement into w; 1, 0 at the end, or an error (the measurement is skipped). */
-static int json_row_of(struct mf_reader *r, struct lshwc *L, struct lrow *w, json_t *m, size_t mi,
-                       struct mf_error *err)
+static int json_row_of(struct mf_reader *r, struct lshwc *L, struct lrow *w, json_t *m, size_t mi, struct mf_error *err)
 {
 	json_t *cpu, *te, *dt, *ctrs;
 	size_t c;
@@ -517,7 +516,7 @@ static int json_row_of(struct mf_reader *r, struct lshwc *L, struct lrow *w, jso
 		w->cpu = -1;
 	} else {
 		return JERR("lshwc.measurements[%zu].cpu: expected a CPU number up to %d, \"total\" or \"delta\"", mi,
-		            MAX_CPU);
+			    MAX_CPU);
 	}
 	te = json_object_get(m, "time_epoch");
 	dt = json_object_get(m, "date_time");
@@ -531,8 +530,8 @@ static int json_row_of(struct mf_reader *r, struct lshwc *L, struct lrow *w, jso
 	} else if (dt) {
 		if (!json_is_string(dt) || json_time(json_string_value(dt), &w->t_us))
 			return JERR(
-			        "lshwc.measurements[%zu].date_time: expected a time such as 2025-06-16 19:24:06+0200",
-			        mi);
+				"lshwc.measurements[%zu].date_time: expected a time such as 2025-06-16 19:24:06+0200",
+				mi);
 		w->has_time = true;
 	}
 	ctrs = json_object_get(m, "counters");
@@ -547,18 +546,18 @@ static int json_row_of(struct mf_reader *r, struct lshwc *L, struct lrow *w, jso
 			return JERR("lshwc.measurements[%zu].counters[%zu]: not an object", mi, c);
 		if (!json_is_integer(id) || json_integer_value(id) < 0 || json_integer_value(id) >= MF_MAX_COUNTER)
 			return JERR("lshwc.measurements[%zu].counters[%zu].id: expected a counter number 0 to %d", mi,
-			            c, MF_MAX_COUNTER - 1);
+				    c, MF_MAX_COUNTER - 1);
 		n = json_integer_value(id);
 		ci = L->idx_of[n];
 		if (w->has[ci])
 			return JERR("lshwc.measurements[%zu].counters[%zu]: counter %" JSON_INTEGER_FORMAT " twice", mi,
-			            c, n);
+				    c, n);
 		if (!val)
 			return JERR("lshwc.measurements[%zu].counters[%zu]: no value", mi, c);
 		prc = json_number(val, &w->val[ci]);
 		if (prc)
 			return JERR("lshwc.measurements[%zu].counters[%zu].value (%s): %s", mi, c, L->cols[ci].label,
-			            mf_lshwc_value_problem(prc));
+				    mf_lshwc_value_problem(prc));
 		w->has[ci] = 1;
 	}
 #undef JERR
@@ -580,4 +579,3 @@ int mf_lshwc_json_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, stru
 	}
 	return rc;
 }
-

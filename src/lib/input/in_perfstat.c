@@ -28,46 +28,47 @@
 
 struct pline {
 	long line;
-	double ts;      /* -I timestamp, or NAN */
-	long cpu;       /* -A CPU, or -1 */
-	int event;      /* index into names */
+	double ts; /* -I timestamp, or NAN */
+	long cpu;  /* -A CPU, or -1 */
+	int event; /* index into names */
 	bool counted;
 	uint64_t value;
 };
 
 struct pstate {
-	char *text;            /* the whole input, NUL-terminated */
+	char *text; /* the whole input, NUL-terminated */
 	struct pline *lines;
 	size_t nlines, cap;
-	char **names;          /* distinct event names, upper case, modifiers removed */
+	char **names; /* distinct event names, upper case, modifiers removed */
 	size_t nnames;
-	long *name_line;       /* first line of each name */
-	double elapsed;        /* "N seconds time elapsed", or NAN */
-	double duration;       /* duration_time in seconds (no -I), or NAN */
+	long *name_line; /* first line of each name */
+	double elapsed;  /* "N seconds time elapsed", or NAN */
+	double duration; /* duration_time in seconds (no -I), or NAN */
 	bool user_only;
-	int64_t base_us;       /* "# started on" time, or 0 */
+	int64_t base_us; /* "# started on" time, or 0 */
 	bool has_base;
-	char sep;              /* the -x separator, or 0 for the human form */
-	bool form_known;       /* sep decided (from the first line with a count) */
-	long ccerror_line;     /* first DFLT_CCERROR line (z15 counter 265 before Linux 5.8), or 0 */
+	char sep;          /* the -x separator, or 0 for the human form */
+	bool form_known;   /* sep decided (from the first line with a count) */
+	long ccerror_line; /* first DFLT_CCERROR line (z15 counter 265 before Linux 5.8), or 0 */
 	const struct mf_family *fam;
-	int16_t *slot;         /* per name: dense slot on fam */
-	size_t next;           /* next line to turn into samples */
+	int16_t *slot; /* per name: dense slot on fam */
+	size_t next;   /* next line to turn into samples */
 	double prev_ts;
-	unsigned long ignored;        /* lines of events that are not CPU-MF counters */
+	unsigned long ignored; /* lines of events that are not CPU-MF counters */
 	char ignored_names[160];
-	unsigned long not_counted;    /* CPU-MF lines with <not counted> or <not supported> */
+	unsigned long not_counted; /* CPU-MF lines with <not counted> or <not supported> */
 	char not_counted_names[160];
-	unsigned *seen_gen;    /* per name: gen of the sample that last had it (a repeat is an error) */
-	long *seen_line;       /* per name: the line it was on then */
+	unsigned *seen_gen; /* per name: gen of the sample that last had it (a repeat is an error) */
+	long *seen_line;    /* per name: the line it was on then */
 	unsigned gen;
 };
 
 /* perf's own event names that are not CPU-MF counters: only to recognise the format. */
-static const char *const perf_events[] = {"task-clock", "cpu-clock", "context-switches", "cpu-migrations",
-					  "page-faults", "minor-faults", "major-faults", "duration_time",
-					  "user_time", "system_time", "cycles", "instructions", "branches",
-					  "branch-misses", "cache-references", "cache-misses", NULL};
+static const char *const perf_events[] = {"task-clock",  "cpu-clock",     "context-switches", "cpu-migrations",
+					  "page-faults", "minor-faults",  "major-faults",     "duration_time",
+					  "user_time",   "system_time",   "cycles",           "instructions",
+					  "branches",    "branch-misses", "cache-references", "cache-misses",
+					  NULL};
 
 static bool is_perf_event(const char *t, size_t n)
 {
@@ -125,7 +126,8 @@ static int probe(const char *buf, size_t n)
 					break;
 				if (isdigit((unsigned char)*t) || *t == '<')
 					count = true;
-				else if (count && (looks_like_event(t, (size_t)(q - t)) || is_perf_event(t, (size_t)(q - t))))
+				else if (count &&
+					 (looks_like_event(t, (size_t)(q - t)) || is_perf_event(t, (size_t)(q - t))))
 					return 60;
 			}
 			lines++;
@@ -243,7 +245,7 @@ static int parse_count(const char *p, size_t len, bool seps, uint64_t *v)
 	for (i = 0; i < len; i++) {
 		if (isdigit((unsigned char)p[i])) {
 			if (nd == sizeof(digits))
-				return -1; /* far more than 64 bits */
+				return -1;     /* far more than 64 bits */
 			if (nd || p[i] != '0') /* leading zeros are not kept */
 				digits[nd++] = p[i];
 			zeros |= p[i] == '0';
@@ -377,14 +379,14 @@ static bool aggregation_id(const char *p, size_t n)
 	size_t i = 1;
 	if (n < 2 || (p[0] != 'S' && p[0] != 'N') || !isdigit((unsigned char)p[1]))
 		return false;
-	while (i < n && (isdigit((unsigned char)p[i]) || ((p[i] == '-') && i + 2 < n + 1 &&
-							  (p[i + 1] == 'D' || p[i + 1] == 'C'))))
+	while (i < n && (isdigit((unsigned char)p[i]) ||
+			 ((p[i] == '-') && i + 2 < n + 1 && (p[i + 1] == 'D' || p[i + 1] == 'C'))))
 		i += p[i] == '-' ? 2 : 1;
 	return i == n;
 }
 
-#define AGGREGATION_MSG                                                                                         \
-	"'%.*s' is an aggregation id of perf stat --per-socket, --per-die, --per-core or --per-node, which "     \
+#define AGGREGATION_MSG                                                                                                \
+	"'%.*s' is an aggregation id of perf stat --per-socket, --per-die, --per-core or --per-node, which "           \
 	"mfstat does not read: count without them (per CPU with -A)"
 
 /* Skips blanks at both ends of [*p, *p + *n). */
@@ -581,8 +583,8 @@ static int summary_line(struct mf_reader *r, struct pstate *s, const char *ls, c
 	{
 		/* The words before " seconds" are a number, or "N +- D". */
 		const char *q = p;
-		while (q < sec && (isdigit((unsigned char)*q) || *q == '.' || *q == ',' || *q == ' ' || *q == '+' ||
-				   *q == '-'))
+		while (q < sec &&
+		       (isdigit((unsigned char)*q) || *q == '.' || *q == ',' || *q == ' ' || *q == '+' || *q == '-'))
 			q++;
 		if (q != sec)
 			return 0;
@@ -676,8 +678,8 @@ static int infer_family(struct mf_reader *r, struct pstate *s, struct mf_error *
 		return perr(r, err, MF_EFORMAT, 0, 0, NULL,
 			    "the events mix machine families (no family has them all): give --machine");
 	} else {
-		return perr(r, err, MF_EUSAGE, 0, 0, NULL, "the events fit several machine families (%s): give --machine",
-			    fit.list);
+		return perr(r, err, MF_EUSAGE, 0, 0, NULL,
+			    "the events fit several machine families (%s): give --machine", fit.list);
 	}
 	return 0;
 }
@@ -715,14 +717,17 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 		size_t used = 0;
 		has[0] = '\0';
 		if (s->not_counted)
-			used += (size_t)snprintf(has + used, sizeof(has) - used, "; perf could not count %s (<not supported> "
-						 "or <not counted>)", s->not_counted_names);
+			used += (size_t)snprintf(has + used, sizeof(has) - used,
+						 "; perf could not count %s (<not supported> "
+						 "or <not counted>)",
+						 s->not_counted_names);
 		if (s->ignored && used < sizeof(has))
 			snprintf(has + used, sizeof(has) - used, "; %s %s", s->ignored_names,
 				 strchr(s->ignored_names, ',') ? "are not CPU-MF counters" : "is not a CPU-MF counter");
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
 				    "the perf stat output has no CPU-MF counter values%s: on Linux on IBM Z, count the "
-				    "cpum_cf events (perf stat -e CPU_CYCLES,INSTRUCTIONS,L1I_DIR_WRITES,L1D_DIR_WRITES,... "
+				    "cpum_cf events (perf stat -e "
+				    "CPU_CYCLES,INSTRUCTIONS,L1I_DIR_WRITES,L1D_DIR_WRITES,... "
 				    "or mfstat stat -- COMMAND)",
 				    has);
 	}
@@ -730,7 +735,8 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	s->fam = r->opts.family;
 	if (s->fam && s->ccerror_line && strcmp(s->fam->key, "z15") != 0)
 		return perr(r, err, MF_ENOCOUNTER, s->ccerror_line, 0, NULL,
-			    "event DFLT_CCERROR is not a %s counter (it is the name Linux before 5.8 gave z15 counter 265)",
+			    "event DFLT_CCERROR is not a %s counter (it is the name Linux before 5.8 gave z15 counter "
+			    "265)",
 			    s->fam->display);
 	if (!s->fam) {
 		rc = infer_family(r, s, err);
@@ -745,8 +751,8 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 		for (i = 0; i < s->nnames; i++) {
 			const struct mf_counter *c = mf_family_counter(s->fam, s->names[i], strlen(s->names[i]));
 			if (!c)
-				return perr(r, err, MF_ENOCOUNTER, s->name_line[i], 0, NULL, "event %s is not a %s counter",
-					    s->names[i], s->fam->display);
+				return perr(r, err, MF_ENOCOUNTER, s->name_line[i], 0, NULL,
+					    "event %s is not a %s counter", s->names[i], s->fam->display);
 			s->slot[i] = s->fam->dense[c->number];
 		}
 	}
@@ -761,7 +767,8 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 		mf_reader_warn(r, "%s: %lu count%s <not counted> or <not supported> (%s): those counters are absent",
 			       r->path, s->not_counted, s->not_counted == 1 ? " was" : "s were", s->not_counted_names);
 	if (!s->has_base && s->nlines && !isnan(s->lines[0].ts))
-		mf_reader_warn(r, "%s: no '# started on' line: interval starts count from 1970-01-01T00:00:00Z", r->path);
+		mf_reader_warn(r, "%s: no '# started on' line: interval starts count from 1970-01-01T00:00:00Z",
+			       r->path);
 	return 0;
 }
 

@@ -62,7 +62,7 @@ struct sysinfo {
 	struct s2cov {
 		unsigned cpu;
 		int64_t end_us; /* end of the last subtype 2 interval of this CPU */
-	} *cov;
+	} * cov;
 	size_t ncov, capcov;
 	int64_t starts[64]; /* canonical interval starts, most recent first */
 	size_t nstarts;
@@ -77,8 +77,8 @@ struct smfstate {
 	struct sysinfo *sys;
 	uint64_t drops[NDROPS];
 	uint64_t bad_records;
-	uint64_t mt_lost;  /* subtype 1 intervals whose MT-diagnostic counters were left out */
-	bool at_end;       /* the end-of-file checks have run */
+	uint64_t mt_lost; /* subtype 1 intervals whose MT-diagnostic counters were left out */
+	bool at_end;      /* the end-of-file checks have run */
 };
 
 static int probe(const char *buf, size_t n)
@@ -155,22 +155,26 @@ static int at_end(struct mf_reader *r, struct smfstate *s, struct mf_error *err)
 		return 0;
 	s->at_end = true;
 	if (s->mt_lost)
-		mf_reader_warn(r, "%s: %" PRIu64 " subtype 1 interval%s flagged lost MT-diagnostic counter data: "
-				  "their MT-diagnostic counters are left out",
+		mf_reader_warn(r,
+			       "%s: %" PRIu64
+			       " subtype 1 interval%s flagged lost MT-diagnostic counter data: "
+			       "their MT-diagnostic counters are left out",
 			       r->path, s->mt_lost, s->mt_lost == 1 ? "" : "s");
 	if (st->by_type[2] > st->by_type[3])
-		mf_reader_warn(r, "%s: the dump has an IFASMFDP header record (type 2) but no trailer record (type 3): "
-				  "it may be cut short",
+		mf_reader_warn(r,
+			       "%s: the dump has an IFASMFDP header record (type 2) but no trailer record (type 3): "
+			       "it may be cut short",
 			       r->path);
 	if (st->by_type[113] == 0 && s->bad_records == 0) {
 		types_text(st, types, sizeof(types));
 		return mf_error_set(err, MF_ENODATA, r->path, 0, 0,
-				    "no SMF type 113 records in %s (%" PRIu64 " record%s of type%s %s): %s",
-				    r->path, st->records, st->records == 1 ? "" : "s", strchr(types, ',') ? "s" : "",
+				    "no SMF type 113 records in %s (%" PRIu64 " record%s of type%s %s): %s", r->path,
+				    st->records, st->records == 1 ? "" : "s", strchr(types, ',') ? "s" : "",
 				    types[0] ? types : "none",
-				    st->by_type[0xC9] ? "type 201 is what type 113 becomes in an ASCII (text) transfer: "
-							"transfer the dump again in binary with RDWs kept"
-						      : "check that SMF collects type 113 and the dump selects it");
+				    st->by_type[0xC9]
+					    ? "type 201 is what type 113 becomes in an ASCII (text) transfer: "
+					      "transfer the dump again in binary with RDWs kept"
+					    : "check that SMF collects type 113 and the dump selects it");
 	}
 	return 0;
 }
@@ -255,8 +259,10 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 			double seconds;
 			struct s2cov *cv;
 			if (!y->has_s1 && y->s2_before_s1)
-				mf_reader_warn(r, "%s: system %s: %" PRIu64 " CPU intervals before its first subtype 1 record "
-						  "(record %ld) are taken from subtype 2, the later ones from subtype 1",
+				mf_reader_warn(r,
+					       "%s: system %s: %" PRIu64
+					       " CPU intervals before its first subtype 1 record "
+					       "(record %ld) are taken from subtype 2, the later ones from subtype 1",
 					       r->path, rec->system, y->s2_before_s1, rec->number);
 			y->has_s1 = true;
 			if (rec->lost) {
@@ -418,7 +424,9 @@ static void summary_smf(struct mf_reader *r, struct mf_strbuf *sb)
 		if (s->drops[i])
 			mf_strbuf_printf(sb, "  dropped %" PRIu64 ": %s\n", s->drops[i], drop_text[i]);
 	if (s->mt_lost)
-		mf_strbuf_printf(sb, "  MT-diagnostic counters left out: %" PRIu64 " interval%s with lost MT-diagnostic data\n",
+		mf_strbuf_printf(sb,
+				 "  MT-diagnostic counters left out: %" PRIu64
+				 " interval%s with lost MT-diagnostic data\n",
 				 s->mt_lost, s->mt_lost == 1 ? "" : "s");
 	if (s->bad_records)
 		mf_strbuf_printf(sb, "  bad records: %" PRIu64 " (see the messages above)\n", s->bad_records);

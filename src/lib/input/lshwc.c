@@ -61,7 +61,7 @@ static void free_row(struct lrow *w)
 /* ---------------------------------------------------------------- errors */
 
 int mf_lshwc_verror(struct mf_reader *r, struct mf_error *err, int code, long line, const char *ls, const char *le,
-                  const char *at, const char *fmt, va_list ap)
+		    const char *at, const char *fmt, va_list ap)
 {
 	long col = (long)(at - ls) + 1;
 
@@ -75,9 +75,9 @@ int mf_lshwc_verror(struct mf_reader *r, struct mf_error *err, int code, long li
 
 /* An error about counter column c: at its header field (CSV), or naming the file (JSON). */
 static int col_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err, int code, size_t c, const char *fmt,
-                     ...) __attribute__((format(printf, 6, 7)));
+		     ...) __attribute__((format(printf, 6, 7)));
 static int col_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err, int code, size_t c, const char *fmt,
-                     ...)
+		     ...)
 {
 	va_list ap;
 	int rc;
@@ -87,7 +87,8 @@ static int col_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err,
 		if (err)
 			vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	} else {
-		rc = mf_lshwc_verror(r, err, code, L->hdr_line, L->hdr, L->hdr + L->hdrlen, L->hdr + L->cols[c].off, fmt, ap);
+		rc = mf_lshwc_verror(r, err, code, L->hdr_line, L->hdr, L->hdr + L->hdrlen, L->hdr + L->cols[c].off,
+				     fmt, ap);
 	}
 	va_end(ap);
 	return rc;
@@ -95,9 +96,9 @@ static int col_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err,
 
 /* An error about a stored row, at its counter column c (CSV) or naming its measurement (JSON). */
 static int row_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err, int code, const struct lrow *w,
-                     size_t c, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+		     size_t c, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 static int row_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err, int code, const struct lrow *w,
-                     size_t c, const char *fmt, ...)
+		     size_t c, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -109,7 +110,8 @@ static int row_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err,
 		if (err && n > 0 && (size_t)n < sizeof(err->msg))
 			vsnprintf(err->msg + n, sizeof(err->msg) - (size_t)n, fmt, ap);
 	} else {
-		rc = mf_lshwc_verror(r, err, code, w->line, w->text, w->text + w->textlen, w->text + w->foff[c], fmt, ap);
+		rc = mf_lshwc_verror(r, err, code, w->line, w->text, w->text + w->textlen, w->text + w->foff[c], fmt,
+				     ap);
 	}
 	va_end(ap);
 	return rc;
@@ -167,7 +169,7 @@ int mf_lshwc_parse_value(const char *f, size_t fl, uint64_t *out)
 			if (!isxdigit((unsigned char)f[i]))
 				return -1;
 			d = isdigit((unsigned char)f[i]) ? (unsigned)(f[i] - '0')
-			                                 : (unsigned)(tolower((unsigned char)f[i]) - 'a' + 10);
+							 : (unsigned)(tolower((unsigned char)f[i]) - 'a' + 10);
 			if (v >> 60)
 				return -2;
 			v = v << 4 | d;
@@ -278,8 +280,8 @@ static int infer_family(struct mf_reader *r, struct lshwc *L, const struct mf_fa
 		mf_short_counter_name(c->number, sn[i], sizeof(sn[i]));
 		if (!mf_kb_counter_known(kb, sn[i], strlen(sn[i]))) {
 			rc = col_error(r, L, err, MF_EFORMAT, i,
-			               "counter %s (number %u) is not defined on any machine family", c->label,
-			               c->number);
+				       "counter %s (number %u) is not defined on any machine family", c->label,
+				       c->number);
 			goto out;
 		}
 		linux[nn] = c->shortname ? NULL : c->name;
@@ -293,15 +295,15 @@ static int infer_family(struct mf_reader *r, struct lshwc *L, const struct mf_fa
 			if (L->cols[i].name && upto++ == fit->misfit)
 				break;
 		rc = col_error(r, L, err, MF_ENOMACHINE, i,
-		               "counter %s fits no machine family together with the counters before it; "
-		               "give --machine",
-		               L->cols[i].label);
+			       "counter %s fits no machine family together with the counters before it; "
+			       "give --machine",
+			       L->cols[i].label);
 	} else if (fit->n > 1) {
 		rc = mf_error_set(err, MF_EUSAGE, r->path, 0, 0, "counters fit %s: give --machine", fit->list);
 	} else {
 		*fam = fit->fam[0];
 		snprintf(L->fam_from, sizeof(L->fam_from), "%s",
-		         fit->generic ? "basic and problem-state counters only" : "from the counters");
+			 fit->generic ? "basic and problem-state counters only" : "from the counters");
 	}
 out:
 	free(names);
@@ -324,13 +326,13 @@ int mf_lshwc_choose_family(struct mf_reader *r, struct lshwc *L, int csvn, int c
 		fam = mf_kb_family_by_csvn(kb, csvn);
 		if (!fam)
 			return mf_error_set(err, MF_ENOMACHINE, r->path, 0, 0,
-			                    "cpumcf info: counter second version %d names no known machine family: "
-			                    "give --machine",
-			                    csvn);
+					    "cpumcf info: counter second version %d names no known machine family: "
+					    "give --machine",
+					    csvn);
 		snprintf(L->fam_from, sizeof(L->fam_from), "from counter second version %d", csvn);
 		if (cfvn >= 0 && (cfvn >= 32 || !(fam->cfvn_mask & (1u << cfvn))))
 			mf_reader_warn(r, "%s: counter first version %d is not one %s has; read as %s anyway", r->path,
-			               cfvn, fam->display, fam->display);
+				       cfvn, fam->display, fam->display);
 	} else {
 		int rc = infer_family(r, L, &fam, err);
 		if (rc)
@@ -346,18 +348,18 @@ int mf_lshwc_choose_family(struct mf_reader *r, struct lshwc *L, int csvn, int c
 			if (c->name && !c->shortname && strcasecmp(ctr->linux_name, c->name) != 0 && !L->warned_name) {
 				L->warned_name = true;
 				mf_reader_warn(r, "%s: counter %s is %s on %s; read by its number", r->path, c->label,
-				               ctr->linux_name, fam->display);
+					       ctr->linux_name, fam->display);
 			}
 		} else if (c->name) {
 			return col_error(r, L, err, MF_ENOCOUNTER, i, "counter %s (number %u) does not exist on %s",
-			                 c->label, c->number, fam->display);
+					 c->label, c->number, fam->display);
 		} else {
 			L->ignored++;
 		}
 	}
 	if (L->ignored)
 		mf_reader_warn(r, "%s: %zu unnamed counter%s that %s does not define %s ignored", r->path, L->ignored,
-		               L->ignored == 1 ? "" : "s", fam->display, L->ignored == 1 ? "was" : "were");
+			       L->ignored == 1 ? "" : "s", fam->display, L->ignored == 1 ? "was" : "were");
 	return 0;
 }
 
@@ -391,7 +393,7 @@ static void set_base(struct lshwc *L, struct base *b, const struct lrow *w, bool
 
 /* Turns row w into sample s: a delta row as it is, a cumulative one minus the read before. */
 static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool delta, struct mf_sample *s,
-                struct mf_error *err)
+		struct mf_error *err)
 {
 	struct base *b = get_base(L, w->kind == ROW_CPU ? (size_t)w->cpu + 1 : 0);
 	size_t i;
@@ -404,10 +406,10 @@ static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool
 				uint64_t prev = b->val[i];
 				set_base(L, b, w, false); /* later reads count from this one */
 				return row_error(r, L, err, MF_EFORMAT, w, i,
-				                 "%s: cumulative value %" PRIu64 " is below %" PRIu64
-				                 " of the read before "
-				                 "(counters reset, or rows out of order)",
-				                 L->cols[i].label, w->val[i], prev);
+						 "%s: cumulative value %" PRIu64 " is below %" PRIu64
+						 " of the read before "
+						 "(counters reset, or rows out of order)",
+						 L->cols[i].label, w->val[i], prev);
 			}
 		}
 	}
@@ -494,17 +496,17 @@ static void end_warnings(struct mf_reader *r, struct lshwc *L)
 {
 	if (L->orphans) {
 		mf_reader_warn(r,
-		               "%s: %lu per-CPU rows without a Total or Delta row after them were not read (--by cpu "
-		               "reads per-CPU rows)",
-		               r->path, L->orphans);
+			       "%s: %lu per-CPU rows without a Total or Delta row after them were not read (--by cpu "
+			       "reads per-CPU rows)",
+			       r->path, L->orphans);
 		L->orphans = 0;
 	}
 	if (L->nominal_rows) {
 		const struct mf_machine *m = r->opts.machine;
 		mf_reader_warn(r,
-		               "%s: no CPU speed in lshwc data: used the nominal speed of machine type %u (%g MHz) "
-		               "for %lu rows",
-		               r->path, m->type, m->nominal_mhz, L->nominal_rows);
+			       "%s: no CPU speed in lshwc data: used the nominal speed of machine type %u (%g MHz) "
+			       "for %lu rows",
+			       r->path, m->type, m->nominal_mhz, L->nominal_rows);
 		L->nominal_rows = 0;
 	}
 }
@@ -565,9 +567,9 @@ static int next_lshwc(struct mf_reader *r, struct mf_sample *s, struct mf_error 
 			if (r->opts.per_cpu && !L->warned_totals) {
 				L->warned_totals = true;
 				mf_reader_warn(r,
-				               "%s: per-CPU rows asked for, but a read has only its %s row (lshwc "
-				               "without -a): read it with cpu none",
-				               r->path, w->kind == ROW_TOTAL ? "Total" : "Delta");
+					       "%s: per-CPU rows asked for, but a read has only its %s row (lshwc "
+					       "without -a): read it with cpu none",
+					       r->path, w->kind == ROW_TOTAL ? "Total" : "Delta");
 			}
 			emit_range(L, L->npend, L->npend + 1, L->last_delta);
 		}
@@ -633,18 +635,18 @@ static void summary_lshwc(struct mf_reader *r, struct mf_strbuf *sb)
 	struct lshwc *L = r->state;
 	if (!L->fam)
 		return;
-	mf_strbuf_printf(
-	        sb,
-	        "%s: lshwc %s, family %s (%s): %lu Total, %lu Delta and %lu per-CPU rows; samples from the %s rows\n",
-	        r->path, L->json ? "JSON" : "CSV", L->fam->display, L->fam_from, L->n_total, L->n_delta, L->n_cpu,
-	        r->opts.per_cpu && L->n_cpu ? "per-CPU" : "Total and Delta");
+	mf_strbuf_printf(sb,
+			 "%s: lshwc %s, family %s (%s): %lu Total, %lu Delta and %lu per-CPU rows; samples from the %s "
+			 "rows\n",
+			 r->path, L->json ? "JSON" : "CSV", L->fam->display, L->fam_from, L->n_total, L->n_delta,
+			 L->n_cpu, r->opts.per_cpu && L->n_cpu ? "per-CPU" : "Total and Delta");
 }
 
 const struct mf_reader_ops mf_lshwc_reader = {
-        .name = "lshwc",
-        .probe = probe,
-        .open = open_lshwc,
-        .next = next_lshwc,
-        .close = close_lshwc,
-        .summary = summary_lshwc,
+	.name = "lshwc",
+	.probe = probe,
+	.open = open_lshwc,
+	.next = next_lshwc,
+	.close = close_lshwc,
+	.summary = summary_lshwc,
 };

@@ -17,12 +17,12 @@
 #include "base/text.h"
 #include "reader_int.h"
 
-#define MAX_LINE       ((size_t)1 << 24) /* 16 MiB: far beyond any lshwc row */
-#define MAX_JSON       ((size_t)1 << 28) /* 256 MiB: the document's bytes are held while it is read */
+#define MAX_LINE ((size_t)1 << 24)       /* 16 MiB: far beyond any lshwc row */
+#define MAX_JSON ((size_t)1 << 28)       /* 256 MiB: the document's bytes are held while it is read */
 #define MAX_JSON_PIECE ((size_t)1 << 20) /* 1 MiB: one measurement, "meta" or "cpumcf info" parsed at once */
-#define MAX_CPU        16383             /* CPU numbers; Linux on Z has far fewer */
-#define MAX_VALUE      40                /* characters of one counter value: 20 digits, or 0x and 16 */
-#define MAX_FIELDS     (3 + MF_MAX_COUNTER)
+#define MAX_CPU 16383                    /* CPU numbers; Linux on Z has far fewer */
+#define MAX_VALUE 40                     /* characters of one counter value: 20 digits, or 0x and 16 */
+#define MAX_FIELDS (3 + MF_MAX_COUNTER)
 
 enum rowkind { ROW_CPU, ROW_TOTAL, ROW_DELTA };
 
@@ -79,16 +79,16 @@ struct lshwc {
 	struct mf_csvsplit sp;  /* the split of the row being read: */
 	const char **fp;        /* its fields, */
 	size_t *fl;
-	const char **fat;       /* and where each starts in the row */
+	const char **fat; /* and where each starts in the row */
 	char last_dt[24]; /* date and time of the last row, and their value */
 	size_t last_dt_len;
 	int64_t last_t;
 
 	/* JSON: the document's bytes are held; measurements are parsed one at a time. */
-	size_t meas_start;  /* offset of the first byte after the '[' of "measurements" */
-	size_t meas_pos;    /* offset of the next measurement (or of the ']') */
-	size_t next_meas;   /* index of the next measurement */
-	size_t meas_off;    /* offset of the measurement last read */
+	size_t meas_start; /* offset of the first byte after the '[' of "measurements" */
+	size_t meas_pos;   /* offset of the next measurement (or of the ']') */
+	size_t next_meas;  /* index of the next measurement */
+	size_t meas_off;   /* offset of the measurement last read */
 	bool meas_done;
 	struct json_top *top; /* while open_json walks the document */
 
@@ -113,7 +113,7 @@ struct lshwc {
 
 /* An error at byte at of the line [ls, le) (line number line), the message from fmt and ap. */
 int mf_lshwc_verror(struct mf_reader *r, struct mf_error *err, int code, long line, const char *ls, const char *le,
-                    const char *at, const char *fmt, va_list ap);
+		    const char *at, const char *fmt, va_list ap);
 int mf_lshwc_oom(struct mf_reader *r, struct mf_error *err);
 
 /*

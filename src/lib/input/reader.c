@@ -14,7 +14,7 @@
 #include "smf_int.h"
 
 static const struct mf_reader_ops *const readers[] = {&mf_csv_reader, &mf_smf_reader, &mf_perf_reader,
-							      &mf_lshwc_reader};
+						      &mf_lshwc_reader};
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
 /* Keep in step with readers[] (a test checks every name opens). */
@@ -165,7 +165,10 @@ static int archive_check(struct mf_reader *r, struct mf_error *err)
 		size_t off, len;
 		const char *magic, *what, *cmd, *pipe;
 	} kinds[] = {
-		{0, 6, "\xFD" "7zXZ\0", "an xz-compressed file", "xz -dk", "xz -dc"},
+		{0, 6,
+		 "\xFD"
+		 "7zXZ\0",
+		 "an xz-compressed file", "xz -dk", "xz -dc"},
 		{0, 6, "7z\xBC\xAF\x27\x1C", "a 7-Zip archive", "7z x", NULL},
 		{0, 4, "PK\x03\x04", "a zip archive", "unzip", NULL},
 		{0, 4, "PK\x05\x06", "a zip archive (empty)", "unzip -l", NULL},
@@ -231,14 +234,14 @@ static int finish_open(struct mf_reader *r, struct mf_error *err)
 				return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "input format not recognised: %s",
 						    why);
 			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
-					    "input format not recognised (not a counter CSV, an SMF dump, perf stat or lshwc output); use --input to name it");
+					    "input format not recognised (not a counter CSV, an SMF dump, perf stat or "
+					    "lshwc output); use --input to name it");
 		}
 	}
 	return r->ops->open(r, err);
 }
 
-static int new_reader(struct mf_reader **out, const char *name, const struct mf_reader_opts *opts,
-		      struct mf_error *err)
+static int new_reader(struct mf_reader **out, const char *name, const struct mf_reader_opts *opts, struct mf_error *err)
 {
 	struct mf_reader *r;
 	size_t i;
@@ -276,8 +279,7 @@ static int first_block(struct mf_reader *r, struct mf_error *err)
 	return finish_open(r, err);
 }
 
-int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts,
-		   struct mf_error *err)
+int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_reader_opts *opts, struct mf_error *err)
 {
 	struct mf_reader *r;
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;

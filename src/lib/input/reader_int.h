@@ -15,11 +15,11 @@ struct mf_stream {
 	struct mf_source *src;
 	const char *name;
 	char *buf;
-	size_t len;      /* bytes in buf */
-	size_t pos;      /* first byte not yet consumed */
+	size_t len; /* bytes in buf */
+	size_t pos; /* first byte not yet consumed */
 	size_t cap;
 	bool eof;
-	long long base;  /* file offset of buf[0] */
+	long long base; /* file offset of buf[0] */
 };
 
 /*
@@ -43,8 +43,8 @@ struct mf_linerd {
 	bool quotes;      /* CSV: a '\n' inside a quoted field does not end the line */
 	const char *unit; /* "row" or "line", and what a longer one means, for the error */
 	const char *what;
-	long line;        /* number of the last line read */
-	bool skip_rest;   /* the last line was too long: its rest is still to be skipped */
+	long line;      /* number of the last line read */
+	bool skip_rest; /* the last line was too long: its rest is still to be skipped */
 };
 
 /*

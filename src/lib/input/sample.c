@@ -29,11 +29,20 @@ void mf_sample_reset(struct mf_sample *s)
 
 int mf_pool_parse(const char *s, size_t len)
 {
-	static const struct { const char *name; int pool; } names[] = {
-		{"GCP", MF_POOL_GCP}, {"CP", MF_POOL_GCP}, {"ZIIP", MF_POOL_ZIIP}, {"ZAAP", MF_POOL_ZAAP},
-		{"IFL", MF_POOL_IFL}, {"ICF", MF_POOL_ICF}, {"ZCBP", MF_POOL_ZCBP},
-		/* RMF pool numbers (cpumf-formulas.md, rule 3). */
-		{"1", MF_POOL_GCP}, {"3", MF_POOL_ZAAP}, {"6", MF_POOL_ZIIP}};
+	static const struct {
+		const char *name;
+		int pool;
+	} names[] = {{"GCP", MF_POOL_GCP},
+		     {"CP", MF_POOL_GCP},
+		     {"ZIIP", MF_POOL_ZIIP},
+		     {"ZAAP", MF_POOL_ZAAP},
+		     {"IFL", MF_POOL_IFL},
+		     {"ICF", MF_POOL_ICF},
+		     {"ZCBP", MF_POOL_ZCBP},
+		     /* RMF pool numbers (cpumf-formulas.md, rule 3). */
+		     {"1", MF_POOL_GCP},
+		     {"3", MF_POOL_ZAAP},
+		     {"6", MF_POOL_ZIIP}};
 	size_t i;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t n = 0;

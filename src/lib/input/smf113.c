@@ -31,11 +31,14 @@ static const struct {
 	/* subtype 2 counter-set section SMF113_2_CSS (§6.2): CST(1) reserved(1) CSN(2) */
 	unsigned css2_type, css2_csn, css2_len;
 } LAYOUT = {
+	/* One line per section of the table above (kept by hand). */
+	/* clang-format off */
 	24, 32, 40,
 	52, 56, 58, 60,
 	0, 2, 4, 8, 10, 12,
 	28, 30, 32, 36, 38, 40, 44, 64, 66,
 	0, 2, 4,
+	/* clang-format on */
 };
 
 /* SMF113_1_Flags and SMF113_2_CF bits (§5.1, §6.1). */
@@ -243,7 +246,8 @@ int mf_smfdec_init(struct mf_smfdec *d, struct mf_stream *st, const struct mf_kb
 	if (!mf_smf_probe(st->buf + st->pos, st->len - st->pos, &d->framing)) {
 		char why[400];
 		if (mf_smf_explain(st->buf + st->pos, st->len - st->pos, why, sizeof(why)))
-			return mf_error_set(err, MF_EFORMAT, d->name, 0, 0, "not an SMF dump as mfstat reads it: %s", why);
+			return mf_error_set(err, MF_EFORMAT, d->name, 0, 0, "not an SMF dump as mfstat reads it: %s",
+					    why);
 		return mf_error_set(err, MF_EFORMAT, d->name, 0, 0,
 				    "not an SMF dump: no RDW or BDW at the start (transfer the dump in binary "
 				    "with RDWs kept, or as VBS blocks)");
@@ -258,10 +262,9 @@ void mf_smfdec_free(struct mf_smfdec *d)
 	d->rec = NULL;
 }
 
-static int fail_at(struct mf_smfdec *d, struct mf_error *err, int code, long long off, long rec, const char *fmt,
-		   ...) __attribute__((format(printf, 6, 7)));
-static int fail_at(struct mf_smfdec *d, struct mf_error *err, int code, long long off, long rec, const char *fmt,
-		   ...)
+static int fail_at(struct mf_smfdec *d, struct mf_error *err, int code, long long off, long rec, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int fail_at(struct mf_smfdec *d, struct mf_error *err, int code, long long off, long rec, const char *fmt, ...)
 {
 	va_list ap;
 	mf_error_set(err, code, d->name, 0, 0, "%s", "");
@@ -347,7 +350,8 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 			} else {
 				if (p[2] || p[3])
 					return fail_at(d, err, MF_EIO, here, d->recno + 1,
-						       "bad block descriptor: bytes 2-3 are %02X%02X, not 0000", p[2], p[3]);
+						       "bad block descriptor: bytes 2-3 are %02X%02X, not 0000", p[2],
+						       p[3]);
 				blen = u16(p);
 			}
 			if (blen < 8 || blen > MAX_RECORD)
@@ -375,11 +379,13 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 		if (p[0] == 0x0D && p[1] == 0x0A)
 			return fail_at(d, err, MF_EIO, here, d->recno + 1,
 				       "X'0D0A' where a record descriptor should be: the dump was transferred in ASCII "
-				       "(text) mode; transfer it again in binary with RDWs kept (FTP: binary, then quote "
+				       "(text) mode; transfer it again in binary with RDWs kept (FTP: binary, then "
+				       "quote "
 				       "site rdw)");
 		if ((p[2] & 0xFC) || p[3])
 			return fail_at(d, err, MF_EIO, here, d->recno + 1,
-				       "bad record descriptor: bytes 2-3 are %02X%02X (expected a segment code 0-3 and 0)",
+				       "bad record descriptor: bytes 2-3 are %02X%02X (expected a segment code 0-3 and "
+				       "0)",
 				       p[2], p[3]);
 		if (ll < 5)
 			return fail_at(d, err, MF_EIO, here, d->recno + 1,
@@ -474,7 +480,8 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 			if (d->rec_len > 0xFFFF) {
 				d->recno++;
 				return fail_at(d, err, MF_EFORMAT, d->chain_off, d->recno,
-					       "spanned record of %zu bytes: longer than an SMF record can be", d->rec_len);
+					       "spanned record of %zu bytes: longer than an SMF record can be",
+					       d->rec_len);
 			}
 			d->rec[0] = (unsigned char)(d->rec_len >> 8);
 			d->rec[1] = (unsigned char)d->rec_len;
@@ -544,16 +551,16 @@ static int machine_of(struct mf_smfdec *d, struct mf_smf_record *r, const unsign
 	r->machine_type = type;
 	r->machine = mf_kb_machine(d->kb, type);
 	if (!r->machine)
-		return fail_at(d, err, MF_EFORMAT, r->offset, r->number, "unknown machine type %u (see mfstat machines)",
-			       type);
+		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
+			       "unknown machine type %u (see mfstat machines)", type);
 	r->family = r->machine->family;
 	if (r->family->csvn && r->csvn != (unsigned)r->family->csvn)
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
 			       "counter version CSVN %u does not match machine type %u (%s has CSVN %d)", r->csvn, type,
 			       r->family->display, r->family->csvn);
 	if (r->family->cfvn_mask && (r->cfvn >= 32 || !(r->family->cfvn_mask & (1u << r->cfvn))))
-		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
-			       "counter version CFVN %u is not valid for %s", r->cfvn, r->family->display);
+		return fail_at(d, err, MF_EFORMAT, r->offset, r->number, "counter version CFVN %u is not valid for %s",
+			       r->cfvn, r->family->display);
 	return 0;
 }
 
@@ -592,8 +599,8 @@ static const struct smf_setmap *setmap_of(struct mf_smfdec *d, const struct mf_f
 
 static const char *set_name(unsigned type)
 {
-	static const char *const names[] = {"?", "basic", "problem-state", "crypto-activity", "extended", "z/OS",
-					    "MT-diagnostic"};
+	static const char *const names[] = {"?",        "basic", "problem-state", "crypto-activity",
+					    "extended", "z/OS",  "MT-diagnostic"};
 	return type <= 6 ? names[type] : "?";
 }
 
@@ -630,11 +637,12 @@ static int check_sets(struct mf_smfdec *d, const unsigned char *rec, size_t len,
 				       "counter set %u has entries of %u bytes (expected 4 or 8)", i + 1, cdln);
 		if ((cdln == 8) != lcds)
 			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
-				       "counter set %u: entry length %u disagrees with its long-counter flag", i + 1, cdln);
+				       "counter set %u: entry length %u disagrees with its long-counter flag", i + 1,
+				       cdln);
 		if (!inside(len, cdof, (uint64_t)cdln * cdon))
 			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
-				       "counter set %u: data at offset %u (%u x %u bytes) lies outside the record", i + 1,
-				       (unsigned)cdof, cdon, cdln);
+				       "counter set %u: data at offset %u (%u x %u bytes) lies outside the record",
+				       i + 1, (unsigned)cdof, cdon, cdln);
 		if (type != 5 && cdon != mf_smf_set_size(type, r->cfvn, r->csvn))
 			return bad_set_size(d, r, err, i, type, cdon, mf_smf_set_size(type, r->cfvn, r->csvn));
 	}
@@ -675,7 +683,8 @@ static int decode_s1(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 	cson = u16(h + LAYOUT.s1_cson);
 	if (csln < LAYOUT.css1_len || cson == 0 || cson > 16 || !inside(len, csof, (uint64_t)csln * cson))
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
-			       "counter-set sections (offset %u, %u x %u bytes) lie outside the record or are implausible",
+			       "counter-set sections (offset %u, %u x %u bytes) lie outside the record or are "
+			       "implausible",
 			       (unsigned)csof, cson, csln);
 	rc = check_sets(d, rec, len, r, csof, csln, cson, err);
 	if (rc)
@@ -740,7 +749,8 @@ static int decode_s2(struct mf_smfdec *d, const unsigned char *rec, size_t len, 
 		return rc;
 	if (csln < LAYOUT.css2_len || cson == 0 || cson > 16 || !inside(len, csof, (uint64_t)csln * cson))
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
-			       "counter-set sections (offset %u, %u x %u bytes) lie outside the record or are implausible",
+			       "counter-set sections (offset %u, %u x %u bytes) lie outside the record or are "
+			       "implausible",
 			       (unsigned)csof, cson, csln);
 	if (cdln != 8 || !inside(len, cdof, (uint64_t)cdln * cdon))
 		return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
@@ -784,15 +794,15 @@ static int decode(struct mf_smfdec *d, const unsigned char *rec, size_t len, lon
 	if (len < 52)
 		return fail_at(d, err, MF_EFORMAT, off, d->recno, "type 113 record of %zu bytes is too short", len);
 	if (u16(rec) != len)
-		return fail_at(d, err, MF_EFORMAT, off, d->recno, "record length field %u disagrees with its descriptor (%zu)",
-			       u16(rec), len);
+		return fail_at(d, err, MF_EFORMAT, off, d->recno,
+			       "record length field %u disagrees with its descriptor (%zu)", u16(rec), len);
 	subtype = u16(rec + 22);
 	r->subtype = (int)subtype;
 	ebcdic_str(rec + 14, 4, r->system);
 	sdl = u16(rec + 26);
 	if (sdl < 24)
-		return fail_at(d, err, MF_EFORMAT, off, d->recno, "self-defining section of %u bytes (at least 24 expected)",
-			       sdl);
+		return fail_at(d, err, MF_EFORMAT, off, d->recno,
+			       "self-defining section of %u bytes (at least 24 expected)", sdl);
 	iof = u32(rec + 36);
 	iln = u16(rec + 40);
 	ion = u16(rec + 42);
@@ -801,10 +811,12 @@ static int decode(struct mf_smfdec *d, const unsigned char *rec, size_t len, lon
 	don = u16(rec + 50);
 	if (don != 1 || !inside(len, dof, dln))
 		return fail_at(d, err, MF_EFORMAT, off, d->recno,
-			       "data section (offset %u, %u x %u bytes) lies outside the record", (unsigned)dof, don, dln);
+			       "data section (offset %u, %u x %u bytes) lies outside the record", (unsigned)dof, don,
+			       dln);
 	if (ion && !inside(len, iof, (uint64_t)iln * ion))
 		return fail_at(d, err, MF_EFORMAT, off, d->recno,
-			       "identification section (offset %u, %u bytes) lies outside the record", (unsigned)iof, iln);
+			       "identification section (offset %u, %u bytes) lies outside the record", (unsigned)iof,
+			       iln);
 	if (subtype == 1) {
 		int rc = decode_s1(d, rec, len, dof, dln, r, err);
 		if (rc)

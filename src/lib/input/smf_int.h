@@ -10,12 +10,12 @@ struct mf_smfdec {
 	struct mf_stream *st;
 	const struct mf_kb *kb;
 	const char *name;
-	int framing;              /* SMF_RDW or SMF_VBS */
-	size_t block_left;        /* VBS: bytes left in the current block */
-	unsigned char *rec;       /* reassembled spanned record */
+	int framing;        /* SMF_RDW or SMF_VBS */
+	size_t block_left;  /* VBS: bytes left in the current block */
+	unsigned char *rec; /* reassembled spanned record */
 	size_t rec_len, rec_cap;
 	bool in_chain;
-	bool orphan;              /* the rest of a chain already reported bad: its segments are dropped */
+	bool orphan; /* the rest of a chain already reported bad: its segments are dropped */
 	long long chain_off;
 	long recno;
 	bool dead;

@@ -32,8 +32,8 @@ enum tok { T_END, T_NUM, T_NAME, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_LPAREN, T_R
 
 struct parser {
 	const char *src;
-	size_t pos;     /* start of the current token */
-	size_t end;     /* end of the current token */
+	size_t pos; /* start of the current token */
+	size_t end; /* end of the current token */
 	int tok;
 	double num;
 	int range; /* for a T_BAD number: 1 too large, -1 too small (underflow) */
@@ -178,8 +178,7 @@ static int parse_primary(struct parser *p)
 				 p->src + p->pos);
 			return fail(p, p->pos, msg);
 		}
-		emit(p, kind == MF_REF_COUNTER ? OP_COUNTER : kind == MF_REF_VAR ? OP_VAR : OP_METRIC,
-		     index, 0);
+		emit(p, kind == MF_REF_COUNTER ? OP_COUNTER : kind == MF_REF_VAR ? OP_VAR : OP_METRIC, index, 0);
 		next(p);
 		return p->rc;
 	}
@@ -192,8 +191,7 @@ static int parse_primary(struct parser *p)
 			return p->rc;
 		if (p->tok != T_RPAREN) {
 			(void)open;
-			return fail(p, p->pos, p->tok == T_END ? "missing ')' at end of formula"
-								: "expected ')'");
+			return fail(p, p->pos, p->tok == T_END ? "missing ')' at end of formula" : "expected ')'");
 		}
 		p->nest--;
 		next(p);
@@ -207,8 +205,7 @@ static int parse_primary(struct parser *p)
 			return p->rc;
 		p->nest--;
 		return emit(p, OP_NEG, 0, 0);
-	case T_END:
-		return fail(p, p->pos, "formula ends where a number, name or '(' was expected");
+	case T_END: return fail(p, p->pos, "formula ends where a number, name or '(' was expected");
 	case T_BAD:
 		if (p->range) {
 			char msg[200];
@@ -221,8 +218,7 @@ static int parse_primary(struct parser *p)
 			return fail(p, p->pos, msg);
 		}
 		return fail(p, p->pos, "invalid character or malformed number");
-	default:
-		return fail(p, p->pos, "expected a number, name or '('");
+	default: return fail(p, p->pos, "expected a number, name or '('");
 	}
 }
 
@@ -254,8 +250,7 @@ static int parse_sum(struct parser *p)
 	return p->rc;
 }
 
-int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_expr **out,
-		    struct mf_error *err)
+int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_expr **out, struct mf_error *err)
 {
 	struct parser p;
 	struct mf_expr *e = NULL;
@@ -332,9 +327,7 @@ double mf_expr_eval(const struct mf_expr *e, const struct mf_eval_env *env, stru
 		const struct insn *in = &e->code[i];
 		double a, b;
 		switch (in->op) {
-		case OP_CONST:
-			st[sp++] = in->value;
-			break;
+		case OP_CONST: st[sp++] = in->value; break;
 		case OP_COUNTER:
 			if (env->present[in->index >> 6] & (UINT64_C(1) << (in->index & 63))) {
 				st[sp++] = (double)env->counters[in->index];
@@ -359,9 +352,7 @@ double mf_expr_eval(const struct mf_expr *e, const struct mf_eval_env *env, stru
 			}
 			st[sp++] = a;
 			break;
-		case OP_NEG:
-			st[sp - 1] = -st[sp - 1];
-			break;
+		case OP_NEG: st[sp - 1] = -st[sp - 1]; break;
 		default:
 			b = st[--sp];
 			a = st[sp - 1];
@@ -409,8 +400,8 @@ void mf_expr_ref(const struct mf_expr *e, size_t k, int *kind, int *index)
 	*index = in->index;
 }
 
-void mf_expr_rewrite(const char *src, const char *(*map)(void *ctx, const char *name, size_t len),
-		     void *ctx, struct mf_strbuf *out)
+void mf_expr_rewrite(const char *src, const char *(*map)(void *ctx, const char *name, size_t len), void *ctx,
+		     struct mf_strbuf *out)
 {
 	struct parser p;
 	int prev = T_END;

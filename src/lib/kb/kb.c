@@ -93,8 +93,10 @@ void mf_kb_name_hash_free(struct name_hash *h)
 
 int mf_short_counter_number(const char *s, size_t len)
 {
-	static const struct { char c; int lo, hi; } sets[] = {
-		{'B', 0, 31}, {'P', 32, 63}, {'C', 64, 127}, {'E', 128, 447}, {'M', 448, 495}};
+	static const struct {
+		char c;
+		int lo, hi;
+	} sets[] = {{'B', 0, 31}, {'P', 32, 63}, {'C', 64, 127}, {'E', 128, 447}, {'M', 448, 495}};
 	size_t i, k;
 	long v = 0;
 
@@ -248,8 +250,8 @@ int mf_kb_lspr_class(const struct mf_kb *kb, double l1mp, double rni)
 	return MF_LSPR_NONE;
 }
 
-size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n,
-			  const struct mf_family **out, size_t max)
+size_t mf_kb_families_for(const struct mf_kb *kb, const char *const *names, size_t n, const struct mf_family **out,
+			  size_t max)
 {
 	size_t f, i, count = 0;
 	for (f = 0; f < kb->nfamilies; f++) {
@@ -287,8 +289,7 @@ bool mf_kb_counter_known(const struct mf_kb *kb, const char *name, size_t len)
 }
 
 /* Keeps the candidates on which every counter with a known Linux name has that name, if any. */
-static void keep_linux_names(struct mf_family_fit *fit, const char *const *names, const char *const *linux,
-			     size_t n)
+static void keep_linux_names(struct mf_family_fit *fit, const char *const *names, const char *const *linux, size_t n)
 {
 	size_t k, i, kept = 0;
 

@@ -86,7 +86,7 @@ typedef int row_fn(struct loader *L, struct mf_tsv *t, void *ctx);
  * cols names.  Returns 0 or the first error.
  */
 static int each_row(struct loader *L, const char *name, const char *text, size_t len, const char *const *cols,
-                    row_fn *row, void *ctx)
+		    row_fn *row, void *ctx)
 {
 	struct mf_tsv *t = malloc(sizeof(*t));
 	size_t ncols = 0;
@@ -100,7 +100,7 @@ static int each_row(struct loader *L, const char *name, const char *text, size_t
 	while (rc == 0 && (rc = mf_tsv_next(t, L->err)) == 1) {
 		if (t->nf != ncols)
 			rc = mf_tsv_fail(t, L->err, t->nf - 1, t->flen[t->nf - 1], MF_ETABLE,
-			                 "expected %zu fields, found %zu", ncols, t->nf);
+					 "expected %zu fields, found %zu", ncols, t->nf);
 		else
 			rc = row(L, t, ctx);
 	}
@@ -113,7 +113,7 @@ static int each_row(struct loader *L, const char *name, const char *text, size_t
  * known by in messages.  An optional table that is absent has no rows.
  */
 static int load_table(struct loader *L, const char *rel, bool required, const char *const *cols, row_fn *row, void *ctx,
-                      const char **name)
+		      const char **name)
 {
 	const char *text;
 	size_t len;
@@ -200,11 +200,11 @@ static int counter_row(struct loader *L, struct mf_tsv *t, void *vctx)
 		/* Families of any vendor: counters are names; the number is only an id. */
 		if (!is_ident(t->fz[1]) || mf_short_counter_number(t->fz[1], t->flen[1]) >= 0)
 			return mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE,
-			                   "counter name '%s' must be a name that does not look like B0 or E143",
-			                   t->fz[1]);
+					   "counter name '%s' must be a name that does not look like B0 or E143",
+					   t->fz[1]);
 	} else if (mf_short_counter_number(t->fz[1], t->flen[1]) != num || !isupper((unsigned char)t->fz[1][0])) {
 		return mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "short name '%s' does not match counter number %ld",
-		                   t->fz[1], num);
+				   t->fz[1], num);
 	}
 	if (!is_ident(t->fz[2]) || isdigit((unsigned char)t->fz[2][0]))
 		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "Linux name must be a name ([A-Z0-9_])");
@@ -215,21 +215,21 @@ static int counter_row(struct loader *L, struct mf_tsv *t, void *vctx)
 		if (fam->named)
 			return mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "set must be other for a named counter");
 		return mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE, "set must be %s for counter %ld",
-		                   mf_set_name(set_of_number((unsigned)num)), num);
+				   mf_set_name(set_of_number((unsigned)num)), num);
 	}
 	if (t->flen[4] == 0)
 		return mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "empty description");
 	for (i = 0; i < fam->ncounters; i++) {
 		if (fam->counters[i].number == (unsigned)num || strcasecmp(fam->counters[i].linux_name, t->fz[2]) == 0)
 			return mf_tsv_fail(t, L->err, fam->counters[i].number == (unsigned)num ? 0 : 2, 0, MF_ETABLE,
-			                   "counter %ld or name %s defined twice", num, t->fz[2]);
+					   "counter %ld or name %s defined twice", num, t->fz[2]);
 	}
 	if (mf_short_counter_number(t->fz[2], t->flen[2]) >= 0)
 		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE, "a Linux name must not look like a short name");
 	if (fam->named && strcasecmp(t->fz[1], t->fz[2]) != 0)
 		return mf_tsv_fail(t, L->err, 2, 0, MF_ETABLE,
-		                   "a named counter has one name: columns short and "
-		                   "linux must be the same");
+				   "a named counter has one name: columns short and "
+				   "linux must be the same");
 	if (fam->ncounters == ctx->cap) {
 		void *grown = arena_grow(L, fam->counters, fam->ncounters, sizeof(*fam->counters), &ctx->cap, 64);
 		if (!grown)
@@ -371,23 +371,23 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 				r.m.max = strtod(tok + 4, &end);
 				if (end == tok + 4 || *end || isnan(r.m.max))
 					return mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
-					                   "max= needs a number, as in max=16");
+							   "max= needs a number, as in max=16");
 				if (errno == ERANGE || isinf(r.m.max))
 					return mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl) + 4, MF_ETABLE,
-					                   "max=%s is out of the range of a double", tok + 4);
+							   "max=%s is out of the range of a double", tok + 4);
 				r.m.flags |= MF_METRIC_MAX;
 			} else if (strcmp(tok, "aux") == 0)
 				r.m.flags |= MF_METRIC_AUX;
 			else
 				return mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
-				                   "unknown flag '%s' (known: nonneg, max=N, aux, or - for none)", tok);
+						   "unknown flag '%s' (known: nonneg, max=N, aux, or - for none)", tok);
 		}
 	}
 	if (!valid_revision(t->fz[4]))
 		return mf_tsv_fail(t, L->err, 4, 0, MF_ETABLE, "revision must be a date YYYY-MM or YYYY-MM-DD");
 	if (t->flen[5] == 0 || t->flen[6] == 0)
 		return mf_tsv_fail(t, L->err, t->flen[5] ? 6 : 5, 0, MF_ETABLE, "empty %s",
-		                   t->flen[5] ? "description" : "formula");
+				   t->flen[5] ? "description" : "formula");
 	r.m.name = mf_arena_strdup(L->a, t->fz[0]);
 	r.m.unit = mf_arena_strdup(L->a, t->fz[1]);
 	r.m.digits = (int)digits;
@@ -427,11 +427,11 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	return 0;
 }
 
-static int read_metric_file(struct loader *L, const char *rel, bool required, struct raw_metric **list,
-			    size_t *n, size_t *cap, struct name_hash *names)
+static int read_metric_file(struct loader *L, const char *rel, bool required, struct raw_metric **list, size_t *n,
+			    size_t *cap, struct name_hash *names)
 {
-	static const char *const cols[] = {"name", "unit", "digits", "flags", "revision", "formula",
-					   "description", NULL};
+	static const char *const cols[] = {"name",     "unit",    "digits",      "flags",
+					   "revision", "formula", "description", NULL};
 	struct metrics_ctx ctx = {list, n, cap, names};
 	const char *name;
 
@@ -446,8 +446,8 @@ static int metric_error(struct loader *L, const struct raw_metric *r, long col, 
 }
 
 /* A cycle: names the metrics on it, from the one reached twice. */
-static int cycle_error(struct loader *L, const struct mf_family *fam, const struct raw_metric *raw,
-		       const size_t *stack, size_t depth, size_t from)
+static int cycle_error(struct loader *L, const struct mf_family *fam, const struct raw_metric *raw, const size_t *stack,
+		       size_t depth, size_t from)
 {
 	char msg[480];
 	size_t len, k, shown = 0, count = depth - from;
@@ -639,7 +639,8 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 				size_t slot = lspr ? fam->nmetrics : (size_t)idx;
 				if (lspr || idx >= 0) {
 					if (listed[slot]) {
-						mf_error_set(L->err, MF_ETABLE, name, cur.line, 1, "%s is listed twice", nm);
+						mf_error_set(L->err, MF_ETABLE, name, cur.line, 1, "%s is listed twice",
+							     nm);
 						mf_error_set_text(L->err, p, k);
 						return MF_ETABLE;
 					}
@@ -780,7 +781,7 @@ static int lspr_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	for (k = 0; k < 2; k++) {
 		if (parse_interval(t->fz[k], &r->lo[k], &r->hi[k], &r->lo_incl[k], &r->hi_incl[k]))
 			return mf_tsv_fail(t, L->err, (size_t)k, 0, MF_ETABLE,
-			                   "expected an interval such as [3,6] or (1.0,inf)");
+					   "expected an interval such as [3,6] or (1.0,inf)");
 	}
 	r->cls = MF_LSPR_NONE;
 	for (k = MF_LSPR_LOW; k <= MF_LSPR_HIGH; k++)
@@ -850,7 +851,7 @@ static int family_row(struct loader *L, struct mf_tsv *t, void *vctx)
 			break;
 	if (*p || t->flen[0] == 0 || !isalpha((unsigned char)t->fz[0][0]))
 		return mf_tsv_fail(t, L->err, 0, (size_t)(p - t->fz[0]), MF_ETABLE,
-		                   "family key must be lowercase letters, digits and _");
+				   "family key must be lowercase letters, digits and _");
 	if (slot == L->kb->nfamilies && (mf_kb_family(L->kb, t->fz[0]) || mf_kb_family(L->kb, t->fz[1])))
 		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "family %s listed twice", t->fz[0]);
 	fam = &L->kb->families[slot];
@@ -864,7 +865,7 @@ static int family_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	rows[slot].common = strcmp(t->fz[2], "yes") == 0;
 	if (strcmp(t->fz[3], "ibm") && strcmp(t->fz[3], "named"))
 		return mf_tsv_fail(t, L->err, 3, 0, MF_ETABLE,
-		                   "counters must be ibm (numbered B0, E143, ...) or named (any names)");
+				   "counters must be ibm (numbered B0, E143, ...) or named (any names)");
 	fam->named = strcmp(t->fz[3], "named") == 0;
 	if (strcmp(t->fz[4], "-") == 0)
 		fam->csvn = 0;
@@ -910,8 +911,8 @@ static int family_row(struct loader *L, struct mf_tsv *t, void *vctx)
 static int parse_families(struct loader *L, const char *text, size_t len, const char *name, struct fam_row *rows)
 {
 	static const char *const cols[] = {"family", "display",      "common",      "counters",    "csvn",
-	                                   "cfvn",   "crypto_size",  "ext_size",    "mtdiag_size", "report",
-	                                   "lspr",   "lspr_exclude", "description", NULL};
+					   "cfvn",   "crypto_size",  "ext_size",    "mtdiag_size", "report",
+					   "lspr",   "lspr_exclude", "description", NULL};
 
 	return each_row(L, name, text, len, cols, family_row, rows);
 }

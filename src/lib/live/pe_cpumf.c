@@ -62,8 +62,8 @@ static int cmp_event(const void *a, const void *b)
 	return (x->number > y->number) - (x->number < y->number);
 }
 
-int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_family *force, bool system_wide,
-		   struct mf_cpumf_info *info)
+int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_family *force,
+		   bool system_wide, struct mf_cpumf_info *info)
 {
 	char buf[16384];
 	long n;
@@ -98,8 +98,9 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 			info->cpu_speed = v;
 	}
 	if (!info->has_versions)
-		add_missing(info, "counter versions and authorization (no 'CPU-MF: Counter facility' line in "
-				  "/proc/service_levels)");
+		add_missing(info,
+			    "counter versions and authorization (no 'CPU-MF: Counter facility' line in "
+			    "/proc/service_levels)");
 
 	if (mf_perf_read_file(sys, "/proc/sysinfo", buf, sizeof(buf)) > 0 &&
 	    parse_uint_after(buf, "Type:", &v, 10) == 0)
@@ -109,13 +110,15 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 		info->machine_type = v;
 	info->machine = info->machine_type ? mf_kb_machine(kb, info->machine_type) : NULL;
 	if (isnan(info->cpu_speed) && !info->machine)
-		add_missing(info, "CPU speed (no cpu_speed= in /proc/service_levels) and no known machine type for "
-				  "its nominal speed: LPARCPU and AIU times are not available");
+		add_missing(info,
+			    "CPU speed (no cpu_speed= in /proc/service_levels) and no known machine type for "
+			    "its nominal speed: LPARCPU and AIU times are not available");
 	info->family = force ? force : info->machine ? info->machine->family : NULL;
 	if (!info->family) {
 		snprintf(info->why, sizeof(info->why),
-			 info->machine_type ? "machine type %u is not known (see mfstat machines): give --machine"
-					    : "machine type not found in /proc/sysinfo or /proc/cpuinfo: give --machine",
+			 info->machine_type
+				 ? "machine type %u is not known (see mfstat machines): give --machine"
+				 : "machine type not found in /proc/sysinfo or /proc/cpuinfo: give --machine",
 			 info->machine_type);
 		return MF_ENOTCOUNTED;
 	}
@@ -129,8 +132,9 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 		return MF_ENOTCOUNTED;
 	}
 	if (info->has_versions && !(info->auth & 0x01))
-		add_missing(info, "the extended counter set is not authorized: sourcing, RNI, TLB and AIU metrics are not "
-				  "available");
+		add_missing(info,
+			    "the extended counter set is not authorized: sourcing, RNI, TLB and AIU metrics are not "
+			    "available");
 	if (!info->root && info->paranoid > (system_wide ? 0 : 2)) {
 		snprintf(info->why, sizeof(info->why),
 			 "perf_event_paranoid is %d: %s counting needs root or a value of %d or less "
@@ -168,7 +172,8 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 	qsort(info->events, info->nevents, sizeof(info->events[0]), cmp_event);
 	if (info->nevents == 0) {
 		snprintf(info->why, sizeof(info->why),
-			 "the cpum_cf PMU lists no %s counters it may count (in /sys/bus/event_source/devices/cpum_cf/events)",
+			 "the cpum_cf PMU lists no %s counters it may count (in "
+			 "/sys/bus/event_source/devices/cpum_cf/events)",
 			 info->family->display);
 		return MF_ENOTCOUNTED;
 	}
@@ -179,22 +184,14 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 static void why_errno(int e, char *buf, size_t n)
 {
 	switch (e) {
-	case ENOENT:
-		snprintf(buf, n, "the kernel has no such event here (ENOENT: no hardware counter for it)");
-		break;
+	case ENOENT: snprintf(buf, n, "the kernel has no such event here (ENOENT: no hardware counter for it)"); break;
 	case EACCES:
 	case EPERM:
 		snprintf(buf, n, "permission denied (%s): perf_event_paranoid or a container blocks perf", strerror(e));
 		break;
-	case EOPNOTSUPP:
-		snprintf(buf, n, "not supported by this PMU (EOPNOTSUPP)");
-		break;
-	case ENODEV:
-		snprintf(buf, n, "no such device (ENODEV)");
-		break;
-	default:
-		snprintf(buf, n, "%s", strerror(e));
-		break;
+	case EOPNOTSUPP: snprintf(buf, n, "not supported by this PMU (EOPNOTSUPP)"); break;
+	case ENODEV: snprintf(buf, n, "no such device (ENODEV)"); break;
+	default: snprintf(buf, n, "%s", strerror(e)); break;
 	}
 }
 
@@ -218,7 +215,8 @@ static void read_counts(const struct mf_perf_sys *sys, const int *fds, size_t n,
 			counts[i].enabled += v[1];
 			counts[i].running += v[2];
 			/* Scaled by enabled/running time when the kernel multiplexed the counter. */
-			counts[i].value += v[2] && v[2] < v[1] ? (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
+			counts[i].value +=
+				v[2] && v[2] < v[1] ? (uint64_t)((double)v[0] * (double)v[1] / (double)v[2]) : v[0];
 		}
 	}
 }
@@ -232,7 +230,8 @@ struct counting {
 	int *fds;
 	struct mf_count *counts;
 	struct mf_perf_tick *tick;
-	double t, end; /* -I: the start of the interval being counted (seconds after t0); the end of a system-wide run */
+	double t,
+		end; /* -I: the start of the interval being counted (seconds after t0); the end of a system-wide run */
 	double t0;
 };
 
@@ -265,8 +264,11 @@ static int open_counters(struct counting *c, int pid, struct mf_error *err)
 			int fd;
 			if (pid < 0 && r->one_cpu && k > 0)
 				break;
-			fd = c->sys->open(c->sys->ctx, &attr, pid, pid >= 0 ? -1 : r->one_cpu ? r->cpu : c->cpus[k], -1,
-					  PERF_FLAG_FD_CLOEXEC);
+			fd = c->sys->open(c->sys->ctx, &attr, pid,
+					  pid >= 0     ? -1
+					  : r->one_cpu ? r->cpu
+						       : c->cpus[k],
+					  -1, PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
 				if (!first_errno)
 					first_errno = -fd;

@@ -430,7 +430,7 @@ static uint64_t level_hash(enum level lv, const struct skey *k)
 
 /* Sums the classes k into the rows of t, one row per distinct key of the level; sets k->fn for functions. */
 static int group(struct mf_agg *a, enum level lv, struct skey *k, size_t n, int (*cmp)(const void *, const void *),
-                 struct mf_agg_table *t)
+		 struct mf_agg_table *t)
 {
 	size_t i, j, nslot = 16, cap = 0, *slot, *rep = NULL;
 	struct mf_agg_row *r;
@@ -576,7 +576,7 @@ void mf_agg_free(struct mf_agg *a)
 }
 
 int mf_agg_build(struct mf_agg *a, const struct mf_mrun *run, uint32_t line_size, bool attribute_ip,
-                 struct mf_error *err)
+		 struct mf_error *err)
 {
 	struct skey *k = NULL;
 	struct classes cl = {0};

@@ -188,19 +188,19 @@ struct rec {
 static const char *type_name(uint32_t type)
 {
 	static const char *const names[] = {
-	        [PERF_RECORD_MMAP] = "MMAP",
-	        [PERF_RECORD_LOST] = "LOST",
-	        [PERF_RECORD_COMM] = "COMM",
-	        [PERF_RECORD_EXIT] = "EXIT",
-	        [PERF_RECORD_THROTTLE] = "THROTTLE",
-	        [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
-	        [PERF_RECORD_FORK] = "FORK",
-	        [PERF_RECORD_READ] = "READ",
-	        [PERF_RECORD_SAMPLE] = "SAMPLE",
-	        [PERF_RECORD_MMAP2] = "MMAP2",
-	        [PERF_RECORD_AUX] = "AUX",
-	        [PERF_RECORD_ITRACE_START] = "ITRACE_START",
-	        [PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+		[PERF_RECORD_MMAP] = "MMAP",
+		[PERF_RECORD_LOST] = "LOST",
+		[PERF_RECORD_COMM] = "COMM",
+		[PERF_RECORD_EXIT] = "EXIT",
+		[PERF_RECORD_THROTTLE] = "THROTTLE",
+		[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+		[PERF_RECORD_FORK] = "FORK",
+		[PERF_RECORD_READ] = "READ",
+		[PERF_RECORD_SAMPLE] = "SAMPLE",
+		[PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_AUX] = "AUX",
+		[PERF_RECORD_ITRACE_START] = "ITRACE_START",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
 	};
 	if (type < sizeof(names) / sizeof(names[0]) && names[type])
 		return names[type];
@@ -217,7 +217,7 @@ static int rec_bad(const struct rec *r, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	mf_error_set(r->err, MF_EFORMAT, r->file, 0, 0, "%s record (type %u, %zu bytes): %s", type_name(r->type),
-	             r->type, r->size, what);
+		     r->type, r->size, what);
 	if (r->err) {
 		r->err->offset = r->off;
 		r->err->record = r->index;
@@ -271,31 +271,31 @@ static const char *rec_str(const struct rec *r, size_t at)
 static const char *sample_bit_name(unsigned bit)
 {
 	static const char *const names[] = {
-	        "IP",
-	        "TID",
-	        "TIME",
-	        "ADDR",
-	        "READ",
-	        "CALLCHAIN",
-	        "ID",
-	        "CPU",
-	        "PERIOD",
-	        "STREAM_ID",
-	        "RAW",
-	        "BRANCH_STACK",
-	        "REGS_USER",
-	        "STACK_USER",
-	        "WEIGHT",
-	        "DATA_SRC",
-	        "IDENTIFIER",
-	        "TRANSACTION",
-	        "REGS_INTR",
-	        "PHYS_ADDR",
-	        "AUX",
-	        "CGROUP",
-	        "DATA_PAGE_SIZE",
-	        "CODE_PAGE_SIZE",
-	        "WEIGHT_STRUCT",
+		"IP",
+		"TID",
+		"TIME",
+		"ADDR",
+		"READ",
+		"CALLCHAIN",
+		"ID",
+		"CPU",
+		"PERIOD",
+		"STREAM_ID",
+		"RAW",
+		"BRANCH_STACK",
+		"REGS_USER",
+		"STACK_USER",
+		"WEIGHT",
+		"DATA_SRC",
+		"IDENTIFIER",
+		"TRANSACTION",
+		"REGS_INTR",
+		"PHYS_ADDR",
+		"AUX",
+		"CGROUP",
+		"DATA_PAGE_SIZE",
+		"CODE_PAGE_SIZE",
+		"WEIGHT_STRUCT",
 	};
 	return bit < sizeof(names) / sizeof(names[0]) ? names[bit] : NULL;
 }
@@ -312,10 +312,10 @@ static int check_sample_type(uint64_t st, const char *file, struct mf_error *err
 	name = sample_bit_name(bit);
 	if (name)
 		return mf_error_set(err, MF_EINVAL, file, 0, 0,
-		                    "sample_type 0x%llx has PERF_SAMPLE_%s, which samples cannot carry here",
-		                    (unsigned long long)st, name);
+				    "sample_type 0x%llx has PERF_SAMPLE_%s, which samples cannot carry here",
+				    (unsigned long long)st, name);
 	return mf_error_set(err, MF_EINVAL, file, 0, 0, "sample_type 0x%llx has unknown bit %u", (unsigned long long)st,
-	                    bit);
+			    bit);
 }
 
 /* MMAP (assumed PROT_EXEC: the kernel reports only executable maps this way) and MMAP2. */
@@ -460,7 +460,7 @@ static int decode_sample(struct mf_mrun *run, struct ingest *in, const struct re
 	do {                                                                                                           \
 		if (r->size - at < (n))                                                                                \
 			return rec_bad(r, "ends at byte %zu, inside the fields of sample_type 0x%llx", r->size,        \
-			               (unsigned long long)st);                                                        \
+				       (unsigned long long)st);                                                        \
 	} while (0)
 #define SKIP(n)                                                                                                        \
 	do {                                                                                                           \
@@ -535,7 +535,7 @@ static int decode_sample(struct mf_mrun *run, struct ingest *in, const struct re
 	 */
 	if (at != r->size)
 		return rec_bad(r, "%zu bytes left after the fields of sample_type 0x%llx", r->size - at,
-		               (unsigned long long)st);
+			       (unsigned long long)st);
 
 	if (have_id)
 		stream = mf_mrun_stream_by_id(run, id);
@@ -654,14 +654,14 @@ int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char 
 	while (pos < n) {
 		struct perf_event_header h;
 		struct rec r = {.p = b + pos,
-		                .off = (long long)(in->offset + pos),
-		                .index = in->records,
-		                .file = file,
-		                .err = err};
+				.off = (long long)(in->offset + pos),
+				.index = in->records,
+				.file = file,
+				.err = err};
 		if (n - pos < sizeof(h)) {
 			rc = mf_error_set(err, MF_EFORMAT, file, 0, 0,
-			                  "only %zu bytes left after the last record, less than a record header",
-			                  n - pos);
+					  "only %zu bytes left after the last record, less than a record header",
+					  n - pos);
 			if (err) {
 				err->offset = r.off;
 				err->record = r.index;

@@ -38,16 +38,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define MFDB_MAGIC       "MFSTATDB"
-#define MFDB_TAG         0x01020304u
+#define MFDB_MAGIC "MFSTATDB"
+#define MFDB_TAG 0x01020304u
 #define MFDB_TAG_SWAPPED 0x04030201u
-#define MFDB_MAJOR       1
-#define MFDB_MINOR       0
-#define MFDB_HDR         24 /* file header bytes */
-#define SEC_HDR          24 /* section header bytes */
-#define RECORDS_MAX      (1u << 20)
-#define NSTR_NULL        UINT32_MAX
-#define IOBUF            (1u << 20)
+#define MFDB_MAJOR 1
+#define MFDB_MINOR 0
+#define MFDB_HDR 24 /* file header bytes */
+#define SEC_HDR 24  /* section header bytes */
+#define RECORDS_MAX (1u << 20)
+#define NSTR_NULL UINT32_MAX
+#define IOBUF (1u << 20)
 
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define FUZZING 1
@@ -70,7 +70,7 @@ enum {
 };
 
 static const char *const sec_names[SEC_NTYPES] = {"type 0", "RUN",     "PROBE",  "EVENT", "COUNT", "RECORDS",
-                                                  "MODULE", "SYMBOLS", "SOURCE", "VDSO",  "END"};
+						  "MODULE", "SYMBOLS", "SOURCE", "VDSO",  "END"};
 
 static const char *sec_name(uint32_t type, char *buf, size_t n)
 {
@@ -207,7 +207,7 @@ static void enc_strn(struct enc *e, const char *s, size_t max)
 }
 
 #define enc_fstr(e, arr) enc_strn((e), (arr), sizeof(arr))
-#define enc_str(e, s)    enc_strn((e), (s), SIZE_MAX)
+#define enc_str(e, s) enc_strn((e), (s), SIZE_MAX)
 
 /* Starts an element: a u32 length patched by enc_end. */
 static size_t enc_begin(struct enc *e)
@@ -288,7 +288,7 @@ static int flush_payload(struct mf_mfdb_writer *w, uint32_t type, struct mf_erro
 		w->pay.oom = false;
 		w->pay.n = 0;
 		return mf_error_set(err, MF_ENOMEM, w->path, 0, 0, "out of memory building the %s section",
-		                    sec_names[type]);
+				    sec_names[type]);
 	}
 	rc = write_section(w, type, w->pay.p, w->pay.n, err);
 	w->pay.n = 0;
@@ -342,7 +342,7 @@ int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_erro
 		int e = errno;
 		if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 			return mf_error_set(err, MF_EIO, path, 0, 0,
-			                    "cannot create %s: it is a symbolic link (not followed)", path);
+					    "cannot create %s: it is a symbolic link (not followed)", path);
 		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot create %s: %s", path, strerror(e));
 	}
 	/* The run file holds the program's command line: the owner's alone, also when it existed. */
@@ -381,9 +381,9 @@ int mf_mfdb_put_records(struct mf_mfdb_writer *w, const void *bytes, size_t n, s
 		size_t size;
 		if (n - at < 8 || (size = record_size(p + at)) < 8 || size > n - at)
 			return mf_error_set(err, MF_EINVAL, w->path, 0, 0,
-			                    "kernel records to save: the record at byte %zu of %zu is cut short or has "
-			                    "a bad size",
-			                    at, n);
+					    "kernel records to save: the record at byte %zu of %zu is cut short or has "
+					    "a bad size",
+					    at, n);
 		if (at + size - start > RECORDS_MAX) {
 			if ((rc = write_section(w, SEC_RECORDS, p + start, at - start, err)))
 				return rc;
@@ -726,7 +726,7 @@ static struct dec sec_dec(const struct loader *L, const struct sec *s)
 static int truncated(struct loader *L, const struct sec *s, const struct dec *d, const char *what)
 {
 	return lerr(L, MF_EFORMAT, d->base + d->i, "section %s at offset 0x%llx: %s is cut short (payload byte %zu)",
-	            sec_names[s->type], (unsigned long long)s->off, what, (size_t)(d->base + d->i - s->off - SEC_HDR));
+		    sec_names[s->type], (unsigned long long)s->off, what, (size_t)(d->base + d->i - s->off - SEC_HDR));
 }
 
 /*
@@ -742,9 +742,9 @@ static int next_elem(struct loader *L, const struct sec *s, struct dec *d, struc
 	len = dec_u32(d);
 	if (d->bad || len > dec_left(d))
 		return lerr(L, MF_EFORMAT, at,
-		            "section %s at offset 0x%llx: the element at payload byte %llu runs past the payload",
-		            sec_names[s->type], (unsigned long long)s->off,
-		            (unsigned long long)(at - s->off - SEC_HDR));
+			    "section %s at offset 0x%llx: the element at payload byte %llu runs past the payload",
+			    sec_names[s->type], (unsigned long long)s->off,
+			    (unsigned long long)(at - s->off - SEC_HDR));
 	*el = (struct dec){.p = d->p + d->i, .n = len, .base = d->base + d->i, .swap = d->swap};
 	d->i += len;
 	return 1;
@@ -889,16 +889,16 @@ static int load_records(struct loader *L)
 		return 0;
 	if (L->swap) {
 		mf_mrun_warn(L->run,
-		             "the run file was written on a host of the other byte order: its %llu bytes of kernel "
-		             "records were not decoded (no samples, threads or mappings)",
-		             (unsigned long long)total);
+			     "the run file was written on a host of the other byte order: its %llu bytes of kernel "
+			     "records were not decoded (no samples, threads or mappings)",
+			     (unsigned long long)total);
 		return 0;
 	}
 	if (!L->have[SEC_RUN]) {
 		/* Without the sample layout the records cannot be decoded. */
 		mf_mrun_warn(L->run,
-		             "the run file has no RUN section: its %llu bytes of kernel records were not decoded",
-		             (unsigned long long)total);
+			     "the run file has no RUN section: its %llu bytes of kernel records were not decoded",
+			     (unsigned long long)total);
 		return 0;
 	}
 	for (i = 0; i < L->nrecs; i++) {
@@ -913,7 +913,7 @@ static int load_records(struct loader *L)
 			if (L->err)
 				snprintf(msg, sizeof(msg), "%s", L->err->msg);
 			return lerr(L, MF_EFORMAT, r->off, "section RUN at offset 0x%llx: %.440s",
-			            (unsigned long long)r->off, msg);
+				    (unsigned long long)r->off, msg);
 		}
 		if (rc < 0) {
 			struct mf_error *e = L->err;
@@ -924,7 +924,7 @@ static int load_records(struct loader *L)
 				uint64_t off = s->off + SEC_HDR + ((uint64_t)e->offset - base);
 				snprintf(msg, sizeof(msg), "%s", e->msg);
 				snprintf(e->msg, sizeof(e->msg), "section RECORDS at offset 0x%llx: %.440s",
-				         (unsigned long long)s->off, msg);
+					 (unsigned long long)s->off, msg);
 				e->offset = (long long)off;
 			}
 			if (e)
@@ -951,9 +951,9 @@ static int load_modules(struct loader *L, const struct sec *s)
 		if (el.bad || bl > sizeof(m->build_id)) {
 			free(path);
 			return el.bad ? truncated(L, s, &el, "a module")
-			              : lerr(L, MF_EFORMAT, el.base,
-			                     "section MODULE at offset 0x%llx: build id of %u bytes (at most 20)",
-			                     (unsigned long long)s->off, bl);
+				      : lerr(L, MF_EFORMAT, el.base,
+					     "section MODULE at offset 0x%llx: build id of %u bytes (at most 20)",
+					     (unsigned long long)s->off, bl);
 		}
 		bid = dec_take(&el, bl);
 		/*
@@ -983,8 +983,8 @@ static int load_modules(struct loader *L, const struct sec *s)
 		nl = dec_u32(&el);
 		if (!el.bad && nl > MF_MOD_MAX_LOADS)
 			return lerr(L, MF_EFORMAT, el.base,
-			            "section MODULE at offset 0x%llx: %u load segments (at most %d)",
-			            (unsigned long long)s->off, nl, MF_MOD_MAX_LOADS);
+				    "section MODULE at offset 0x%llx: %u load segments (at most %d)",
+				    (unsigned long long)s->off, nl, MF_MOD_MAX_LOADS);
 		for (k = 0; k < nl && !el.bad; k++) {
 			m->loads[k].offset = dec_u64(&el);
 			m->loads[k].vaddr = dec_u64(&el);
@@ -1008,8 +1008,8 @@ static int map_mod(struct loader *L, const struct sec *s, const struct dec *el, 
 		return 0;
 	if (*mod >= L->nmodmap)
 		return lerr(L, MF_EFORMAT, el->base,
-		            "section %s at offset 0x%llx: module %u does not exist (the MODULE section has %zu)",
-		            sec_names[s->type], (unsigned long long)s->off, *mod, L->nmodmap);
+			    "section %s at offset 0x%llx: module %u does not exist (the MODULE section has %zu)",
+			    sec_names[s->type], (unsigned long long)s->off, *mod, L->nmodmap);
 	*mod = L->modmap[*mod];
 	return 0;
 }
@@ -1080,9 +1080,9 @@ static int add_section(struct loader *L, const struct sec *s)
 		return 0; /* reserved or from a newer writer: skipped (forward compatibility, §3) */
 	if (L->have[s->type])
 		return lerr(L, MF_EFORMAT, s->off,
-		            "section %s at offset 0x%llx: a second %s section (the first is at 0x%llx)",
-		            sec_names[s->type], (unsigned long long)s->off, sec_names[s->type],
-		            (unsigned long long)L->one[s->type].off);
+			    "section %s at offset 0x%llx: a second %s section (the first is at 0x%llx)",
+			    sec_names[s->type], (unsigned long long)s->off, sec_names[s->type],
+			    (unsigned long long)L->one[s->type].off);
 	L->have[s->type] = true;
 	L->one[s->type] = *s;
 	return 0;
@@ -1105,9 +1105,9 @@ static int load(struct loader *L)
 	if (n < MFDB_HDR) {
 		L->run->incomplete = true;
 		return lerr(L, MF_EFORMAT, n,
-		            "run file is incomplete (the header is cut short at %zu bytes): the run "
-		            "did not finish",
-		            n);
+			    "run file is incomplete (the header is cut short at %zu bytes): the run "
+			    "did not finish",
+			    n);
 	}
 	tag = ld32(b + 8, false);
 	if (tag == MFDB_TAG)
@@ -1137,12 +1137,12 @@ static int load(struct loader *L)
 		if (limit - pos < SEC_HDR) {
 			if (finished)
 				return lerr(L, MF_EFORMAT, pos,
-				            "section at offset 0x%llx: the header runs past the end of "
-				            "the file (%llu bytes)",
-				            (unsigned long long)pos, (unsigned long long)limit);
+					    "section at offset 0x%llx: the header runs past the end of "
+					    "the file (%llu bytes)",
+					    (unsigned long long)pos, (unsigned long long)limit);
 			cut = true;
 			snprintf(cutmsg, sizeof(cutmsg), "; the section header at offset 0x%llx is cut short (ignored)",
-			         (unsigned long long)pos);
+				 (unsigned long long)pos);
 			break;
 		}
 		s.type = ld32(b + pos, L->swap);
@@ -1152,20 +1152,20 @@ static int load(struct loader *L)
 		if (s.len > limit - pos - SEC_HDR) {
 			if (finished)
 				return lerr(L, MF_EFORMAT, pos,
-				            "section %s at offset 0x%llx: its %llu bytes run past the end of the file "
-				            "(%llu bytes)",
-				            sec_name(s.type, tbuf, sizeof(tbuf)), (unsigned long long)pos,
-				            (unsigned long long)s.len, (unsigned long long)limit);
+					    "section %s at offset 0x%llx: its %llu bytes run past the end of the file "
+					    "(%llu bytes)",
+					    sec_name(s.type, tbuf, sizeof(tbuf)), (unsigned long long)pos,
+					    (unsigned long long)s.len, (unsigned long long)limit);
 			cut = true;
 			snprintf(cutmsg, sizeof(cutmsg), "; the %s section at offset 0x%llx is cut short (ignored)",
-			         sec_name(s.type, tbuf, sizeof(tbuf)), (unsigned long long)pos);
+				 sec_name(s.type, tbuf, sizeof(tbuf)), (unsigned long long)pos);
 			break;
 		}
 		s.pay = b + pos + SEC_HDR;
 		/* Fuzzing builds let damaged payloads through, to reach the decoders behind the CRC. */
 		if ((uint32_t)crc32_z(0, s.pay, (size_t)s.len) != crc && !FUZZING)
 			return lerr(L, MF_EFORMAT, pos, "section %s at offset 0x%llx: CRC mismatch",
-			            sec_name(s.type, tbuf, sizeof(tbuf)), (unsigned long long)pos);
+				    sec_name(s.type, tbuf, sizeof(tbuf)), (unsigned long long)pos);
 		/* Past the padding: the next section (a file cut in the padding just ends here). */
 		pos += SEC_HDR + s.len;
 		pos += (8 - pos % 8) % 8;
@@ -1179,8 +1179,8 @@ static int load(struct loader *L)
 	stop = pos < limit ? pos : limit;
 	if (got_end && length && length != pos)
 		return lerr(L, MF_EFORMAT, 16,
-		            "the header gives a length of %llu bytes but the END section ends at %llu",
-		            (unsigned long long)length, (unsigned long long)pos);
+			    "the header gives a length of %llu bytes but the END section ends at %llu",
+			    (unsigned long long)length, (unsigned long long)pos);
 	if (!got_end || !length)
 		L->run->incomplete = true;
 
@@ -1207,14 +1207,14 @@ static int load(struct loader *L)
 		char lenmsg[96] = "";
 		if (length > n)
 			snprintf(lenmsg, sizeof(lenmsg), "; the file has %zu of the %llu bytes its header gives", n,
-			         (unsigned long long)length);
+				 (unsigned long long)length);
 		return lerr(L, MF_EFORMAT, stop, "run file is incomplete (no END section): the run did not finish%s%s",
-		            lenmsg, cut ? cutmsg : "");
+			    lenmsg, cut ? cutmsg : "");
 	}
 	if (!length)
 		return lerr(L, MF_EFORMAT, 16,
-		            "run file is incomplete (the header's length is 0): the run did not "
-		            "finish");
+			    "run file is incomplete (the header's length is 0): the run did not "
+			    "finish");
 	return 0;
 }
 
@@ -1257,10 +1257,13 @@ int mf_mfdb_load(const char *path, struct mf_mrun *run, struct mf_error *err)
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		rc = mf_error_set(err, MF_EFORMAT, path, 0, 0,
-		                    "%s is not a regular file (a %s): a run file is read from a file of known size",
-		                    path, S_ISDIR(st.st_mode) ? "directory" : S_ISFIFO(st.st_mode) ? "pipe or FIFO" :
-		                          S_ISCHR(st.st_mode) ? "character device" : S_ISBLK(st.st_mode) ? "block device" :
-		                          S_ISSOCK(st.st_mode) ? "socket" : "special file");
+				  "%s is not a regular file (a %s): a run file is read from a file of known size", path,
+				  S_ISDIR(st.st_mode)    ? "directory"
+				  : S_ISFIFO(st.st_mode) ? "pipe or FIFO"
+				  : S_ISCHR(st.st_mode)  ? "character device"
+				  : S_ISBLK(st.st_mode)  ? "block device"
+				  : S_ISSOCK(st.st_mode) ? "socket"
+							 : "special file");
 		if (err)
 			err->offset = 0;
 		return rc;
@@ -1272,7 +1275,7 @@ int mf_mfdb_load(const char *path, struct mf_mrun *run, struct mf_error *err)
 	if ((uint64_t)st.st_size > SIZE_MAX) {
 		close(fd);
 		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "%s: %lld bytes do not fit in memory", path,
-		                    (long long)st.st_size);
+				    (long long)st.st_size);
 	}
 	n = (size_t)st.st_size;
 	map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -1293,7 +1296,7 @@ int mf_mfdb_load(const char *path, struct mf_mrun *run, struct mf_error *err)
 			continue;
 		if (r < 0) {
 			rc = mf_error_set(err, MF_EIO, path, 0, 0, "cannot read %s at byte %zu: %s", path, got,
-			                  strerror(errno));
+					  strerror(errno));
 			if (err)
 				err->offset = (long long)got;
 			free(buf);

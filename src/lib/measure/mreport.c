@@ -36,13 +36,13 @@ static const struct {
 	int sig;
 	const char *name;
 } signames[] = {
-        {SIGHUP, "SIGHUP"},       {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-        {SIGTRAP, "SIGTRAP"},     {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-        {SIGKILL, "SIGKILL"},     {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-        {SIGPIPE, "SIGPIPE"},     {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGCHLD, "SIGCHLD"},
-        {SIGCONT, "SIGCONT"},     {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"}, {SIGTTIN, "SIGTTIN"},
-        {SIGTTOU, "SIGTTOU"},     {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
-        {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGSYS, "SIGSYS"},
+	{SIGHUP, "SIGHUP"},       {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+	{SIGTRAP, "SIGTRAP"},     {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
+	{SIGKILL, "SIGKILL"},     {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+	{SIGPIPE, "SIGPIPE"},     {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGCHLD, "SIGCHLD"},
+	{SIGCONT, "SIGCONT"},     {SIGSTOP, "SIGSTOP"}, {SIGTSTP, "SIGTSTP"}, {SIGTTIN, "SIGTTIN"},
+	{SIGTTOU, "SIGTTOU"},     {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+	{SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGSYS, "SIGSYS"},
 };
 
 static const char *sig_name(int sig)
@@ -60,7 +60,7 @@ void mf_mrep_exit_text(char *buf, size_t n, int st)
 		snprintf(buf, n, "exit %d", WEXITSTATUS(st));
 	else if (WIFSIGNALED(st))
 		snprintf(buf, n, "killed by signal %d (%s)%s", WTERMSIG(st), sig_name(WTERMSIG(st)),
-		         WCOREDUMP(st) ? ", core dumped" : "");
+			 WCOREDUMP(st) ? ", core dumped" : "");
 	else
 		snprintf(buf, n, "wait status 0x%x", (unsigned)st);
 }
@@ -73,7 +73,7 @@ void mf_mrep_command(struct mf_strbuf *sb, const struct mf_mrun *run)
 		if (i)
 			mf_strbuf_putc(sb, ' ');
 		if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") ==
-		                  strlen(s)) {
+				  strlen(s)) {
 			mf_strbuf_puts(sb, s);
 			continue;
 		}
@@ -114,8 +114,8 @@ static const struct mf_mcount *counted(const struct mf_mrun *run, const char *na
 	for (i = 0; i < run->ncounts; i++)
 		if (strcmp(run->counts[i].name, name) == 0)
 			return run->counts[i].status == MF_CNT_OK || run->counts[i].status == MF_CNT_SCALED
-			               ? &run->counts[i]
-			               : NULL;
+				       ? &run->counts[i]
+				       : NULL;
 	return NULL;
 }
 
@@ -192,9 +192,9 @@ size_t mf_mrep_derive(const struct mf_mrep *x, struct mf_mrep_derived *d)
 /* ---- the report context and the entry point ----------------------------------------------- */
 
 static const struct mf_mreport_opts default_opts = {
-        .format = MF_MFMT_TEXT,
-        .summary = {1.0, 100.0, 5},
-        .detail = {5.0, 90.0, 1},
+	.format = MF_MFMT_TEXT,
+	.summary = {1.0, 100.0, 5},
+	.detail = {5.0, 90.0, 1},
 };
 
 int mf_mrep_open(struct mf_mrep *x, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err)

@@ -457,7 +457,7 @@ static void write_run_csv(const struct mf_mrep *x, struct mf_strbuf *sb)
 
 /* JSON: "key":{...} with what emit writes into the object. */
 static void json_object(const struct mf_mrep *x, struct em *top, const char *key,
-                        void (*emit)(const struct mf_mrep *x, struct em *e))
+			void (*emit)(const struct mf_mrep *x, struct em *e))
 {
 	struct em sub = {.sb = top->sb, .json = true};
 	em_open(top, key, '{');
@@ -563,7 +563,7 @@ static int write_file(const char *dir, const char *name, const struct mf_strbuf 
 }
 
 int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o,
-                       struct mf_error *err)
+		       struct mf_error *err)
 {
 	struct mf_mrep x;
 	struct mf_strbuf sb;

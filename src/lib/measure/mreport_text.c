@@ -154,7 +154,7 @@ static void text_header(struct mf_mrep *x, struct mf_strbuf *sb)
 	hline(sb, "Mode:", "%s", mf_mrep_mode(run));
 	hline(sb, "Attribution:", "%s",
 	      !x->o.attribute_line ? "ip (each sample goes to the function of its own address)"
-	                           : "line (a cache line and its samples go to the function owning its first byte)");
+				   : "line (a cache line and its samples go to the function owning its first byte)");
 	if (x->a.itlb && x->a.by_cpu)
 		hline(sb, "Sorted by:", "CPU samples (the run has no sampled ITLB misses)");
 	if (x->a.itlb && x->a.has_role[MF_ROLE_FAULT])
@@ -177,7 +177,8 @@ static void text_header(struct mf_mrep *x, struct mf_strbuf *sb)
 		      plural(run->lost_samples));
 	if (run->throttles)
 		hline(sb, "Warning:",
-		      "sampling throttled %" PRIu64 " time%s (kernel.perf_event_max_sample_rate): "
+		      "sampling throttled %" PRIu64
+		      " time%s (kernel.perf_event_max_sample_rate): "
 		      "samples are missing",
 		      run->throttles, plural(run->throttles));
 	if (run->unmapped)
@@ -274,7 +275,7 @@ static void text_metrics(struct mf_mrep *x, struct mf_strbuf *sb)
 		default:
 			mf_tt_set(&t, 1, "n/a");
 			mf_tt_set(&t, 3, "%s%s%s%s", c->status == MF_CNT_NOT_COUNTED ? "not counted" : "not supported",
-			          c->why[0] ? " (" : "", c->why, c->why[0] ? ")" : "");
+				  c->why[0] ? " (" : "", c->why, c->why[0] ? ")" : "");
 			break;
 		}
 	}
@@ -317,7 +318,7 @@ static void footer(struct mf_strbuf *sb, const char *what, const struct mf_cutof
 	mf_fmt_fixed(p, sizeof(p), c->pct, 2);
 	mf_fmt_fixed(q, sizeof(q), c->cum, 2);
 	mf_strbuf_printf(sb, "[Minimum %s entries: %u, percent cutoff: %s, cumulative percent cutoff: %s]\n", what,
-	                 c->min, p, q);
+			 c->min, p, q);
 }
 
 enum { SUM_THREAD, SUM_MOD, SUM_FUNC };
@@ -405,7 +406,7 @@ static size_t add_stmt(struct stmt *st, size_t n, size_t max, const char *file, 
  * Details).  With --attribute ip, only the part inside the function.
  */
 static size_t cl_statements(const struct mf_mrep *x, const struct mf_agg_row *f, const struct mf_agg_row *cl,
-                            struct stmt *st, size_t max)
+			    struct stmt *st, size_t max)
 {
 	const struct mf_mrun *run = x->run;
 	uint64_t lo = cl->start, hi = cl->start + x->line_size;

@@ -195,9 +195,8 @@ static void *grow(void *arrp, size_t *n, size_t *cap, size_t size)
 	return base + (*n)++ * size;
 }
 
-#define ADD(run, field, capfield)                                                                  \
-	(ensure_priv(run) ? NULL : grow(&(run)->field, &(run)->n##field, &(run)->priv->capfield,       \
-					sizeof(*(run)->field)))
+#define ADD(run, field, capfield)                                                                                      \
+	(ensure_priv(run) ? NULL : grow(&(run)->field, &(run)->n##field, &(run)->priv->capfield, sizeof(*(run)->field)))
 
 struct mf_mstream *mf_mrun_add_stream(struct mf_mrun *run)
 {
@@ -401,7 +400,7 @@ void mf_mrun_identity(const struct mf_mrun *run, char *buf, size_t n)
 	memcpy(&bits[2], &run->sys_s, 8);
 	h = fnv1a(h, bits, sizeof(bits));
 	snprintf(buf, n, "%s run of pid %d on %.63s at %lld us, seed %llu, command and times %016llx", run->measurement,
-	         run->pid, run->host, (long long)run->start_us, (unsigned long long)run->seed, (unsigned long long)h);
+		 run->pid, run->host, (long long)run->start_us, (unsigned long long)run->seed, (unsigned long long)h);
 }
 
 int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src)

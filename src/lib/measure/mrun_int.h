@@ -12,7 +12,7 @@
  * the decoder uses the run model, the run model never calls the decoder.
  */
 struct mf_mrun_decoder {
-	void *state;                    /* the decoder's, NULL until its first call */
+	void *state;                     /* the decoder's, NULL until its first call */
 	void (*free_state)(void *state); /* called by mf_mrun_free when state is set */
 };
 

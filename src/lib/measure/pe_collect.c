@@ -17,12 +17,12 @@
 #include <unistd.h>
 
 #define MAX_CPUS 1024
-#define SAMPLE_TYPE                                                                                                \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |          \
+#define SAMPLE_TYPE                                                                                                    \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |             \
 	 PERF_SAMPLE_PERIOD)
 
 struct ring {
-	int fd;       /* the CPU's first sampled event, which owns the buffer */
+	int fd; /* the CPU's first sampled event, which owns the buffer */
 	void *base;
 	size_t len;
 };
@@ -37,8 +37,8 @@ struct collector {
 	size_t ring_pages, page; /* data pages per ring asked for; the page size */
 	size_t data_size;
 	struct ring *rings;
-	int *sfd;          /* sampled fds, [cpu * nsampled + j] */
-	uint64_t *canon;   /* kernel id -> canonical id (the stream's), pairs */
+	int *sfd;        /* sampled fds, [cpu * nsampled + j] */
+	uint64_t *canon; /* kernel id -> canonical id (the stream's), pairs */
 	size_t ncanon;
 	int cfd[MF_MPLAN_MAX];
 	/* one drain round */
@@ -50,7 +50,7 @@ struct collector {
 		uint64_t time;
 		size_t off;
 		uint16_t size;
-	} *pos;
+	} * pos;
 	size_t pcap;
 	uint64_t rng;
 	uint64_t drain_errors;
@@ -342,19 +342,21 @@ static int open_sampled(struct collector *c, int pid, size_t cpu, size_t j, stru
 	if (fd < 0) {
 		if (j == 0 && cpu > 0 && fd == -ENODEV) /* an offline CPU: nothing runs there */
 			return 1;
-		return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0, "measurement impossible: cannot open %s on CPU %zu (%s)",
-				    ev->name, cpu, errno_text(-fd));
+		return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
+				    "measurement impossible: cannot open %s on CPU %zu (%s)", ev->name, cpu,
+				    errno_text(-fd));
 	}
 	c->sfd[cpu * c->plan->nsampled + j] = fd;
 	if (j == 0) {
 		if ((r = map_ring(c, cpu, fd, err)) != 0)
 			return r;
 	} else {
-		r = c->sys->ioctl(c->sys->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)c->sfd[cpu * c->plan->nsampled]);
+		r = c->sys->ioctl(c->sys->ctx, fd, PERF_EVENT_IOC_SET_OUTPUT,
+				  (unsigned long)c->sfd[cpu * c->plan->nsampled]);
 		if (r < 0)
 			return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
-					    "measurement impossible: cannot join %s to the ring of CPU %zu (%s)", ev->name, cpu,
-					    errno_text(-r));
+					    "measurement impossible: cannot join %s to the ring of CPU %zu (%s)",
+					    ev->name, cpu, errno_text(-r));
 	}
 	if (c->sys->ioctl(c->sys->ctx, fd, PERF_EVENT_IOC_ID, (unsigned long)(uintptr_t)&id) == 0) {
 		if (cpu == 0)
@@ -474,8 +476,8 @@ static void read_counts(struct collector *c)
 }
 
 int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *plan, char *const argv[],
-		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db,
-		       struct mf_mrun *run, struct mf_error *err)
+		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db, struct mf_mrun *run,
+		       struct mf_error *err)
 {
 	struct collector c;
 	struct mf_perf_child ch;
@@ -526,7 +528,8 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 	run->wait_status = ch.status;
 	rc = drain_all(&c);
 	if (c.drain_errors)
-		mf_mrun_warn(run, "%" PRIu64 " ring buffer reads found a damaged record and skipped the rest of that read",
+		mf_mrun_warn(run,
+			     "%" PRIu64 " ring buffer reads found a damaged record and skipped the rest of that read",
 			     c.drain_errors);
 	read_counts(&c);
 out:

@@ -90,7 +90,8 @@ void mf_mprobe_read(const struct mf_perf_sys *sys, struct mf_mprobe *p)
 		p->paranoid = atoi(buf);
 	if (mf_perf_read_file(sys, "/proc/sys/kernel/perf_event_mlock_kb", buf, sizeof(buf)) > 0)
 		p->mlock_kb = atol(buf);
-	if (mf_perf_read_file(sys, "/proc/self/status", buf, sizeof(buf)) > 0 && field_of(buf, "CapEff", val, sizeof(val))) {
+	if (mf_perf_read_file(sys, "/proc/self/status", buf, sizeof(buf)) > 0 &&
+	    field_of(buf, "CapEff", val, sizeof(val))) {
 		unsigned long long cap = strtoull(val, NULL, 16);
 		p->cap_perfmon = (cap >> 38) & 1;
 		p->cap_sys_admin = (cap >> 21) & 1;
@@ -143,8 +144,8 @@ void mf_mprobe_read(const struct mf_perf_sys *sys, struct mf_mprobe *p)
 			if (is_core_pmu(names[k]))
 				p->cpu_pmu = true;
 			if (used + strlen(names[k]) + 2 < sizeof(p->pmus))
-				used += (size_t)snprintf(p->pmus + used, sizeof(p->pmus) - used, "%s%s", used ? " " : "",
-							 names[k]);
+				used += (size_t)snprintf(p->pmus + used, sizeof(p->pmus) - used, "%s%s",
+							 used ? " " : "", names[k]);
 			free(names[k]);
 		}
 	}
@@ -166,7 +167,8 @@ void mf_mprobe_read(const struct mf_perf_sys *sys, struct mf_mprobe *p)
 		long ls = sysconf(_SC_LEVEL1_ICACHE_LINESIZE);
 		if (ls > 0) {
 			p->line_size = (uint32_t)ls;
-			snprintf(p->line_size_source, sizeof(p->line_size_source), "sysconf(_SC_LEVEL1_ICACHE_LINESIZE)");
+			snprintf(p->line_size_source, sizeof(p->line_size_source),
+				 "sysconf(_SC_LEVEL1_ICACHE_LINESIZE)");
 		}
 	}
 	if (!p->line_size) {
@@ -239,8 +241,8 @@ static int parse_u64(const char *s, uint64_t *v)
 static int load_rows(const char *text, size_t len, const char *name, struct ev_row *rows, size_t *n,
 		     struct mf_error *err)
 {
-	static const char *const cols[] = {"name",    "vendor", "role",  "type",   "config",
-					   "config1", "precise", "clock", "period", "description", NULL};
+	static const char *const cols[] = {"name",    "vendor", "role",   "type",        "config", "config1",
+					   "precise", "clock",  "period", "description", NULL};
 	struct mf_tsv *t = malloc(sizeof(*t));
 	int rc;
 	*n = 0;
@@ -283,8 +285,8 @@ static int load_rows(const char *text, size_t len, const char *name, struct ev_r
 		else if (strcmp(type, "raw") == 0)
 			r->type = PERF_TYPE_RAW;
 		else {
-			rc = mf_tsv_fail(t, err, 3, 0, MF_ETABLE, "type '%s' is not hardware, hw_cache, software or raw",
-					 type);
+			rc = mf_tsv_fail(t, err, 3, 0, MF_ETABLE,
+					 "type '%s' is not hardware, hw_cache, software or raw", type);
 			break;
 		}
 		if (parse_u64(t->fz[4], &r->config)) {
@@ -398,8 +400,8 @@ static void fmt_rate(char *out, size_t n, uint64_t rate, bool clock)
 		snprintf(out, n, "%" PRIu64, rate);
 }
 
-static void fmt_spec(char *out, size_t n, uint64_t rate, bool clock, const struct mf_mplan_req *req,
-		     uint64_t variation, const char *ev, bool user_only)
+static void fmt_spec(char *out, size_t n, uint64_t rate, bool clock, const struct mf_mplan_req *req, uint64_t variation,
+		     const char *ev, bool user_only)
 {
 	char r[32], v[32];
 	fmt_rate(r, sizeof(r), rate, clock);
@@ -428,8 +430,7 @@ static int add_sampled(struct mf_mplan *plan, const struct ev_row *r, uint64_t p
  * The variation follows: a percentage always applies; a variation in the
  * rate's unit converts with the rate, else it becomes 5 % of the period.
  */
-static uint64_t rate_for(struct mf_mplan *plan, const struct mf_mplan_req *req, const struct ev_row *r,
-			 bool requested)
+static uint64_t rate_for(struct mf_mplan *plan, const struct mf_mplan_req *req, const struct ev_row *r, bool requested)
 {
 	char given[32], used[32];
 	uint64_t period = r->period;
@@ -451,8 +452,8 @@ static uint64_t rate_for(struct mf_mplan *plan, const struct mf_mplan_req *req, 
 			fmt_rate(given, sizeof(given), req->variation, r->clock);
 			fmt_rate(used, sizeof(used), period, r->clock);
 			snprintf(plan->rate_note, sizeof(plan->rate_note),
-				 "-s: variation %s is not below the rate %s of %s: using %" PRIu64, given, used, r->name,
-				 plan->variation);
+				 "-s: variation %s is not below the rate %s of %s: using %" PRIu64, given, used,
+				 r->name, plan->variation);
 		}
 	}
 	if (!rate_ok) {
@@ -487,7 +488,7 @@ static void add_counted(struct mf_mplan *plan, const struct ev_row *rows, size_t
 			plan->counted[plan->ncounted].role = -1;
 			/* counts carry their own names as perf spells them */
 			snprintf(plan->counted[plan->ncounted].name, sizeof(plan->counted[0].name), "%s",
-				 strcmp(name, "task_clock") == 0	 ? "task-clock"
+				 strcmp(name, "task_clock") == 0    ? "task-clock"
 				 : strcmp(name, "page_faults") == 0 ? "page-faults"
 				 : strcmp(name, "itlb_misses") == 0 ? "iTLB-load-misses"
 								    : name);
@@ -542,7 +543,7 @@ struct planning {
 	const struct ev_row *tc, *pf; /* task_clock and page_faults */
 	uint64_t rate;
 	bool user_only, itlb;
-	int hw_err;                   /* -errno of the hardware event's last refusal */
+	int hw_err; /* -errno of the hardware event's last refusal */
 	char hwname[64];
 };
 
@@ -586,8 +587,8 @@ static int rung_user_only(struct planning *pl)
 		snprintf(line, sizeof(line), "fallback: kernel.perf_event_paranoid=%d allows user space only",
 			 pl->probe->paranoid);
 	else
-		snprintf(line, sizeof(line), "fallback: kernel events refused (%s) without CAP_PERFMON; user space only",
-			 errno_name(-e));
+		snprintf(line, sizeof(line),
+			 "fallback: kernel events refused (%s) without CAP_PERFMON; user space only", errno_name(-e));
 	return step_down(pl->plan, pl->req, line) ? STEP_NEXT : STEP_STOP;
 }
 
@@ -668,7 +669,8 @@ static int rungs_hardware(struct planning *pl)
 	} else {
 		plan->rung = MF_RUNG_NONPRECISE;
 		if (precise_refused || pl->set[0]->precise > 0) {
-			snprintf(line, sizeof(line), "fallback: precise sampling not supported (%s); addresses may skid",
+			snprintf(line, sizeof(line),
+				 "fallback: precise sampling not supported (%s); addresses may skid",
 				 errno_name(pl->hw_err ? -pl->hw_err : EOPNOTSUPP));
 			if (!step_down(plan, pl->req, line))
 				return STEP_STOP;
@@ -742,7 +744,10 @@ static int rung_software(struct planning *pl)
 		snprintf(line, sizeof(line),
 			 "fallback: no hardware counters (%s: %s, hypervisor: %s); sampling software events %s",
 			 pl->hwname, errno_name(e ? -e : ENOENT),
-			 pl->probe->vm == 1 ? "yes" : pl->probe->vm == 0 ? "no" : "unknown", what);
+			 pl->probe->vm == 1   ? "yes"
+			 : pl->probe->vm == 0 ? "no"
+					      : "unknown",
+			 what);
 	if (!step_down(pl->plan, pl->req, line))
 		return STEP_STOP;
 	if (add_software(pl, pl->tc, rate_for(pl->plan, pl->req, pl->tc, false), "task-clock") < 0)
@@ -766,7 +771,8 @@ static void finish_plan(struct planning *pl, const struct ev_row *rows, size_t n
 	if (plan->nsampled) {
 		const struct mf_mplan_ev *s0 = &plan->sampled[0];
 		fmt_spec(plan->used_spec, sizeof(plan->used_spec), s0->period, s0->clock, pl->req, plan->variation,
-			 plan->rung == MF_RUNG_SOFTWARE || plan->rung == MF_RUNG_COUNTING ? "task_clock" : pl->req->event,
+			 plan->rung == MF_RUNG_SOFTWARE || plan->rung == MF_RUNG_COUNTING ? "task_clock"
+											  : pl->req->event,
 			 pl->user_only);
 	}
 }

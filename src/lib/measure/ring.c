@@ -28,7 +28,7 @@ static void ring_copy(const unsigned char *data, size_t size, uint64_t pos, void
 }
 
 static int ring_bad(struct mf_error *err, uint64_t pos, size_t size, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
+	__attribute__((format(printf, 4, 5)));
 
 static int ring_bad(struct mf_error *err, uint64_t pos, size_t size, const char *fmt, ...)
 {
@@ -38,7 +38,7 @@ static int ring_bad(struct mf_error *err, uint64_t pos, size_t size, const char 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	mf_error_set(err, MF_EFORMAT, "perf ring buffer", 0, 0, "record at ring position %llu (buffer offset %zu): %s",
-	             (unsigned long long)pos, (size_t)(pos & (size - 1)), what);
+		     (unsigned long long)pos, (size_t)(pos & (size - 1)), what);
 	if (err)
 		err->offset = (long long)pos;
 	return MF_EFORMAT;
@@ -85,11 +85,11 @@ long mf_ring_drain(void *meta, size_t data_size, mf_ring_sink sink, void *ctx, s
 
 	if (!pg || !sink || data_size < 8 || (data_size & (data_size - 1)) != 0)
 		return mf_error_set(err, MF_EINVAL, "perf ring buffer", 0, 0,
-		                    "data size %zu is not a power of two of at least 8 bytes", data_size);
+				    "data size %zu is not a power of two of at least 8 bytes", data_size);
 	if (pg->data_size && pg->data_size != data_size)
 		return mf_error_set(err, MF_EINVAL, "perf ring buffer", 0, 0,
-		                    "data size %zu given, but the metadata page says %llu", data_size,
-		                    (unsigned long long)pg->data_size);
+				    "data size %zu given, but the metadata page says %llu", data_size,
+				    (unsigned long long)pg->data_size);
 	/* Kernels before 4.1 leave data_offset 0: the data follows the first page. */
 	d.data = (const unsigned char *)meta + (pg->data_offset ? pg->data_offset : (uint64_t)sysconf(_SC_PAGESIZE));
 
@@ -99,8 +99,8 @@ long mf_ring_drain(void *meta, size_t data_size, mf_ring_sink sink, void *ctx, s
 	tail = __atomic_load_n(&pg->data_tail, __ATOMIC_RELAXED); /* only we write it */
 	if (head - tail > data_size) {
 		mf_error_set(err, MF_EFORMAT, "perf ring buffer", 0, 0,
-		             "data_head %llu is behind data_tail %llu or more than the %zu-byte buffer ahead",
-		             (unsigned long long)head, (unsigned long long)tail, data_size);
+			     "data_head %llu is behind data_tail %llu or more than the %zu-byte buffer ahead",
+			     (unsigned long long)head, (unsigned long long)tail, data_size);
 		if (err)
 			err->offset = (long long)tail;
 		return MF_EFORMAT;
@@ -120,20 +120,20 @@ long mf_ring_drain(void *meta, size_t data_size, mf_ring_sink sink, void *ctx, s
 
 		if (left < sizeof(h)) {
 			damage = ring_bad(err, pos, data_size,
-			                  "record header runs past data_head (%llu bytes before it)",
-			                  (unsigned long long)left);
+					  "record header runs past data_head (%llu bytes before it)",
+					  (unsigned long long)left);
 			break;
 		}
 		ring_copy(d.data, data_size, pos, &h, sizeof(h));
 		if (h.size < sizeof(h)) {
 			damage = ring_bad(err, pos, data_size,
-			                  "size %u is smaller than the 8-byte record header (type %u)", h.size, h.type);
+					  "size %u is smaller than the 8-byte record header (type %u)", h.size, h.type);
 			break;
 		}
 		if (h.size > left) {
 			damage = ring_bad(err, pos, data_size,
-			                  "record runs past data_head (size %u, %llu bytes before data_head)", h.size,
-			                  (unsigned long long)left);
+					  "record runs past data_head (size %u, %llu bytes before data_head)", h.size,
+					  (unsigned long long)left);
 			break;
 		}
 		/* A run ends where the buffer does. */

@@ -405,8 +405,8 @@ static int crc_matches(int fd, uint32_t want)
 	return (uint32_t)crc == want;
 }
 
-static int find_debuginfo(Dwfl_Module *dm, void **userdata, const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink, GElf_Word crc, char **debugname)
+static int find_debuginfo(Dwfl_Module *dm, void **userdata, const char *modname, Dwarf_Addr base, const char *file_name,
+			  const char *debuglink, GElf_Word crc, char **debugname)
 {
 	static const char *const fmts[] = {"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"};
 	struct stat main_st, st;

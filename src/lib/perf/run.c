@@ -111,8 +111,7 @@ static double tv_s(struct timeval tv)
 }
 
 /* Waits for the program to exit, calling the hooks meanwhile. */
-static int wait_loop(struct mf_perf_child *ch, const struct mf_perf_hooks *h, struct rusage *ru,
-		     struct mf_error *err)
+static int wait_loop(struct mf_perf_child *ch, const struct mf_perf_hooks *h, struct rusage *ru, struct mf_error *err)
 {
 	int rc = 0;
 	if (!h->wait) {
@@ -146,7 +145,8 @@ static int release(struct mf_perf_child *ch, int *go, int fail, struct mf_error 
 	ch->start_us = (int64_t)rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
 	ch->t0 = mf_perf_now();
 	if (write(*go, "g", 1) != 1)
-		return mf_error_set(err, MF_ENOEXEC, ch->argv[0], 0, 0, "cannot start the program: %s", strerror(errno));
+		return mf_error_set(err, MF_ENOEXEC, ch->argv[0], 0, 0, "cannot start the program: %s",
+				    strerror(errno));
 	close(*go);
 	*go = -1;
 	do

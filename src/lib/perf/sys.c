@@ -63,8 +63,7 @@ static void real_close(void *ctx, int fd)
 	close(fd);
 }
 
-static struct mf_perf_sys real_sys = {NULL,      NULL,        real_open, real_ioctl, real_mmap,
-				      real_munmap, real_read, real_close};
+static struct mf_perf_sys real_sys = {NULL, NULL, real_open, real_ioctl, real_mmap, real_munmap, real_read, real_close};
 
 struct mf_perf_sys *mf_perf_sys_real(void)
 {
@@ -159,7 +158,8 @@ static int read_counts_tsv(struct recorded *r, const char *root, struct mf_error
 		ln++;
 		if (n == sizeof(line) - 1 && line[n - 1] != '\n' && !feof(fp)) {
 			fclose(fp);
-			return mf_error_set(err, MF_EFORMAT, path, ln, 0, "line longer than %zu bytes", sizeof(line) - 2);
+			return mf_error_set(err, MF_EFORMAT, path, ln, 0, "line longer than %zu bytes",
+					    sizeof(line) - 2);
 		}
 		if (line[0] == '#' || sscanf(line, "%llu %llu", &c, &v) != 2)
 			continue;

@@ -13,12 +13,12 @@
 struct entry {
 	uint32_t system, lpar;
 	int64_t cpu;
-	int64_t start_s;  /* interval start, seconds */
-	int64_t len_s;    /* length, seconds; -1 unknown */
+	int64_t start_s; /* interval start, seconds */
+	int64_t len_s;   /* length, seconds; -1 unknown */
 	int32_t pool;
-	uint32_t file;    /* index into files, + 1 (0 = empty slot) */
+	uint32_t file;     /* index into files, + 1 (0 = empty slot) */
 	uint64_t counters; /* hash of family, counter slots and values */
-	long long where;  /* line (>= 0) or, as -2 - offset, a byte offset; -1 unknown */
+	long long where;   /* line (>= 0) or, as -2 - offset, a byte offset; -1 unknown */
 };
 
 struct mf_dedup {

@@ -19,7 +19,7 @@ struct mf_grouper {
 	const struct mf_tz *tz;      /* calendar keys are cut in it; NULL: UTC */
 	bool calendar;               /* by has a calendar key: cal */
 	enum mf_cal cal;
-	bool limit_hit;              /* find_or_add refused a new group: the limit, not memory */
+	bool limit_hit; /* find_or_add refused a new group: the limit, not memory */
 };
 
 static const struct {
@@ -110,7 +110,7 @@ void mf_grouper_set_tz(struct mf_grouper *g, const struct mf_tz *tz)
 
 /* One interval of one system (system and LPAR) within a group. */
 struct mf_interval {
-	uint32_t system, lpar;    /* 0 when the rows name none */
+	uint32_t system, lpar; /* 0 when the rows name none */
 	int64_t start_us;
 	bool has_start;
 	double sum_seconds; /* over the rows that gave a length */
@@ -134,10 +134,10 @@ struct group {
 	struct mf_interval *intervals; /* &iv_first until a second interval arrives */
 	struct mf_interval iv_first;
 	size_t last_interval;
-	uint32_t *ihash;          /* index+1 by system and start, once there are many intervals */
+	uint32_t *ihash; /* index+1 by system and start, once there are many intervals */
 	size_t ihash_size;
 	size_t ncpus, capcpus;
-	struct mf_cpu_id *cpus;   /* distinct (system, LPAR, CPU), sorted */
+	struct mf_cpu_id *cpus; /* distinct (system, LPAR, CPU), sorted */
 };
 
 static struct group *priv(struct mf_group *g)
@@ -805,7 +805,8 @@ uint64_t mf_group_cpus(const struct mf_group *group)
 	for (i = 0; i < grp->nintervals; i++) {
 		if (grp->intervals[i].nrows > most)
 			most = grp->intervals[i].nrows;
-		if (grp->intervals[i].system != grp->intervals[0].system || grp->intervals[i].lpar != grp->intervals[0].lpar)
+		if (grp->intervals[i].system != grp->intervals[0].system ||
+		    grp->intervals[i].lpar != grp->intervals[0].lpar)
 			one_system = false;
 	}
 	if (one_system)

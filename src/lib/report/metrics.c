@@ -75,7 +75,8 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 	evaluate(fam, grp->sum, present, vars, r->value, r->na);
 	for (i = 0; i < fam->nmetrics; i++) {
 		const struct mf_metric *m = &fam->metrics[i];
-		if (((m->flags & MF_METRIC_NONNEG) && r->value[i] < 0) || ((m->flags & MF_METRIC_MAX) && r->value[i] > m->max)) {
+		if (((m->flags & MF_METRIC_NONNEG) && r->value[i] < 0) ||
+		    ((m->flags & MF_METRIC_MAX) && r->value[i] > m->max)) {
 			r->doubts |= MF_DOUBT_NEGATIVE;
 			if (r->negative_metric < 0)
 				r->negative_metric = (int)i;
@@ -158,9 +159,7 @@ void mf_results_free(struct mf_result *r, size_t n)
 void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *buf, size_t n)
 {
 	switch (na->why) {
-	case MF_NA_DIVZERO:
-		snprintf(buf, n, "a divisor is zero");
-		break;
+	case MF_NA_DIVZERO: snprintf(buf, n, "a divisor is zero"); break;
 	case MF_NA_OVERFLOW:
 		snprintf(buf, n, "overflow: a result is beyond the range of a double (about 1.8e308)");
 		break;
@@ -170,7 +169,7 @@ void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *bu
 				 fam->counters[na->index].linux_name);
 		else if (na->kind == MF_REF_VAR)
 			snprintf(buf, n, "%s not known",
-				 na->index == MF_VAR_CPSP	  ? "CPU speed (cpsp)"
+				 na->index == MF_VAR_CPSP       ? "CPU speed (cpsp)"
 				 : na->index == MF_VAR_INTERVAL ? "interval length (interval_seconds)"
 								: "peak memory bandwidth (--mem-peak)");
 		else if (na->kind == MF_REF_METRIC && na->index >= 0 && (size_t)na->index < fam->nmetrics)
@@ -178,8 +177,6 @@ void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *bu
 		else
 			snprintf(buf, n, "input not available");
 		break;
-	default:
-		snprintf(buf, n, "available");
-		break;
+	default: snprintf(buf, n, "available"); break;
 	}
 }

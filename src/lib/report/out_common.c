@@ -215,11 +215,11 @@ void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, ch
 	const char *pool = mf_pool_name(g->pool);
 	size_t used = 0;
 	buf[0] = '\0';
-#define PUT(...)                                                                    \
-	do {                                                                        \
-		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);               \
-		if (k_ > 0 && (size_t)k_ < n - used)                                \
-			used += (size_t)k_;                                         \
+#define PUT(...)                                                                                                       \
+	do {                                                                                                           \
+		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);                                                  \
+		if (k_ > 0 && (size_t)k_ < n - used)                                                                   \
+			used += (size_t)k_;                                                                            \
 	} while (0)
 	PUT("%s", g->family->display);
 	if (sys)
@@ -240,13 +240,19 @@ void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, ch
 /* Per-group data doubts: one warning per kind, naming the first group and the count. */
 static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab)
 {
-	static const struct { unsigned bit; const char *text; } kinds[] = {
+	static const struct {
+		unsigned bit;
+		const char *text;
+	} kinds[] = {
 		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %.15g, %s, in %zu group%s, first %s (%s)"},
-		{MF_DOUBT_MIXED_CPSP, "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
-				      "are not available there"},
-		{MF_DOUBT_PARTIAL, "counter %s is present in only some rows of %zu group%s, first %s: treated as "
-				   "not available there"},
-		{MF_DOUBT_OVERFLOW, "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
+		{MF_DOUBT_MIXED_CPSP,
+		 "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
+		 "are not available there"},
+		{MF_DOUBT_PARTIAL,
+		 "counter %s is present in only some rows of %zu group%s, first %s: treated as "
+		 "not available there"},
+		{MF_DOUBT_OVERFLOW,
+		 "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
 	};
 	size_t k, i;
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
@@ -278,9 +284,7 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 				      res[first].group->family->counters[res[first].partial_slot].short_name, count,
 				      count == 1 ? "" : "s", where);
 			break;
-		default:
-			mf_notes_warn(w, kinds[k].text, count, count == 1 ? "" : "s", where);
-			break;
+		default: mf_notes_warn(w, kinds[k].text, count, count == 1 ? "" : "s", where); break;
 		}
 	}
 }
@@ -353,7 +357,8 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 		mf_notes_warn(n, "%llu bad %s%s skipped (--skip-bad-%ss)", (unsigned long long)n->skipped,
 			      smf ? "record" : "row", n->skipped == 1 ? "" : "s", smf ? "record" : "row");
 	if (rep->duplicates)
-		mf_notes_warn(n, "%llu duplicate sample%s dropped (read before with the same system, LPAR, CPU, "
+		mf_notes_warn(n,
+			      "%llu duplicate sample%s dropped (read before with the same system, LPAR, CPU, "
 			      "pool, interval and counters: a file given twice, or overlapping inputs)",
 			      (unsigned long long)rep->duplicates, rep->duplicates == 1 ? "" : "s");
 	doubt_warnings(n, rep->results, rep->ngroups, rep->tab);
@@ -368,8 +373,10 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 			if (count) {
 				char where[300];
 				mf_group_describe(rep->results[first].group, rep->tab, where, sizeof(where));
-				mf_notes_warn(n, "%zu interval%s with fewer CPUs than the other intervals of %s system "
-					      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a lower "
+				mf_notes_warn(n,
+					      "%zu interval%s with fewer CPUs than the other intervals of %s system "
+					      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a "
+					      "lower "
 					      "LPARCPU there is missing data, not less load",
 					      count, count == 1 ? "" : "s", count == 1 ? "its" : "their", where,
 					      (unsigned long long)mf_group_cpus(rep->results[first].group),
@@ -452,8 +459,8 @@ static bool period_of(const struct mf_report *rep, int64_t *start, int64_t *end,
 void mf_report_fix_period(struct mf_report *rep)
 {
 	rep->has_period = false;
-	rep->has_period = period_of(rep, &rep->period_start_us, &rep->period_end_us, &rep->period_first,
-				    &rep->period_last);
+	rep->has_period =
+		period_of(rep, &rep->period_start_us, &rep->period_end_us, &rep->period_first, &rep->period_last);
 }
 
 bool mf_report_period(const struct mf_report *rep, char *start, char *end, size_t n)
@@ -484,8 +491,7 @@ bool mf_report_interval_range(const struct mf_report *rep, double *lo, double *h
 	return any;
 }
 
-const char *mf_report_key_text(const struct mf_report *rep, const struct mf_group *g, unsigned bit, char *buf,
-			       size_t n)
+const char *mf_report_key_text(const struct mf_report *rep, const struct mf_group *g, unsigned bit, char *buf, size_t n)
 {
 	enum mf_cal cal;
 	if (bit == MF_BY_FILE)

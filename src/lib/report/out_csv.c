@@ -17,8 +17,7 @@ static void csv_str(FILE *fp, const char *s)
 
 static void csv_num(FILE *fp, double v)
 {
-	if (!isnan(v) && !isinf(v))
-		{
+	if (!isnan(v) && !isinf(v)) {
 		char b[40];
 		fwrite(b, 1, (size_t)mf_fmt_g15(v == 0 ? 0.0 : v, b), fp);
 	}

@@ -26,10 +26,10 @@ static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"
 				      "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"};
 
 struct series {
-	const struct mf_group *first;  /* its key */
+	const struct mf_group *first; /* its key */
 	size_t n, cap;
-	const struct mf_result **pts;  /* per-interval results, in time order */
-	struct mf_group *total;        /* merged over the period */
+	const struct mf_result **pts; /* per-interval results, in time order */
+	struct mf_group *total;       /* merged over the period */
 	struct mf_result total_res;
 };
 
@@ -79,7 +79,8 @@ static void num_cell(struct mf_strbuf *sb, const struct mf_family *fam, int idx,
 	} else if (isnan(r->value[idx])) {
 		mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
 	} else {
-		mf_strbuf_printf(sb, "<td>%.*f</td>", fam->metrics[idx].digits, r->value[idx] == 0 ? 0.0 : r->value[idx]);
+		mf_strbuf_printf(sb, "<td>%.*f</td>", fam->metrics[idx].digits,
+				 r->value[idx] == 0 ? 0.0 : r->value[idx]);
 	}
 }
 
@@ -208,16 +209,19 @@ static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct s
 		if (s->total_res.lspr_why == MF_LSPR_ONLY_EXCLUDED) {
 			mf_strbuf_puts(sb, "<li>");
 			series_name(sb, rep, s->first);
-			mf_strbuf_puts(sb, " has no LSPR class: its engines are zIIPs, zAAPs or zCBPs, which the LSPR match "
-					   "leaves out since December 2024.</li>\n");
+			mf_strbuf_puts(sb,
+				       " has no LSPR class: its engines are zIIPs, zAAPs or zCBPs, which the LSPR "
+				       "match "
+				       "leaves out since December 2024.</li>\n");
 			items++;
 			continue;
 		}
 		if (s->total_res.lspr_why == MF_LSPR_NO_INPUT) {
 			mf_strbuf_puts(sb, "<li>");
 			series_name(sb, rep, s->first);
-			mf_strbuf_puts(sb, " has no LSPR class: L1MP or RNI is not available (the extended counters "
-					   "are missing or a divisor is zero).</li>\n");
+			mf_strbuf_puts(sb,
+				       " has no LSPR class: L1MP or RNI is not available (the extended counters "
+				       "are missing or a divisor is zero).</li>\n");
 			items++;
 			continue;
 		}
@@ -225,18 +229,20 @@ static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct s
 			const char *whole = mf_lspr_name(s->total_res.lspr);
 			mf_strbuf_puts(sb, "<li>");
 			series_name(sb, rep, s->first);
-			mf_strbuf_printf(sb, ": LSPR class %s over the whole period (L1MP %.2f, RNI %.3f); per interval "
-					     "LOW %u, AVERAGE %u, HIGH %u times, changing %u time%s.</li>\n",
-					 whole ? whole : "n/a", s->total_res.lspr_l1mp, s->total_res.lspr_rni, cnt[0], cnt[1],
-					 cnt[2], changes, changes == 1 ? "" : "s");
+			mf_strbuf_printf(sb,
+					 ": LSPR class %s over the whole period (L1MP %.2f, RNI %.3f); per interval "
+					 "LOW %u, AVERAGE %u, HIGH %u times, changing %u time%s.</li>\n",
+					 whole ? whole : "n/a", s->total_res.lspr_l1mp, s->total_res.lspr_rni, cnt[0],
+					 cnt[1], cnt[2], changes, changes == 1 ? "" : "s");
 			items++;
 		}
 	}
 	if (bad) {
 		const struct mf_family *fam = first_bad->group->family;
 		fmt_time(t, sizeof(t), first_bad->group);
-		mf_strbuf_printf(sb, "<li class=\"warn\">%zu interval%s with inconsistent data: %s is out of its range "
-				     "(%.15g), first in ",
+		mf_strbuf_printf(sb,
+				 "<li class=\"warn\">%zu interval%s with inconsistent data: %s is out of its range "
+				 "(%.15g), first in ",
 				 bad, bad == 1 ? "" : "s", fam->metrics[first_bad->negative_metric].name,
 				 first_bad->value[first_bad->negative_metric]);
 		series_name(sb, rep, first_bad->group);
@@ -246,7 +252,8 @@ static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct s
 		items++;
 	}
 	if (!items)
-		mf_strbuf_puts(sb, "<li>No findings: the data has no RNI, LSPR class or range problems to report.</li>\n");
+		mf_strbuf_puts(sb,
+			       "<li>No findings: the data has no RNI, LSPR class or range problems to report.</li>\n");
 	mf_strbuf_puts(sb, "</ul>\n");
 }
 
@@ -334,8 +341,9 @@ static void series_charts(struct mf_strbuf *sb, const struct series *s, const bo
 		static const char *const busy[] = {"LPARCPU"};
 		static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
 		chart(sb, s, "CPI, L1MP and RNI; background: LSPR class", NULL, main3, 3, true, false, NULL);
-		chart(sb, s, short_iv ? "LPARCPU (% of one engine); gaps: intervals short of CPUs (data lost)"
-				      : "LPARCPU (% of one engine)",
+		chart(sb, s,
+		      short_iv ? "LPARCPU (% of one engine); gaps: intervals short of CPUs (data lost)"
+			       : "LPARCPU (% of one engine)",
 		      "%", busy, 1, false, false, short_iv);
 		chart(sb, s, "Where L1 misses were sourced (% of L1 misses)", "%", src, 8, false, true, NULL);
 	} else {
@@ -384,8 +392,9 @@ static void series_table(struct mf_strbuf *sb, const struct page *pg, const stru
 		char t[48];
 		fmt_time(t, sizeof(t), s->pts[i]->group);
 		if (short_iv && short_iv[i])
-			mf_strbuf_printf(sb, "<tr class=\"short\"><td class=\"id\">%s <span class=\"warn\">(%llu of "
-					     "%llu CPUs: data lost)</span></td>",
+			mf_strbuf_printf(sb,
+					 "<tr class=\"short\"><td class=\"id\">%s <span class=\"warn\">(%llu of "
+					 "%llu CPUs: data lost)</span></td>",
 					 t, (unsigned long long)mf_group_cpus(s->pts[i]->group),
 					 (unsigned long long)pg->expected[s->pts[i] - rep->results]);
 		else
@@ -397,8 +406,9 @@ static void series_table(struct mf_strbuf *sb, const struct page *pg, const stru
 	}
 	mf_strbuf_puts(sb, "</table></div>\n");
 	if (s->n > rows)
-		mf_strbuf_printf(sb, "<p class=\"note\">%zu more intervals not shown: report with -f csv for all of "
-				     "them.</p>\n",
+		mf_strbuf_printf(sb,
+				 "<p class=\"note\">%zu more intervals not shown: report with -f csv for all of "
+				 "them.</p>\n",
 				 s->n - rows);
 }
 
@@ -419,8 +429,9 @@ static int series_section(struct mf_strbuf *sb, const struct page *pg, const str
 	series_name(sb, pg->rep, s->first);
 	mf_strbuf_printf(sb, "</h2>\n<p class=\"note\">%zu interval%s.", s->n, s->n == 1 ? "" : "s");
 	if (nshort)
-		mf_strbuf_printf(sb, " <span class=\"warn\">%zu interval%s with fewer CPUs than the others (data "
-				     "lost): marked in the table, left out of the LPARCPU chart.</span>",
+		mf_strbuf_printf(sb,
+				 " <span class=\"warn\">%zu interval%s with fewer CPUs than the others (data "
+				 "lost): marked in the table, left out of the LPARCPU chart.</span>",
 				 nshort, nshort == 1 ? "" : "s");
 	mf_strbuf_puts(sb, "</p>\n");
 	series_charts(sb, s, nshort ? short_iv : NULL);
@@ -434,8 +445,9 @@ static int series_section(struct mf_strbuf *sb, const struct page *pg, const str
 static void page_head(struct mf_strbuf *sb, const struct mf_report *rep, struct series *ser, size_t nser)
 {
 	size_t i;
-	mf_strbuf_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			   "<title>mfstat report</title><style>");
+	mf_strbuf_puts(sb,
+		       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		       "<title>mfstat report</title><style>");
 	mf_strbuf_puts(sb, css);
 	mf_strbuf_puts(sb, "</style></head><body>\n<h1>mfstat report</h1>\n");
 	{
@@ -448,11 +460,12 @@ static void page_head(struct mf_strbuf *sb, const struct mf_report *rep, struct 
 			mf_strbuf_puts(sb, ".</p>\n");
 		}
 	}
-	mf_strbuf_printf(sb, "<p>%llu row%s from %zu file%s, %zu group%s in %zu series.", (unsigned long long)rep->rows_read,
-			 rep->rows_read == 1 ? "" : "s", rep->nfiles, rep->nfiles == 1 ? "" : "s", rep->ngroups,
-			 rep->ngroups == 1 ? "" : "s", nser);
+	mf_strbuf_printf(sb, "<p>%llu row%s from %zu file%s, %zu group%s in %zu series.",
+			 (unsigned long long)rep->rows_read, rep->rows_read == 1 ? "" : "s", rep->nfiles,
+			 rep->nfiles == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s", nser);
 	if (rep->rows_skipped)
-		mf_strbuf_printf(sb, " <span class=\"warn\">%llu rows skipped.</span>", (unsigned long long)rep->rows_skipped);
+		mf_strbuf_printf(sb, " <span class=\"warn\">%llu rows skipped.</span>",
+				 (unsigned long long)rep->rows_skipped);
 	{
 		char text[1024];
 		mf_report_left_out_text(rep, text, sizeof(text));
@@ -463,8 +476,9 @@ static void page_head(struct mf_strbuf *sb, const struct mf_report *rep, struct 
 			mf_strbuf_puts(sb, ".");
 		}
 	}
-	mf_strbuf_puts(sb, " Metrics over a series are computed from its summed counters, never by averaging "
-			   "ratios; n/a means not available.</p>\n");
+	mf_strbuf_puts(sb,
+		       " Metrics over a series are computed from its summed counters, never by averaging "
+		       "ratios; n/a means not available.</p>\n");
 	for (i = 0; i < rep->nwarnings; i++) {
 		mf_strbuf_puts(sb, "<p class=\"warn\">warning: ");
 		esc(sb, rep->warnings[i]);
@@ -507,7 +521,8 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 	if (rc)
 		goto out;
 	if (nser > MAX_SERIES)
-		mf_strbuf_printf(&sb, "<p class=\"note\">%zu more series not drawn: narrow the input or use -f csv.</p>\n",
+		mf_strbuf_printf(&sb,
+				 "<p class=\"note\">%zu more series not drawn: narrow the input or use -f csv.</p>\n",
 				 nser - MAX_SERIES);
 	if (rep->input_summary && rep->input_summary[0]) {
 		mf_strbuf_puts(&sb, "<h2>Input</h2>\n<pre>");

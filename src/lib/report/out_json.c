@@ -19,8 +19,7 @@ static void json_num(FILE *fp, double v)
 {
 	if (isnan(v) || isinf(v))
 		fputs("null", fp);
-	else
-		{
+	else {
 		char b[40];
 		fwrite(b, 1, (size_t)mf_fmt_g15(v == 0 ? 0.0 : v, b), fp);
 	}
@@ -163,7 +162,8 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 			struct mf_strbuf sb;
 			mf_strbuf_init(&sb);
 			mf_strbuf_printf(&sb, "%s: dropped %llu: %s", rep->inputs[i].file,
-					 (unsigned long long)rep->inputs[i].dropped[k].n, rep->inputs[i].dropped[k].what);
+					 (unsigned long long)rep->inputs[i].dropped[k].n,
+					 rep->inputs[i].dropped[k].what);
 			if (nw++)
 				fputc(',', fp);
 			json_str(fp, mf_strbuf_str(&sb));
@@ -189,11 +189,13 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 		fputs("},\"dropped\":{", fp);
 		nw = 0;
 		if (in->skipped) {
-			fprintf(fp, "\"bad %s skipped\":%llu", smf ? "records" : "rows", (unsigned long long)in->skipped);
+			fprintf(fp, "\"bad %s skipped\":%llu", smf ? "records" : "rows",
+				(unsigned long long)in->skipped);
 			nw++;
 		}
 		if (in->duplicates) {
-			fprintf(fp, "%s\"duplicate samples\":%llu", nw++ ? "," : "", (unsigned long long)in->duplicates);
+			fprintf(fp, "%s\"duplicate samples\":%llu", nw++ ? "," : "",
+				(unsigned long long)in->duplicates);
 		}
 		for (k = 0; k < in->ndropped; k++) {
 			if (nw++)

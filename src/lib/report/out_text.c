@@ -14,13 +14,13 @@
 #include "mfstat/report/output.h"
 #include "mfstat/base/strbuf.h"
 
-static const char *const headline[] = {"CPI", "PRBSTATE", "L1MP", "L15P", "L2LP", "L2RP", "L2P", "L3P",
-				       "L4LP", "L4RP", "MEMP", "RNI", "LPARCPU", "LSPR", NULL};
+static const char *const headline[] = {"CPI",  "PRBSTATE", "L1MP", "L15P", "L2LP",    "L2RP", "L2P", "L3P",
+				       "L4LP", "L4RP",     "MEMP", "RNI",  "LPARCPU", "LSPR", NULL};
 
 struct table {
 	size_t ncols, nrows;
-	char **cell;    /* nrows x ncols, row 0 and 1 are the header (name, unit) */
-	bool *right;    /* per column: right-aligned */
+	char **cell; /* nrows x ncols, row 0 and 1 are the header (name, unit) */
+	bool *right; /* per column: right-aligned */
 };
 
 static bool is_headline(const char *k)
@@ -211,8 +211,8 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 				row[c] = strdup(l ? l : "n/a");
 			} else if (idx >= 0) {
 				double v = r->value[idx];
-				row[c] = isnan(v) ? strdup("n/a") : dupf("%.*f", g->family->metrics[idx].digits,
-									 v == 0 ? 0.0 : v);
+				row[c] = isnan(v) ? strdup("n/a")
+						  : dupf("%.*f", g->family->metrics[idx].digits, v == 0 ? 0.0 : v);
 			} else {
 				row[c] = strdup("");
 			}

@@ -26,10 +26,10 @@ struct mf_pipeline {
 	struct mf_input *inputs;
 	size_t ninputs, capinputs, nfiles, ngroups;
 	struct mf_result *res;
-	struct mf_result *shown;  /* --sort/--top: the results in the order shown (copies pointing into res) */
+	struct mf_result *shown; /* --sort/--top: the results in the order shown (copies pointing into res) */
 	uint64_t rows;
 	uint64_t left_out[MF_SELECT_NREASONS];
-	uint8_t *seen;            /* by strtab id: a kept sample named this system */
+	uint8_t *seen; /* by strtab id: a kept sample named this system */
 	size_t nseen, nsystems;
 };
 
@@ -57,9 +57,14 @@ static int see_system(struct mf_pipeline *p, uint32_t id)
 /* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
 static void by_keys_text(unsigned by, char *buf, size_t size)
 {
-	static const struct { unsigned bit; const char *name; } keys[] = {
-		{MF_BY_SYSTEM, "system"}, {MF_BY_LPAR, "LPAR"}, {MF_BY_POOL, "pool"},
-		{MF_BY_INTERVAL, "interval"}, {MF_BY_CPU, "CPU"}};
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} keys[] = {{MF_BY_SYSTEM, "system"},
+		    {MF_BY_LPAR, "LPAR"},
+		    {MF_BY_POOL, "pool"},
+		    {MF_BY_INTERVAL, "interval"},
+		    {MF_BY_CPU, "CPU"}};
 	size_t k, n = 0, used = 0;
 	buf[0] = '\0';
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -260,8 +265,7 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 	return 0;
 }
 
-static int add(struct mf_pipeline *p, const char *name, const void *data, size_t len, bool mem,
-	       struct mf_error *err)
+static int add(struct mf_pipeline *p, const char *name, const void *data, size_t len, bool mem, struct mf_error *err)
 {
 	struct mf_reader *r = NULL;
 	int got;
@@ -283,8 +287,7 @@ int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_erro
 	return add(p, path, NULL, 0, false, err);
 }
 
-int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len,
-			struct mf_error *err)
+int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len, struct mf_error *err)
 {
 	return add(p, name, data, len, true, err);
 }

@@ -22,12 +22,12 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-#define MAXT 16          /* room for tick values; at most 8 are used */
-#define PAD 8.0          /* outer margin */
-#define FONT 11.0        /* labels and legend */
+#define MAXT 16   /* room for tick values; at most 8 are used */
+#define PAD 8.0   /* outer margin */
+#define FONT 11.0 /* labels and legend */
 #define TITLE_FONT 13.0
 #define LEGEND_ROW 16.0
-#define LEGEND_GAP 14.0  /* between legend items */
+#define LEGEND_GAP 14.0 /* between legend items */
 #define BAND_OPACITY "0.18"
 #define TEXT_COLOR "#222"
 
@@ -167,9 +167,8 @@ static void attr_s(struct mf_strbuf *sb, const char *name, const char *v)
 
 static double p10(int e)
 {
-	static const double t[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-				   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-				   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	static const double t[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+				   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 	if (e >= 0 && e <= 22)
 		return t[e];
 	return pow(10, e);
@@ -302,8 +301,7 @@ static void label_nums(struct axis *ax)
  * Nice ticks inside [lo, hi]: the densest step with at most maxc ticks whose neighbours are
  * at least `room` pixels (plus the label width when `by_width`) apart over len pixels.
  */
-static void inner_ticks(struct axis *ax, double lo, double hi, double len, size_t maxc, double room,
-			int by_width)
+static void inner_ticks(struct axis *ax, double lo, double hi, double len, size_t maxc, double room, int by_width)
 {
 	double span = hi - lo;
 	int e = floor_log10(span / 8) - 1, it, mi;
@@ -396,8 +394,8 @@ static void label_times(struct axis *ax, double step)
 /* Time ticks inside [lo, hi] at multiples of a round UTC step (days start at 00:00 UTC). */
 static void time_ticks(struct axis *ax, double lo, double hi, double len)
 {
-	static const double steps[] = {1,     2,     5,     10,     15,     30,     60,     120,
-				       300,   600,   900,   1800,   3600,   7200,   10800,  21600,
+	static const double steps[] = {1,     2,     5,      10,     15,     30,      60,     120,
+				       300,   600,   900,    1800,   3600,   7200,    10800,  21600,
 				       43200, 86400, 172800, 345600, 604800, 1209600, 2419200};
 	size_t nsteps = sizeof(steps) / sizeof(steps[0]), k;
 	double span = hi - lo;
@@ -440,7 +438,7 @@ static void time_ticks(struct axis *ax, double lo, double hi, double len)
 struct pts {
 	size_t m;
 	double *x, *y;
-	int *band;        /* NULL without bands */
+	int *band;         /* NULL without bands */
 	double *pos, *neg; /* stacking bases, bars only */
 };
 
@@ -533,8 +531,8 @@ static int pts_make(struct pts *p, const struct mf_svg_chart *c, int bands)
 /* ---- geometry ----------------------------------------------------------- */
 
 struct geo {
-	double L, T, PW, PH;     /* plot rectangle */
-	double xa, xb, ya, yb;   /* its data ranges */
+	double L, T, PW, PH;   /* plot rectangle */
+	double xa, xb, ya, yb; /* its data ranges */
 };
 
 static double px(const struct geo *g, double x)
@@ -551,10 +549,10 @@ static double py(const struct geo *g, double y)
 
 struct item {
 	const char *name, *color;
-	int kind;        /* 0 line, 1 bar, 2 band */
-	double w;        /* whole item */
-	double tmax;     /* room for the text */
-	double x;        /* left, within its row */
+	int kind;    /* 0 line, 1 bar, 2 band */
+	double w;    /* whole item */
+	double tmax; /* room for the text */
+	double x;    /* left, within its row */
 	size_t row;
 };
 
@@ -584,8 +582,7 @@ static size_t legend_layout(struct item *it, size_t k, double W, double *roww)
 	return k ? row + 1 : 0;
 }
 
-static void legend_draw(struct mf_strbuf *sb, const struct item *it, size_t k, const double *roww,
-			double W, double top)
+static void legend_draw(struct mf_strbuf *sb, const struct item *it, size_t k, const double *roww, double W, double top)
 {
 	size_t i;
 
@@ -675,8 +672,8 @@ static int usable(const struct mf_svg_chart *c)
 	size_t s;
 	if (!c || c->n == 0 || !c->x || c->nseries == 0 || !c->series)
 		return 0;
-	if (!isfinite(c->width) || !isfinite(c->height) || c->width <= 0 || c->height <= 0 ||
-	    c->width > 1e6 || c->height > 1e6)
+	if (!isfinite(c->width) || !isfinite(c->height) || c->width <= 0 || c->height <= 0 || c->width > 1e6 ||
+	    c->height > 1e6)
 		return 0;
 	if (!isfinite(c->x[0]) || !isfinite(c->x[c->n - 1]))
 		return 0;
@@ -725,8 +722,8 @@ static int data_range(const struct mf_svg_chart *c, struct pts *p, double *lo, d
 	return have;
 }
 
-static void y_axis(struct axis *ax, const struct mf_svg_chart *c, double lo, double hi, double PH,
-		   double *ya, double *yb)
+static void y_axis(struct axis *ax, const struct mf_svg_chart *c, double lo, double hi, double PH, double *ya,
+		   double *yb)
 {
 	int glo = isfinite(c->y_min), ghi = isfinite(c->y_max);
 	size_t maxc = (size_t)fmax(2, fmin(8, floor(PH / 16) + 1)), i, k;
@@ -789,8 +786,7 @@ static void grid_draw(struct mf_strbuf *sb, const struct geo *g, const struct ax
 	mf_strbuf_puts(sb, "\" stroke=\"#ddd\" shape-rendering=\"crispEdges\"/>\n");
 }
 
-static void bands_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, const struct pts *p,
-		       const struct geo *g)
+static void bands_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, const struct pts *p, const struct geo *g)
 {
 	size_t m = p->m, i = 0;
 
@@ -823,8 +819,7 @@ static void bands_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, const
 	mf_strbuf_puts(sb, "</g>\n");
 }
 
-static void lines_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, const struct pts *p,
-		       const struct geo *g)
+static void lines_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, const struct pts *p, const struct geo *g)
 {
 	size_t m = p->m, s, i;
 	int clip = 0;
@@ -890,8 +885,7 @@ static void lines_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, const
 		mf_strbuf_puts(sb, "</svg>\n");
 }
 
-static void bars_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, struct pts *p, const struct geo *g,
-		      double d)
+static void bars_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, struct pts *p, const struct geo *g, double d)
 {
 	size_t m = p->m, s, i;
 	double slot = d / (g->xb - g->xa) * g->PW, bw = slot >= 3 ? slot * 0.8 : slot;
