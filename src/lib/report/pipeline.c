@@ -29,7 +29,8 @@ struct mf_pipeline {
 	struct mf_result *shown; /* --sort/--top: the results in the order shown (copies pointing into res) */
 	uint64_t rows;
 	uint64_t left_out[MF_SELECT_NREASONS];
-	uint8_t *seen; /* by strtab id: a kept sample named this system */
+	uint64_t no_offset; /* --tz smf: samples without a local offset of their own */
+	uint8_t *seen;      /* by strtab id: a kept sample named this system */
 	size_t nseen, nsystems;
 };
 
@@ -182,6 +183,8 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 			return 0;
 		}
 	}
+	if (p->o.tz && mf_tz_per_record(p->o.tz) && !s->has_offset)
+		p->no_offset++;
 	got = mf_dedup_check(p->dd, file, s, e);
 
 	if (got >= 0) {
@@ -432,6 +435,12 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->ninputs = p->ninputs;
 	rep->inputs = p->inputs;
 	rep->duplicates = mf_dedup_duplicates(p->dd);
+	if (p->no_offset)
+		mf_notes_warn(&p->notes,
+			      "%llu sample%s carry no local time offset of their own (--tz smf takes it from SMF "
+			      "records): %s times are UTC",
+			      (unsigned long long)p->no_offset, p->no_offset == 1 ? "" : "s",
+			      p->no_offset == 1 ? "its" : "their");
 	mf_notes_report(&p->notes, rep);
 	rep->rows_skipped = p->notes.skipped;
 	rep->nreasons = p->notes.nreasons;
