@@ -226,12 +226,26 @@ static void term_forwarded(void **state)
 	no_child_left();
 }
 
+/* What perf_event_open's errno values mean: one table for stat, measure and the probe. */
+static void errno_texts(void **state)
+{
+	(void)state;
+	assert_string_equal(mf_perf_errno_name(ENOENT), "ENOENT");
+	assert_string_equal(mf_perf_errno_name(EOPNOTSUPP), "EOPNOTSUPP");
+	assert_string_equal(mf_perf_errno_name(EDOM), "error");
+	assert_string_equal(mf_perf_errno_text(ENOENT),
+			    "ENOENT: the kernel has no such event here (no hardware counter for it)");
+	assert_non_null(strstr(mf_perf_errno_text(EACCES), "perf_event_paranoid"));
+	assert_string_equal(mf_perf_errno_text(EDOM), strerror(EDOM));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(held_then_run),    cmocka_unit_test(open_fails),
-		cmocka_unit_test(cannot_exec),      cmocka_unit_test(hooks_while_running),
-		cmocka_unit_test(tick_fails_kills), cmocka_unit_test(term_forwarded),
+		cmocka_unit_test(errno_texts),         cmocka_unit_test(held_then_run),
+		cmocka_unit_test(open_fails),          cmocka_unit_test(cannot_exec),
+		cmocka_unit_test(hooks_while_running), cmocka_unit_test(tick_fails_kills),
+		cmocka_unit_test(term_forwarded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

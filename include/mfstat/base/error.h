@@ -2,6 +2,7 @@
 #ifndef MFSTAT_ERROR_H
 #define MFSTAT_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Library return codes: 0 is success, every failure is a small negative number. */
@@ -58,6 +59,15 @@ void mf_error_set_text(struct mf_error *e, const char *line, size_t len);
  * moved to match.
  */
 void mf_error_set_text_at(struct mf_error *e, const char *ls, const char *le, const char *at);
+
+/*
+ * Fills e (which may be NULL) for a fault at byte at of the source line
+ * [ls, le), line number line of file: the column of at, the message, and the
+ * line's text with the caret (mf_error_set_text_at).  Returns code.  The one
+ * way text readers report a place in a row.
+ */
+int mf_error_vset_at(struct mf_error *e, int code, const char *file, long line, const char *ls, const char *le,
+		     const char *at, const char *fmt, va_list ap);
 
 /*
  * Formats e as "FILE:LINE:COL: error: MESSAGE" followed, when the source text

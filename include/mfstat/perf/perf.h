@@ -53,6 +53,16 @@ int mf_perf_sys_recorded(struct mf_perf_sys **out, const char *root, struct mf_e
 void mf_perf_sys_free(struct mf_perf_sys *s);
 
 /* Reads a whole small file (path as /proc/..., /sys/...) into buf, NUL-ended; returns its length or -errno. */
+/*
+ * What an errno value of perf_event_open (or of its ioctls) means: its
+ * symbolic name ("ENOENT"; "error" for a value not listed), and the name with
+ * its meaning for perf ("ENOENT: the kernel has no such event here (no
+ * hardware counter for it)"; strerror's text for a value not listed).  Static
+ * strings.
+ */
+const char *mf_perf_errno_name(int e);
+const char *mf_perf_errno_text(int e);
+
 long mf_perf_read_file(const struct mf_perf_sys *s, const char *path, char *buf, size_t n);
 /* Opens a directory (path as /sys/...) through the seam; NULL with errno set. */
 DIR *mf_perf_opendir(const struct mf_perf_sys *s, const char *path);

@@ -120,3 +120,14 @@ int mf_error_format(const struct mf_error *e, char *buf, size_t n)
 	}
 	return len;
 }
+
+int mf_error_vset_at(struct mf_error *e, int code, const char *file, long line, const char *ls, const char *le,
+		     const char *at, const char *fmt, va_list ap)
+{
+	mf_error_set(e, code, file, line, (long)(at - ls) + 1, "%s", "");
+	if (!e)
+		return code;
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	mf_error_set_text_at(e, ls, le, at);
+	return code;
+}

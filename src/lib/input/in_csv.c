@@ -123,15 +123,9 @@ static int row_error(struct csv *c, struct mf_reader *r, struct mf_error *err, i
 		     const char *at, const char *fmt, ...)
 {
 	va_list ap;
-	long col = (long)(at - ls) + 1;
-
-	mf_error_set(err, code, r->path, c->lines.line, col, "%s", "");
-	if (!err)
-		return code;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	mf_error_vset_at(err, code, r->path, c->lines.line, ls, le, at, fmt, ap);
 	va_end(ap);
-	mf_error_set_text_at(err, ls, le, at);
 	return code;
 }
 

@@ -63,14 +63,7 @@ static void free_row(struct lrow *w)
 int mf_lshwc_verror(struct mf_reader *r, struct mf_error *err, int code, long line, const char *ls, const char *le,
 		    const char *at, const char *fmt, va_list ap)
 {
-	long col = (long)(at - ls) + 1;
-
-	mf_error_set(err, code, r->path, line, col, "%s", "");
-	if (!err)
-		return code;
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	mf_error_set_text_at(err, ls, le, at);
-	return code;
+	return mf_error_vset_at(err, code, r->path, line, ls, le, at, fmt, ap);
 }
 
 /* An error about counter column c: at its header field (CSV), or naming the file (JSON). */

@@ -181,20 +181,6 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 	return 0;
 }
 
-static void why_errno(int e, char *buf, size_t n)
-{
-	switch (e) {
-	case ENOENT: snprintf(buf, n, "the kernel has no such event here (ENOENT: no hardware counter for it)"); break;
-	case EACCES:
-	case EPERM:
-		snprintf(buf, n, "permission denied (%s): perf_event_paranoid or a container blocks perf", strerror(e));
-		break;
-	case EOPNOTSUPP: snprintf(buf, n, "not supported by this PMU (EOPNOTSUPP)"); break;
-	case ENODEV: snprintf(buf, n, "no such device (ENODEV)"); break;
-	default: snprintf(buf, n, "%s", strerror(e)); break;
-	}
-}
-
 /* Reads every open counter (summed over its CPUs, scaled when multiplexed) into counts. */
 static void read_counts(const struct mf_perf_sys *sys, const int *fds, size_t n, size_t nc, struct mf_count *counts)
 {
@@ -272,7 +258,7 @@ static int open_counters(struct counting *c, int pid, struct mf_error *err)
 			if (fd < 0) {
 				if (!first_errno)
 					first_errno = -fd;
-				why_errno(-fd, cnt->why, sizeof(cnt->why));
+				snprintf(cnt->why, sizeof(cnt->why), "%s", mf_perf_errno_text(-fd));
 				cnt->ok = false;
 				break; /* an event counts on all CPUs or not at all */
 			}
@@ -284,7 +270,7 @@ static int open_counters(struct counting *c, int pid, struct mf_error *err)
 	}
 	if (opened == 0) {
 		char why[160];
-		why_errno(first_errno, why, sizeof(why));
+		snprintf(why, sizeof(why), "%s", mf_perf_errno_text(first_errno));
 		return mf_error_set(err, MF_ENOTCOUNTED, "stat", 0, 0, "no event could be opened: %s", why);
 	}
 	return 0;

@@ -219,19 +219,6 @@ static int drain_all(struct collector *c)
 	return flush_round(c);
 }
 
-static const char *errno_text(int e)
-{
-	switch (e) {
-	case ENOENT: return "ENOENT: the kernel has no such event here (no hardware counter for it)";
-	case ENODEV: return "ENODEV: no such PMU";
-	case EOPNOTSUPP: return "EOPNOTSUPP: not supported by this PMU";
-	case EACCES: return "EACCES: not permitted (perf_event_paranoid)";
-	case EPERM: return "EPERM: not permitted";
-	case EINVAL: return "EINVAL: invalid for this PMU";
-	default: return strerror(e);
-	}
-}
-
 static void fill_attr(struct perf_event_attr *a, const struct mf_mplan_ev *e, bool user_only)
 {
 	memset(a, 0, sizeof(*a));
@@ -344,7 +331,7 @@ static int open_sampled(struct collector *c, int pid, size_t cpu, size_t j, stru
 			return 1;
 		return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
 				    "measurement impossible: cannot open %s on CPU %zu (%s)", ev->name, cpu,
-				    errno_text(-fd));
+				    mf_perf_errno_text(-fd));
 	}
 	c->sfd[cpu * c->plan->nsampled + j] = fd;
 	if (j == 0) {
@@ -356,7 +343,7 @@ static int open_sampled(struct collector *c, int pid, size_t cpu, size_t j, stru
 		if (r < 0)
 			return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
 					    "measurement impossible: cannot join %s to the ring of CPU %zu (%s)",
-					    ev->name, cpu, errno_text(-r));
+					    ev->name, cpu, mf_perf_errno_text(-r));
 	}
 	if (c->sys->ioctl(c->sys->ctx, fd, PERF_EVENT_IOC_ID, (unsigned long)(uintptr_t)&id) == 0) {
 		if (cpu == 0)
@@ -399,7 +386,7 @@ static int hook_open(void *ctx, struct mf_perf_child *ch, struct mf_error *err)
 		c->cfd[j] = c->sys->open(c->sys->ctx, &a, ch->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (c->cfd[j] < 0) {
 			cnt->status = MF_CNT_NOT_SUPPORTED;
-			snprintf(cnt->why, sizeof(cnt->why), "%s", errno_text(-c->cfd[j]));
+			snprintf(cnt->why, sizeof(cnt->why), "%s", mf_perf_errno_text(-c->cfd[j]));
 			c->cfd[j] = -1;
 		}
 	}

@@ -319,25 +319,6 @@ static int load_rows(const char *text, size_t len, const char *name, struct ev_r
 
 /* ---- the ladder ------------------------------------------------------------ */
 
-static const char *errno_name(int e)
-{
-	switch (e) {
-	case ENOENT: return "ENOENT";
-	case ENODEV: return "ENODEV";
-	case ENXIO: return "ENXIO";
-	case EINVAL: return "EINVAL";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EBUSY: return "EBUSY";
-	case EMFILE: return "EMFILE";
-	case ENOSYS: return "ENOSYS";
-	case E2BIG: return "E2BIG";
-	case ENOSPC: return "ENOSPC";
-	default: return "error";
-	}
-}
-
 static void ev_from_row(struct mf_mplan_ev *e, const struct ev_row *r, uint64_t period, int precise)
 {
 	memset(e, 0, sizeof(*e));
@@ -509,7 +490,7 @@ static const struct ev_row *find_row(const struct ev_row *rows, size_t n, const 
 static int impossible(struct mf_mplan *plan, const char *fmt, const char *a, int e, const struct mf_mprobe *pr)
 {
 	/* A message longer than the buffer is cut, which is all right for a diagnostic. */
-	if ((size_t)snprintf(plan->error, sizeof(plan->error), fmt, a, errno_name(e), pr->paranoid) >=
+	if ((size_t)snprintf(plan->error, sizeof(plan->error), fmt, a, mf_perf_errno_name(e), pr->paranoid) >=
 	    sizeof(plan->error))
 		plan->error[sizeof(plan->error) - 2] = '.';
 	plan->code = MF_ENOTCOUNTED;
@@ -588,7 +569,8 @@ static int rung_user_only(struct planning *pl)
 			 pl->probe->paranoid);
 	else
 		snprintf(line, sizeof(line),
-			 "fallback: kernel events refused (%s) without CAP_PERFMON; user space only", errno_name(-e));
+			 "fallback: kernel events refused (%s) without CAP_PERFMON; user space only",
+			 mf_perf_errno_name(-e));
 	return step_down(pl->plan, pl->req, line) ? STEP_NEXT : STEP_STOP;
 }
 
@@ -671,7 +653,7 @@ static int rungs_hardware(struct planning *pl)
 		if (precise_refused || pl->set[0]->precise > 0) {
 			snprintf(line, sizeof(line),
 				 "fallback: precise sampling not supported (%s); addresses may skid",
-				 errno_name(pl->hw_err ? -pl->hw_err : EOPNOTSUPP));
+				 mf_perf_errno_name(pl->hw_err ? -pl->hw_err : EOPNOTSUPP));
 			if (!step_down(plan, pl->req, line))
 				return STEP_STOP;
 		}
@@ -736,14 +718,14 @@ static int rung_software(struct planning *pl)
 	pl->plan->rung = MF_RUNG_SOFTWARE;
 	if (e == -EACCES || e == -EPERM)
 		snprintf(line, sizeof(line), "fallback: hardware events refused (%s: %s); sampling software events %s",
-			 pl->hwname, errno_name(-e), what);
+			 pl->hwname, mf_perf_errno_name(-e), what);
 	else if (e == -EBUSY || e == -EMFILE)
 		snprintf(line, sizeof(line), "fallback: hardware counters busy (%s: %s); sampling software events %s",
-			 pl->hwname, errno_name(-e), what);
+			 pl->hwname, mf_perf_errno_name(-e), what);
 	else
 		snprintf(line, sizeof(line),
 			 "fallback: no hardware counters (%s: %s, hypervisor: %s); sampling software events %s",
-			 pl->hwname, errno_name(e ? -e : ENOENT),
+			 pl->hwname, mf_perf_errno_name(e ? -e : ENOENT),
 			 pl->probe->vm == 1   ? "yes"
 			 : pl->probe->vm == 0 ? "no"
 					      : "unknown",

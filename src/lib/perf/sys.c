@@ -285,3 +285,39 @@ int mf_cpu_list(const char *s, int *cpus, size_t max)
 	}
 	return (int)n;
 }
+
+static const struct {
+	int e;
+	const char *name, *text;
+} perf_errnos[] = {
+	{ENOENT, "ENOENT", "ENOENT: the kernel has no such event here (no hardware counter for it)"},
+	{ENODEV, "ENODEV", "ENODEV: no such PMU"},
+	{ENXIO, "ENXIO", "ENXIO: no such device or address"},
+	{EINVAL, "EINVAL", "EINVAL: invalid for this PMU"},
+	{EOPNOTSUPP, "EOPNOTSUPP", "EOPNOTSUPP: not supported by this PMU"},
+	{EACCES, "EACCES", "EACCES: not permitted (kernel.perf_event_paranoid, or a container blocks perf)"},
+	{EPERM, "EPERM", "EPERM: not permitted (kernel.perf_event_paranoid, or a container blocks perf)"},
+	{EBUSY, "EBUSY", "EBUSY: the counter is in use by someone else"},
+	{EMFILE, "EMFILE", "EMFILE: too many open files"},
+	{ENOSYS, "ENOSYS", "ENOSYS: this kernel has no perf_event_open"},
+	{E2BIG, "E2BIG", "E2BIG: the event attributes are not what this kernel takes"},
+	{ENOSPC, "ENOSPC", "ENOSPC: no room for another counter of this kind"},
+};
+
+const char *mf_perf_errno_name(int e)
+{
+	size_t i;
+	for (i = 0; i < sizeof(perf_errnos) / sizeof(perf_errnos[0]); i++)
+		if (perf_errnos[i].e == e)
+			return perf_errnos[i].name;
+	return "error";
+}
+
+const char *mf_perf_errno_text(int e)
+{
+	size_t i;
+	for (i = 0; i < sizeof(perf_errnos) / sizeof(perf_errnos[0]); i++)
+		if (perf_errnos[i].e == e)
+			return perf_errnos[i].text;
+	return strerror(e);
+}
