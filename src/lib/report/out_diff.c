@@ -207,12 +207,16 @@ static void csv_keys(FILE *fp, const struct mf_diff *d, const struct mf_diff_gro
 {
 	const struct mf_result *r = g->before ? g->before : g->after;
 	const struct mf_report *rep = g->before ? d->before : d->after;
-	if (d->by & MF_BY_SYSTEM)
-		csv_str(fp, mf_strtab_get(rep->tab, r->group->system)), fputc(',', fp);
-	if (d->by & MF_BY_LPAR)
-		csv_str(fp, mf_strtab_get(rep->tab, r->group->lpar)), fputc(',', fp);
-	if (d->by & MF_BY_POOL)
-		csv_str(fp, mf_pool_name(r->group->pool)), fputc(',', fp);
+	const char *text[3] = {mf_strtab_get(rep->tab, r->group->system), mf_strtab_get(rep->tab, r->group->lpar),
+			       mf_pool_name(r->group->pool)};
+	static const unsigned bit[3] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
+	size_t k;
+	for (k = 0; k < 3; k++) {
+		if (!(d->by & bit[k]))
+			continue;
+		csv_str(fp, text[k]);
+		fputc(',', fp);
+	}
 	if (d->by & MF_BY_CPU) {
 		if (r->group->cpu >= 0)
 			fprintf(fp, "%lld", (long long)r->group->cpu);
@@ -322,12 +326,18 @@ static void json_keys(FILE *fp, const struct mf_diff *d, const struct mf_diff_gr
 {
 	const struct mf_result *r = g->before ? g->before : g->after;
 	const struct mf_report *rep = g->before ? d->before : d->after;
-	if (d->by & MF_BY_SYSTEM)
-		fputs("\"system\":", fp), json_str(fp, mf_strtab_get(rep->tab, r->group->system)), fputc(',', fp);
-	if (d->by & MF_BY_LPAR)
-		fputs("\"lpar\":", fp), json_str(fp, mf_strtab_get(rep->tab, r->group->lpar)), fputc(',', fp);
-	if (d->by & MF_BY_POOL)
-		fputs("\"pool\":", fp), json_str(fp, mf_pool_name(r->group->pool)), fputc(',', fp);
+	const char *text[3] = {mf_strtab_get(rep->tab, r->group->system), mf_strtab_get(rep->tab, r->group->lpar),
+			       mf_pool_name(r->group->pool)};
+	static const unsigned bit[3] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
+	static const char *const name[3] = {"\"system\":", "\"lpar\":", "\"pool\":"};
+	size_t k;
+	for (k = 0; k < 3; k++) {
+		if (!(d->by & bit[k]))
+			continue;
+		fputs(name[k], fp);
+		json_str(fp, text[k]);
+		fputc(',', fp);
+	}
 	if (d->by & MF_BY_CPU) {
 		fputs("\"cpu\":", fp);
 		if (r->group->cpu >= 0)
@@ -453,7 +463,7 @@ static const char html_head[] = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta 
 				"table{border-collapse:collapse;margin:.5em 0 1.5em}\n"
 				"th,td{border:1px solid #ccc;padding:.2em .6em;text-align:right}\n"
 				"th{background:#f0f0f0}td.l,th.l{text-align:left}\n"
-				"tr.big td{background:#fff3cd}.up{color:#b00}.down{color:#060}.na{color:#888}\n"
+				"tr.big td{background:#fff3cd}.up{color:#8a3b00}.down{color:#00558a}.na{color:#888}\n"
 				"li{margin:.3em 0}h2{margin-top:1.5em}\n"
 				"</style></head><body>\n<h1>mfstat diff</h1>\n";
 
