@@ -21,6 +21,7 @@
 #include "mfstat/input/smf.h"
 
 #include "mfstat/report/dedup.h"
+#include "mfstat/report/diff.h"
 #include "mfstat/report/group.h"
 #include "mfstat/report/metrics.h"
 #include "mfstat/report/output.h"

@@ -61,6 +61,7 @@ int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz *
 bool cli_same_file(const char *a, const char *b);
 
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
