@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 man=$root/man/mfstat.1
 readme=$root/README.md
 fail=0
-for cmd in report counters metrics machines smf stat measure; do
+for cmd in report diff counters metrics machines smf stat measure; do
   opts=$("$MFSTAT" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
   [ -n "$opts" ] || { echo "FAIL: $cmd --help lists no options"; fail=1; }
   for o in $opts; do
@@ -26,7 +26,7 @@ for o in $(sed -n '/^\.SS report/,/^\.SS counters/p' "$man" | grep -oE '\\\-\\\-
   if ! "$MFSTAT" report --help | grep -q -- "$o"; then echo "FAIL: man documents report $o, --help does not"; fail=1; fi
 done
 # The main help names every command the man page has.
-for c in report counters metrics machines smf stat measure; do
+for c in report diff counters metrics machines smf stat measure; do
   "$MFSTAT" --help | grep -q "^  $c " || { echo "FAIL: mfstat --help lacks $c"; fail=1; }
   grep -q "^\.B mfstat $c" "$man" || { echo "FAIL: man lacks $c"; fail=1; }
 done

@@ -11,6 +11,7 @@
 #include "mfstat/base/strbuf.h"
 #include "mfstat/base/strtab.h"
 #include "mfstat/base/timefmt.h"
+#include "mfstat/base/tz.h"
 
 #include "mfstat/kb/expr.h"
 #include "mfstat/kb/kb.h"
@@ -20,10 +21,12 @@
 #include "mfstat/input/smf.h"
 
 #include "mfstat/report/dedup.h"
+#include "mfstat/report/diff.h"
 #include "mfstat/report/group.h"
 #include "mfstat/report/metrics.h"
 #include "mfstat/report/output.h"
 #include "mfstat/report/pipeline.h"
+#include "mfstat/report/select.h"
 
 #include "mfstat/perf/perf.h"
 

@@ -45,10 +45,23 @@ int cli_write_report(const char *out, const char *format, const struct mf_report
  */
 int cli_exit_for(int code);
 
+/* The planner's options as given: time zone and selection (report, diff). */
+struct cli_period {
+	const char *tz, *from, *to, *system, *pool, *hours, *weekdays;
+};
+
+/*
+ * Turns the options into a zone (*tz, the caller's; UTC when --tz is not
+ * given) and a selection (sel, its tz set).  Returns -1 to go on, else the
+ * exit status with the error said (cmd names the subcommand).
+ */
+int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz **tz, struct mf_select *sel);
+
 /* True when paths a and b name the same existing file (device and inode). */
 bool cli_same_file(const char *a, const char *b);
 
 int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_machines(int argc, char **argv);

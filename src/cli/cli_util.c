@@ -362,3 +362,54 @@ int cli_exit_for(int code)
 	default: return EXIT_DATA;
 	}
 }
+
+int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz **tz, struct mf_select *sel)
+{
+	struct mf_error e;
+	int rc;
+
+	memset(sel, 0, sizeof(*sel));
+	*tz = NULL;
+	rc = mf_tz_open(tz, o->tz ? o->tz : "UTC", NULL, &e);
+	if (rc) {
+		if (rc == MF_EUSAGE)
+			cli_err("%s: %s", cmd, e.msg);
+		else
+			cli_diag(&e, "error");
+		return cli_exit_for(rc);
+	}
+	sel->tz = *tz;
+	if (o->from && mf_select_parse_time(o->from, *tz, &sel->from_us)) {
+		cli_err("%s: --from: '%s' is not a time such as 2025-04-10 or 2025-04-10T08:00:00+02:00", cmd, o->from);
+		return EXIT_USAGE;
+	}
+	sel->has_from = o->from != NULL;
+	if (o->to && mf_select_parse_time(o->to, *tz, &sel->to_us)) {
+		cli_err("%s: --to: '%s' is not a time such as 2025-04-11 or 2025-04-10T17:00:00Z", cmd, o->to);
+		return EXIT_USAGE;
+	}
+	sel->has_to = o->to != NULL;
+	if (sel->has_from && sel->has_to && sel->to_us <= sel->from_us) {
+		cli_err("%s: --to %s is not after --from %s: nothing could be selected", cmd, o->to, o->from);
+		return EXIT_USAGE;
+	}
+	if (o->hours && mf_select_parse_hours(o->hours, &sel->hours)) {
+		cli_err("%s: --hours: '%s' is not a range of hours such as 8-17 (from 8:00 to 17:00) or 22-6", cmd,
+			o->hours);
+		return EXIT_USAGE;
+	}
+	if (o->weekdays && mf_select_parse_weekdays(o->weekdays, &sel->weekdays)) {
+		cli_err("%s: --weekdays: '%s' is not a list of days such as Mon-Fri or Sat,Sun", cmd, o->weekdays);
+		return EXIT_USAGE;
+	}
+	if (o->pool && mf_select_parse_pools(o->pool, &sel->pools)) {
+		cli_err("%s: --pool: '%s' is not a list of pools (GCP, ZIIP, ZAAP, ZCBP, IFL, ICF)", cmd, o->pool);
+		return EXIT_USAGE;
+	}
+	if (o->system && mf_select_parse_systems(o->system, sel)) {
+		cli_err("%s: --system: '%s' is not a list of system names (1 to 15 characters each, at most %d)", cmd,
+			o->system, MF_SELECT_MAX_SYSTEMS);
+		return EXIT_USAGE;
+	}
+	return -1;
+}

@@ -52,9 +52,28 @@ static const char report_help[] =
 	"                     when the report is complete)\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
 	"                     type (e.g. 3931) for rows whose data names none\n"
-	"  --by LIST          group by any of system,lpar,pool,interval,cpu\n"
+	"  --by LIST          group by any of system,lpar,pool,cpu,file and one time\n"
+	"                     key: interval, hour, day, week (ISO, Monday first),\n"
+	"                     month, hour-of-day (0-23 across days) or weekday\n"
 	"                     (default system,lpar,pool,interval; \"\" = one group\n"
-	"                     per machine family)\n"
+	"                     per machine family); calendar keys are cut in --tz\n"
+	"  --tz ZONE          time zone of the report: UTC (default), +hh:mm, a name\n"
+	"                     such as Europe/Berlin, or smf (each SMF record's own\n"
+	"                     local offset, the time z/OS shows)\n"
+	"  --from TIME        keep intervals starting at or after TIME (ISO 8601, UTC\n"
+	"                     unless it gives an offset; a date alone is midnight in\n"
+	"                     --tz)\n"
+	"  --to TIME          keep intervals starting before TIME\n"
+	"  --system LIST      keep these systems (comma-separated)\n"
+	"  --pool LIST        keep these pools (GCP, ZIIP, ZAAP, ZCBP, IFL, ICF)\n"
+	"  --hours H1-H2      keep intervals starting from H1:00 to before H2:00 in\n"
+	"                     --tz (8-17: the prime shift; 22-6 wraps midnight)\n"
+	"  --weekdays LIST    keep intervals starting on these days (Mon-Fri)\n"
+	"  --sort METRIC      within each series (the groups that share every --by key\n"
+	"                     but the time key) the groups by METRIC, highest first\n"
+	"  --top N            with --sort: the first N groups of each series\n"
+	"  --metrics LIST     these metric columns, in this order (and LSPR for the\n"
+	"                     class); text: one table\n"
 	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
 	"                     counting them by reason; also --skip-bad-records\n"
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
@@ -69,6 +88,9 @@ static const char report_help[] =
 /* The command line of report. */
 struct report_opts {
 	const char *input, *format, *out, *machine, *tables;
+	struct cli_period period;
+	const char *sort, *metrics;
+	unsigned long long top;
 	bool skip, verbose;
 	unsigned by;
 	double mem_peak;
@@ -91,6 +113,16 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"help", no_argument, NULL, 'h'},
 					     {"mem-peak", required_argument, NULL, 'M'},
 					     {"max-groups", required_argument, NULL, 'G'},
+					     {"tz", required_argument, NULL, 256},
+					     {"from", required_argument, NULL, 257},
+					     {"to", required_argument, NULL, 258},
+					     {"system", required_argument, NULL, 259},
+					     {"pool", required_argument, NULL, 260},
+					     {"hours", required_argument, NULL, 261},
+					     {"weekdays", required_argument, NULL, 262},
+					     {"sort", required_argument, NULL, 263},
+					     {"top", required_argument, NULL, 264},
+					     {"metrics", required_argument, NULL, 265},
 					     {NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -114,6 +146,25 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'v': o->verbose = true; break;
+		case 256: o->period.tz = optarg; break;
+		case 257: o->period.from = optarg; break;
+		case 258: o->period.to = optarg; break;
+		case 259: o->period.system = optarg; break;
+		case 260: o->period.pool = optarg; break;
+		case 261: o->period.hours = optarg; break;
+		case 262: o->period.weekdays = optarg; break;
+		case 263: o->sort = optarg; break;
+		case 265: o->metrics = optarg; break;
+		case 264: {
+			char *end;
+			errno = 0;
+			o->top = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || optarg[0] == '-' || o->top == 0) {
+				cli_err("report: --top takes a number of groups (1 or more), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'G': {
 			char *end;
 			errno = 0;
@@ -160,10 +211,25 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	}
 	if (by_s) {
 		size_t bad;
-		if (mf_by_parse(by_s, &o->by, &bad)) {
-			cli_err("report: --by: '%s' is not one of system,lpar,pool,interval,cpu", by_s + bad);
+		int got = mf_by_parse(by_s, &o->by, &bad);
+		if (got == -2) {
+			cli_err("report: --by: '%s' is a second time key: give one of interval, hour, day, week, "
+				"month, "
+				"hour-of-day or weekday",
+				by_s + bad);
 			return EXIT_USAGE;
 		}
+		if (got) {
+			cli_err("report: --by: '%s' is not one of "
+				"system,lpar,pool,cpu,file,interval,hour,day,week,month,"
+				"hour-of-day,weekday",
+				by_s + bad);
+			return EXIT_USAGE;
+		}
+	}
+	if (o->top && !o->sort) {
+		cli_err("report: --top needs --sort METRIC (the metric that ranks the groups)");
+		return EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		cli_err("report: no input files (give - to read standard input)");
@@ -175,6 +241,68 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			return EXIT_USAGE;
 		}
 	}
+	return -1;
+}
+
+/* True when some family of kb defines metric name (or it is LSPR and lspr_ok). */
+static bool known_metric(const struct mf_kb *kb, const char *name, bool lspr_ok)
+{
+	size_t f;
+	if (lspr_ok && strcmp(name, "LSPR") == 0)
+		return true;
+	for (f = 0; f < kb->nfamilies; f++)
+		if (mf_family_metric(&kb->families[f], name) >= 0)
+			return true;
+	return false;
+}
+
+/*
+ * --sort and --metrics against the knowledge base; the column list into
+ * cols (the caller frees cols[0] and cols).  -1 to go on, else the exit status.
+ */
+static int check_metrics(const struct mf_kb *kb, const struct report_opts *o, char ***cols, size_t *ncols)
+{
+	char *copy, *tok, *save = NULL;
+	*cols = NULL;
+	*ncols = 0;
+	if (o->sort && !known_metric(kb, o->sort, false)) {
+		cli_err("report: --sort: '%s' is not a metric of any family (see mfstat metrics)", o->sort);
+		return EXIT_USAGE;
+	}
+	if (!o->metrics)
+		return -1;
+	if (!o->metrics[0] || o->metrics[0] == ',' || strstr(o->metrics, ",,") ||
+	    o->metrics[strlen(o->metrics) - 1] == ',') {
+		cli_err("report: --metrics: '%s' has an empty name (give names such as CPI,RNI,LSPR)", o->metrics);
+		return EXIT_USAGE;
+	}
+	copy = strdup(o->metrics);
+	*cols = calloc(strlen(o->metrics) / 2 + 2, sizeof(**cols));
+	if (!copy || !*cols) {
+		free(copy);
+		free(*cols);
+		*cols = NULL;
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!known_metric(kb, tok, true)) {
+			cli_err("report: --metrics: '%s' is not a metric of any family (see mfstat metrics)", tok);
+			free(copy);
+			free(*cols);
+			*cols = NULL;
+			return EXIT_USAGE;
+		}
+		(*cols)[(*ncols)++] = tok;
+	}
+	if (!*ncols) {
+		cli_err("report: --metrics: name at least one metric");
+		free(copy);
+		free(*cols);
+		*cols = NULL;
+		return EXIT_USAGE;
+	}
+	/* cols[0] is the start of copy: freeing it frees every name. */
 	return -1;
 }
 
@@ -215,16 +343,27 @@ int cmd_report(int argc, char **argv)
 	struct mf_pipeline_opts po;
 	struct diag_state st = {0};
 	struct mf_report rep;
+	struct mf_tz *tz = NULL;
+	struct mf_select sel;
+	char text[1024], **cols = NULL;
+	size_t ncols = 0;
 	size_t i;
 	int rc;
 
 	rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	rc = cli_period_setup(&o.period, "report", &tz, &sel);
+	if (rc >= 0) {
+		mf_tz_free(tz);
+		return rc;
+	}
 	rc = EXIT_OK;
 	kb = cli_load_kb(o.tables);
-	if (!kb)
+	if (!kb) {
+		mf_tz_free(tz);
 		return EXIT_DATA;
+	}
 	memset(&po, 0, sizeof(po));
 	po.kb = kb;
 	po.format = o.input;
@@ -234,6 +373,16 @@ int cmd_report(int argc, char **argv)
 	po.metrics.mem_peak_gbs = o.mem_peak;
 	po.diag = report_diag;
 	po.ctx = &st;
+	po.tz = tz;
+	po.select = mf_select_active(&sel) ? &sel : NULL;
+	rc = check_metrics(kb, &o, &cols, &ncols);
+	if (rc >= 0)
+		goto out;
+	rc = EXIT_OK;
+	po.sort = o.sort;
+	po.top = (size_t)o.top;
+	po.columns = (const char *const *)cols;
+	po.ncolumns = ncols;
 	if (o.machine) {
 		if (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
 		    po.family == mf_kb_generic(kb)) {
@@ -265,6 +414,12 @@ int cmd_report(int argc, char **argv)
 	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
 		cli_warn("%llu more rows skipped (not shown)",
 			 (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
+	mf_report_left_out_text(&rep, text, sizeof(text));
+	if (rep.selected && rep.ngroups == 0 && text[0]) {
+		cli_err("report: nothing left after the selection: %s", text);
+		rc = EXIT_DATA;
+		goto out;
+	}
 	if (o.verbose)
 		explain_unavailable(&rep);
 	for (i = 0; i < rep.nwarnings; i++)
@@ -273,5 +428,9 @@ int cmd_report(int argc, char **argv)
 out:
 	mf_pipeline_free(pl);
 	mf_kb_free(kb);
+	mf_tz_free(tz);
+	if (cols)
+		free(cols[0]);
+	free(cols);
 	return rc;
 }

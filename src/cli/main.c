@@ -20,6 +20,7 @@ static void usage(FILE *fp)
 	      "\n"
 	      "Commands:\n"
 	      "  report [OPTIONS] FILE...     metrics from counter CSV or SMF dumps (- is stdin)\n"
+	      "  diff [OPTIONS] BEFORE AFTER  compare two periods, files or machines (migration)\n"
 	      "  counters [--machine F] [C]   list the counters of a family, or explain one\n"
 	      "  metrics [--machine F] [M]    list the metrics, or show one with its formula\n"
 	      "  machines [F]                 list the machine families, or show one\n"
@@ -80,6 +81,8 @@ static int run(int argc, char **argv)
 	}
 	if (strcmp(cmd, "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc - 1, argv + 1);
 	if (strcmp(cmd, "counters") == 0)
 		return cmd_counters(argc - 1, argv + 1);
 	if (strcmp(cmd, "metrics") == 0)

@@ -112,15 +112,17 @@ static void csv_shape(void **state)
 	assert_non_null(nl);
 	*nl = '\0';
 	assert_string_equal(out,
-			    "system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus,cpus_expected,CPI,"
-			    "PRBSTATE,"
+			    "system,lpar,pool,cpu,interval_start,period_start,period_end,interval_seconds,machine,cpus,"
+			    "cpus_expected,CPI,PRBSTATE,"
 			    "L1MP,L2P,L3P,L4LP,L4RP,MEMP,LPARCPU,EST_INSTR_CMPLX_CPI,FINITE_CPI,SCPL1M,RNI,"
 			    "EFF_GHZ,TLB1_CPU_MISS_PCT,TLB1_CYCLES_PER_MISS,TLB_MISS_RATE,W_AIU_CPU,C_AIU_CPU,"
 			    "AIU_CPU,LSPR");
 	/* A name with a quote is quoted; n/a is an empty field. */
+	assert_non_null(strstr(nl + 1,
+			       "\"S<1>\"\"\",LP,GCP,,2025-03-04T10:00:00Z,2025-03-04T10:00:00Z,2025-03-04T10:01:00Z,60,"
+			       "z16,1,1,3.12,5e-09,4e-06,,,,,,100,"));
 	assert_non_null(
-		strstr(nl + 1, "\"S<1>\"\"\",LP,GCP,,2025-03-04T10:00:00Z,60,z16,1,1,3.12,5e-09,4e-06,,,,,,100,"));
-	assert_non_null(strstr(nl + 1, ",ZIIP,,2025-03-04T10:00:00Z,60,z16,1,1,,,,"));
+		strstr(nl + 1, ",ZIIP,,2025-03-04T10:00:00Z,2025-03-04T10:00:00Z,2025-03-04T10:01:00Z,60,z16,1,1,,,,"));
 	free(out);
 	pipe_free(&p);
 }
@@ -178,8 +180,8 @@ static void lost_cpus_marked(void **state)
 	mf_notes_free(&notes);
 
 	out = render(mf_out_csv, &p);
-	assert_non_null(strstr(out, ",2025-01-01T00:15:00Z,900,z16,1,2,"));
-	assert_non_null(strstr(out, ",2025-01-01T00:30:00Z,900,z16,2,2,"));
+	assert_non_null(strstr(out, ",2025-01-01T00:15:00Z,2025-01-01T00:15:00Z,2025-01-01T00:30:00Z,900,z16,1,2,"));
+	assert_non_null(strstr(out, ",2025-01-01T00:30:00Z,2025-01-01T00:30:00Z,2025-01-01T00:45:00Z,900,z16,2,2,"));
 	free(out);
 	out = render(mf_out_text, &p);
 	assert_non_null(strstr(out, "2025-01-01T00:15:00Z  z16      1 of 2"));

@@ -13,6 +13,9 @@
  */
 int mf_time_parse(const char *s, size_t len, int64_t *us);
 
+/* The day number (days since 1970-01-01) of a proleptic Gregorian date. */
+int64_t mf_days_from_civil(int64_t y, unsigned m, unsigned d);
+
 /* The proleptic Gregorian date of a day number (days since 1970-01-01). */
 void mf_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 

@@ -26,13 +26,16 @@ struct mf_sample {
 	int64_t cpu;                      /* -1 = none */
 	int pool;                         /* enum mf_pool */
 	bool has_start;
-	int64_t start_us;   /* interval start, microseconds since 1970-01-01 UTC */
-	double seconds;     /* interval length; NaN = unknown */
-	double cpsp;        /* CPU speed in MHz; NaN = unknown */
-	bool cpsp_nominal;  /* cpsp is the machine's nominal speed, not data */
-	unsigned user_only; /* counters counted in problem state only (perf :u) */
-	long line;          /* where it was read: its (first) line in a text input, 0 = unknown */
-	long long offset;   /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
+	int64_t start_us;     /* interval start, microseconds since 1970-01-01 UTC */
+	double seconds;       /* interval length; NaN = unknown */
+	double cpsp;          /* CPU speed in MHz; NaN = unknown */
+	bool cpsp_nominal;    /* cpsp is the machine's nominal speed, not data */
+	unsigned user_only;   /* counters counted in problem state only (perf :u) */
+	bool has_offset;      /* the input gives the local time offset (SMF records do) */
+	int32_t utc_offset_s; /* then: local time minus UTC, in seconds (--tz smf) */
+	uint32_t input;   /* the input it came from, 1-based in the order read (the pipeline sets it), 0 = unknown */
+	long line;        /* where it was read: its (first) line in a text input, 0 = unknown */
+	long long offset; /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 
 	const uint64_t *present_bits;  /* optional: bitmap of the slots below, when the reader has it */
 	size_t n;                      /* number of counters present */

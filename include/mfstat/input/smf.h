@@ -33,6 +33,8 @@ struct mf_smf_record {
 	unsigned cfvn, csvn;
 	double cpsp;            /* MHz */
 	int64_t cts_us, ctm_us; /* collection start, record time (Unix microseconds, UTC) */
+	bool has_local;         /* the header's SMF113TME/DTE are valid: */
+	int64_t local_us;       /* the local time the record was written, as if UTC (for --tz smf) */
 	bool has_interval;
 	int64_t start_us, end_us; /* interval (subtype 1: identification section) */
 	bool lost;                /* the hardware lost counter data this interval */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "mfstat/input/sample.h"
+#include "mfstat/base/tz.h"
 
 /*
  * Grouping (--by): samples with the same key have their counter deltas summed
@@ -20,16 +21,33 @@ enum {
 	MF_BY_LPAR = 1u << 1,
 	MF_BY_POOL = 1u << 2,
 	MF_BY_INTERVAL = 1u << 3,
-	MF_BY_CPU = 1u << 4
+	MF_BY_CPU = 1u << 4,
+	MF_BY_FILE = 1u << 5, /* each input on its own */
+	MF_BY_HOUR = 1u << 6, /* calendar buckets, cut in the report's time zone */
+	MF_BY_DAY = 1u << 7,
+	MF_BY_WEEK = 1u << 8, /* ISO weeks, Monday first */
+	MF_BY_MONTH = 1u << 9,
+	MF_BY_HOUR_OF_DAY = 1u << 10, /* 0-23 across days */
+	MF_BY_WEEKDAY = 1u << 11      /* Monday to Sunday across weeks */
 };
 #define MF_BY_DEFAULT (MF_BY_SYSTEM | MF_BY_LPAR | MF_BY_POOL | MF_BY_INTERVAL)
+#define MF_BY_CALENDAR (MF_BY_HOUR | MF_BY_DAY | MF_BY_WEEK | MF_BY_MONTH | MF_BY_HOUR_OF_DAY | MF_BY_WEEKDAY)
+/* The time keys: at most one per grouping. */
+#define MF_BY_TIME (MF_BY_INTERVAL | MF_BY_CALENDAR)
 
 /*
- * Parses a --by list such as "system,lpar,pool" into MF_BY_* bits; an empty
- * string means "everything in one group".  Returns 0, or -1 with *bad set to
- * the offending item's offset.
+ * Parses a --by list such as "system,lpar,pool" or "system,day" into MF_BY_*
+ * bits; an empty string means "everything in one group".  Returns 0, -1 for
+ * an item that is not a key or -2 for a second time key, with *bad set to the
+ * offending item's offset.
  */
 int mf_by_parse(const char *s, unsigned *by, size_t *bad);
+
+/* The --by name of one MF_BY_* bit ("system", ..., "hour-of-day"), or NULL. */
+const char *mf_by_name(unsigned bit);
+
+/* The calendar bucket of the grouping: 1 with *cal set when by has a calendar key, else 0. */
+int mf_by_calendar(unsigned by, enum mf_cal *cal);
 
 #define MF_BITWORDS (MF_MAX_COUNTER / 64)
 
@@ -43,6 +61,12 @@ struct mf_group {
 	int64_t cpu;
 	bool has_start;
 	int64_t start_us;
+	uint32_t input;  /* MF_BY_FILE: the input (1-based), else 0 */
+	bool has_bucket; /* a calendar key: its bucket (mf_cal_key) */
+	int64_t bucket;
+
+	bool has_offset; /* the local time offset of the group's first row that gave one (SMF) */
+	int32_t utc_offset_s;
 
 	uint64_t rows;
 	uint64_t rows_lspr;    /* rows of engines the LSPR class counts */
@@ -65,6 +89,13 @@ struct mf_grouper;
 
 /* A new, empty grouper for the MF_BY_* bits; NULL on ENOMEM. */
 struct mf_grouper *mf_grouper_new(unsigned by);
+
+/*
+ * The time zone calendar keys are cut in (borrowed; NULL, the default, is
+ * UTC).  With a per-record zone ("smf") each row's own offset is used, UTC
+ * for rows without one.
+ */
+void mf_grouper_set_tz(struct mf_grouper *g, const struct mf_tz *tz);
 void mf_grouper_free(struct mf_grouper *g);
 
 /*
@@ -106,6 +137,16 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src);
  * a length is unknown.
  */
 double mf_group_interval_seconds(const struct mf_group *grp);
+
+/*
+ * The period a group covers: the earliest interval start and the latest
+ * interval end (start plus length).  Returns false when no interval of the
+ * group has a start.
+ */
+bool mf_group_period(const struct mf_group *grp, int64_t *start_us, int64_t *end_us);
+
+/* The shortest and longest interval length of a group (seconds); false when none is known. */
+bool mf_group_interval_range(const struct mf_group *grp, double *lo, double *hi);
 
 /* Distinct CPUs (system, LPAR and CPU number) of a group, or when rows carry
  * no CPU number the most rows seen in one interval (all systems' rows with

@@ -9,6 +9,8 @@
 #include "mfstat/report/group.h"
 #include "mfstat/kb/kb.h"
 #include "mfstat/report/metrics.h"
+#include "mfstat/report/select.h"
+#include "mfstat/base/tz.h"
 
 /* One count of an input: what it counts and how many. */
 struct mf_input_count {
@@ -52,8 +54,58 @@ struct mf_report {
 	struct mf_metrics_opts metrics; /* the metrics' options (HTML recomputes period totals) */
 	size_t ninputs;                 /* what was read from each file (JSON "inputs"); 0 = not told */
 	const struct mf_input *inputs;
-	uint64_t duplicates; /* samples dropped as copies (mf_dedup) */
+	uint64_t duplicates;        /* samples dropped as copies (mf_dedup) */
+	const struct mf_tz *tz;     /* times are written in it; NULL: UTC */
+	const char *const *columns; /* the metric columns asked for (--metrics), in order; NULL: every reported one */
+	size_t ncolumns;
+	uint64_t groups_cut; /* groups left out by --top */
+	bool has_period;     /* the period of all groups, --top's cut ones too (mf_report_fix_period) */
+	int64_t period_start_us, period_end_us;
+	const struct mf_group *period_first, *period_last; /* the groups it starts and ends in */
+	size_t nsystems;                                   /* distinct systems among the samples kept */
+	bool selected;                                     /* a selection (--from, --to, ...) was given */
+	uint64_t left_out[MF_SELECT_NREASONS];             /* samples it left out, by enum mf_select_why */
 };
+
+/* Writes an instant in the report's zone (a group's own offset with "smf"): ISO 8601 with Z or +hh:mm. */
+void mf_report_time(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n);
+
+/* Fixes the report's period to that of its current groups (before a cut such as --top). */
+void mf_report_fix_period(struct mf_report *rep);
+
+/*
+ * The period of the whole report, the earliest interval start and the latest
+ * end over its groups, written as mf_report_time does into start and end (n
+ * bytes each); false when no interval has a start.
+ */
+bool mf_report_period(const struct mf_report *rep, char *start, char *end, size_t n);
+
+/*
+ * The shortest and longest interval length (seconds) over the groups of the
+ * report; false when no length is known.
+ */
+bool mf_report_interval_range(const struct mf_report *rep, double *lo, double *hi);
+
+/*
+ * The value of a non-metric key of a group as text: the input file
+ * (MF_BY_FILE) or the calendar bucket (a MF_BY_CALENDAR bit) of rep->by;
+ * NULL when the group has none.
+ */
+const char *mf_report_key_text(const struct mf_report *rep, const struct mf_group *g, unsigned bit, char *buf,
+			       size_t n);
+
+/* "96 samples left out by the selection: 48 before --from, 48 outside --hours"; empty when none. */
+void mf_report_left_out_text(const struct mf_report *rep, char *buf, size_t n);
+
+/*
+ * The keys of rep->by that have a column only when grouped by: the input file
+ * (MF_BY_FILE), then the calendar bucket; their MF_BY_* bits into bits (room
+ * for 2), the count returned.  Their column names are mf_by_name's.
+ */
+size_t mf_report_extra_keys(const struct mf_report *rep, unsigned *bits);
+
+/* One line: "period FROM to TO (ZONE), N systems, 900 s intervals"; empty when no interval has a start. */
+void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);
 
 /*
  * Skipped rows by reason and warnings, composed the same way for every

@@ -8,6 +8,8 @@
 #include "mfstat/base/error.h"
 #include "mfstat/kb/kb.h"
 #include "mfstat/report/output.h"
+#include "mfstat/report/select.h"
+#include "mfstat/base/tz.h"
 
 /*
  * The one read -> group -> compute pipeline of `mfstat report`, for every
@@ -34,6 +36,12 @@ struct mf_pipeline_opts {
 	bool skip_bad;                    /* skip and count bad rows instead of stopping */
 	size_t max_groups;                /* MF_ELIMIT beyond this many groups; 0: no limit */
 	struct mf_metrics_opts metrics;   /* what the user says beyond the counters (--mem-peak) */
+	const struct mf_tz *tz;           /* the report's time zone (borrowed); NULL: UTC */
+	const struct mf_select *select;   /* samples to keep (borrowed); NULL: all */
+	const char *sort;                 /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
+	size_t top;                       /* --top N: the first N groups of each series after sorting; 0: all */
+	const char *const *columns;       /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
+	size_t ncolumns;
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;

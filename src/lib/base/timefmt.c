@@ -4,7 +4,7 @@
 #include "mfstat/base/timefmt.h"
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+int64_t mf_days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	int64_t era;
 	unsigned yoe, doy, doe;
@@ -96,7 +96,7 @@ int mf_time_parse(const char *s, size_t len, int64_t *us)
 	    (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) || h > 23 || mi > 59 || sec > 60 ||
 	    tzh > 23 || tzm > 59)
 		return -1;
-	*us = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec) -
+	*us = ((mf_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec) -
 	       tzsign * (tzh * 3600 + tzm * 60)) *
 		      1000000 +
 	      frac;

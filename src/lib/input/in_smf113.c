@@ -230,6 +230,19 @@ static void fill_identity(struct mf_reader *r, const struct mf_smf_record *rec, 
 	smp->pool = rec->pool;
 	smp->cpsp = rec->cpsp > 0 ? rec->cpsp : NAN;
 	smp->offset = rec->offset;
+	/*
+	 * The local offset z/OS used: the header's local write time against the
+	 * record's TOD write time (UTC), to the quarter hour (offsets are whole
+	 * quarters; the TOD clock may run some leap seconds apart).
+	 */
+	if (rec->has_local && rec->ctm_us) {
+		int64_t d = rec->local_us - rec->ctm_us, q = INT64_C(900000000);
+		int64_t quarters = (d >= 0 ? d + q / 2 : d - q / 2) / q;
+		if (quarters >= -14 * 4 && quarters <= 14 * 4) {
+			smp->has_offset = true;
+			smp->utc_offset_s = (int32_t)(quarters * 900);
+		}
+	}
 	(void)r;
 }
 

@@ -18,6 +18,9 @@ void mf_sample_reset(struct mf_sample *s)
 	s->cpsp = NAN;
 	s->cpsp_nominal = false;
 	s->user_only = 0;
+	s->has_offset = false;
+	s->utc_offset_s = 0;
+	s->input = 0;
 	s->line = 0;
 	s->offset = -1;
 	s->present_bits = NULL;

@@ -138,6 +138,14 @@ static bool date_ok(const unsigned char *p)
 	return ddd >= 1 && ddd <= 366;
 }
 
+/* SMFxxTME and SMFxxDTE (checked by time_ok and date_ok) as microseconds, local time taken as UTC. */
+static int64_t local_time(const unsigned char *tme, const unsigned char *dte)
+{
+	int64_t year = 1900 + 100 * dte[0] + (dte[1] >> 4) * 10 + (dte[1] & 15);
+	unsigned ddd = (dte[2] >> 4) * 100u + (dte[2] & 15) * 10u + (dte[3] >> 4);
+	return (mf_days_from_civil(year, 1, 1) + ddd - 1) * INT64_C(86400000000) + (int64_t)u32(tme) * 10000;
+}
+
 /*
  * An SMF record header at offset 0 without a descriptor in front: flag, type, time, date.  That
  * is what an FTP binary transfer without `quote site rdw` gives (smf113-layout.md §1.3).
@@ -799,6 +807,10 @@ static int decode(struct mf_smfdec *d, const unsigned char *rec, size_t len, lon
 	subtype = u16(rec + 22);
 	r->subtype = (int)subtype;
 	ebcdic_str(rec + 14, 4, r->system);
+	if (time_ok(rec + 6) && date_ok(rec + 10)) {
+		r->has_local = true;
+		r->local_us = local_time(rec + 6, rec + 10);
+	}
 	sdl = u16(rec + 26);
 	if (sdl < 24)
 		return fail_at(d, err, MF_EFORMAT, off, d->recno,

@@ -16,33 +16,72 @@ struct mf_grouper {
 	bool sorted;
 	const struct mf_strtab *tab; /* for sorting */
 	size_t max_groups;           /* 0: no limit */
-	bool limit_hit;              /* find_or_add refused a new group: the limit, not memory */
+	const struct mf_tz *tz;      /* calendar keys are cut in it; NULL: UTC */
+	bool calendar;               /* by has a calendar key: cal */
+	enum mf_cal cal;
+	bool limit_hit; /* find_or_add refused a new group: the limit, not memory */
 };
+
+static const struct {
+	const char *name;
+	unsigned bit;
+	int cal; /* enum mf_cal, or -1 */
+} by_items[] = {
+	{"system", MF_BY_SYSTEM, -1},
+	{"lpar", MF_BY_LPAR, -1},
+	{"pool", MF_BY_POOL, -1},
+	{"interval", MF_BY_INTERVAL, -1},
+	{"cpu", MF_BY_CPU, -1},
+	{"file", MF_BY_FILE, -1},
+	{"hour", MF_BY_HOUR, MF_CAL_HOUR},
+	{"day", MF_BY_DAY, MF_CAL_DAY},
+	{"week", MF_BY_WEEK, MF_CAL_WEEK},
+	{"month", MF_BY_MONTH, MF_CAL_MONTH},
+	{"hour-of-day", MF_BY_HOUR_OF_DAY, MF_CAL_HOUR_OF_DAY},
+	{"weekday", MF_BY_WEEKDAY, MF_CAL_WEEKDAY},
+};
+#define NBY (sizeof(by_items) / sizeof(by_items[0]))
+
+const char *mf_by_name(unsigned bit)
+{
+	size_t k;
+	for (k = 0; k < NBY; k++)
+		if (by_items[k].bit == bit)
+			return by_items[k].name;
+	return NULL;
+}
+
+int mf_by_calendar(unsigned by, enum mf_cal *cal)
+{
+	size_t k;
+	for (k = 0; k < NBY; k++)
+		if ((by & by_items[k].bit) && by_items[k].cal >= 0) {
+			*cal = (enum mf_cal)by_items[k].cal;
+			return 1;
+		}
+	return 0;
+}
 
 int mf_by_parse(const char *s, unsigned *by, size_t *bad)
 {
-	static const struct {
-		const char *name;
-		unsigned bit;
-	} items[] = {{"system", MF_BY_SYSTEM},
-		     {"lpar", MF_BY_LPAR},
-		     {"pool", MF_BY_POOL},
-		     {"interval", MF_BY_INTERVAL},
-		     {"cpu", MF_BY_CPU}};
 	const char *p = s;
 
 	*by = 0;
 	while (*p) {
 		const char *e = strchr(p, ',');
 		size_t len = e ? (size_t)(e - p) : strlen(p), k;
-		for (k = 0; k < sizeof(items) / sizeof(items[0]); k++)
-			if (strlen(items[k].name) == len && strncasecmp(items[k].name, p, len) == 0)
+		for (k = 0; k < NBY; k++)
+			if (strlen(by_items[k].name) == len && strncasecmp(by_items[k].name, p, len) == 0)
 				break;
-		if (k == sizeof(items) / sizeof(items[0])) {
+		if (k == NBY) {
 			*bad = (size_t)(p - s);
 			return -1;
 		}
-		*by |= items[k].bit;
+		if ((by_items[k].bit & MF_BY_TIME) && (*by & MF_BY_TIME & ~by_items[k].bit)) {
+			*bad = (size_t)(p - s);
+			return -2;
+		}
+		*by |= by_items[k].bit;
 		if (!e)
 			break;
 		p = e + 1;
@@ -60,7 +99,13 @@ struct mf_grouper *mf_grouper_new(unsigned by)
 	if (!g)
 		return NULL;
 	g->by = by;
+	g->calendar = mf_by_calendar(by, &g->cal) == 1;
 	return g;
+}
+
+void mf_grouper_set_tz(struct mf_grouper *g, const struct mf_tz *tz)
+{
+	g->tz = tz;
 }
 
 /* One interval of one system (system and LPAR) within a group. */
@@ -155,6 +200,23 @@ static void key_mask(const struct mf_grouper *g, struct mf_group *k)
 		k->has_start = false;
 	if (!k->has_start)
 		k->start_us = 0;
+	if (!(g->by & MF_BY_FILE))
+		k->input = 0;
+	if (!g->calendar)
+		k->has_bucket = false;
+	if (!k->has_bucket)
+		k->bucket = 0;
+}
+
+/* The calendar bucket of an interval start, in the grouper's zone (or the row's own offset). */
+static int64_t bucket_of(const struct mf_grouper *g, const struct mf_sample *s)
+{
+	int32_t off = 0;
+	if (g->tz && mf_tz_per_record(g->tz))
+		off = s->has_offset ? s->utc_offset_s : 0;
+	else if (g->tz)
+		off = mf_tz_offset(g->tz, s->start_us);
+	return mf_cal_key(g->cal, s->start_us + (int64_t)off * 1000000);
 }
 
 /* The key of a sample under the grouping, written into a group-shaped struct. */
@@ -167,6 +229,9 @@ static void make_key(const struct mf_grouper *g, const struct mf_sample *s, stru
 	k->cpu = s->cpu;
 	k->has_start = s->has_start;
 	k->start_us = s->start_us;
+	k->input = s->input;
+	k->has_bucket = g->calendar && s->has_start;
+	k->bucket = k->has_bucket ? bucket_of(g, s) : 0;
 	key_mask(g, k);
 }
 
@@ -178,13 +243,16 @@ static uint64_t key_hash(const struct mf_group *k)
 	h = mix(h, (uint64_t)k->pool);
 	h = mix(h, (uint64_t)k->cpu);
 	h = mix(h, (uint64_t)k->start_us + k->has_start);
+	h = mix(h, k->input);
+	h = mix(h, (uint64_t)k->bucket + k->has_bucket);
 	return h;
 }
 
 static bool key_eq(const struct mf_group *a, const struct mf_group *b)
 {
 	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
-	       a->cpu == b->cpu && a->has_start == b->has_start && a->start_us == b->start_us;
+	       a->cpu == b->cpu && a->has_start == b->has_start && a->start_us == b->start_us && a->input == b->input &&
+	       a->has_bucket == b->has_bucket && a->bucket == b->bucket;
 }
 
 static int rehash(struct mf_grouper *g, size_t nslots)
@@ -233,6 +301,9 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->cpu = k->cpu;
 	grp->has_start = k->has_start;
 	grp->start_us = k->start_us;
+	grp->input = k->input;
+	grp->has_bucket = k->has_bucket;
+	grp->bucket = k->bucket;
 	/* One block: the sums, then the three bitmaps. */
 	grp->nwords = (k->family->ncounters + 63) / 64;
 	grp->sum = calloc(k->family->ncounters + 3 * grp->nwords + 1, sizeof(*grp->sum));
@@ -466,6 +537,10 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 			grp->nnominal++;
 	}
 	grp->user_only |= s->user_only;
+	if (s->has_offset && !grp->has_offset) {
+		grp->has_offset = true;
+		grp->utc_offset_s = s->utc_offset_s;
+	}
 	iv = find_interval(priv(grp), s);
 	if (!iv)
 		return MF_ENOMEM;
@@ -507,12 +582,18 @@ static int cmp_group(const void *pa, const void *pb)
 	int c;
 	if (a->family != b->family)
 		return strcmp(a->family->key, b->family->key);
+	if (a->input != b->input)
+		return a->input < b->input ? -1 : 1;
 	if ((c = cmp_name(ea->system, eb->system)))
 		return c;
 	if ((c = cmp_name(ea->lpar, eb->lpar)))
 		return c;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
+	if (a->has_bucket != b->has_bucket)
+		return a->has_bucket ? 1 : -1;
+	if (a->bucket != b->bucket)
+		return a->bucket < b->bucket ? -1 : 1;
 	if (a->has_start != b->has_start)
 		return a->has_start ? 1 : -1;
 	if (a->start_us != b->start_us)
@@ -672,6 +753,46 @@ double mf_group_interval_seconds(const struct mf_group *group)
 	return total + untimed;
 }
 
+bool mf_group_period(const struct mf_group *group, int64_t *start_us, int64_t *end_us)
+{
+	const struct group *grp = cpriv(group);
+	bool any = false;
+	size_t i;
+	for (i = 0; i < grp->nintervals; i++) {
+		const struct mf_interval *iv = &grp->intervals[i];
+		int64_t end;
+		if (!iv->has_start)
+			continue;
+		end = iv->start_us + (iv->nseconds ? llround(iv->sum_seconds / iv->nseconds * 1e6) : 0);
+		if (!any || iv->start_us < *start_us)
+			*start_us = iv->start_us;
+		if (!any || end > *end_us)
+			*end_us = end;
+		any = true;
+	}
+	return any;
+}
+
+bool mf_group_interval_range(const struct mf_group *group, double *lo, double *hi)
+{
+	const struct group *grp = cpriv(group);
+	bool any = false;
+	size_t i;
+	for (i = 0; i < grp->nintervals; i++) {
+		const struct mf_interval *iv = &grp->intervals[i];
+		double len;
+		if (!iv->nseconds)
+			continue;
+		len = iv->sum_seconds / iv->nseconds;
+		if (!any || len < *lo)
+			*lo = len;
+		if (!any || len > *hi)
+			*hi = len;
+		any = true;
+	}
+	return any;
+}
+
 uint64_t mf_group_cpus(const struct mf_group *group)
 {
 	const struct group *grp = cpriv(group);
@@ -724,6 +845,9 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	key.cpu = src->cpu;
 	key.has_start = src->has_start;
 	key.start_us = src->start_us;
+	key.input = src->input;
+	key.has_bucket = src->has_bucket && g->calendar;
+	key.bucket = src->bucket;
 	key_mask(g, &key);
 	grp = find_or_add(g, &key);
 	if (!grp)
@@ -773,6 +897,10 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	grp->ncpsp += src->ncpsp;
 	grp->nnominal += src->nnominal;
 	grp->user_only |= src->user_only;
+	if (src->has_offset && !grp->has_offset) {
+		grp->has_offset = true;
+		grp->utc_offset_s = src->utc_offset_s;
+	}
 	/* Intervals: the same start adds up (mean length), a new one is appended. */
 	mf_sample_reset(&probe);
 	for (i = 0; i < sp->nintervals; i++) {

@@ -36,6 +36,18 @@ const char **mf_report_keys(const struct mf_report *rep, size_t *n)
 		free(seen);
 		return NULL;
 	}
+	if (rep->columns) {
+		/* --metrics: the columns asked for, as asked. */
+		free(seen);
+		free(keys);
+		keys = malloc((rep->ncolumns + 1) * sizeof(*keys));
+		if (!keys)
+			return NULL;
+		for (k = 0; k < rep->ncolumns; k++)
+			keys[k] = rep->columns[k];
+		*n = rep->ncolumns;
+		return keys;
+	}
 	for (i = 0; i < rep->ngroups; i++)
 		seen[rep->results[i].group->family - kb->families] = true;
 	for (k = 0; k < kb->nkeys; k++) {
@@ -397,4 +409,150 @@ const struct mf_writer *mf_writer_find(const char *name)
 		if (strcmp(writers[i].name, name) == 0)
 			return &writers[i];
 	return NULL;
+}
+
+void mf_report_time(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n)
+{
+	int32_t off = 0;
+	if (!rep->tz || mf_tz_is_utc(rep->tz)) {
+		mf_time_format_at(utc_us, 0, true, buf, n);
+		return;
+	}
+	if (mf_tz_per_record(rep->tz))
+		off = g && g->has_offset ? g->utc_offset_s : 0;
+	else
+		off = mf_tz_offset(rep->tz, utc_us);
+	mf_time_format_at(utc_us, off, false, buf, n);
+}
+
+/* The period over the groups, and the groups it starts and ends in (for their offsets with "smf"). */
+static bool period_of(const struct mf_report *rep, int64_t *start, int64_t *end, const struct mf_group **gs,
+		      const struct mf_group **ge)
+{
+	bool any = false;
+	size_t i;
+	if (rep->has_period) {
+		*start = rep->period_start_us;
+		*end = rep->period_end_us;
+		*gs = rep->period_first;
+		*ge = rep->period_last;
+		return true;
+	}
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_group *g = rep->results[i].group;
+		int64_t s, e;
+		if (!mf_group_period(g, &s, &e))
+			continue;
+		if (!any || s < *start) {
+			*start = s;
+			*gs = g;
+		}
+		if (!any || e > *end) {
+			*end = e;
+			*ge = g;
+		}
+		any = true;
+	}
+	return any;
+}
+
+void mf_report_fix_period(struct mf_report *rep)
+{
+	rep->has_period = false;
+	rep->has_period =
+		period_of(rep, &rep->period_start_us, &rep->period_end_us, &rep->period_first, &rep->period_last);
+}
+
+bool mf_report_period(const struct mf_report *rep, char *start, char *end, size_t n)
+{
+	const struct mf_group *gs = NULL, *ge = NULL;
+	int64_t s, e;
+	if (!period_of(rep, &s, &e, &gs, &ge))
+		return false;
+	mf_report_time(rep, gs, s, start, n);
+	mf_report_time(rep, ge, e, end, n);
+	return true;
+}
+
+bool mf_report_interval_range(const struct mf_report *rep, double *lo, double *hi)
+{
+	bool any = false;
+	size_t i;
+	for (i = 0; i < rep->ngroups; i++) {
+		double l, h;
+		if (!mf_group_interval_range(rep->results[i].group, &l, &h))
+			continue;
+		if (!any || l < *lo)
+			*lo = l;
+		if (!any || h > *hi)
+			*hi = h;
+		any = true;
+	}
+	return any;
+}
+
+const char *mf_report_key_text(const struct mf_report *rep, const struct mf_group *g, unsigned bit, char *buf, size_t n)
+{
+	enum mf_cal cal;
+	if (bit == MF_BY_FILE)
+		return g->input > 0 && g->input <= rep->ninputs ? rep->inputs[g->input - 1].file : NULL;
+	if (!(bit & MF_BY_CALENDAR) || !g->has_bucket || !mf_by_calendar(bit, &cal))
+		return NULL;
+	mf_cal_format(cal, g->bucket, buf, n);
+	return buf;
+}
+
+void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n)
+{
+	double lo, hi;
+	char a[48], b[48];
+	size_t used;
+
+	if (!n)
+		return;
+	buf[0] = '\0';
+	if (!mf_report_period(rep, a, b, sizeof(a)))
+		return;
+	used = (size_t)snprintf(buf, n, "period %s to %s (%s)", a, b, rep->tz ? mf_tz_name(rep->tz) : "UTC");
+	if (used < n && rep->nsystems)
+		used += (size_t)snprintf(buf + used, n - used, ", %zu system%s", rep->nsystems,
+					 rep->nsystems == 1 ? "" : "s");
+	if (used < n && mf_report_interval_range(rep, &lo, &hi)) {
+		if (hi - lo < 0.5)
+			snprintf(buf + used, n - used, ", intervals of %.0f s", (lo + hi) / 2);
+		else
+			snprintf(buf + used, n - used, ", intervals of %.0f to %.0f s", lo, hi);
+	}
+}
+
+void mf_report_left_out_text(const struct mf_report *rep, char *buf, size_t n)
+{
+	uint64_t total = 0;
+	size_t used, k;
+	bool first = true;
+	buf[0] = '\0';
+	for (k = 1; k < MF_SELECT_NREASONS; k++)
+		total += rep->left_out[k];
+	if (!total || !n)
+		return;
+	used = (size_t)snprintf(buf, n, "%llu sample%s left out by the selection:", (unsigned long long)total,
+				total == 1 ? "" : "s");
+	for (k = 1; k < MF_SELECT_NREASONS && used < n; k++) {
+		if (!rep->left_out[k])
+			continue;
+		used += (size_t)snprintf(buf + used, n - used, "%s %llu %s", first ? "" : ",",
+					 (unsigned long long)rep->left_out[k], mf_select_reason((enum mf_select_why)k));
+		first = false;
+	}
+}
+
+size_t mf_report_extra_keys(const struct mf_report *rep, unsigned *bits)
+{
+	static const unsigned order[] = {MF_BY_FILE,  MF_BY_HOUR,        MF_BY_DAY,    MF_BY_WEEK,
+					 MF_BY_MONTH, MF_BY_HOUR_OF_DAY, MF_BY_WEEKDAY};
+	size_t k, n = 0;
+	for (k = 0; k < sizeof(order) / sizeof(order[0]) && n < 2; k++)
+		if (rep->by & order[k])
+			bits[n++] = order[k];
+	return n;
 }

@@ -30,6 +30,9 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
 	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 	char tbuf[48];
+	int64_t ps, pe;
+	unsigned extra[2];
+	size_t nextra;
 
 	if (!keys || !map || !expected) {
 		free(keys);
@@ -38,7 +41,11 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		return MF_ENOMEM;
 	}
 	mf_report_cpus_expected(rep, expected);
-	fputs("system,lpar,pool,cpu,interval_start,interval_seconds,machine,cpus,cpus_expected", fp);
+	nextra = mf_report_extra_keys(rep, extra);
+	fputs("system,lpar,pool,cpu", fp);
+	for (k = 0; k < nextra; k++)
+		fprintf(fp, ",%s", mf_by_name(extra[k]));
+	fputs(",interval_start,period_start,period_end,interval_seconds,machine,cpus,cpus_expected", fp);
 	for (k = 0; k < nkeys; k++) {
 		fputc(',', fp);
 		fputs(keys[k], fp);
@@ -55,10 +62,26 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		fputc(',', fp);
 		if (g->cpu >= 0)
 			fprintf(fp, "%lld", (long long)g->cpu);
+		for (k = 0; k < nextra; k++) {
+			const char *v = mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf));
+			fputc(',', fp);
+			if (v)
+				csv_str(fp, v);
+		}
 		fputc(',', fp);
 		if (g->has_start) {
-			mf_time_format(g->start_us, tbuf, sizeof(tbuf));
+			mf_report_time(rep, g, g->start_us, tbuf, sizeof(tbuf));
 			fputs(tbuf, fp);
+		}
+		fputc(',', fp);
+		if (mf_group_period(g, &ps, &pe)) {
+			mf_report_time(rep, g, ps, tbuf, sizeof(tbuf));
+			fputs(tbuf, fp);
+			fputc(',', fp);
+			mf_report_time(rep, g, pe, tbuf, sizeof(tbuf));
+			fputs(tbuf, fp);
+		} else {
+			fputc(',', fp);
 		}
 		fputc(',', fp);
 		csv_num(fp, r->interval);

@@ -6,6 +6,7 @@
  * sourcing of L1 misses, a summary over the whole period (sums merged, then
  * divided) and the interval table; and findings in plain words.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,12 +450,32 @@ static void page_head(struct mf_strbuf *sb, const struct mf_report *rep, struct 
 		       "<title>mfstat report</title><style>");
 	mf_strbuf_puts(sb, css);
 	mf_strbuf_puts(sb, "</style></head><body>\n<h1>mfstat report</h1>\n");
+	{
+		char line[256];
+		mf_report_period_line(rep, line, sizeof(line));
+		if (line[0]) {
+			mf_strbuf_puts(sb, "<p class=\"period\">");
+			line[0] = 'P'; /* "Period ..." opens the page */
+			esc(sb, line);
+			mf_strbuf_puts(sb, ".</p>\n");
+		}
+	}
 	mf_strbuf_printf(sb, "<p>%llu row%s from %zu file%s, %zu group%s in %zu series.",
 			 (unsigned long long)rep->rows_read, rep->rows_read == 1 ? "" : "s", rep->nfiles,
 			 rep->nfiles == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s", nser);
 	if (rep->rows_skipped)
 		mf_strbuf_printf(sb, " <span class=\"warn\">%llu rows skipped.</span>",
 				 (unsigned long long)rep->rows_skipped);
+	{
+		char text[1024];
+		mf_report_left_out_text(rep, text, sizeof(text));
+		if (text[0]) {
+			mf_strbuf_puts(sb, " ");
+			text[0] = (char)toupper((unsigned char)text[0]);
+			esc(sb, text);
+			mf_strbuf_puts(sb, ".");
+		}
+	}
 	mf_strbuf_puts(sb,
 		       " Metrics over a series are computed from its summed counters, never by averaging "
 		       "ratios; n/a means not available.</p>\n");

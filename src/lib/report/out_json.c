@@ -33,71 +33,132 @@ static void json_opt_str(FILE *fp, const char *s)
 		fputs("null", fp);
 }
 
-int mf_out_json(FILE *fp, const struct mf_report *rep)
-{
-	size_t nkeys, i, k, nw = 0;
-	const char **keys = mf_report_keys(rep, &nkeys);
-	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
-	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
-	char tbuf[48];
-	bool first;
+/* The columns of the groups: metric keys, their index per family, CPUs expected per group. */
+struct cols {
+	const char **keys;
+	size_t nkeys;
+	int *map;
+	uint64_t *expected;
+	unsigned extra[2];
+	size_t nextra;
+};
 
-	if (!keys || !map || !expected) {
-		free(keys);
-		free(map);
-		free(expected);
-		return MF_ENOMEM;
+static void put_period(FILE *fp, const struct mf_report *rep)
+{
+	char start[48], end[48];
+	fputs("{\"schema\":1,\"period\":", fp);
+	if (mf_report_period(rep, start, end, sizeof(start))) {
+		fputs("{\"start\":", fp);
+		json_str(fp, start);
+		fputs(",\"end\":", fp);
+		json_str(fp, end);
+	} else {
+		fputs("{\"start\":null,\"end\":null", fp);
 	}
-	mf_report_cpus_expected(rep, expected);
-	fputs("{\"schema\":1,\"groups\":[", fp);
-	for (i = 0; i < rep->ngroups; i++) {
-		const struct mf_result *r = &rep->results[i];
-		const struct mf_group *g = r->group;
-		fputs(i ? ",\n" : "\n", fp);
-		fputs("{\"system\":", fp);
-		json_opt_str(fp, mf_strtab_get(rep->tab, g->system));
-		fputs(",\"lpar\":", fp);
-		json_opt_str(fp, mf_strtab_get(rep->tab, g->lpar));
-		fputs(",\"pool\":", fp);
-		json_opt_str(fp, mf_pool_name(g->pool));
-		fputs(",\"cpu\":", fp);
-		if (g->cpu >= 0)
-			fprintf(fp, "%lld", (long long)g->cpu);
+	fputs(",\"tz\":", fp);
+	json_str(fp, rep->tz ? mf_tz_name(rep->tz) : "UTC");
+	fprintf(fp, ",\"systems\":%zu}", rep->nsystems);
+}
+
+/* The keys of group i: system, LPAR, pool, CPU, file and calendar bucket, interval and period. */
+static void put_group_keys(FILE *fp, const struct mf_report *rep, const struct cols *c, const struct mf_group *g)
+{
+	char tbuf[48];
+	int64_t ps, pe;
+	size_t k;
+	fputs("{\"system\":", fp);
+	json_opt_str(fp, mf_strtab_get(rep->tab, g->system));
+	fputs(",\"lpar\":", fp);
+	json_opt_str(fp, mf_strtab_get(rep->tab, g->lpar));
+	fputs(",\"pool\":", fp);
+	json_opt_str(fp, mf_pool_name(g->pool));
+	fputs(",\"cpu\":", fp);
+	if (g->cpu >= 0)
+		fprintf(fp, "%lld", (long long)g->cpu);
+	else
+		fputs("null", fp);
+	for (k = 0; k < c->nextra; k++) {
+		fputc(',', fp);
+		json_str(fp, mf_by_name(c->extra[k]));
+		fputc(':', fp);
+		json_opt_str(fp, mf_report_key_text(rep, g, c->extra[k], tbuf, sizeof(tbuf)));
+	}
+	fputs(",\"interval_start\":", fp);
+	if (g->has_start) {
+		mf_report_time(rep, g, g->start_us, tbuf, sizeof(tbuf));
+		json_str(fp, tbuf);
+	} else {
+		fputs("null", fp);
+	}
+	if (mf_group_period(g, &ps, &pe)) {
+		mf_report_time(rep, g, ps, tbuf, sizeof(tbuf));
+		fputs(",\"period_start\":", fp);
+		json_str(fp, tbuf);
+		mf_report_time(rep, g, pe, tbuf, sizeof(tbuf));
+		fputs(",\"period_end\":", fp);
+		json_str(fp, tbuf);
+	} else {
+		fputs(",\"period_start\":null,\"period_end\":null", fp);
+	}
+}
+
+static void put_group(FILE *fp, const struct mf_report *rep, const struct cols *c, size_t i)
+{
+	const struct mf_result *r = &rep->results[i];
+	const struct mf_group *g = r->group;
+	bool first = true;
+	size_t k;
+	put_group_keys(fp, rep, c, g);
+	fputs(",\"interval_seconds\":", fp);
+	json_num(fp, r->interval);
+	fputs(",\"machine\":", fp);
+	json_str(fp, g->family->display);
+	fprintf(fp, ",\"cpus\":%llu,\"cpus_expected\":%llu,\"metrics\":{", (unsigned long long)mf_group_cpus(g),
+		(unsigned long long)c->expected[i]);
+	for (k = 0; k < c->nkeys; k++) {
+		int idx = c->map[(size_t)(g->family - rep->kb->families) * c->nkeys + k];
+		if (idx == -1)
+			continue; /* not defined on this family: absent */
+		if (!first)
+			fputc(',', fp);
+		first = false;
+		json_str(fp, c->keys[k]);
+		fputc(':', fp);
+		if (idx == MF_REPORT_LSPR)
+			json_opt_str(fp, mf_lspr_name(r->lspr));
 		else
-			fputs("null", fp);
-		fputs(",\"interval_start\":", fp);
-		if (g->has_start) {
-			mf_time_format(g->start_us, tbuf, sizeof(tbuf));
-			json_str(fp, tbuf);
-		} else {
-			fputs("null", fp);
-		}
-		fputs(",\"interval_seconds\":", fp);
-		json_num(fp, r->interval);
-		fputs(",\"machine\":", fp);
-		json_str(fp, g->family->display);
-		fprintf(fp, ",\"cpus\":%llu,\"cpus_expected\":%llu,\"metrics\":{", (unsigned long long)mf_group_cpus(g),
-			(unsigned long long)expected[i]);
-		for (k = 0, first = true; k < nkeys; k++) {
-			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
-			if (idx == -1)
-				continue; /* not defined on this family: absent */
-			if (!first)
-				fputc(',', fp);
-			first = false;
-			json_str(fp, keys[k]);
-			fputc(':', fp);
-			if (idx == MF_REPORT_LSPR)
-				json_opt_str(fp, mf_lspr_name(r->lspr));
-			else
-				json_num(fp, r->value[idx]);
-		}
-		fputs("}}", fp);
+			json_num(fp, r->value[idx]);
 	}
-	fprintf(fp, "%s],\"rows\":%llu,\"skipped_rows\":%llu", rep->ngroups ? "\n" : "",
-		(unsigned long long)rep->rows_read, (unsigned long long)rep->rows_skipped);
+	fputs("}}", fp);
+}
+
+/* Counts: rows, skipped, duplicates, what --top and a selection left out. */
+static void put_counts(FILE *fp, const struct mf_report *rep)
+{
+	bool first = true;
+	size_t k;
+	fprintf(fp, ",\"rows\":%llu,\"skipped_rows\":%llu", (unsigned long long)rep->rows_read,
+		(unsigned long long)rep->rows_skipped);
 	fprintf(fp, ",\"duplicates\":%llu", (unsigned long long)rep->duplicates);
-	/* The warnings, then every reason something read was dropped. */
+	if (rep->groups_cut)
+		fprintf(fp, ",\"groups_not_shown\":%llu", (unsigned long long)rep->groups_cut);
+	if (!rep->selected)
+		return;
+	fputs(",\"left_out\":{", fp);
+	for (k = 1; k < MF_SELECT_NREASONS; k++) {
+		if (!rep->left_out[k])
+			continue;
+		fprintf(fp, "%s\"%s\":%llu", first ? "" : ",", mf_select_key((enum mf_select_why)k),
+			(unsigned long long)rep->left_out[k]);
+		first = false;
+	}
+	fputc('}', fp);
+}
+
+/* The warnings, then every reason something read was dropped. */
+static void put_warnings(FILE *fp, const struct mf_report *rep)
+{
+	size_t i, k, nw = 0;
 	fputs(",\"warnings\":[", fp);
 	for (i = 0; i < rep->nwarnings; i++) {
 		if (nw++)
@@ -126,44 +187,75 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 			mf_strbuf_free(&sb);
 		}
 	}
-	fputs("],\"inputs\":[", fp);
-	for (i = 0; i < rep->ninputs; i++) {
-		const struct mf_input *in = &rep->inputs[i];
-		bool smf = strcmp(in->format, "smf") == 0;
+	fputc(']', fp);
+}
+
+/* What was read from each input: format, samples, records by kind, what was dropped. */
+static void put_input(FILE *fp, const struct mf_input *in)
+{
+	bool smf = strcmp(in->format, "smf") == 0;
+	size_t k, nw = 0;
+	fputs("{\"file\":", fp);
+	json_str(fp, in->file);
+	fputs(",\"format\":", fp);
+	json_str(fp, in->format);
+	fprintf(fp, ",\"samples\":%llu,\"records\":{", (unsigned long long)in->samples);
+	for (k = 0; k < in->nrecords; k++) {
+		if (k)
+			fputc(',', fp);
+		json_str(fp, in->records[k].what);
+		fprintf(fp, ":%llu", (unsigned long long)in->records[k].n);
+	}
+	fputs("},\"dropped\":{", fp);
+	if (in->skipped) {
+		fprintf(fp, "\"bad %s skipped\":%llu", smf ? "records" : "rows", (unsigned long long)in->skipped);
+		nw++;
+	}
+	if (in->duplicates)
+		fprintf(fp, "%s\"duplicate samples\":%llu", nw++ ? "," : "", (unsigned long long)in->duplicates);
+	for (k = 0; k < in->ndropped; k++) {
+		if (nw++)
+			fputc(',', fp);
+		json_str(fp, in->dropped[k].what);
+		fprintf(fp, ":%llu", (unsigned long long)in->dropped[k].n);
+	}
+	fputs("}}", fp);
+}
+
+int mf_out_json(FILE *fp, const struct mf_report *rep)
+{
+	struct cols c;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	c.keys = mf_report_keys(rep, &c.nkeys);
+	c.map = c.keys ? mf_report_key_map(rep, c.keys, c.nkeys) : NULL;
+	c.expected = malloc((rep->ngroups + 1) * sizeof(*c.expected));
+	c.nextra = mf_report_extra_keys(rep, c.extra);
+	if (!c.keys || !c.map || !c.expected) {
+		free(c.keys);
+		free(c.map);
+		free(c.expected);
+		return MF_ENOMEM;
+	}
+	mf_report_cpus_expected(rep, c.expected);
+	put_period(fp, rep);
+	fputs(",\"groups\":[", fp);
+	for (i = 0; i < rep->ngroups; i++) {
 		fputs(i ? ",\n" : "\n", fp);
-		fputs("{\"file\":", fp);
-		json_str(fp, in->file);
-		fputs(",\"format\":", fp);
-		json_str(fp, in->format);
-		fprintf(fp, ",\"samples\":%llu,\"records\":{", (unsigned long long)in->samples);
-		for (k = 0; k < in->nrecords; k++) {
-			if (k)
-				fputc(',', fp);
-			json_str(fp, in->records[k].what);
-			fprintf(fp, ":%llu", (unsigned long long)in->records[k].n);
-		}
-		fputs("},\"dropped\":{", fp);
-		nw = 0;
-		if (in->skipped) {
-			fprintf(fp, "\"bad %s skipped\":%llu", smf ? "records" : "rows",
-				(unsigned long long)in->skipped);
-			nw++;
-		}
-		if (in->duplicates) {
-			fprintf(fp, "%s\"duplicate samples\":%llu", nw++ ? "," : "",
-				(unsigned long long)in->duplicates);
-		}
-		for (k = 0; k < in->ndropped; k++) {
-			if (nw++)
-				fputc(',', fp);
-			json_str(fp, in->dropped[k].what);
-			fprintf(fp, ":%llu", (unsigned long long)in->dropped[k].n);
-		}
-		fputs("}}", fp);
+		put_group(fp, rep, &c, i);
+	}
+	fprintf(fp, "%s]", rep->ngroups ? "\n" : "");
+	put_counts(fp, rep);
+	put_warnings(fp, rep);
+	fputs(",\"inputs\":[", fp);
+	for (i = 0; i < rep->ninputs; i++) {
+		fputs(i ? ",\n" : "\n", fp);
+		put_input(fp, &rep->inputs[i]);
 	}
 	fprintf(fp, "%s]}\n", rep->ninputs ? "\n" : "");
-	free(keys);
-	free(map);
-	free(expected);
+	free(c.keys);
+	free(c.map);
+	free(c.expected);
 	return ferror(fp) ? MF_EIO : 0;
 }

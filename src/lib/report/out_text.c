@@ -126,20 +126,39 @@ static void free_table(struct table *t)
 	free(t->right);
 }
 
+/* The text of a group's key column (MF_BY_* bit), "-" when the group has none. */
+static char *key_cell(const struct mf_report *rep, const struct mf_group *g, unsigned bit)
+{
+	const char *s = NULL;
+	char tbuf[48];
+	switch (bit) {
+	case MF_BY_SYSTEM: s = mf_strtab_get(rep->tab, g->system); return s ? text_dup(s) : strdup("-");
+	case MF_BY_LPAR: s = mf_strtab_get(rep->tab, g->lpar); return s ? text_dup(s) : strdup("-");
+	case MF_BY_POOL: s = mf_pool_name(g->pool); return strdup(s ? s : "-");
+	case MF_BY_CPU: return g->cpu >= 0 ? dupf("%lld", (long long)g->cpu) : strdup("-");
+	case MF_BY_INTERVAL:
+		if (!g->has_start)
+			return strdup("-");
+		mf_report_time(rep, g, g->start_us, tbuf, sizeof(tbuf));
+		return strdup(tbuf);
+	default: s = mf_report_key_text(rep, g, bit, tbuf, sizeof(tbuf)); return s ? text_dup(s) : strdup("-");
+	}
+}
+
 /* Builds one table of the given keys; returns -1 on ENOMEM. */
 static int build(const struct mf_report *rep, const char **keys, size_t nkeys, struct table *t)
 {
-	static const char *const idname[] = {"system", "lpar", "pool", "interval", "cpu"};
-	static const unsigned idbit[] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL, MF_BY_INTERVAL, MF_BY_CPU};
-	size_t nid = 0, i, k, c;
-	unsigned ids = 0;
+	unsigned idbit[7] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
+	size_t nid = 0, nbits = 3, i, k, c;
 	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 
-	for (k = 0; k < 5; k++)
-		if (rep->by & idbit[k]) {
-			ids |= 1u << k;
-			nid++;
-		}
+	/* The key columns: system, LPAR, pool, then the file and calendar bucket, interval and CPU. */
+	nbits += mf_report_extra_keys(rep, idbit + nbits);
+	idbit[nbits++] = MF_BY_INTERVAL;
+	idbit[nbits++] = MF_BY_CPU;
+	for (k = 0; k < nbits; k++)
+		if (rep->by & idbit[k])
+			idbit[nid++] = idbit[k];
 	t->ncols = nid + 2 + nkeys; /* ids, machine, cpus, metrics */
 	t->nrows = rep->ngroups + 2;
 	t->cell = calloc(t->ncols * t->nrows, sizeof(*t->cell));
@@ -150,9 +169,8 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 	}
 	mf_report_cpus_expected(rep, expected);
 	c = 0;
-	for (k = 0; k < 5; k++)
-		if (ids & (1u << k))
-			t->cell[c++] = strdup(idname[k]);
+	for (k = 0; k < nid; k++)
+		t->cell[c++] = strdup(mf_by_name(idbit[k]));
 	t->cell[c++] = strdup("machine");
 	t->right[c] = true;
 	t->cell[c++] = strdup("cpus");
@@ -177,27 +195,8 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 		const struct mf_result *r = &rep->results[i];
 		const struct mf_group *g = r->group;
 		char **row = &t->cell[(i + 2) * t->ncols];
-		char tbuf[48];
-		c = 0;
-		if (ids & 1u) {
-			const char *s = mf_strtab_get(rep->tab, g->system);
-			row[c++] = s ? text_dup(s) : strdup("-");
-		}
-		if (ids & 2u) {
-			const char *s = mf_strtab_get(rep->tab, g->lpar);
-			row[c++] = s ? text_dup(s) : strdup("-");
-		}
-		if (ids & 4u) {
-			const char *s = mf_pool_name(g->pool);
-			row[c++] = strdup(s ? s : "-");
-		}
-		if (ids & 8u) {
-			if (g->has_start)
-				mf_time_format(g->start_us, tbuf, sizeof(tbuf));
-			row[c++] = strdup(g->has_start ? tbuf : "-");
-		}
-		if (ids & 16u)
-			row[c++] = g->cpu >= 0 ? dupf("%lld", (long long)g->cpu) : strdup("-");
+		for (c = 0; c < nid; c++)
+			row[c] = key_cell(rep, g, idbit[c]);
 		row[c++] = strdup(g->family->display);
 		/* An interval short of its system's CPUs (lost data): "3 of 4", not a dip in load. */
 		if (mf_group_cpus(g) < expected[i])
@@ -242,7 +241,7 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		goto out;
 	}
 	for (k = 0; k < nkeys; k++) {
-		if (is_headline(keys[k]))
+		if (is_headline(keys[k]) || rep->columns) /* --metrics: one table, as asked */
 			k1[n1++] = keys[k];
 		else
 			k2[n2++] = keys[k];
@@ -252,6 +251,12 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		memcpy(k1, k2, n2 * sizeof(*k1));
 		n1 = n2;
 		n2 = 0;
+	}
+	{
+		char line[256];
+		mf_report_period_line(rep, line, sizeof(line));
+		if (line[0])
+			fprintf(fp, "%s\n\n", line);
 	}
 	if (rep->ngroups) {
 		struct table t;
@@ -282,6 +287,16 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 			(unsigned long long)rep->rows_skipped, rep->rows_skipped == 1 ? "" : "s");
 	for (i = 0; i < rep->nreasons; i++)
 		put_text(fp, "  skipped ", rep->reason_count[i], rep->reason[i], 0);
+	if (rep->groups_cut)
+		fprintf(fp, "%llu group%s below the top of %s series not shown (--top)\n",
+			(unsigned long long)rep->groups_cut, rep->groups_cut == 1 ? "" : "s",
+			rep->groups_cut == 1 ? "its" : "their");
+	{
+		char line[1024];
+		mf_report_left_out_text(rep, line, sizeof(line));
+		if (line[0])
+			fprintf(fp, "%s\n", line);
+	}
 	if (rep->input_summary && rep->input_summary[0])
 		put_text(fp, "", 0, rep->input_summary, MF_ESCAPE_TEXT_KEEP_NL);
 	for (i = 0; i < rep->nwarnings; i++)

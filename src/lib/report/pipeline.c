@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,34 @@ struct mf_pipeline {
 	struct mf_input *inputs;
 	size_t ninputs, capinputs, nfiles, ngroups;
 	struct mf_result *res;
+	struct mf_result *shown; /* --sort/--top: the results in the order shown (copies pointing into res) */
 	uint64_t rows;
+	uint64_t left_out[MF_SELECT_NREASONS];
+	uint64_t no_offset; /* --tz smf: samples without a local offset of their own */
+	uint8_t *seen;      /* by strtab id: a kept sample named this system */
+	size_t nseen, nsystems;
 };
+
+/* Counts the distinct systems of the samples kept. */
+static int see_system(struct mf_pipeline *p, uint32_t id)
+{
+	if (!id)
+		return 0;
+	if (id >= p->nseen) {
+		size_t n = (size_t)id * 2 + 64;
+		uint8_t *s = realloc(p->seen, n);
+		if (!s)
+			return MF_ENOMEM;
+		memset(s + p->nseen, 0, n - p->nseen);
+		p->seen = s;
+		p->nseen = n;
+	}
+	if (!p->seen[id]) {
+		p->seen[id] = 1;
+		p->nsystems++;
+	}
+	return 0;
+}
 
 /* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
 static void by_keys_text(unsigned by, char *buf, size_t size)
@@ -96,6 +123,7 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 		return NULL;
 	}
 	mf_grouper_set_max_groups(p->grp, opts->max_groups);
+	mf_grouper_set_tz(p->grp, opts->tz);
 	p->ro.kb = opts->kb;
 	p->ro.format = opts->format;
 	p->ro.family = opts->family;
@@ -116,7 +144,9 @@ static void skipped(struct mf_pipeline *p, struct mf_input *in, const char *reas
 /* Groups s: 0, or the code that stops (in e, and told). */
 static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const char *file, struct mf_error *e)
 {
-	int got = mf_grouper_add(p->grp, s);
+	int got = see_system(p, s->system);
+	if (!got)
+		got = mf_grouper_add(p->grp, s);
 	if (got == MF_ELIMIT) {
 		char at[64] = "", keys[96], msg[512];
 		if (s->line > 0)
@@ -141,7 +171,21 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 {
 	const struct mf_sample *s = p->s;
 	bool smf = strcmp(mf_reader_format(r), "smf") == 0;
-	int got = mf_dedup_check(p->dd, file, s, e);
+	int got;
+
+	p->s->input = (uint32_t)p->ninputs + 1;
+	if (p->o.select) {
+		enum mf_select_why why = mf_select_check(p->o.select, s, p->tab);
+		if (why != MF_SELECT_KEEP) {
+			p->rows++;
+			in->samples++;
+			p->left_out[why]++;
+			return 0;
+		}
+	}
+	if (p->o.tz && mf_tz_per_record(p->o.tz) && !s->has_offset)
+		p->no_offset++;
+	got = mf_dedup_check(p->dd, file, s, e);
 
 	if (got >= 0) {
 		p->rows++;
@@ -273,6 +317,91 @@ unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
 	return p->notes.skipped;
 }
 
+/* The sort value of a result: its --sort metric, NaN when its family has none. */
+static double sort_value(const struct mf_result *r, const char *metric)
+{
+	int m = mf_family_metric(r->group->family, metric);
+	return m >= 0 ? r->value[m] : NAN;
+}
+
+struct ranked {
+	const struct mf_result *r;
+	const char *system, *lpar;
+	double v;
+	size_t i;
+};
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	return strcmp(a, b);
+}
+
+/* The series (every key but the time keys), then the value, highest first, NaN last, then report order. */
+static int cmp_series(const struct ranked *a, const struct ranked *b)
+{
+	const struct mf_group *x = a->r->group, *y = b->r->group;
+	int c;
+	if (x->family != y->family)
+		return strcmp(x->family->key, y->family->key);
+	if (x->input != y->input)
+		return x->input < y->input ? -1 : 1;
+	if ((c = cmp_str(a->system, b->system)) || (c = cmp_str(a->lpar, b->lpar)))
+		return c;
+	if (x->pool != y->pool)
+		return x->pool < y->pool ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return 0;
+}
+
+static int cmp_ranked(const void *pa, const void *pb)
+{
+	const struct ranked *a = pa, *b = pb;
+	int c = cmp_series(a, b);
+	if (c)
+		return c;
+	if (isnan(a->v) != isnan(b->v))
+		return isnan(a->v) ? 1 : -1;
+	if (!isnan(a->v) && a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* --sort and --top: p->shown holds the results in the order shown, *n how many. */
+static int rank_results(struct mf_pipeline *p, size_t *n)
+{
+	struct ranked *rk = malloc((p->ngroups + 1) * sizeof(*rk));
+	size_t i, out = 0, run = 0;
+	free(p->shown);
+	p->shown = malloc((p->ngroups + 1) * sizeof(*p->shown));
+	if (!rk || !p->shown) {
+		free(rk);
+		return MF_ENOMEM;
+	}
+	for (i = 0; i < p->ngroups; i++) {
+		rk[i].r = &p->res[i];
+		rk[i].system = mf_strtab_get(p->tab, p->res[i].group->system);
+		rk[i].lpar = mf_strtab_get(p->tab, p->res[i].group->lpar);
+		rk[i].v = p->o.sort ? sort_value(&p->res[i], p->o.sort) : NAN;
+		rk[i].i = i;
+	}
+	if (p->o.sort)
+		qsort(rk, p->ngroups, sizeof(*rk), cmp_ranked);
+	for (i = 0; i < p->ngroups; i++) {
+		run = i && cmp_series(&rk[i - 1], &rk[i]) == 0 ? run + 1 : 0;
+		if (p->o.top && run >= p->o.top)
+			continue;
+		p->shown[out++] = *rk[i].r;
+	}
+	free(rk);
+	*n = out;
+	return 0;
+}
+
 int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 {
 	struct mf_group *const *groups;
@@ -292,10 +421,26 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->by = p->o.by;
 	rep->ngroups = p->ngroups;
 	rep->results = p->res;
+	if (p->o.sort || p->o.top) {
+		/* The period stays that of everything read, not of the groups shown. */
+		mf_report_fix_period(rep);
+		if (rank_results(p, &rep->ngroups))
+			return MF_ENOMEM;
+		rep->results = p->shown;
+		rep->groups_cut = p->ngroups - rep->ngroups;
+	}
+	rep->columns = p->o.columns;
+	rep->ncolumns = p->o.ncolumns;
 	rep->rows_read = p->rows;
 	rep->ninputs = p->ninputs;
 	rep->inputs = p->inputs;
 	rep->duplicates = mf_dedup_duplicates(p->dd);
+	if (p->no_offset)
+		mf_notes_warn(&p->notes,
+			      "%llu sample%s carry no local time offset of their own (--tz smf takes it from SMF "
+			      "records): %s times are UTC",
+			      (unsigned long long)p->no_offset, p->no_offset == 1 ? "" : "s",
+			      p->no_offset == 1 ? "its" : "their");
 	mf_notes_report(&p->notes, rep);
 	rep->rows_skipped = p->notes.skipped;
 	rep->nreasons = p->notes.nreasons;
@@ -306,6 +451,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->nfiles = p->nfiles;
 	rep->input_summary = mf_strbuf_str(&p->summary);
 	rep->metrics = p->o.metrics;
+	rep->tz = p->o.tz;
+	rep->nsystems = p->nsystems;
+	rep->selected = p->o.select && mf_select_active(p->o.select);
+	memcpy(rep->left_out, p->left_out, sizeof(rep->left_out));
 	return 0;
 }
 
@@ -315,10 +464,12 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	if (!p)
 		return;
 	mf_results_free(p->res, p->ngroups);
+	free(p->shown);
 	mf_grouper_free(p->grp);
 	mf_dedup_free(p->dd);
 	mf_strtab_free(p->tab);
 	free(p->s);
+	free(p->seen);
 	for (i = 0; i < p->ninputs; i++)
 		mf_input_free(&p->inputs[i]);
 	free(p->inputs);

@@ -6,9 +6,9 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 gzip -c ../data/small-s1.smf >"$t/small-s1.smf.gz"
 echo "== one dump"
-"$MFSTAT" report -q --by system -f csv ../data/small-s1.smf | cut -d, -f1,6,8,10,18
+"$MFSTAT" report -q --by system -f csv ../data/small-s1.smf | cut -d, -f1,8,10,12,20
 echo "== the same dump twice, plain and gzip: the same LPARCPU"
-"$MFSTAT" report --by system -f csv ../data/small-s1.smf "$t/small-s1.smf.gz" 2>"$t/err" | cut -d, -f1,6,8,10,18
+"$MFSTAT" report --by system -f csv ../data/small-s1.smf "$t/small-s1.smf.gz" 2>"$t/err" | cut -d, -f1,8,10,12,20
 echo "exit ${PIPESTATUS[0]}"
 cat "$t/err"
 head='system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1'
@@ -32,4 +32,4 @@ echo "exit ${PIPESTATUS[0]}"
 echo "== samples without a system name are never taken for copies (two perf runs)"
 { echo "cpu,machine,cpsp,interval_start,interval_seconds,B0,B1"
   echo "0,z16,1000,2025-01-01T00:00:00Z,900,450000000000,1"; } >"$t/nosys.csv"
-"$MFSTAT" report -q --by "" -f csv "$t/nosys.csv" "$t/nosys.csv" | cut -d, -f6,8,18
+"$MFSTAT" report -q --by "" -f csv "$t/nosys.csv" "$t/nosys.csv" | cut -d, -f8,10,20

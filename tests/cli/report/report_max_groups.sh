@@ -5,7 +5,7 @@
 echo "exit $?"
 "$MFSTAT" report --max-groups 2 --by interval,cpu ../data/z16-two-pools.csv
 echo "exit $?"
-"$MFSTAT" report --max-groups 2 --by system -f csv ../data/small-s1.smf | cut -d, -f1,8
+"$MFSTAT" report --max-groups 2 --by system -f csv ../data/small-s1.smf | cut -d, -f1,10
 echo "exit $?"
 "$MFSTAT" report --max-groups 0 --by interval,cpu -f csv ../data/z16-two-pools.csv | wc -l
 echo "exit $?"

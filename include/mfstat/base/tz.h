@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef MFSTAT_TZ_H
+#define MFSTAT_TZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mfstat/base/error.h"
+
+/*
+ * Time zones for reports (--tz) and the calendar (hour, day, ISO week, month,
+ * hour of the day, weekday) in them.  Base layer: no global state, no TZ
+ * environment variable, no locale; an IANA zone is read from the system time
+ * zone database (TZif files, RFC 8536) by this module itself.
+ */
+
+struct mf_tz;
+
+/*
+ * Opens the zone spec names:
+ *   "UTC" (also "Z", "GMT"), a fixed offset "+hh:mm", "-hh:mm", "+hhmm" or "+hh"
+ *   (at most 14 hours), "smf" (the offset each SMF record carries: mf_tz_offset
+ *   then returns 0 and readers give each sample its own), or an IANA name such
+ *   as "Europe/Berlin" read from dir (NULL: $TZDIR, else /usr/share/zoneinfo).
+ * Returns 0, MF_EUSAGE for a spec that is none of these (err says why), or
+ * MF_EFORMAT for a zone file that is not valid TZif (err names it and the byte
+ * offset), or MF_ENOMEM.  The zone is the caller's: free with mf_tz_free.
+ */
+int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err);
+void mf_tz_free(struct mf_tz *tz);
+
+/* The zone's name as the report shows it: "UTC", "+02:00", "Europe/Berlin" or "smf". */
+const char *mf_tz_name(const struct mf_tz *tz);
+
+/* True for "smf": the offset comes with each record, not from the zone. */
+bool mf_tz_per_record(const struct mf_tz *tz);
+
+/* True for UTC (times are written with "Z"). */
+bool mf_tz_is_utc(const struct mf_tz *tz);
+
+/* The offset from UTC in seconds (east positive) at the instant utc_us (Unix microseconds). */
+int32_t mf_tz_offset(const struct mf_tz *tz, int64_t utc_us);
+
+/*
+ * The instant of a local wall-clock time (Unix microseconds as if the zone were
+ * UTC).  A time skipped by a change to summer time is taken with the offset
+ * before the change; a repeated hour gives its first instant.
+ */
+int64_t mf_tz_utc_of_local(const struct mf_tz *tz, int64_t local_us);
+
+/*
+ * Formats utc_us at offset off_s as ISO 8601: "2025-04-10T10:15:00+02:00", or
+ * with utc set "2025-04-10T08:15:00Z" (fractions of a second as .ffffff).
+ */
+void mf_time_format_at(int64_t utc_us, int32_t off_s, bool utc, char *buf, size_t n);
+
+/* Calendar buckets of local time (--by hour, day, week, month, hour-of-day, weekday). */
+enum mf_cal {
+	MF_CAL_HOUR,        /* each hour: "2025-04-10T08" */
+	MF_CAL_DAY,         /* each day: "2025-04-10" */
+	MF_CAL_WEEK,        /* each ISO week, Monday first: "2025-W15" */
+	MF_CAL_MONTH,       /* each month: "2025-04" */
+	MF_CAL_HOUR_OF_DAY, /* the hour of the day across days: "08" */
+	MF_CAL_WEEKDAY      /* the day of the week across weeks: "Mon" */
+};
+
+/*
+ * The bucket of a local time (Unix microseconds as if the zone were UTC) as a
+ * number that sorts in calendar order: hours or days since 1970-01-01 (a week
+ * by its Monday), months since year 0, 0-23, or 0 (Monday) to 6 (Sunday).
+ */
+int64_t mf_cal_key(enum mf_cal c, int64_t local_us);
+
+/* Writes the bucket key as the names above show. */
+void mf_cal_format(enum mf_cal c, int64_t key, char *buf, size_t n);
+
+/* The weekday (0 Monday .. 6 Sunday) and hour (0-23) of a local time. */
+int mf_cal_weekday(int64_t local_us);
+int mf_cal_hour(int64_t local_us);
+
+#endif

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/* mfstat diff: two periods, files or machines compared (options and printing; the work is mf_diff's). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mfstat/report/diff.h"
+
+#define MAX_SHOWN_SKIPS 10
+
+static const char diff_help[] =
+	"Usage: mfstat diff [OPTIONS] BEFORE AFTER\n"
+	"       mfstat diff [OPTIONS] --before FROM/TO --after FROM/TO INPUT\n"
+	"\n"
+	"Compares two periods, two sets of files or two machines (a migration): the\n"
+	"groups of each side are matched on their keys (not their machine family),\n"
+	"and every metric is shown before, after, with its change and percent change,\n"
+	"with the LSPR class before and after.  BEFORE, AFTER and INPUT are a file or\n"
+	"a comma-separated list of files.\n"
+	"\n"
+	"Options:\n"
+	"  --before FROM/TO   the period before, from INPUT (times as --from and --to\n"
+	"                     of mfstat report take them; a date alone is midnight in\n"
+	"                     --tz)\n"
+	"  --after FROM/TO    the period after, from INPUT\n"
+	"  --by LIST          match on any of system,lpar,pool,cpu (default\n"
+	"                     system,pool; no time key: each side is one period)\n"
+	"  --metrics LIST     the metrics to compare, in this order (default: every\n"
+	"                     metric the families report)\n"
+	"  -f, --format FMT   text (default), csv (one row per group and metric), json\n"
+	"                     or html (one page, the findings first)\n"
+	"  -o, --output FILE  write to FILE instead of standard output (never to an\n"
+	"                     input; replaced only when complete)\n"
+	"  --tz ZONE          time zone: UTC (default), +hh:mm, a name or smf\n"
+	"  --system LIST      keep these systems on both sides\n"
+	"  --pool LIST        keep these pools on both sides\n"
+	"  --hours H1-H2      keep intervals starting in these hours (8-17)\n"
+	"  --weekdays LIST    keep intervals starting on these days (Mon-Fri)\n"
+	"  --machine F        family or machine type for rows whose data names none\n"
+	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
+	"                     ones\n"
+	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
+	"  --skip-bad-rows    skip rows or records with bad data, counting them\n"
+	"  -q, --quiet        no warnings on standard error\n"
+	"  -h, --help         this help\n";
+
+struct diff_opts {
+	const char *format, *out, *machine, *tables, *metrics, *before, *after;
+	struct cli_period period;
+	bool skip;
+	unsigned by;
+	double mem_peak;
+	char **sides[2]; /* the files of each side, NULL-terminated */
+};
+
+struct diag_state {
+	const char *side;
+	unsigned long long shown;
+};
+
+static void diff_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	struct diag_state *st = ctx;
+	switch (kind) {
+	case MF_PIPELINE_SKIPPED:
+		if (st->shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
+			cli_diag(e, "skipped");
+		break;
+	case MF_PIPELINE_ERROR: cli_diag(e, "error"); break;
+	case MF_PIPELINE_FAILED: cli_err("diff: %s: %s", st->side, e->msg); break;
+	case MF_PIPELINE_HINT: fprintf(stderr, "mfstat: %s\n", e->msg); break;
+	}
+}
+
+/* A comma-separated list of files as an array (NULL-terminated; the strings point into one copy in [0]'s block). */
+static char **split_files(const char *s)
+{
+	size_t n = 1, i = 0;
+	const char *p;
+	char *copy, **v, *tok, *save = NULL;
+	for (p = s; *p; p++)
+		n += *p == ',';
+	copy = strdup(s);
+	v = calloc(n + 2, sizeof(*v));
+	if (!copy || !v) {
+		free(copy);
+		free(v);
+		return NULL;
+	}
+	v[0] = copy; /* kept for free_files, even when the list is empty */
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		v[1 + i++] = tok;
+	return v;
+}
+
+static void free_files(char **v)
+{
+	if (v)
+		free(v[0]);
+	free(v);
+}
+
+/* --by for diff: the keys without a time key or file.  -1 to go on, else the exit status. */
+static int parse_by(const char *s, unsigned *by)
+{
+	size_t bad;
+	int got = mf_by_parse(s, by, &bad);
+	if (got == 0 && (*by & (MF_BY_TIME | MF_BY_FILE)) == 0)
+		return -1;
+	if (got == -1) {
+		cli_err("diff: --by: '%s' is not one of system,lpar,pool,cpu", s + bad);
+	} else {
+		cli_err("diff: --by: '%s' has a time key or file: the groups of the two sides are matched on "
+			"system, lpar, pool and cpu (each side is one period)",
+			s);
+	}
+	return EXIT_USAGE;
+}
+
+/* Checks what follows the options; the sides into o->sides.  -1 to go on, else the exit status. */
+static int take_inputs(int argc, char **argv, struct diff_opts *o)
+{
+	int need = o->before ? 1 : 2, k, dashes = 0;
+	size_t i;
+	if ((o->before != NULL) != (o->after != NULL)) {
+		cli_err("diff: --before and --after go together (or give two inputs, BEFORE and AFTER)");
+		return EXIT_USAGE;
+	}
+	if (argc - optind != need) {
+		cli_err(need == 1 ? "diff: with --before and --after give one input (a file or a comma-separated list)"
+				  : "diff: give two inputs, BEFORE and AFTER (each a file or a comma-separated list), "
+				    "or one with --before FROM/TO --after FROM/TO");
+		fputs("Try 'mfstat diff --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+	for (k = 0; k < 2; k++) {
+		o->sides[k] = split_files(argv[optind + (need == 2 ? k : 0)]);
+		if (!o->sides[k]) {
+			cli_err("out of memory");
+			return EXIT_DATA;
+		}
+		if (!o->sides[k][1]) {
+			cli_err("diff: %s names no file", k ? "AFTER" : "BEFORE");
+			return EXIT_USAGE;
+		}
+		for (i = 1; o->sides[k][i]; i++) {
+			dashes += strcmp(o->sides[k][i], "-") == 0;
+			if (o->out && cli_same_file(o->out, o->sides[k][i])) {
+				cli_err("diff: -o %s names the input %s: refusing to overwrite an input", o->out,
+					o->sides[k][i]);
+				return EXIT_USAGE;
+			}
+		}
+	}
+	if (dashes > 1) {
+		cli_err("diff: standard input (-) can be read only once");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Parses diff's options into o: -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, struct diff_opts *o)
+{
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"machine", required_argument, NULL, 'm'},
+					     {"by", required_argument, NULL, 'b'},
+					     {"skip-bad-rows", no_argument, NULL, 's'},
+					     {"skip-bad-records", no_argument, NULL, 's'},
+					     {"tables", required_argument, NULL, 'T'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"mem-peak", required_argument, NULL, 'M'},
+					     {"tz", required_argument, NULL, 256},
+					     {"system", required_argument, NULL, 259},
+					     {"pool", required_argument, NULL, 260},
+					     {"hours", required_argument, NULL, 261},
+					     {"weekdays", required_argument, NULL, 262},
+					     {"metrics", required_argument, NULL, 265},
+					     {"before", required_argument, NULL, 266},
+					     {"after", required_argument, NULL, 267},
+					     {NULL, 0, NULL, 0}};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->format = "text";
+	o->mem_peak = NAN;
+	o->by = MF_BY_SYSTEM | MF_BY_POOL;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->format = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'm': o->machine = optarg; break;
+		case 'b':
+			if (parse_by(optarg, &o->by) >= 0)
+				return EXIT_USAGE;
+			break;
+		case 's': o->skip = true; break;
+		case 'T': o->tables = optarg; break;
+		case 'q': cli_quiet = true; break;
+		case 256: o->period.tz = optarg; break;
+		case 259: o->period.system = optarg; break;
+		case 260: o->period.pool = optarg; break;
+		case 261: o->period.hours = optarg; break;
+		case 262: o->period.weekdays = optarg; break;
+		case 265: o->metrics = optarg; break;
+		case 266: o->before = optarg; break;
+		case 267: o->after = optarg; break;
+		case 'M':
+			o->mem_peak = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->mem_peak > 0)) {
+				cli_err("diff: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h': fputs(diff_help, stdout); return EXIT_OK;
+		case ':':
+			cli_err("diff: option %s needs a value", argv[optind - 1]);
+			fputs("Try 'mfstat diff --help'.\n", stderr);
+			return EXIT_USAGE;
+		default:
+			cli_err("diff: option %s is not known", argv[optind - 1]);
+			fputs("Try 'mfstat diff --help'.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!mf_diff_writer(o->format)) {
+		cli_err("diff: -f must be text, csv, json or html, not '%s'", o->format);
+		return EXIT_USAGE;
+	}
+	return take_inputs(argc, argv, o);
+}
+
+/*
+ * The selection of one side: the common one, with --before or --after's range
+ * for side k when given.  -1 to go on, else the exit status.
+ */
+static int side_select(const struct diff_opts *o, int k, const struct mf_tz *tz, struct mf_select *sel)
+{
+	const char *range = k ? o->after : o->before;
+	if (!range)
+		return -1;
+	if (mf_diff_parse_range(range, tz, &sel->from_us, &sel->to_us)) {
+		cli_err("diff: --%s: '%s' is not a range FROM/TO such as 2025-04-07/2025-04-10 or "
+			"2025-04-07T08:00:00Z/2025-04-07T17:00:00Z (TO after FROM)",
+			k ? "after" : "before", range);
+		return EXIT_USAGE;
+	}
+	sel->has_from = sel->has_to = true;
+	return -1;
+}
+
+/* Runs the pipeline of side k over its files into *rep.  Returns 0, else the exit status (said). */
+static int run_side(const struct diff_opts *o, int k, const struct mf_pipeline_opts *base, const struct mf_select *sel,
+		    struct mf_pipeline **pl, struct mf_report *rep, struct diag_state *st)
+{
+	struct mf_pipeline_opts po = *base;
+	char text[1024];
+	size_t i;
+
+	st->side = k ? "after" : "before";
+	po.ctx = st;
+	po.select = mf_select_active(sel) ? sel : NULL;
+	*pl = mf_pipeline_new(&po);
+	if (!*pl) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	for (i = 1; o->sides[k][i]; i++) {
+		struct mf_error e;
+		int got = mf_pipeline_add_file(*pl, o->sides[k][i], &e);
+		if (got)
+			return cli_exit_for(got);
+	}
+	if (mf_pipeline_finish(*pl, rep)) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	if (rep->rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
+		cli_warn("%s: %llu more rows skipped (not shown)", st->side,
+			 (unsigned long long)(rep->rows_skipped - MAX_SHOWN_SKIPS));
+	mf_report_left_out_text(rep, text, sizeof(text));
+	if (rep->ngroups == 0) {
+		cli_err("diff: nothing to compare %s%s%s", k ? "after" : "before", text[0] ? ": " : " (no data)", text);
+		return EXIT_DATA;
+	}
+	for (i = 0; i < rep->nwarnings; i++)
+		cli_warn("%s: %s", st->side, rep->warnings[i]);
+	return 0;
+}
+
+/* Both sides read, compared and written.  Returns the exit status. */
+static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *base, const struct mf_select *sel)
+{
+	struct mf_pipeline *pl[2] = {NULL, NULL};
+	struct mf_report rep[2];
+	struct diag_state st[2] = {{0}, {0}};
+	struct mf_select side[2];
+	struct mf_diff *d = NULL;
+	struct mf_error e;
+	int k, rc = EXIT_OK, got;
+	FILE *fp;
+
+	for (k = 0; k < 2 && rc == EXIT_OK; k++) {
+		side[k] = *sel;
+		rc = side_select(o, k, sel->tz, &side[k]);
+		rc = rc >= 0 ? rc : run_side(o, k, base, &side[k], &pl[k], &rep[k], &st[k]);
+	}
+	if (rc != EXIT_OK)
+		goto out;
+	got = mf_diff_new(&rep[0], &rep[1], o->metrics, &d, &e);
+	if (got) {
+		cli_err("diff: %s", e.msg);
+		rc = cli_exit_for(got);
+		goto out;
+	}
+	fp = cli_open_out(o->out);
+	if (!fp) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	got = mf_diff_writer(o->format)(fp, d);
+	if (got == MF_ENOMEM)
+		cli_err("out of memory");
+	rc = cli_close_out(fp, o->out);
+	if (got && !rc)
+		rc = EXIT_DATA;
+out:
+	mf_diff_free(d);
+	mf_pipeline_free(pl[0]);
+	mf_pipeline_free(pl[1]);
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_opts o;
+	struct mf_pipeline_opts po;
+	struct mf_kb *kb = NULL;
+	struct mf_tz *tz = NULL;
+	struct mf_select sel;
+	int rc = parse_opts(argc, argv, &o);
+
+	if (rc >= 0)
+		goto out;
+	rc = cli_period_setup(&o.period, "diff", &tz, &sel);
+	if (rc >= 0)
+		goto out;
+	kb = cli_load_kb(o.tables);
+	if (!kb) {
+		rc = EXIT_DATA;
+		goto out;
+	}
+	memset(&po, 0, sizeof(po));
+	po.kb = kb;
+	po.by = o.by;
+	po.skip_bad = o.skip;
+	po.metrics.mem_peak_gbs = o.mem_peak;
+	po.diag = diff_diag;
+	po.tz = tz;
+	if (o.machine && (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
+			  po.family == mf_kb_generic(kb))) {
+		cli_err("diff: unknown machine '%s' (see mfstat machines)", o.machine);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = compare(&o, &po, &sel);
+out:
+	free_files(o.sides[0]);
+	free_files(o.sides[1]);
+	mf_kb_free(kb);
+	mf_tz_free(tz);
+	return rc;
+}

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/* Two reports compared: groups matched on their non-time keys, metrics before and after, findings. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mfstat/report/diff.h"
+#include "mfstat/report/select.h"
+
+/* A group's key, its names looked up in its own report's string table. */
+struct keyed {
+	const struct mf_result *r;
+	const char *system, *lpar;
+	int pool;
+	int64_t cpu;
+	size_t i; /* report order, the last tie-break */
+};
+
+static int cmp_name(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+/* The non-time keys only: system, LPAR, pool, CPU. */
+static int cmp_key(const struct keyed *a, const struct keyed *b)
+{
+	int c;
+	if ((c = cmp_name(a->system, b->system)) || (c = cmp_name(a->lpar, b->lpar)))
+		return c;
+	if (a->pool != b->pool)
+		return a->pool < b->pool ? -1 : 1;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return 0;
+}
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+	int c = cmp_key(a, b);
+	if (c)
+		return c;
+	if (a->r->group->family != b->r->group->family)
+		return strcmp(a->r->group->family->key, b->r->group->family->key);
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The results of rep with their keys, sorted by key then family. */
+static struct keyed *keyed_results(const struct mf_report *rep)
+{
+	struct keyed *k = malloc((rep->ngroups + 1) * sizeof(*k));
+	size_t i;
+	if (!k)
+		return NULL;
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_group *g = rep->results[i].group;
+		k[i].r = &rep->results[i];
+		k[i].system = mf_strtab_get(rep->tab, g->system);
+		k[i].lpar = mf_strtab_get(rep->tab, g->lpar);
+		k[i].pool = g->pool;
+		k[i].cpu = g->cpu;
+		k[i].i = i;
+	}
+	qsort(k, rep->ngroups, sizeof(*k), cmp_keyed);
+	return k;
+}
+
+static bool family_present(const struct mf_report *rep, const struct mf_family *fam)
+{
+	size_t i;
+	for (i = 0; i < rep->ngroups; i++)
+		if (rep->results[i].group->family == fam)
+			return true;
+	return false;
+}
+
+/* Every metric (not LSPR) that a family present on either side reports, in the knowledge base's order. */
+static int default_metrics(struct mf_diff *d)
+{
+	const struct mf_kb *kb = d->before->kb;
+	size_t k, f;
+	d->metrics = malloc((kb->nkeys + 1) * sizeof(*d->metrics));
+	if (!d->metrics)
+		return MF_ENOMEM;
+	for (k = 0; k < kb->nkeys; k++) {
+		if (strcmp(kb->keys[k], "LSPR") == 0)
+			continue;
+		for (f = 0; f < kb->nfamilies; f++) {
+			const struct mf_family *fam = &kb->families[f];
+			if (mf_report_key_index(fam, kb->keys[k]) >= 0 &&
+			    (family_present(d->before, fam) || family_present(d->after, fam))) {
+				d->metrics[d->nmetrics++] = kb->keys[k];
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The metrics named in list (comma-separated), by their knowledge-base spelling; LSPR is skipped. */
+static int listed_metrics(struct mf_diff *d, const char *list, struct mf_error *err)
+{
+	const struct mf_kb *kb = d->before->kb;
+	const char *p = list;
+	d->metrics = malloc((strlen(list) / 2 + 2) * sizeof(*d->metrics));
+	if (!d->metrics)
+		return MF_ENOMEM;
+	for (;;) {
+		size_t len = strcspn(p, ","), f;
+		char name[128];
+		const char *found = NULL;
+		if (len == 0 || len >= sizeof(name)) {
+			err->code = MF_EUSAGE;
+			snprintf(err->msg, sizeof(err->msg), "--metrics: '%s' has an empty or overlong name", list);
+			return MF_EUSAGE;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		for (f = 0; f < kb->nfamilies && !found; f++) {
+			int m = mf_family_metric(&kb->families[f], name);
+			if (m >= 0)
+				found = kb->families[f].metrics[m].name;
+		}
+		if (!found && strcasecmp(name, "LSPR") != 0) {
+			err->code = MF_EUSAGE;
+			snprintf(err->msg, sizeof(err->msg), "--metrics: '%s' is not a metric of any family", name);
+			return MF_EUSAGE;
+		}
+		if (found)
+			d->metrics[d->nmetrics++] = found;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static double metric_value(const struct mf_result *r, const char *name, bool *defined)
+{
+	int m = r ? mf_family_metric(r->group->family, name) : -1;
+	*defined = m >= 0;
+	return m >= 0 ? r->value[m] : NAN;
+}
+
+/* Fills a group's values and LSPR; a one-sided group gets no values. */
+static int fill_group(const struct mf_diff *d, struct mf_diff_group *g)
+{
+	size_t k;
+	g->lspr_before = g->before ? g->before->lspr : MF_LSPR_NONE;
+	g->lspr_after = g->after ? g->after->lspr : MF_LSPR_NONE;
+	g->lspr_moved =
+		g->lspr_before != MF_LSPR_NONE && g->lspr_after != MF_LSPR_NONE && g->lspr_before != g->lspr_after;
+	if (!g->before || !g->after)
+		return 0;
+	g->values = calloc(d->nmetrics + 1, sizeof(*g->values));
+	if (!g->values)
+		return MF_ENOMEM;
+	for (k = 0; k < d->nmetrics; k++) {
+		struct mf_diff_value *v = &g->values[k];
+		v->before = metric_value(g->before, d->metrics[k], &v->in_before);
+		v->after = metric_value(g->after, d->metrics[k], &v->in_after);
+		v->delta = v->after - v->before;
+		v->percent = isnan(v->delta) || v->before == 0 ? NAN : v->delta / fabs(v->before) * 100;
+	}
+	return 0;
+}
+
+/* Pairs one run of equal keys: the same family first, then the rest in order; the others one-sided. */
+static void pair_run(struct mf_diff *d, const struct keyed *b, size_t nb, const struct keyed *a, size_t na)
+{
+	bool used_b[8] = {false}, used_a[8] = {false};
+	size_t i, j, pass;
+	if (nb > 8 || na > 8) { /* more families than any machine has: pair in order */
+		for (i = 0; i < nb || i < na; i++) {
+			if (i < nb && i < na)
+				d->groups[d->ngroups++] = (struct mf_diff_group){.before = b[i].r, .after = a[i].r};
+			else if (i < nb)
+				d->only_before[d->nonly_before++] = (struct mf_diff_group){.before = b[i].r};
+			else
+				d->only_after[d->nonly_after++] = (struct mf_diff_group){.after = a[i].r};
+		}
+		return;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < nb; i++)
+			for (j = 0; j < na && !used_b[i]; j++) {
+				if (used_a[j] || (pass == 0 && b[i].r->group->family != a[j].r->group->family))
+					continue;
+				used_b[i] = used_a[j] = true;
+				d->groups[d->ngroups++] = (struct mf_diff_group){.before = b[i].r, .after = a[j].r};
+			}
+	for (i = 0; i < nb; i++)
+		if (!used_b[i])
+			d->only_before[d->nonly_before++] = (struct mf_diff_group){.before = b[i].r};
+	for (j = 0; j < na; j++)
+		if (!used_a[j])
+			d->only_after[d->nonly_after++] = (struct mf_diff_group){.after = a[j].r};
+}
+
+/* Walks both sorted sides at once, run of equal keys by run. */
+static void match(struct mf_diff *d, const struct keyed *b, size_t nb, const struct keyed *a, size_t na)
+{
+	size_t i = 0, j = 0;
+	while (i < nb || j < na) {
+		size_t ei = i, ej = j;
+		int c = i == nb ? 1 : j == na ? -1 : cmp_key(&b[i], &a[j]);
+		if (c <= 0)
+			while (ei < nb && cmp_key(&b[ei], &b[i]) == 0)
+				ei++;
+		if (c >= 0)
+			while (ej < na && cmp_key(&a[ej], &a[j]) == 0)
+				ej++;
+		pair_run(d, b + i, ei - i, a + j, ej - j);
+		i = ei;
+		j = ej;
+	}
+}
+
+int mf_diff_new(const struct mf_report *before, const struct mf_report *after, const char *metrics,
+		struct mf_diff **out, struct mf_error *err)
+{
+	struct mf_diff *d = calloc(1, sizeof(*d));
+	struct keyed *kb = keyed_results(before), *ka = keyed_results(after);
+	size_t n = before->ngroups + after->ngroups + 1, i;
+	int rc = MF_ENOMEM;
+
+	mf_error_clear(err);
+	*out = NULL;
+	if (!d || !kb || !ka)
+		goto fail;
+	d->before = before;
+	d->after = after;
+	d->by = before->by & ~(unsigned)MF_BY_TIME;
+	rc = metrics ? listed_metrics(d, metrics, err) : default_metrics(d);
+	if (rc)
+		goto fail;
+	rc = MF_ENOMEM;
+	d->groups = calloc(n, sizeof(*d->groups));
+	d->only_before = calloc(n, sizeof(*d->only_before));
+	d->only_after = calloc(n, sizeof(*d->only_after));
+	if (!d->groups || !d->only_before || !d->only_after)
+		goto fail;
+	match(d, kb, before->ngroups, ka, after->ngroups);
+	for (i = 0; i < d->ngroups; i++)
+		if (fill_group(d, &d->groups[i]))
+			goto fail;
+	for (i = 0; i < d->nonly_before; i++)
+		fill_group(d, &d->only_before[i]);
+	for (i = 0; i < d->nonly_after; i++)
+		fill_group(d, &d->only_after[i]);
+	free(kb);
+	free(ka);
+	*out = d;
+	return 0;
+fail:
+	if (rc == MF_ENOMEM) {
+		err->code = MF_ENOMEM;
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+	}
+	free(kb);
+	free(ka);
+	mf_diff_free(d);
+	return rc;
+}
+
+void mf_diff_free(struct mf_diff *d)
+{
+	size_t i;
+	if (!d)
+		return;
+	for (i = 0; d->groups && i < d->ngroups; i++)
+		free(d->groups[i].values);
+	free(d->groups);
+	free(d->only_before);
+	free(d->only_after);
+	free(d->metrics);
+	free(d);
+}
+
+int mf_diff_parse_range(const char *s, const struct mf_tz *tz, int64_t *from_us, int64_t *to_us)
+{
+	const char *slash = strchr(s, '/');
+	char from[64];
+	if (!slash || slash == s || (size_t)(slash - s) >= sizeof(from) || strchr(slash + 1, '/'))
+		return -1;
+	memcpy(from, s, (size_t)(slash - s));
+	from[slash - s] = '\0';
+	if (mf_select_parse_time(from, tz, from_us) || mf_select_parse_time(slash + 1, tz, to_us))
+		return -1;
+	return *to_us > *from_us ? 0 : -1;
+}
+
+void mf_diff_group_name(const struct mf_diff *d, const struct mf_diff_group *g, char *buf, size_t n)
+{
+	const struct mf_result *r = g->before ? g->before : g->after;
+	const struct mf_report *rep = g->before ? d->before : d->after;
+	const char *sys = mf_strtab_get(rep->tab, r->group->system), *lpar = mf_strtab_get(rep->tab, r->group->lpar);
+	const char *pool = mf_pool_name(r->group->pool);
+	size_t used = 0;
+	buf[0] = '\0';
+#define PUT(...)                                                                                                       \
+	do {                                                                                                           \
+		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);                                                  \
+		if (k_ > 0 && (size_t)k_ < n - used)                                                                   \
+			used += (size_t)k_;                                                                            \
+	} while (0)
+	if (sys)
+		PUT("%s", sys);
+	if (lpar)
+		PUT("%s%s", used ? " / " : "", lpar);
+	if (pool)
+		PUT("%s%s", used ? " / " : "", pool);
+	if (r->group->cpu >= 0)
+		PUT("%sCPU %lld", used ? " / " : "", (long long)r->group->cpu);
+	if (!used)
+		PUT("all data");
+#undef PUT
+}
+
+/* ---- Findings ---- */
+
+/* Where L1 misses come from, nearest first, with the words for them. */
+static const struct {
+	const char *metric, *words;
+	bool near; /* the core's own caches: a move there is not what drives RNI */
+} sources[] = {
+	{"L15P", "the L1.5 cache", true},
+	{"L2P", "the core's L2", true},
+	{"L2LP", "the local L2", true},
+	{"L2RP", "a remote L2", false},
+	{"L3P", "an L3 on the same chip", false},
+	{"L4LP", "caches elsewhere on the same drawer", false},
+	{"L4RP", "caches on another drawer", false},
+	{"MEMP", "memory", false},
+};
+
+static int metric_index(const struct mf_diff *d, const char *name)
+{
+	size_t k;
+	for (k = 0; k < d->nmetrics; k++)
+		if (strcmp(d->metrics[k], name) == 0)
+			return (int)k;
+	return -1;
+}
+
+static int digits_of(const struct mf_diff_group *g, const char *name)
+{
+	const struct mf_family *fam = g->before->group->family;
+	int m = mf_family_metric(fam, name);
+	if (m < 0) {
+		fam = g->after->group->family;
+		m = mf_family_metric(fam, name);
+	}
+	return m >= 0 ? fam->metrics[m].digits : 3;
+}
+
+/* One metric of a matched group straight from its results (compared or not): false when either side lacks it. */
+static bool both_values(const struct mf_diff_group *g, const char *name, struct mf_diff_value *v)
+{
+	v->before = metric_value(g->before, name, &v->in_before);
+	v->after = metric_value(g->after, name, &v->in_after);
+	v->delta = v->after - v->before;
+	v->percent = isnan(v->delta) || v->before == 0 ? NAN : v->delta / fabs(v->before) * 100;
+	return !isnan(v->delta);
+}
+
+/*
+ * "more L1 misses sourced from memory (MEMP 1.76% -> 2.40%)": of the sources
+ * beyond the core's own caches, the one that moved most in direction dir (+1
+ * up, -1 down), by at least 0.01 points.  Returns the length written, 0 when
+ * none moved that way.
+ */
+static size_t explain_sourcing(const struct mf_diff_group *g, int dir, char *buf, size_t n)
+{
+	size_t s, best = SIZE_MAX;
+	double best_v = 0.01;
+	struct mf_diff_value v;
+	int dg;
+	for (s = 0; s < sizeof(sources) / sizeof(sources[0]); s++) {
+		if (sources[s].near || !both_values(g, sources[s].metric, &v))
+			continue;
+		if (v.delta * dir >= best_v) {
+			best_v = v.delta * dir;
+			best = s;
+		}
+	}
+	if (best == SIZE_MAX || !n)
+		return 0;
+	both_values(g, sources[best].metric, &v);
+	dg = digits_of(g, sources[best].metric);
+	return (size_t)snprintf(buf, n, "%s L1 misses sourced from %s (%s %.*f%% -> %.*f%%)",
+				dir > 0 ? "more" : "fewer", sources[best].words, sources[best].metric, dg, v.before, dg,
+				v.after);
+}
+
+/* Why an RNI move: the sourcing, or the families' different formulas. */
+static void why_rni(const struct mf_diff_group *g, int dir, char *buf, size_t n)
+{
+	const struct mf_family *fb = g->before->group->family, *fa = g->after->group->family;
+	if (explain_sourcing(g, dir, buf, n))
+		return;
+	if (fb != fa)
+		snprintf(buf, n, "%s sourcing beyond L2, weighed by the RNI formula of %s instead of %s's",
+			 dir > 0 ? "no more" : "no less", fa->display, fb->display);
+	else
+		buf[0] = '\0';
+}
+
+/* Why a CPI move: the instructions themselves, or the L1 misses (how many, and from where). */
+static void why_cpi(const struct mf_diff_group *g, int dir, char *buf, size_t n)
+{
+	struct mf_diff_value ev, fv, lv;
+	const struct mf_diff_value *e = both_values(g, "EST_INSTR_CMPLX_CPI", &ev) ? &ev : NULL;
+	const struct mf_diff_value *f = both_values(g, "FINITE_CPI", &fv) ? &fv : NULL;
+	const struct mf_diff_value *l1 = both_values(g, "L1MP", &lv) ? &lv : NULL;
+	size_t used = 0;
+	buf[0] = '\0';
+	if (e && f && fabs(e->delta) >= fabs(f->delta)) {
+		snprintf(buf, n,
+			 "mostly the instructions themselves (EST_INSTR_CMPLX_CPI %.3f -> %.3f), not the L1 misses",
+			 e->before, e->after);
+		return;
+	}
+	if (e && f)
+		used = (size_t)snprintf(buf, n, "mostly the L1 misses (FINITE_CPI %.3f -> %.3f)", f->before, f->after);
+	if (used < n && l1 && fabs(l1->percent) >= 1)
+		used += (size_t)snprintf(buf + used, n - used,
+					 "%s%s L1 misses per 100 instructions (L1MP %.3f -> %.3f)", used ? ", " : "",
+					 l1->delta > 0 ? "more" : "fewer", l1->before, l1->after);
+	if (used < n && used && n - used > 2 && explain_sourcing(g, dir, buf + used + 2, n - used - 2))
+		memcpy(buf + used, ", ", 2);
+	else if (used < n && !used)
+		explain_sourcing(g, dir, buf, n);
+}
+
+struct finding {
+	size_t group;
+	int metric; /* index into d->metrics; -1: the LSPR class */
+	double score;
+};
+
+static int cmp_finding(const void *pa, const void *pb)
+{
+	const struct finding *a = pa, *b = pb;
+	if ((a->metric < 0) != (b->metric < 0))
+		return a->metric < 0 ? -1 : 1;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	return (a->metric > b->metric) - (a->metric < b->metric);
+}
+
+/* One finding in words, into buf. */
+static void finding_text(const struct mf_diff *d, const struct finding *f, char *buf, size_t n)
+{
+	const struct mf_diff_group *g = &d->groups[f->group];
+	const struct mf_diff_value *v;
+	char name[200];
+	size_t used;
+	int dg;
+
+	mf_diff_group_name(d, g, name, sizeof(name));
+	if (f->metric < 0) {
+		used = (size_t)snprintf(buf, n, "%s: LSPR class %s -> %s", name, mf_lspr_name(g->lspr_before),
+					mf_lspr_name(g->lspr_after));
+		if (used < n)
+			snprintf(buf + used, n - used, " (L1MP %.3f -> %.3f, RNI %.3f -> %.3f)", g->before->lspr_l1mp,
+				 g->after->lspr_l1mp, g->before->lspr_rni, g->after->lspr_rni);
+		return;
+	}
+	v = &g->values[f->metric];
+	dg = digits_of(g, d->metrics[f->metric]);
+	used = (size_t)snprintf(buf, n, "%s: %s %s %.*f (%.*f -> %.*f, %+.1f%%)", name, d->metrics[f->metric],
+				v->delta > 0 ? "up" : "down", dg, fabs(v->delta), dg, v->before, dg, v->after,
+				v->percent);
+	if (used + 2 >= n)
+		return;
+	if (strcmp(d->metrics[f->metric], "CPI") == 0)
+		why_cpi(g, v->delta > 0 ? 1 : -1, buf + used + 2, n - used - 2);
+	else if (strcmp(d->metrics[f->metric], "RNI") == 0)
+		why_rni(g, v->delta > 0 ? 1 : -1, buf + used + 2, n - used - 2);
+	else
+		return;
+	if (buf[used + 2])
+		memcpy(buf + used, ": ", 2);
+}
+
+size_t mf_diff_findings(const struct mf_diff *d, size_t max, void (*fn)(void *ctx, const char *text), void *ctx)
+{
+	static const char *const watched[] = {"CPI", "RNI", "L1MP", "LPARCPU"};
+	struct finding *f = malloc((d->ngroups * 5 + 1) * sizeof(*f));
+	size_t i, k, nf = 0;
+	if (!f)
+		return 0;
+	for (i = 0; i < d->ngroups; i++) {
+		const struct mf_diff_group *g = &d->groups[i];
+		if (g->lspr_moved)
+			f[nf++] = (struct finding){i, -1, 0};
+		for (k = 0; k < sizeof(watched) / sizeof(watched[0]); k++) {
+			int m = metric_index(d, watched[k]);
+			if (m >= 0 && !isnan(g->values[m].percent) && fabs(g->values[m].percent) >= 1)
+				f[nf++] = (struct finding){i, m, fabs(g->values[m].percent)};
+		}
+	}
+	qsort(f, nf, sizeof(*f), cmp_finding);
+	for (i = 0; i < nf && i < max; i++) {
+		char text[1024];
+		finding_text(d, &f[i], text, sizeof(text));
+		fn(ctx, text);
+	}
+	free(f);
+	return nf;
+}

@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" diff --help

@@ -1,0 +1,8 @@
+#!/bin/bash
+# --tz smf: the local offset each SMF record carries (header time against the TOD clock; here
+# -05:00, written by gensmf --utc-offset -300): six hours from 20:00 local cut into two local
+# days; the same dump in UTC for comparison; and a CSV, which carries no offsets (a warning).
+"$MFSTAT" report --tz smf --by system,day -f csv ../data/local-minus5.smf | cut -d, -f1,5-9
+"$MFSTAT" report --tz smf --by system,interval ../data/local-minus5.smf | head -1
+"$MFSTAT" report --by system,day -f csv ../data/local-minus5.smf | cut -d, -f1,5-9
+"$MFSTAT" report --tz smf --by "" -f csv ../data/week-2sys.csv.gz | cut -d, -f6,7
