@@ -74,6 +74,9 @@ static const char report_help[] =
 	"  --top N            with --sort: the first N groups of each series\n"
 	"  --metrics LIST     these metric columns, in this order (and LSPR for the\n"
 	"                     class); text: one table\n"
+	"  --html-intervals W the interval tables of -f html: peaks (default: the\n"
+	"                     busiest intervals of each series by LPARCPU), none or\n"
+	"                     all\n"
 	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
 	"                     counting them by reason; also --skip-bad-records\n"
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
@@ -95,7 +98,22 @@ struct report_opts {
 	unsigned by;
 	double mem_peak;
 	unsigned long long max_groups;
+	enum mf_html_rows html_rows;
 };
+
+/* --html-intervals: 0, or -1 with the error said. */
+static int parse_html_rows(const char *s, enum mf_html_rows *rows)
+{
+	static const char *const names[] = {"peaks", "none", "all"}; /* in enum mf_html_rows order */
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*rows = (enum mf_html_rows)i;
+			return 0;
+		}
+	cli_err("report: --html-intervals must be none, peaks or all, not '%s'", s);
+	return -1;
+}
 
 /* Parses report's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
 static int parse_opts(int argc, char **argv, struct report_opts *o)
@@ -123,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"sort", required_argument, NULL, 263},
 					     {"top", required_argument, NULL, 264},
 					     {"metrics", required_argument, NULL, 265},
+					     {"html-intervals", required_argument, NULL, 266},
 					     {NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -155,6 +174,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 262: o->period.weekdays = optarg; break;
 		case 263: o->sort = optarg; break;
 		case 265: o->metrics = optarg; break;
+		case 266:
+			if (parse_html_rows(optarg, &o->html_rows))
+				return EXIT_USAGE;
+			break;
 		case 264: {
 			char *end;
 			errno = 0;
@@ -375,6 +398,7 @@ int cmd_report(int argc, char **argv)
 	po.ctx = &st;
 	po.tz = tz;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
+	po.keep_intervals = strcmp(o.format, "html") == 0; /* the page draws every series over its intervals */
 	rc = check_metrics(kb, &o, &cols, &ncols);
 	if (rc >= 0)
 		goto out;
@@ -420,6 +444,7 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_DATA;
 		goto out;
 	}
+	rep.html_rows = o.html_rows;
 	if (o.verbose)
 		explain_unavailable(&rep);
 	for (i = 0; i < rep.nwarnings; i++)

@@ -302,11 +302,34 @@ static void writer_table(void **state)
 	assert_null(mf_writer_find(NULL));
 }
 
+/* The HTML page's interval tables keep the peak intervals: the k highest, NaN lowest, ties to the earlier, in time order. */
+static void html_peaks(void **state)
+{
+	const double v[] = {5, NAN, 9, 1, 9, 7, NAN, 3};
+	size_t idx[8], n;
+	(void)state;
+	n = mf_html_peaks(v, 8, 3, idx);
+	assert_int_equal(n, 3);
+	assert_int_equal(idx[0], 2); /* 9 */
+	assert_int_equal(idx[1], 4); /* 9, after the first 9 */
+	assert_int_equal(idx[2], 5); /* 7 */
+	n = mf_html_peaks(v, 8, 7, idx);
+	assert_int_equal(n, 7); /* every number, then the first NaN */
+	assert_int_equal(idx[0], 0);
+	assert_int_equal(idx[1], 1);
+	assert_int_equal(idx[6], 7);
+	assert_int_equal(mf_html_peaks(v, 8, 20, idx), 8);
+	assert_int_equal(idx[7], 7);
+	assert_int_equal(mf_html_peaks(v, 8, 0, idx), 0);
+	assert_int_equal(mf_html_peaks(v, 0, 3, idx), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_reload),      cmocka_unit_test(csv_shape),   cmocka_unit_test(text_shape),
 		cmocka_unit_test(lost_cpus_marked), cmocka_unit_test(json_inputs), cmocka_unit_test(writer_table),
+		cmocka_unit_test(html_peaks),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

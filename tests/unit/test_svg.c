@@ -294,6 +294,37 @@ static void time_3days(void **state)
 	check_chart("time_3days", &c, 0);
 }
 
+/* The same days in a zone two hours east: ticks on local midnights and noons, day labels with the
+ * year, a caption with the year and zone, and a dashed line at 4 engines (400 %) above the data. */
+static void time_zone_ref(void **state)
+{
+	enum { N = 3 * 96 };
+	double x[N], y[N];
+	struct mf_svg_series s = {"SYSA GCP", "#1f77b4", y};
+	struct mf_svg_chart c = chart_init();
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < N; i++) {
+		x[i] = 1741046400.0 + 900.0 * (double)i; /* 2025-03-04T00:00:00Z */
+		y[i] = 100 + (double)(i * 37 % 50) + (double)(i / 12);
+	}
+	c.title = "LPARCPU, 3 days, +02:00";
+	c.y_label = "%";
+	c.n = N;
+	c.x = x;
+	c.x_is_time = true;
+	c.x_offset = 7200;
+	c.x_zone = "+02:00";
+	c.nseries = 1;
+	c.series = &s;
+	c.y_min = 0;
+	c.ref_label = "4 engines";
+	c.ref_y = 400;
+	c.max_points = 168;
+	check_chart("time_zone_ref", &c, 0);
+}
+
 /* Five stacked series over 12 hours, one value missing. */
 static void stacked_bars(void **state)
 {
@@ -524,9 +555,9 @@ static void hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(ticks),        cmocka_unit_test(line_basic),  cmocka_unit_test(time_3days),
-		cmocka_unit_test(stacked_bars), cmocka_unit_test(downsampled), cmocka_unit_test(line_clipped),
-		cmocka_unit_test(no_data),      cmocka_unit_test(hostile),
+		cmocka_unit_test(ticks),         cmocka_unit_test(line_basic),   cmocka_unit_test(time_3days),
+		cmocka_unit_test(time_zone_ref), cmocka_unit_test(stacked_bars), cmocka_unit_test(downsampled),
+		cmocka_unit_test(line_clipped),  cmocka_unit_test(no_data),      cmocka_unit_test(hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,19 @@ struct mf_reader;
 int mf_input_collect(struct mf_input *in, const char *file, struct mf_reader *r);
 void mf_input_free(struct mf_input *in);
 
+/* The interval tables of the HTML page (--html-intervals). */
+enum mf_html_rows {
+	MF_HTML_ROWS_PEAKS = 0, /* the peak intervals of each series (by LPARCPU), in time order */
+	MF_HTML_ROWS_NONE,      /* no interval tables */
+	MF_HTML_ROWS_ALL        /* every interval, up to a cap that keeps the peaks */
+};
+
+/*
+ * The k highest of v[0..n) (NaN lowest; ties: the earlier), their indices in
+ * ascending order into idx (room for k); returns how many (at most k and n).
+ */
+size_t mf_html_peaks(const double *v, size_t n, size_t k, size_t *idx);
+
 /* Everything a report writer needs; all borrowed. */
 struct mf_report {
 	const struct mf_kb *kb;
@@ -65,6 +78,12 @@ struct mf_report {
 	size_t nsystems;                                   /* distinct systems among the samples kept */
 	bool selected;                                     /* a selection (--from, --to, ...) was given */
 	uint64_t left_out[MF_SELECT_NREASONS];             /* samples it left out, by enum mf_select_why */
+	/* Per series (--by without its time key) and interval, in key order: mf_pipeline_opts.keep_intervals;
+	 * NULL when not kept.  Not cut by --top. */
+	const struct mf_result *interval_results;
+	size_t ninterval_results;
+	unsigned interval_by;        /* their MF_BY_* bits */
+	enum mf_html_rows html_rows; /* the interval rows of the HTML page (--html-intervals) */
 };
 
 /* Writes an instant in the report's zone (a group's own offset with "smf"): ISO 8601 with Z or +hh:mm. */

@@ -42,6 +42,13 @@ struct mf_pipeline_opts {
 	size_t top;                       /* --top N: the first N groups of each series after sorting; 0: all */
 	const char *const *columns;       /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
 	size_t ncolumns;
+	/*
+	 * Also group by interval within each series (--by without its time key,
+	 * plus interval), in the same pass: the report's interval_results, for
+	 * writers that draw time series whatever --by says (HTML).  Costs a
+	 * group per series and interval; beyond max_groups those are dropped.
+	 */
+	bool keep_intervals;
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;

@@ -41,6 +41,15 @@ struct mf_svg_chart {
 	size_t max_points;              /* downsample above this many points (0 = 600): buckets of
 	                               consecutive points, averaged (NaN ignored); bands take the
 	                               class of the bucket's majority */
+	/* Time axes in a zone: x_offset seconds are added to x for the ticks and their labels (ticks
+	 * fall on round local times); with x_zone set, day labels always carry the year and a caption
+	 * under the ticks gives the year(s) and the zone, "2025, times in UTC" (escaped). */
+	double x_offset;
+	const char *x_zone;
+	/* A dashed line across the plot at ref_y with ref_label at its right end (escaped), e.g. the
+	 * engine count; the automatic y range includes it.  NULL: none. */
+	const char *ref_label;
+	double ref_y;
 };
 
 /*

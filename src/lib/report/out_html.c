@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * HTML writer: one self-contained page (inline CSS and SVG, no script, nothing
- * fetched) with, per series (the groups of --by over their intervals),
- * charts of CPI, L1MP and RNI with the LSPR class as bands, LPARCPU, the
- * sourcing of L1 misses, a summary over the whole period (sums merged, then
- * divided) and the interval table; and findings in plain words.
+ * fetched) for a capacity planner: the period, findings in plain words, a
+ * summary table of every series side by side, then per series (the groups of
+ * --by without their time key) charts over its intervals, whatever --by says
+ * (the report's interval_results): CPI, L1MP and RNI with the LSPR class as
+ * bands, LPARCPU from 0 with a line at the engine count, the sourcing of L1
+ * misses; a table of the whole period (sums merged, then divided) and its
+ * peak intervals (--html-intervals); and a glossary of the metrics shown.
  */
 #include <ctype.h>
 #include <math.h>
@@ -18,6 +21,9 @@
 #include "mfstat/report/svg.h"
 
 #define MAX_TABLE_ROWS 500 /* interval rows per series in the page; the CSV has them all */
+#define PEAK_ROWS 10       /* --html-intervals peaks: the busiest intervals of each series */
+#define LINE_POINTS 168    /* points of a line chart, a week in hours (averaged buckets beyond) */
+#define BAR_POINTS 42      /* bars of the sourcing chart, a week in 4-hour bars */
 #define MAX_SERIES 200     /* series drawn; the rest are listed */
 
 static const char *const lspr_colors[3] = {"#2ca02c", "#ff7f0e", "#d62728"};
@@ -31,12 +37,15 @@ struct series {
 	const struct mf_result **pts; /* per-interval results, in time order */
 	struct mf_group *total;       /* merged over the period */
 	struct mf_result total_res;
+	uint64_t engines;   /* the most CPUs of an interval */
+	size_t peak;        /* the interval of the highest LPARCPU, or n when none */
+	double zone_offset; /* seconds east of UTC of the report's zone at its first interval */
 };
 
 static bool same_series(const struct mf_group *a, const struct mf_group *b)
 {
 	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
-	       a->cpu == b->cpu;
+	       a->cpu == b->cpu && a->input == b->input;
 }
 
 /* Text from the input or the tables, for element text and attribute values (include/mfstat/base/escape.h). */
@@ -90,18 +99,67 @@ static double val(const struct mf_result *r, const char *name)
 	return idx >= 0 ? r->value[idx] : NAN;
 }
 
-/* A line chart of some metrics of a series over its intervals, LSPR bands optional. */
-static void chart(struct mf_strbuf *sb, const struct series *s, const char *title, const char *ylabel,
-		  const char *const *names, size_t nnames, bool bands, bool stacked, const bool *gap)
+/* What every section of the page shares. */
+struct page {
+	const struct mf_report *rep;
+	const struct mf_result *src; /* the results drawn: per series and interval when kept, else the report's */
+	size_t nsrc;
+	unsigned src_by; /* their MF_BY_* bits */
+	const char **keys;
+	size_t nkeys;
+	int *map;                  /* per family and column: the metric, or -1 */
+	uint64_t *expected;        /* per result of src: the CPUs expected */
+	char zone[64];             /* the zone for the time axes */
+	struct mf_grouper *totals; /* holds the series' totals */
+};
+
+/* How a chart of a series looks. */
+struct look {
+	const char *title, *ylabel;
+	bool bands, stacked;
+	const bool *gap; /* points left out (NaN), or NULL */
+	bool engines;    /* from 0, with a line at the engine count */
+	size_t max_points;
+};
+
+static void chart_frame(struct mf_svg_chart *c, const struct page *pg, const struct series *s, const struct look *lk)
+{
+	memset(c, 0, sizeof(*c));
+	c->width = 760;
+	c->height = 240;
+	c->title = lk->title;
+	c->y_label = lk->ylabel;
+	c->n = s->n;
+	c->x_is_time = s->n && s->pts[0]->group->has_start;
+	c->x_offset = s->zone_offset;
+	c->x_zone = pg->zone;
+	c->stacked = lk->stacked;
+	c->y_min = c->y_max = NAN;
+	c->max_points = lk->max_points;
+	if (lk->stacked) {
+		c->y_min = 0;
+		c->y_max = 100;
+	}
+	if (lk->engines)
+		c->y_min = 0;
+	c->nbands = lk->bands ? 3 : 0;
+	c->band_names = lspr_names;
+	c->band_colors = lspr_colors;
+}
+
+/* A chart of some metrics of a series over its intervals. */
+static void chart(struct mf_strbuf *sb, const struct page *pg, const struct series *s, const char *const *names,
+		  size_t nnames, const struct look *lk)
 {
 	struct mf_svg_series ser[10];
 	double *x = malloc(s->n * sizeof(*x));
 	double *y = malloc(s->n * nnames * sizeof(*y));
-	int *band = bands ? malloc(s->n * sizeof(*band)) : NULL;
+	int *band = lk->bands ? malloc(s->n * sizeof(*band)) : NULL;
 	struct mf_svg_chart c;
+	char ref[64];
 	size_t i, k, used = 0;
 
-	if (!x || !y || (bands && !band))
+	if (!x || !y || (lk->bands && !band))
 		goto out;
 	for (i = 0; i < s->n; i++) {
 		x[i] = s->pts[i]->group->has_start ? (double)s->pts[i]->group->start_us / 1e6 : (double)i;
@@ -112,7 +170,7 @@ static void chart(struct mf_strbuf *sb, const struct series *s, const char *titl
 		if (mf_family_metric(s->first->family, names[k]) < 0)
 			continue;
 		for (i = 0; i < s->n; i++)
-			y[used * s->n + i] = gap && gap[i] ? NAN : val(s->pts[i], names[k]);
+			y[used * s->n + i] = lk->gap && lk->gap[i] ? NAN : val(s->pts[i], names[k]);
 		ser[used].name = names[k];
 		ser[used].color = palette[used % (sizeof(palette) / sizeof(palette[0]))];
 		ser[used].y = &y[used * s->n];
@@ -120,26 +178,16 @@ static void chart(struct mf_strbuf *sb, const struct series *s, const char *titl
 	}
 	if (!used)
 		goto out;
-	memset(&c, 0, sizeof(c));
-	c.width = 760;
-	c.height = 240;
-	c.title = title;
-	c.y_label = ylabel;
-	c.n = s->n;
+	chart_frame(&c, pg, s, lk);
 	c.x = x;
-	c.x_is_time = s->n && s->pts[0]->group->has_start;
 	c.nseries = used;
 	c.series = ser;
-	c.stacked = stacked;
-	c.y_min = c.y_max = NAN;
-	if (stacked) {
-		c.y_min = 0;
-		c.y_max = 100;
-	}
 	c.band = band;
-	c.nbands = band ? 3 : 0;
-	c.band_names = lspr_names;
-	c.band_colors = lspr_colors;
+	if (lk->engines && s->engines) {
+		snprintf(ref, sizeof(ref), "%llu engine%s", (unsigned long long)s->engines, s->engines == 1 ? "" : "s");
+		c.ref_label = ref;
+		c.ref_y = (double)s->engines * 100;
+	}
 	mf_strbuf_puts(sb, "<figure>");
 	mf_svg_chart(sb, &c);
 	mf_strbuf_puts(sb, "</figure>\n");
@@ -149,25 +197,26 @@ out:
 	free(band);
 }
 
-static void fmt_time(char *buf, size_t n, const struct mf_group *g)
+/* An interval's start in the report's zone, or "-". */
+static void fmt_time(const struct mf_report *rep, char *buf, size_t n, const struct mf_group *g)
 {
 	if (g->has_start)
-		mf_time_format(g->start_us, buf, n);
+		mf_report_time(rep, g, g->start_us, buf, n);
 	else
 		snprintf(buf, n, "-");
 }
-
 /* Findings: computed from the data, each with its numbers. */
-static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct series *ser, size_t nser)
+static void findings(struct mf_strbuf *sb, const struct page *pg, struct series *ser, size_t nser)
 {
+	const struct mf_report *rep = pg->rep;
 	const struct mf_result *top = NULL;
 	size_t i, k, bad = 0, items = 0;
 	char t[48];
 	const struct mf_result *first_bad = NULL;
 
 	mf_strbuf_puts(sb, "<h2>Findings</h2>\n<ul class=\"findings\">\n");
-	for (i = 0; i < rep->ngroups; i++) {
-		const struct mf_result *r = &rep->results[i];
+	for (i = 0; i < pg->nsrc; i++) {
+		const struct mf_result *r = &pg->src[i];
 		double rni = val(r, "RNI");
 		if (!isnan(rni) && (!top || rni > val(top, "RNI")))
 			top = r;
@@ -178,7 +227,7 @@ static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct s
 	}
 	if (top) {
 		static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
-		fmt_time(t, sizeof(t), top->group);
+		fmt_time(rep, t, sizeof(t), top->group);
 		mf_strbuf_printf(sb, "<li>The highest RNI is <b>%.3f</b>, in ", val(top, "RNI"));
 		series_name(sb, rep, top->group);
 		mf_strbuf_printf(sb, " at %s (L1MP %.2f, CPI %.3f). Where its level-1 misses were found:", t,
@@ -239,7 +288,7 @@ static void findings(struct mf_strbuf *sb, const struct mf_report *rep, struct s
 	}
 	if (bad) {
 		const struct mf_family *fam = first_bad->group->family;
-		fmt_time(t, sizeof(t), first_bad->group);
+		fmt_time(rep, t, sizeof(t), first_bad->group);
 		mf_strbuf_printf(sb,
 				 "<li class=\"warn\">%zu interval%s with inconsistent data: %s is out of its range "
 				 "(%.15g), first in ",
@@ -267,16 +316,8 @@ static const char css[] =
 	"td.AVERAGE{background:#fff0de}td.HIGH{background:#fadcdc}tr.short td{background:#f6f6f6}"
 	".warn{color:#a00}.note{color:#555;font-size:.85em}figure{margin:.5em 0}"
 	"ul.findings li{margin:.3em 0}"
+	"dl.glossary dt{font-weight:bold;margin-top:.4em}dl.glossary dd{margin-left:1.5em}"
 	"@media print{body{max-width:none}section{break-inside:avoid-page}details{display:block}}\n";
-
-/* What every section of the page shares: the report, its metric columns and the CPUs expected per group. */
-struct page {
-	const struct mf_report *rep;
-	const char **keys;
-	size_t nkeys;
-	int *map;           /* per family and column: the metric, or -1 */
-	uint64_t *expected; /* per group of the report */
-};
 
 /* Finds or appends the series of group r, then appends r to it. */
 static int add_to_series(struct series **ser, size_t *nser, size_t *cap, const struct mf_result *r)
@@ -311,13 +352,47 @@ static int add_to_series(struct series **ser, size_t *nser, size_t *cap, const s
 	return 0;
 }
 
-/* The whole period of each series: its groups merged in g (sum, then divide), and its metrics. */
-static int series_totals(const struct mf_report *rep, struct mf_grouper *g, struct series *ser, size_t nser)
+/* The seconds east of UTC of the report's zone at instant us (a group's own offset with "smf"). */
+static double zone_offset(const struct mf_report *rep, const struct mf_group *g, int64_t us)
 {
+	if (!rep->tz || mf_tz_is_utc(rep->tz))
+		return 0;
+	if (mf_tz_per_record(rep->tz))
+		return g->has_offset ? g->utc_offset_s : 0;
+	return mf_tz_offset(rep->tz, us);
+}
+
+/* Engines, peak and zone offset of a series (pg->expected is per result of pg->src). */
+static void series_facts(const struct page *pg, struct series *s)
+{
+	size_t i;
+	double best = NAN;
+	s->peak = s->n;
+	s->engines = 0;
+	for (i = 0; i < s->n; i++) {
+		uint64_t e = pg->expected[s->pts[i] - pg->src];
+		double v = val(s->pts[i], "LPARCPU");
+		if (e > s->engines)
+			s->engines = e;
+		if (!isnan(v) && (isnan(best) || v > best)) {
+			best = v;
+			s->peak = i;
+		}
+	}
+	s->zone_offset = s->n && s->pts[0]->group->has_start
+				 ? zone_offset(pg->rep, s->pts[0]->group, s->pts[0]->group->start_us)
+				 : 0;
+}
+
+/* The whole period of each series: its groups merged in g (sum, then divide), and its metrics. */
+static int series_totals(const struct page *pg, struct mf_grouper *g, struct series *ser, size_t nser)
+{
+	const struct mf_report *rep = pg->rep;
 	size_t ng, i, k;
 	struct mf_group *const *mg = mf_grouper_groups(g, rep->tab, &ng);
 	for (k = 0; k < nser; k++) {
 		struct series *s = &ser[k];
+		series_facts(pg, s);
 		for (i = 0; i < ng; i++)
 			if (same_series(mg[i], s->first))
 				s->total = mg[i];
@@ -332,20 +407,87 @@ static int series_totals(const struct mf_report *rep, struct mf_grouper *g, stru
 	return 0;
 }
 
+/* A metric of a result as a cell, with the family's decimals; n/a when missing. */
+static void metric_cell(struct mf_strbuf *sb, const struct mf_result *r, const char *name)
+{
+	int idx = r ? mf_family_metric(r->group->family, name) : -1;
+	if (idx < 0)
+		mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
+	else
+		num_cell(sb, r->group->family, idx, r);
+}
+
+/* The summary: every series side by side, over its whole period. */
+static void summary_table(struct mf_strbuf *sb, const struct page *pg, const struct series *ser, size_t nser)
+{
+	const struct mf_report *rep = pg->rep;
+	size_t k;
+	mf_strbuf_puts(sb,
+		       "<h2>Summary</h2>\n<p class=\"note\">Each series over its whole period: averages are the "
+		       "metrics of its summed counters; the peak is its busiest interval.</p>\n"
+		       "<div class=\"wide\"><table class=\"summary\"><tr><th class=\"id\">series</th>"
+		       "<th class=\"id\">period</th><th>intervals</th><th>engines</th><th>LPARCPU average</th>"
+		       "<th>LPARCPU peak</th><th class=\"id\">peak at</th><th>CPI</th><th>L1MP</th><th>RNI</th>"
+		       "<th>LSPR</th></tr>\n");
+	for (k = 0; k < nser; k++) {
+		const struct series *s = &ser[k];
+		const struct mf_result *tot = s->total ? &s->total_res : NULL;
+		int64_t a, b;
+		char ta[48], tb[48];
+		mf_strbuf_puts(sb, "<tr><td class=\"id\">");
+		series_name(sb, rep, s->first);
+		mf_strbuf_puts(sb, "</td><td class=\"id\">");
+		if (s->total && mf_group_period(s->total, &a, &b)) {
+			mf_report_time(rep, s->pts[0]->group, a, ta, sizeof(ta));
+			mf_report_time(rep, s->pts[s->n - 1]->group, b, tb, sizeof(tb));
+			mf_strbuf_printf(sb, "%s<br>to %s", ta, tb);
+		} else {
+			mf_strbuf_puts(sb, "-");
+		}
+		mf_strbuf_printf(sb, "</td><td>%zu</td><td>%llu</td>", s->n, (unsigned long long)s->engines);
+		metric_cell(sb, tot, "LPARCPU");
+		metric_cell(sb, s->peak < s->n ? s->pts[s->peak] : NULL, "LPARCPU");
+		if (s->peak < s->n)
+			fmt_time(rep, ta, sizeof(ta), s->pts[s->peak]->group);
+		mf_strbuf_printf(sb, "<td class=\"id\">%s</td>", s->peak < s->n ? ta : "-");
+		metric_cell(sb, tot, "CPI");
+		metric_cell(sb, tot, "L1MP");
+		metric_cell(sb, tot, "RNI");
+		if (tot)
+			num_cell(sb, s->total->family, MF_REPORT_LSPR, tot);
+		else
+			mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
+		mf_strbuf_puts(sb, "</tr>\n");
+	}
+	mf_strbuf_puts(sb, "</table></div>\n");
+}
+
 /* The charts of a series: CPI/L1MP/RNI, LPARCPU and sourcing for CPU-MF families, else the reported metrics. */
-static void series_charts(struct mf_strbuf *sb, const struct series *s, const bool *short_iv)
+static void series_charts(struct mf_strbuf *sb, const struct page *pg, const struct series *s, const bool *short_iv)
 {
 	const struct mf_family *fam = s->first->family;
+	struct look lk = {.max_points = LINE_POINTS};
 	if (fam->lspr) {
 		static const char *const main3[] = {"CPI", "L1MP", "RNI"};
 		static const char *const busy[] = {"LPARCPU"};
 		static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
-		chart(sb, s, "CPI, L1MP and RNI; background: LSPR class", NULL, main3, 3, true, false, NULL);
-		chart(sb, s,
-		      short_iv ? "LPARCPU (% of one engine); gaps: intervals short of CPUs (data lost)"
-			       : "LPARCPU (% of one engine)",
-		      "%", busy, 1, false, false, short_iv);
-		chart(sb, s, "Where L1 misses were sourced (% of L1 misses)", "%", src, 8, false, true, NULL);
+		lk.title = "CPI, L1MP and RNI; background: LSPR class";
+		lk.bands = true;
+		chart(sb, pg, s, main3, 3, &lk);
+		lk.title = short_iv ? "LPARCPU (% of one engine; 100 % per engine); gaps: intervals short of CPUs "
+				      "(data lost)"
+				    : "LPARCPU (% of one engine; 100 % per engine)";
+		lk.ylabel = "%";
+		lk.bands = false;
+		lk.gap = short_iv;
+		lk.engines = true;
+		chart(sb, pg, s, busy, 1, &lk);
+		memset(&lk, 0, sizeof(lk));
+		lk.title = "Where L1 misses were sourced (% of L1 misses)";
+		lk.ylabel = "%";
+		lk.stacked = true;
+		lk.max_points = BAR_POINTS;
+		chart(sb, pg, s, src, 8, &lk);
 	} else {
 		/* Other families: their reported metrics, a few per chart. */
 		const char *names[6];
@@ -355,23 +497,122 @@ static void series_charts(struct mf_strbuf *sb, const struct series *s, const bo
 				continue;
 			names[nn++] = fam->metrics[fam->report[j]].name;
 			if (nn == 3 || j + 1 == fam->nreport) {
-				chart(sb, s, NULL, NULL, names, nn, false, false, NULL);
+				chart(sb, pg, s, names, nn, &lk);
 				nn = 0;
 			}
 		}
 		if (nn)
-			chart(sb, s, NULL, NULL, names, nn, false, false, NULL);
+			chart(sb, pg, s, names, nn, &lk);
 	}
 }
 
-/* The table of a series: the whole period, then up to MAX_TABLE_ROWS intervals. */
-static void series_table(struct mf_strbuf *sb, const struct page *pg, const struct series *s, const bool *short_iv)
+struct ranked_iv {
+	double v;
+	size_t i;
+};
+
+static int cmp_ranked_iv(const void *pa, const void *pb)
+{
+	const struct ranked_iv *a = pa, *b = pb;
+	if (isnan(a->v) != isnan(b->v))
+		return isnan(a->v) ? 1 : -1;
+	if (!isnan(a->v) && a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_index(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	return (a > b) - (a < b);
+}
+
+size_t mf_html_peaks(const double *v, size_t n, size_t k, size_t *idx)
+{
+	struct ranked_iv *rk;
+	size_t i;
+	if (k > n)
+		k = n;
+	if (!k)
+		return 0;
+	rk = malloc(n * sizeof(*rk));
+	if (!rk) { /* the first k, rather than nothing */
+		for (i = 0; i < k; i++)
+			idx[i] = i;
+		return k;
+	}
+	for (i = 0; i < n; i++) {
+		rk[i].v = v[i];
+		rk[i].i = i;
+	}
+	qsort(rk, n, sizeof(*rk), cmp_ranked_iv);
+	for (i = 0; i < k; i++)
+		idx[i] = rk[i].i;
+	free(rk);
+	qsort(idx, k, sizeof(*idx), cmp_index);
+	return k;
+}
+
+/* One interval row of a series' table. */
+static void interval_row(struct mf_strbuf *sb, const struct page *pg, const struct series *s, const int *map, size_t i,
+			 const bool *short_iv)
+{
+	const struct mf_family *fam = s->first->family;
+	char t[48];
+	size_t j;
+	fmt_time(pg->rep, t, sizeof(t), s->pts[i]->group);
+	if (short_iv && short_iv[i])
+		mf_strbuf_printf(sb,
+				 "<tr class=\"short\"><td class=\"id\">%s <span class=\"warn\">(%llu of "
+				 "%llu CPUs: data lost)</span></td>",
+				 t, (unsigned long long)mf_group_cpus(s->pts[i]->group),
+				 (unsigned long long)pg->expected[s->pts[i] - pg->src]);
+	else
+		mf_strbuf_printf(sb, "<tr><td class=\"id\">%s%s</td>", t, i == s->peak ? " (peak)" : "");
+	for (j = 0; j < pg->nkeys; j++)
+		if (map[j] != -1)
+			num_cell(sb, fam, map[j], s->pts[i]);
+	mf_strbuf_puts(sb, "</tr>\n");
+}
+
+/* The intervals a series' table shows (--html-intervals), their indices into idx; how many. */
+static size_t table_rows(const struct page *pg, const struct series *s, size_t *idx, size_t *cap)
+{
+	enum mf_html_rows mode = pg->rep->html_rows;
+	size_t i, k = mode == MF_HTML_ROWS_NONE ? 0 : mode == MF_HTML_ROWS_ALL ? MAX_TABLE_ROWS : PEAK_ROWS;
+	double *v;
+	*cap = k;
+	if (s->n <= k) {
+		for (i = 0; i < s->n; i++)
+			idx[i] = i;
+		return s->n;
+	}
+	v = malloc(s->n * sizeof(*v));
+	if (!v) {
+		for (i = 0; i < k; i++)
+			idx[i] = i;
+		return k;
+	}
+	for (i = 0; i < s->n; i++)
+		v[i] = val(s->pts[i], "LPARCPU");
+	k = mf_html_peaks(v, s->n, k, idx);
+	free(v);
+	return k;
+}
+
+/* The table of a series: the whole period, then the intervals --html-intervals asks for. */
+static int series_table(struct mf_strbuf *sb, const struct page *pg, const struct series *s, const bool *short_iv)
 {
 	const struct mf_report *rep = pg->rep;
 	const struct mf_family *fam = s->first->family;
 	const int *map = pg->map + (size_t)(fam - rep->kb->families) * pg->nkeys;
-	size_t i, j, rows;
+	size_t *idx = malloc((s->n + 1) * sizeof(*idx));
+	size_t i, rows, cap;
+	bool busy = mf_family_metric(fam, "LPARCPU") >= 0;
 
+	if (!idx)
+		return MF_ENOMEM;
+	rows = table_rows(pg, s, idx, &cap);
 	mf_strbuf_puts(sb, "<div class=\"wide\"><table><tr><th class=\"id\">period</th>");
 	for (i = 0; i < pg->nkeys; i++)
 		if (map[i] != -1) {
@@ -387,29 +628,23 @@ static void series_table(struct mf_strbuf *sb, const struct page *pg, const stru
 				num_cell(sb, fam, map[i], &s->total_res);
 		mf_strbuf_puts(sb, "</tr>\n");
 	}
-	rows = s->n < MAX_TABLE_ROWS ? s->n : MAX_TABLE_ROWS;
-	for (i = 0; i < rows; i++) {
-		char t[48];
-		fmt_time(t, sizeof(t), s->pts[i]->group);
-		if (short_iv && short_iv[i])
-			mf_strbuf_printf(sb,
-					 "<tr class=\"short\"><td class=\"id\">%s <span class=\"warn\">(%llu of "
-					 "%llu CPUs: data lost)</span></td>",
-					 t, (unsigned long long)mf_group_cpus(s->pts[i]->group),
-					 (unsigned long long)pg->expected[s->pts[i] - rep->results]);
-		else
-			mf_strbuf_printf(sb, "<tr><td class=\"id\">%s</td>", t);
-		for (j = 0; j < pg->nkeys; j++)
-			if (map[j] != -1)
-				num_cell(sb, fam, map[j], s->pts[i]);
-		mf_strbuf_puts(sb, "</tr>\n");
-	}
+	for (i = 0; i < rows; i++)
+		interval_row(sb, pg, s, map, idx[i], short_iv);
 	mf_strbuf_puts(sb, "</table></div>\n");
-	if (s->n > rows)
+	free(idx);
+	if (s->n > rows && rows == 0)
 		mf_strbuf_printf(sb,
-				 "<p class=\"note\">%zu more intervals not shown: report with -f csv for all of "
-				 "them.</p>\n",
-				 s->n - rows);
+				 "<p class=\"note\">%zu intervals not listed (--html-intervals none): -f csv has "
+				 "all of them.</p>\n",
+				 s->n);
+	else if (s->n > rows)
+		mf_strbuf_printf(sb,
+				 "<p class=\"note\">The table shows %zu of %zu intervals: the %s, in time order "
+				 "(%s); -f csv has all of them.</p>\n",
+				 rows, s->n, busy ? "busiest by LPARCPU" : "first",
+				 rep->html_rows == MF_HTML_ROWS_ALL ? "at most 500 per series"
+								    : "--html-intervals all lists up to 500");
+	return 0;
 }
 
 /* One series: heading, charts and table.  Intervals with fewer CPUs than the others lost data: marked, not a dip. */
@@ -417,12 +652,12 @@ static int series_section(struct mf_strbuf *sb, const struct page *pg, const str
 {
 	bool *short_iv = calloc(s->n + 1, sizeof(*short_iv));
 	size_t i, nshort = 0;
+	int rc;
 
 	if (!short_iv)
 		return MF_ENOMEM;
 	for (i = 0; i < s->n; i++) {
-		size_t gi = (size_t)(s->pts[i] - pg->rep->results);
-		short_iv[i] = mf_group_cpus(s->pts[i]->group) < pg->expected[gi];
+		short_iv[i] = mf_group_cpus(s->pts[i]->group) < pg->expected[s->pts[i] - pg->src];
 		nshort += short_iv[i];
 	}
 	mf_strbuf_puts(sb, "<section>\n<h2>");
@@ -434,16 +669,49 @@ static int series_section(struct mf_strbuf *sb, const struct page *pg, const str
 				 "lost): marked in the table, left out of the LPARCPU chart.</span>",
 				 nshort, nshort == 1 ? "" : "s");
 	mf_strbuf_puts(sb, "</p>\n");
-	series_charts(sb, s, nshort ? short_iv : NULL);
-	series_table(sb, pg, s, nshort ? short_iv : NULL);
+	series_charts(sb, pg, s, nshort ? short_iv : NULL);
+	rc = series_table(sb, pg, s, nshort ? short_iv : NULL);
 	mf_strbuf_puts(sb, "</section>\n");
 	free(short_iv);
-	return 0;
+	return rc;
+}
+
+/* Every metric shown, with its unit and meaning from the knowledge base. */
+static void glossary(struct mf_strbuf *sb, const struct page *pg)
+{
+	const struct mf_kb *kb = pg->rep->kb;
+	size_t i, f;
+	mf_strbuf_puts(sb, "<h2>Glossary</h2>\n<dl class=\"glossary\">\n");
+	for (i = 0; i < pg->nkeys; i++) {
+		const struct mf_metric *m = NULL;
+		for (f = 0; f < kb->nfamilies && !m; f++) {
+			int idx = mf_family_metric(&kb->families[f], pg->keys[i]);
+			if (idx >= 0 && pg->map[f * pg->nkeys + i] != -1)
+				m = &kb->families[f].metrics[idx];
+		}
+		mf_strbuf_puts(sb, "<dt>");
+		esc(sb, pg->keys[i]);
+		if (m && m->unit && m->unit[0]) {
+			mf_strbuf_puts(sb, " (");
+			esc(sb, m->unit);
+			mf_strbuf_puts(sb, ")");
+		}
+		mf_strbuf_puts(sb, "</dt><dd>");
+		if (m && m->desc)
+			esc(sb, m->desc);
+		else if (!strcmp(pg->keys[i], "LSPR"))
+			mf_strbuf_puts(sb,
+				       "The LSPR workload class (LOW, AVERAGE or HIGH relative nest intensity), "
+				       "matched from L1MP and RNI; zIIP, zAAP and zCBP engines are left out.");
+		mf_strbuf_puts(sb, "</dd>\n");
+	}
+	mf_strbuf_puts(sb, "</dl>\n");
 }
 
 /* The page's opening: head, counts, warnings and findings. */
-static void page_head(struct mf_strbuf *sb, const struct mf_report *rep, struct series *ser, size_t nser)
+static void page_head(struct mf_strbuf *sb, const struct page *pg, struct series *ser, size_t nser)
 {
+	const struct mf_report *rep = pg->rep;
 	size_t i;
 	mf_strbuf_puts(sb,
 		       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -478,44 +746,83 @@ static void page_head(struct mf_strbuf *sb, const struct mf_report *rep, struct 
 	}
 	mf_strbuf_puts(sb,
 		       " Metrics over a series are computed from its summed counters, never by averaging "
-		       "ratios; n/a means not available.</p>\n");
+		       "ratios; n/a means not available. The charts draw each series over its intervals.</p>\n");
 	for (i = 0; i < rep->nwarnings; i++) {
 		mf_strbuf_puts(sb, "<p class=\"warn\">warning: ");
 		esc(sb, rep->warnings[i]);
 		mf_strbuf_puts(sb, "</p>\n");
 	}
-	findings(sb, rep, ser, nser);
+	findings(sb, pg, ser, nser);
+}
+
+/* The results the page draws (per series and interval when the report kept them), and the CPUs expected. */
+static int page_init(struct page *pg, const struct mf_report *rep)
+{
+	struct mf_report r = *rep;
+	const char *zone = rep->tz ? mf_tz_name(rep->tz) : "UTC";
+	if (rep->interval_results) {
+		r.results = rep->interval_results;
+		r.ngroups = rep->ninterval_results;
+		r.by = rep->interval_by;
+	}
+	pg->rep = rep;
+	pg->src = r.results;
+	pg->nsrc = r.ngroups;
+	pg->src_by = r.by;
+	if (rep->tz && mf_tz_per_record(rep->tz))
+		zone = "the SMF records' local time";
+	snprintf(pg->zone, sizeof(pg->zone), "%s", zone);
+	pg->keys = mf_report_keys(rep, &pg->nkeys);
+	pg->map = pg->keys ? mf_report_key_map(rep, pg->keys, pg->nkeys) : NULL;
+	pg->expected = malloc((pg->nsrc + 1) * sizeof(*pg->expected));
+	if (!pg->keys || !pg->map || !pg->expected)
+		return MF_ENOMEM;
+	mf_report_cpus_expected(&r, pg->expected);
+	return 0;
+}
+
+/* The series of the page, with their totals. */
+static int page_series(struct page *pg, struct series **ser, size_t *nser)
+{
+	size_t cap = 0, i;
+	struct mf_grouper *g = mf_grouper_new(pg->src_by & ~(unsigned)MF_BY_TIME);
+	int rc = g ? 0 : MF_ENOMEM;
+	if (g)
+		mf_grouper_set_tz(g, pg->rep->tz);
+	for (i = 0; i < pg->nsrc && !rc; i++) {
+		rc = add_to_series(ser, nser, &cap, &pg->src[i]);
+		if (!rc && mf_grouper_merge(g, pg->src[i].group))
+			rc = MF_ENOMEM;
+	}
+	if (!rc)
+		rc = series_totals(pg, g, *ser, *nser);
+	/* The totals' groups live in g: keep it until the series go (freed with them). */
+	if (rc) {
+		mf_grouper_free(g);
+		return rc;
+	}
+	pg->totals = g;
+	return 0;
 }
 
 int mf_out_html(FILE *fp, const struct mf_report *rep)
 {
 	struct mf_strbuf sb;
 	struct series *ser = NULL;
-	size_t nser = 0, cap = 0, i, k;
-	struct page pg = {.rep = rep};
-	struct mf_grouper *g = mf_grouper_new(rep->by & ~(unsigned)MF_BY_INTERVAL);
-	int rc = 0;
+	size_t nser = 0, k;
+	struct page pg;
+	int rc;
 
+	memset(&pg, 0, sizeof(pg));
 	mf_strbuf_init(&sb);
-	pg.keys = mf_report_keys(rep, &pg.nkeys);
-	pg.map = pg.keys ? mf_report_key_map(rep, pg.keys, pg.nkeys) : NULL;
-	pg.expected = malloc((rep->ngroups + 1) * sizeof(*pg.expected));
-	if (!pg.keys || !pg.map || !g || !pg.expected) {
-		rc = MF_ENOMEM;
-		goto out;
-	}
-	mf_report_cpus_expected(rep, pg.expected);
-	/* Series: the groups without their interval, in report order. */
-	for (i = 0; i < rep->ngroups && !rc; i++) {
-		rc = add_to_series(&ser, &nser, &cap, &rep->results[i]);
-		if (!rc && mf_grouper_merge(g, rep->results[i].group))
-			rc = MF_ENOMEM;
-	}
+	rc = page_init(&pg, rep);
 	if (!rc)
-		rc = series_totals(rep, g, ser, nser);
+		rc = page_series(&pg, &ser, &nser);
 	if (rc)
 		goto out;
-	page_head(&sb, rep, ser, nser);
+	page_head(&sb, &pg, ser, nser);
+	if (nser)
+		summary_table(&sb, &pg, ser, nser < MAX_SERIES ? nser : MAX_SERIES);
 	for (k = 0; k < nser && k < MAX_SERIES && !rc; k++)
 		rc = series_section(&sb, &pg, &ser[k]);
 	if (rc)
@@ -524,6 +831,7 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 		mf_strbuf_printf(&sb,
 				 "<p class=\"note\">%zu more series not drawn: narrow the input or use -f csv.</p>\n",
 				 nser - MAX_SERIES);
+	glossary(&sb, &pg);
 	if (rep->input_summary && rep->input_summary[0]) {
 		mf_strbuf_puts(&sb, "<h2>Input</h2>\n<pre>");
 		esc(&sb, rep->input_summary);
@@ -542,7 +850,7 @@ out:
 	}
 	free(ser);
 	free(pg.expected);
-	mf_grouper_free(g);
+	mf_grouper_free(pg.totals);
 	free(pg.keys);
 	free(pg.map);
 	mf_strbuf_free(&sb);

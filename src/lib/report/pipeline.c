@@ -19,6 +19,10 @@ struct mf_pipeline {
 	struct mf_reader_opts ro;
 	struct mf_strtab *tab;
 	struct mf_grouper *grp;
+	struct mf_grouper *igrp; /* keep_intervals: by series and interval; NULL when not kept (or dropped) */
+	struct mf_result *ires;
+	size_t nires;
+	bool idropped; /* igrp went beyond max_groups */
 	struct mf_dedup *dd;
 	struct mf_sample *s;
 	struct mf_notes notes;
@@ -124,6 +128,15 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	}
 	mf_grouper_set_max_groups(p->grp, opts->max_groups);
 	mf_grouper_set_tz(p->grp, opts->tz);
+	if (opts->keep_intervals && (opts->by & MF_BY_TIME) != MF_BY_INTERVAL) {
+		p->igrp = mf_grouper_new((opts->by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL);
+		if (!p->igrp) {
+			mf_pipeline_free(p);
+			return NULL;
+		}
+		mf_grouper_set_max_groups(p->igrp, opts->max_groups);
+		mf_grouper_set_tz(p->igrp, opts->tz);
+	}
 	p->ro.kb = opts->kb;
 	p->ro.format = opts->format;
 	p->ro.family = opts->family;
@@ -147,6 +160,16 @@ static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const 
 	int got = see_system(p, s->system);
 	if (!got)
 		got = mf_grouper_add(p->grp, s);
+	if (!got && p->igrp) {
+		int igot = mf_grouper_add(p->igrp, s);
+		if (igot == MF_ELIMIT) { /* the report goes on without them */
+			mf_grouper_free(p->igrp);
+			p->igrp = NULL;
+			p->idropped = true;
+		} else {
+			got = igot;
+		}
+	}
 	if (got == MF_ELIMIT) {
 		char at[64] = "", keys[96], msg[512];
 		if (s->line > 0)
@@ -402,6 +425,38 @@ static int rank_results(struct mf_pipeline *p, size_t *n)
 	return 0;
 }
 
+/* keep_intervals: the results by series and interval (those of the report when --by is by interval). */
+static int interval_results(struct mf_pipeline *p, struct mf_report *rep)
+{
+	struct mf_group *const *groups;
+	size_t i;
+	if (!p->o.keep_intervals)
+		return 0;
+	rep->interval_by = (p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL;
+	if (!p->igrp) {
+		if (p->idropped) {
+			mf_notes_warn(&p->notes,
+				      "more than %llu groups by interval (--max-groups): the HTML "
+				      "page draws the groups of --by instead",
+				      (unsigned long long)p->o.max_groups);
+			return 0;
+		}
+		rep->interval_results = p->res;
+		rep->ninterval_results = p->ngroups;
+		return 0;
+	}
+	mf_results_free(p->ires, p->nires);
+	groups = mf_grouper_groups(p->igrp, p->tab, &p->nires);
+	p->ires = mf_results_new(groups, p->nires);
+	if (!p->ires)
+		return MF_ENOMEM;
+	for (i = 0; i < p->nires; i++)
+		mf_metrics_compute(p->o.kb, groups[i], &p->o.metrics, &p->ires[i]);
+	rep->interval_results = p->ires;
+	rep->ninterval_results = p->nires;
+	return 0;
+}
+
 int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 {
 	struct mf_group *const *groups;
@@ -429,6 +484,8 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 		rep->results = p->shown;
 		rep->groups_cut = p->ngroups - rep->ngroups;
 	}
+	if (interval_results(p, rep))
+		return MF_ENOMEM;
 	rep->columns = p->o.columns;
 	rep->ncolumns = p->o.ncolumns;
 	rep->rows_read = p->rows;
@@ -464,8 +521,10 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	if (!p)
 		return;
 	mf_results_free(p->res, p->ngroups);
+	mf_results_free(p->ires, p->nires);
 	free(p->shown);
 	mf_grouper_free(p->grp);
+	mf_grouper_free(p->igrp);
 	mf_dedup_free(p->dd);
 	mf_strtab_free(p->tab);
 	free(p->s);

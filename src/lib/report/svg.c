@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,8 +357,8 @@ static void put2(char *p, unsigned v)
 	p[1] = (char)('0' + v % 10);
 }
 
-/* "HH:MM:SS" (steps below a minute), "MM-DD HH:MM" (below a day), "MM-DD" or "YYYY-MM-DD". */
-static void label_times(struct axis *ax, double step)
+/* "HH:MM:SS" (steps below a minute), "MM-DD HH:MM" (below a day), "MM-DD" or "YYYY-MM-DD" (years differ, or year). */
+static void label_times(struct axis *ax, double step, bool year)
 {
 	struct utc a, b;
 	int years = 0;
@@ -366,7 +367,7 @@ static void label_times(struct axis *ax, double step)
 	if (ax->n) {
 		utc_of(ax->v[0], &a);
 		utc_of(ax->v[ax->n - 1], &b);
-		years = a.year != b.year;
+		years = a.year != b.year || year;
 	}
 	for (i = 0; i < ax->n; i++) {
 		char *p = ax->lab[i];
@@ -392,7 +393,7 @@ static void label_times(struct axis *ax, double step)
 }
 
 /* Time ticks inside [lo, hi] at multiples of a round UTC step (days start at 00:00 UTC). */
-static void time_ticks(struct axis *ax, double lo, double hi, double len)
+static void time_ticks(struct axis *ax, double lo, double hi, double len, bool year)
 {
 	static const double steps[] = {1,     2,     5,      10,     15,     30,      60,     120,
 				       300,   600,   900,    1800,   3600,   7200,    10800,  21600,
@@ -425,7 +426,7 @@ static void time_ticks(struct axis *ax, double lo, double hi, double len)
 		ax->n = (size_t)cnt;
 		for (i = 0; i < ax->n; i++)
 			ax->v[i] = (kl + (double)i) * s;
-		label_times(ax, s);
+		label_times(ax, s, year);
 		if (ax->n >= 2 && s / span * len < ax->maxw + 12)
 			continue;
 		return;
@@ -970,6 +971,70 @@ static void ticks_draw(struct mf_strbuf *sb, const struct geo *g, const struct a
 	mf_strbuf_puts(sb, "</g>\n");
 }
 
+/* The x ticks: one at a lone x, times (shifted by x_offset for their labels) or numbers. */
+static void x_axis(struct axis *xa, const struct mf_svg_chart *c, const struct pts *p, const struct geo *g)
+{
+	double off = c->x_is_time && isfinite(c->x_offset) ? c->x_offset : 0;
+	size_t i;
+	if (!(p->x[p->m - 1] > p->x[0])) { /* one x: one tick, there */
+		xa->n = 1;
+		xa->v[0] = p->x[0] + off;
+		if (c->x_is_time)
+			label_times(xa, 3600, c->x_zone != NULL);
+		else
+			label_nums(xa);
+	} else if (c->x_is_time) {
+		time_ticks(xa, g->xa + off, g->xb + off, g->PW, c->x_zone != NULL);
+	} else {
+		inner_ticks(xa, g->xa, g->xb, g->PW, 8, 12, 1);
+	}
+	for (i = 0; i < xa->n; i++)
+		xa->v[i] -= off;
+}
+
+/* Under the time ticks: "2025, times in UTC" ("2025-2026, ..." across a new year). */
+static void x_caption(struct mf_strbuf *sb, const struct mf_svg_chart *c, const struct geo *g, double W)
+{
+	struct utc a, b;
+	char years[32];
+	double off = isfinite(c->x_offset) ? c->x_offset : 0;
+	utc_of(g->xa + off, &a);
+	utc_of(g->xb + off, &b);
+	if (a.year == b.year)
+		snprintf(years, sizeof(years), "%lld", (long long)a.year);
+	else
+		snprintf(years, sizeof(years), "%lld-%lld", (long long)a.year, (long long)b.year);
+	mf_strbuf_puts(sb, "<text");
+	attr(sb, "x", g->L + g->PW / 2);
+	attr(sb, "y", g->T + g->PH + 29);
+	mf_strbuf_puts(sb, " text-anchor=\"middle\" fill=\"#555\">");
+	mf_strbuf_puts(sb, years);
+	mf_strbuf_puts(sb, ", times in ");
+	put_text_fit(sb, c->x_zone, W / 2, FONT);
+	mf_strbuf_puts(sb, "</text>\n");
+}
+
+/* The dashed reference line and its label, when inside the plot. */
+static void ref_draw(struct mf_strbuf *sb, const struct mf_svg_chart *c, const struct geo *g)
+{
+	double y;
+	if (!c->ref_label || !isfinite(c->ref_y) || c->ref_y < g->ya || c->ref_y > g->yb)
+		return;
+	y = py(g, c->ref_y);
+	mf_strbuf_puts(sb, "<path d=\"M");
+	num(sb, g->L);
+	mf_strbuf_putc(sb, ' ');
+	num(sb, y);
+	mf_strbuf_putc(sb, 'h');
+	num(sb, g->PW);
+	mf_strbuf_puts(sb, "\" stroke=\"#555\" stroke-dasharray=\"5 3\" shape-rendering=\"crispEdges\"/>\n<text");
+	attr(sb, "x", g->L + g->PW - 4);
+	attr(sb, "y", y - 4);
+	mf_strbuf_puts(sb, " text-anchor=\"end\" fill=\"#555\">");
+	put_text_fit(sb, c->ref_label, g->PW / 2, FONT);
+	mf_strbuf_puts(sb, "</text>\n");
+}
+
 static int chart(struct mf_strbuf *sb, const struct mf_svg_chart *c)
 {
 	int bands = c->band && c->nbands > 0 && c->band_names && c->band_colors;
@@ -981,7 +1046,7 @@ static int chart(struct mf_strbuf *sb, const struct mf_svg_chart *c)
 	struct axis xa, ya;
 	struct item *items;
 	size_t nitems = c->nseries + (bands ? c->nbands : 0), rows, i;
-	int have;
+	int have, cap = c->x_is_time && c->x_zone;
 
 	if (pts_make(&p, c, bands)) {
 		sb->failed = 1;
@@ -1010,8 +1075,12 @@ static int chart(struct mf_strbuf *sb, const struct mf_svg_chart *c)
 
 	/* Vertical layout, then the y axis, whose labels decide the left margin. */
 	g.T = title ? 34 : 14;
-	g.PH = fmax(H - g.T - 26 - LEGEND_ROW * (double)rows, 20);
+	g.PH = fmax(H - g.T - 26 - (cap ? 14 : 0) - LEGEND_ROW * (double)rows, 20);
 	have = data_range(c, &p, &lo, &hi);
+	if (c->ref_label && isfinite(c->ref_y)) {
+		lo = fmin(lo, c->ref_y);
+		hi = fmax(hi, c->ref_y);
+	}
 	y_axis(&ya, c, lo, hi, g.PH, &g.ya, &g.yb);
 	g.L = PAD + (ylab ? 18 : 0) + fmax(ya.maxw, 12) + 6;
 	g.PW = fmax(W - g.L - 12, 20);
@@ -1030,18 +1099,7 @@ static int chart(struct mf_strbuf *sb, const struct mf_svg_chart *c)
 	} else if (!(g.xb > g.xa)) {
 		g.xa -= d / 2, g.xb += d / 2;
 	}
-	if (!(p.x[p.m - 1] > p.x[0])) { /* one x: one tick, there */
-		xa.n = 1;
-		xa.v[0] = p.x[0];
-		if (c->x_is_time)
-			label_times(&xa, 3600);
-		else
-			label_nums(&xa);
-	} else if (c->x_is_time) {
-		time_ticks(&xa, g.xa, g.xb, g.PW);
-	} else {
-		inner_ticks(&xa, g.xa, g.xb, g.PW, 8, 12, 1);
-	}
+	x_axis(&xa, c, &p, &g);
 
 	svg_open(sb, W, H, title, NULL);
 	if (title)
@@ -1053,6 +1111,7 @@ static int chart(struct mf_strbuf *sb, const struct mf_svg_chart *c)
 		bars_draw(sb, c, &p, &g, d);
 	else
 		lines_draw(sb, c, &p, &g);
+	ref_draw(sb, c, &g);
 	/* Axes: left and bottom. */
 	mf_strbuf_puts(sb, "<path d=\"M");
 	num(sb, g.L);
@@ -1079,7 +1138,9 @@ static int chart(struct mf_strbuf *sb, const struct mf_svg_chart *c)
 		attr(sb, "y", g.T + g.PH / 2 + 4);
 		mf_strbuf_puts(sb, " text-anchor=\"middle\" fill=\"#555\">no data</text>\n");
 	}
-	legend_draw(sb, items, nitems, rw, W, g.T + g.PH + 22);
+	if (cap)
+		x_caption(sb, c, &g, W);
+	legend_draw(sb, items, nitems, rw, W, g.T + g.PH + 22 + (cap ? 14 : 0));
 	mf_strbuf_puts(sb, "</svg>\n");
 
 	if (rw != roww)
