@@ -86,6 +86,9 @@ struct mf_report {
 	enum mf_html_rows html_rows; /* the interval rows of the HTML page (--html-intervals) */
 };
 
+/* The offset from UTC (seconds east) of the report's zone at utc_us: a group's own with "smf", 0 for UTC. */
+int32_t mf_report_offset(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us);
+
 /* Writes an instant in the report's zone (a group's own offset with "smf"): ISO 8601 with Z or +hh:mm. */
 void mf_report_time(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n);
 

@@ -411,18 +411,19 @@ const struct mf_writer *mf_writer_find(const char *name)
 	return NULL;
 }
 
+int32_t mf_report_offset(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us)
+{
+	if (!rep->tz || mf_tz_is_utc(rep->tz))
+		return 0;
+	if (mf_tz_per_record(rep->tz))
+		return g && g->has_offset ? g->utc_offset_s : 0;
+	return mf_tz_offset(rep->tz, utc_us);
+}
+
 void mf_report_time(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n)
 {
-	int32_t off = 0;
-	if (!rep->tz || mf_tz_is_utc(rep->tz)) {
-		mf_time_format_at(utc_us, 0, true, buf, n);
-		return;
-	}
-	if (mf_tz_per_record(rep->tz))
-		off = g && g->has_offset ? g->utc_offset_s : 0;
-	else
-		off = mf_tz_offset(rep->tz, utc_us);
-	mf_time_format_at(utc_us, off, false, buf, n);
+	bool utc = !rep->tz || mf_tz_is_utc(rep->tz);
+	mf_time_format_at(utc_us, utc ? 0 : mf_report_offset(rep, g, utc_us), utc, buf, n);
 }
 
 /* The period over the groups, and the groups it starts and ends in (for their offsets with "smf"). */

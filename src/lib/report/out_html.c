@@ -352,16 +352,6 @@ static int add_to_series(struct series **ser, size_t *nser, size_t *cap, const s
 	return 0;
 }
 
-/* The seconds east of UTC of the report's zone at instant us (a group's own offset with "smf"). */
-static double zone_offset(const struct mf_report *rep, const struct mf_group *g, int64_t us)
-{
-	if (!rep->tz || mf_tz_is_utc(rep->tz))
-		return 0;
-	if (mf_tz_per_record(rep->tz))
-		return g->has_offset ? g->utc_offset_s : 0;
-	return mf_tz_offset(rep->tz, us);
-}
-
 /* Engines, peak and zone offset of a series (pg->expected is per result of pg->src). */
 static void series_facts(const struct page *pg, struct series *s)
 {
@@ -380,7 +370,7 @@ static void series_facts(const struct page *pg, struct series *s)
 		}
 	}
 	s->zone_offset = s->n && s->pts[0]->group->has_start
-				 ? zone_offset(pg->rep, s->pts[0]->group, s->pts[0]->group->start_us)
+				 ? mf_report_offset(pg->rep, s->pts[0]->group, s->pts[0]->group->start_us)
 				 : 0;
 }
 
