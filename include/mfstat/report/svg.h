@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mfstat/base/tz.h"
+
 #include "mfstat/base/strbuf.h"
 
 /* One data series of a chart: y values for the chart's x values; NaN = no value (a gap). */
@@ -46,6 +48,9 @@ struct mf_svg_chart {
 	 * under the ticks gives the year(s) and the zone, "2025, times in UTC" (escaped). */
 	double x_offset;
 	const char *x_zone;
+	/* With a zone whose offset changes (summer time), the offset at each tick's instant: ticks
+	 * stay on round local times on both sides of a change.  NULL: x_offset throughout. */
+	const struct mf_tz *x_tz;
 	/* A dashed line across the plot at ref_y with ref_label at its right end (escaped), e.g. the
 	 * engine count; the automatic y range includes it.  NULL: none. */
 	const char *ref_label;

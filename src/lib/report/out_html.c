@@ -132,6 +132,7 @@ static void chart_frame(struct mf_svg_chart *c, const struct page *pg, const str
 	c->n = s->n;
 	c->x_is_time = s->n && s->pts[0]->group->has_start;
 	c->x_offset = s->zone_offset;
+	c->x_tz = pg->rep->tz && !mf_tz_is_utc(pg->rep->tz) && !mf_tz_per_record(pg->rep->tz) ? pg->rep->tz : NULL;
 	c->x_zone = pg->zone;
 	c->stacked = lk->stacked;
 	c->y_min = c->y_max = NAN;

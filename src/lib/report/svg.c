@@ -988,8 +988,12 @@ static void x_axis(struct axis *xa, const struct mf_svg_chart *c, const struct p
 	} else {
 		inner_ticks(xa, g->xa, g->xb, g->PW, 8, 12, 1);
 	}
-	for (i = 0; i < xa->n; i++)
-		xa->v[i] -= off;
+	for (i = 0; i < xa->n; i++) {
+		double o = off;
+		if (c->x_is_time && c->x_tz) /* the offset at the tick's own instant */
+			o = mf_tz_offset(c->x_tz, (int64_t)llround((xa->v[i] - off) * 1e6));
+		xa->v[i] -= o;
+	}
 }
 
 /* Under the time ticks: "2025, times in UTC" ("2025-2026, ..." across a new year). */
