@@ -30,6 +30,13 @@ struct mf_tz;
 int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err);
 void mf_tz_free(struct mf_tz *tz);
 
+/*
+ * A zone named name from the TZif data[0..len) (what mf_tz_open reads from
+ * the zone database; also for tests and fuzzing).  Returns 0, MF_EFORMAT
+ * (err names name and the byte offset) or MF_ENOMEM.
+ */
+int mf_tz_from_tzif(struct mf_tz **out, const char *name, const void *data, size_t len, struct mf_error *err);
+
 /* The zone's name as the report shows it: "UTC", "+02:00", "Europe/Berlin" or "smf". */
 const char *mf_tz_name(const struct mf_tz *tz);
 

@@ -371,6 +371,24 @@ static int zone_load(struct mf_tz *tz, const char *spec, const char *dir, struct
 	return rc;
 }
 
+int mf_tz_from_tzif(struct mf_tz **out, const char *name, const void *data, size_t len, struct mf_error *err)
+{
+	struct mf_tz *tz = calloc(1, sizeof(*tz));
+	int rc;
+	*out = NULL;
+	if (!tz)
+		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+	tz->kind = TZ_ZONE;
+	snprintf(tz->name, sizeof(tz->name), "%s", name);
+	rc = tzif_parse(tz, data, len, name, err);
+	if (rc) {
+		mf_tz_free(tz);
+		return rc;
+	}
+	*out = tz;
+	return 0;
+}
+
 int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err)
 {
 	struct mf_tz *tz = calloc(1, sizeof(*tz));
