@@ -50,6 +50,35 @@ struct cli_period {
 	const char *tz, *from, *to, *system, *pool, *hours, *weekdays;
 };
 
+/* The planner's options, shared by report and diff (getopt codes from 256; a command's own start at CLI_OPT_NEXT). */
+enum {
+	CLI_OPT_TZ = 256,
+	CLI_OPT_FROM,
+	CLI_OPT_TO,
+	CLI_OPT_SYSTEM,
+	CLI_OPT_POOL,
+	CLI_OPT_HOURS,
+	CLI_OPT_WEEKDAYS,
+	CLI_OPT_NEXT
+};
+#define CLI_ZONE_SELECT_OPTIONS                                                                                        \
+	{"tz", required_argument, NULL, CLI_OPT_TZ}, {"system", required_argument, NULL, CLI_OPT_SYSTEM},              \
+		{"pool", required_argument, NULL, CLI_OPT_POOL}, {"hours", required_argument, NULL, CLI_OPT_HOURS},    \
+	{                                                                                                              \
+		"weekdays", required_argument, NULL, CLI_OPT_WEEKDAYS                                                  \
+	}
+#define CLI_RANGE_OPTIONS                                                                                              \
+	{"from", required_argument, NULL, CLI_OPT_FROM},                                                               \
+	{                                                                                                              \
+		"to", required_argument, NULL, CLI_OPT_TO                                                              \
+	}
+
+/* Takes getopt's option c with its argument into p when it is one of the planner's: true when taken. */
+bool cli_period_option(int c, const char *arg, struct cli_period *p);
+
+/* Parses --mem-peak GB/s into *v: true, or false with the usage error said (cmd names the command). */
+bool cli_mem_peak(const char *cmd, const char *arg, double *v);
+
 /*
  * Turns the options into a zone (*tz, the caller's; UTC when --tz is not
  * given) and a selection (sel, its tz set).  Returns -1 to go on, else the

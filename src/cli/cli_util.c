@@ -413,3 +413,28 @@ int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz *
 	}
 	return -1;
 }
+
+bool cli_period_option(int c, const char *arg, struct cli_period *p)
+{
+	switch (c) {
+	case CLI_OPT_TZ: p->tz = arg; return true;
+	case CLI_OPT_FROM: p->from = arg; return true;
+	case CLI_OPT_TO: p->to = arg; return true;
+	case CLI_OPT_SYSTEM: p->system = arg; return true;
+	case CLI_OPT_POOL: p->pool = arg; return true;
+	case CLI_OPT_HOURS: p->hours = arg; return true;
+	case CLI_OPT_WEEKDAYS: p->weekdays = arg; return true;
+	default: return false;
+	}
+}
+
+bool cli_mem_peak(const char *cmd, const char *arg, double *v)
+{
+	char *end;
+	*v = strtod(arg, &end);
+	if (end == arg || *end || !(*v > 0)) {
+		cli_err("%s: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", cmd, arg);
+		return false;
+	}
+	return true;
+}

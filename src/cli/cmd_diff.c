@@ -176,16 +176,11 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 					     {"quiet", no_argument, NULL, 'q'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"mem-peak", required_argument, NULL, 'M'},
-					     {"tz", required_argument, NULL, 256},
-					     {"system", required_argument, NULL, 259},
-					     {"pool", required_argument, NULL, 260},
-					     {"hours", required_argument, NULL, 261},
-					     {"weekdays", required_argument, NULL, 262},
+					     CLI_ZONE_SELECT_OPTIONS,
 					     {"metrics", required_argument, NULL, 265},
 					     {"before", required_argument, NULL, 266},
 					     {"after", required_argument, NULL, 267},
 					     {NULL, 0, NULL, 0}};
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -195,6 +190,8 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
+		if (cli_period_option(c, optarg, &o->period))
+			continue;
 		switch (c) {
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
@@ -206,20 +203,12 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 		case 's': o->skip = true; break;
 		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
-		case 256: o->period.tz = optarg; break;
-		case 259: o->period.system = optarg; break;
-		case 260: o->period.pool = optarg; break;
-		case 261: o->period.hours = optarg; break;
-		case 262: o->period.weekdays = optarg; break;
 		case 265: o->metrics = optarg; break;
 		case 266: o->before = optarg; break;
 		case 267: o->after = optarg; break;
 		case 'M':
-			o->mem_peak = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->mem_peak > 0)) {
-				cli_err("diff: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
+			if (!cli_mem_peak("diff", optarg, &o->mem_peak))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h': fputs(diff_help, stdout); return EXIT_OK;
 		case ':':

@@ -131,13 +131,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"help", no_argument, NULL, 'h'},
 					     {"mem-peak", required_argument, NULL, 'M'},
 					     {"max-groups", required_argument, NULL, 'G'},
-					     {"tz", required_argument, NULL, 256},
-					     {"from", required_argument, NULL, 257},
-					     {"to", required_argument, NULL, 258},
-					     {"system", required_argument, NULL, 259},
-					     {"pool", required_argument, NULL, 260},
-					     {"hours", required_argument, NULL, 261},
-					     {"weekdays", required_argument, NULL, 262},
+					     CLI_ZONE_SELECT_OPTIONS,
+					     CLI_RANGE_OPTIONS,
 					     {"sort", required_argument, NULL, 263},
 					     {"top", required_argument, NULL, 264},
 					     {"metrics", required_argument, NULL, 265},
@@ -155,6 +150,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:qvh", opts, NULL)) != -1) {
+		if (cli_period_option(c, optarg, &o->period))
+			continue;
 		switch (c) {
 		case 'I': o->input = optarg; break;
 		case 'f': o->format = optarg; break;
@@ -165,13 +162,6 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'v': o->verbose = true; break;
-		case 256: o->period.tz = optarg; break;
-		case 257: o->period.from = optarg; break;
-		case 258: o->period.to = optarg; break;
-		case 259: o->period.system = optarg; break;
-		case 260: o->period.pool = optarg; break;
-		case 261: o->period.hours = optarg; break;
-		case 262: o->period.weekdays = optarg; break;
 		case 263: o->sort = optarg; break;
 		case 265: o->metrics = optarg; break;
 		case 266:
@@ -199,15 +189,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			}
 			break;
 		}
-		case 'M': {
-			char *end;
-			o->mem_peak = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->mem_peak > 0)) {
-				cli_err("report: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
+		case 'M':
+			if (!cli_mem_peak("report", optarg, &o->mem_peak))
 				return EXIT_USAGE;
-			}
 			break;
-		}
 		case 'h': fputs(report_help, stdout); return EXIT_OK;
 		case ':':
 			cli_err("report: option %s needs a value", argv[optind - 1]);

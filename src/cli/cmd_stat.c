@@ -568,15 +568,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case 'm': o->machine = optarg; break;
 		case 'F': o->want_fallback = true; break;
-		case 'M': {
-			char *end;
-			o->mem_peak = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->mem_peak > 0)) {
-				cli_err("stat: --mem-peak takes the peak memory bandwidth in GB/s, not '%s'", optarg);
+		case 'M':
+			if (!cli_mem_peak("stat", optarg, &o->mem_peak))
 				return EXIT_USAGE;
-			}
 			break;
-		}
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'T': o->tables = optarg; break;

@@ -38,28 +38,43 @@ static inline void pipe_fail(void *ctx, enum mf_pipeline_diag kind, const struct
 	fail_msg("line %ld: %s", e->line, e->msg);
 }
 
-/* CSV text through the library pipeline, as `mfstat report` reads it; any diagnostic fails. */
-static inline void pipe_run(struct pipe *p, struct mf_kb *kb, const char *csv, unsigned by)
+/* A library pipeline grouping by by, cut in tz and selecting sel (both may be NULL); any diagnostic fails. */
+static inline void pipe_begin(struct pipe *p, struct mf_kb *kb, unsigned by, const struct mf_tz *tz,
+			      const struct mf_select *sel)
 {
 	struct mf_pipeline_opts o = {0};
-	struct mf_error e;
 
 	memset(p, 0, sizeof(*p));
 	p->kb = kb;
 	p->by = by;
 	o.kb = kb;
 	o.by = by;
+	o.tz = tz;
+	o.select = sel;
 	o.metrics.mem_peak_gbs = NAN;
 	o.diag = pipe_fail;
 	p->pl = mf_pipeline_new(&o);
 	assert_non_null(p->pl);
-	assert_int_equal(mf_pipeline_add_mem(p->pl, "t.csv", csv, strlen(csv), &e), 0);
+}
+
+/* After the inputs: the report, its results and groups. */
+static inline void pipe_end(struct pipe *p)
+{
 	assert_int_equal(mf_pipeline_finish(p->pl, &p->rep), 0);
 	p->tab = (struct mf_strtab *)p->rep.tab;
 	p->res = (struct mf_result *)p->rep.results;
 	p->n = p->rep.ngroups;
 	p->rows = p->rep.rows_read;
 	p->groups = pipe_groups(&p->rep);
+}
+
+/* CSV text through the library pipeline, as `mfstat report` reads it; any diagnostic fails. */
+static inline void pipe_run(struct pipe *p, struct mf_kb *kb, const char *csv, unsigned by)
+{
+	struct mf_error e;
+	pipe_begin(p, kb, by, NULL, NULL);
+	assert_int_equal(mf_pipeline_add_mem(p->pl, "t.csv", csv, strlen(csv), &e), 0);
+	pipe_end(p);
 }
 
 static inline void pipe_free(struct pipe *p)

@@ -41,25 +41,10 @@ static char *two_days(const char *systems)
 
 static void run(struct pipe *p, const char *csv, unsigned by, const struct mf_tz *tz, const struct mf_select *sel)
 {
-	struct mf_pipeline_opts o = {0};
 	struct mf_error e;
-	memset(p, 0, sizeof(*p));
-	p->kb = kb;
-	p->by = by;
-	o.kb = kb;
-	o.by = by;
-	o.tz = tz;
-	o.select = sel;
-	o.metrics.mem_peak_gbs = NAN;
-	o.diag = pipe_fail;
-	p->pl = mf_pipeline_new(&o);
-	assert_non_null(p->pl);
+	pipe_begin(p, kb, by, tz, sel);
 	assert_int_equal(mf_pipeline_add_mem(p->pl, "t.csv", csv, strlen(csv), &e), 0);
-	assert_int_equal(mf_pipeline_finish(p->pl, &p->rep), 0);
-	p->tab = (struct mf_strtab *)p->rep.tab;
-	p->res = (struct mf_result *)p->rep.results;
-	p->n = p->rep.ngroups;
-	p->groups = pipe_groups(&p->rep);
+	pipe_end(p);
 }
 
 static uint64_t sum_b0(const struct mf_group *g)

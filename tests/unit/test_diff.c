@@ -22,24 +22,11 @@ MF_TEST_KB_FIXTURE()
 /* A report of files (NULL-terminated) through the library pipeline; sel may be NULL. */
 static void run_files(struct pipe *p, const char *const *files, unsigned by, const struct mf_select *sel)
 {
-	struct mf_pipeline_opts o = {0};
 	struct mf_error e;
-	memset(p, 0, sizeof(*p));
-	p->kb = kb;
-	p->by = by;
-	o.kb = kb;
-	o.by = by;
-	o.select = sel;
-	o.metrics.mem_peak_gbs = NAN;
-	o.diag = pipe_fail;
-	p->pl = mf_pipeline_new(&o);
-	assert_non_null(p->pl);
+	pipe_begin(p, kb, by, NULL, sel);
 	for (; *files; files++)
 		assert_int_equal(mf_pipeline_add_file(p->pl, *files, &e), 0);
-	assert_int_equal(mf_pipeline_finish(p->pl, &p->rep), 0);
-	p->res = (struct mf_result *)p->rep.results;
-	p->n = p->rep.ngroups;
-	p->groups = pipe_groups(&p->rep);
+	pipe_end(p);
 }
 
 /* The result of rep whose system and pool are named so, or fail. */

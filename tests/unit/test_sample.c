@@ -186,11 +186,33 @@ static void cpu_lists(void **state)
 	assert_int_equal(mf_cpu_list("1,,2", c, 16), -1);
 }
 
+/* mf_buf_appendf: appends what fits, always terminated, never past the end. */
+static void buf_appendf(void **state)
+{
+	char buf[12];
+	size_t used = 0;
+	(void)state;
+	buf[0] = '\0';
+	mf_buf_appendf(buf, sizeof(buf), &used, "%s", "SYSA");
+	mf_buf_appendf(buf, sizeof(buf), &used, " / %d", 42);
+	assert_string_equal(buf, "SYSA / 42");
+	assert_int_equal(used, 9);
+	mf_buf_appendf(buf, sizeof(buf), &used, "%s", "-long");
+	assert_string_equal(buf, "SYSA / 42-l");
+	assert_int_equal(used, 11);
+	mf_buf_appendf(buf, sizeof(buf), &used, "%s", "more");
+	assert_string_equal(buf, "SYSA / 42-l");
+	assert_int_equal(used, 11);
+	used = 0;
+	mf_buf_appendf(buf, 0, &used, "%s", "x"); /* no room at all: nothing written */
+	assert_int_equal(used, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cpu_lists), cmocka_unit_test(times),         cmocka_unit_test(pools),
-		cmocka_unit_test(interning), cmocka_unit_test(number_format),
+		cmocka_unit_test(interning), cmocka_unit_test(number_format), cmocka_unit_test(buf_appendf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

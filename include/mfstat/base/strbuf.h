@@ -31,6 +31,13 @@ void mf_strbuf_num(struct mf_strbuf *sb, double v);
  */
 int mf_fmt_g15(double v, char *buf);
 
+/*
+ * Appends printf-formatted text to the fixed buffer buf of size bytes holding
+ * *used bytes: what fits is kept (always NUL-terminated), *used never passes
+ * size - 1.  For short messages in caller-sized buffers.
+ */
+void mf_buf_appendf(char *buf, size_t size, size_t *used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* Returns the contents (an empty string when nothing was added); borrowed. */
 const char *mf_strbuf_str(const struct mf_strbuf *sb);
 

@@ -255,3 +255,17 @@ int mf_fmt_g15(double v, char *buf)
 	buf[n] = '\0';
 	return n;
 }
+
+void mf_buf_appendf(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+	if (!size || *used >= size - 1)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *used, size - *used, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return;
+	*used = (size_t)k < size - *used ? *used + (size_t)k : size - 1;
+}

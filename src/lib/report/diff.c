@@ -301,23 +301,16 @@ void mf_diff_group_name(const struct mf_diff *d, const struct mf_diff_group *g, 
 	const char *pool = mf_pool_name(r->group->pool);
 	size_t used = 0;
 	buf[0] = '\0';
-#define PUT(...)                                                                                                       \
-	do {                                                                                                           \
-		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);                                                  \
-		if (k_ > 0 && (size_t)k_ < n - used)                                                                   \
-			used += (size_t)k_;                                                                            \
-	} while (0)
 	if (sys)
-		PUT("%s", sys);
+		mf_buf_appendf(buf, n, &used, "%s", sys);
 	if (lpar)
-		PUT("%s%s", used ? " / " : "", lpar);
+		mf_buf_appendf(buf, n, &used, "%s%s", used ? " / " : "", lpar);
 	if (pool)
-		PUT("%s%s", used ? " / " : "", pool);
+		mf_buf_appendf(buf, n, &used, "%s%s", used ? " / " : "", pool);
 	if (r->group->cpu >= 0)
-		PUT("%sCPU %lld", used ? " / " : "", (long long)r->group->cpu);
+		mf_buf_appendf(buf, n, &used, "%sCPU %lld", used ? " / " : "", (long long)r->group->cpu);
 	if (!used)
-		PUT("all data");
-#undef PUT
+		mf_buf_appendf(buf, n, &used, "all data");
 }
 
 /* ---- Findings ---- */

@@ -215,26 +215,19 @@ void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, ch
 	const char *pool = mf_pool_name(g->pool);
 	size_t used = 0;
 	buf[0] = '\0';
-#define PUT(...)                                                                                                       \
-	do {                                                                                                           \
-		int k_ = snprintf(buf + used, n - used, __VA_ARGS__);                                                  \
-		if (k_ > 0 && (size_t)k_ < n - used)                                                                   \
-			used += (size_t)k_;                                                                            \
-	} while (0)
-	PUT("%s", g->family->display);
+	mf_buf_appendf(buf, n, &used, "%s", g->family->display);
 	if (sys)
-		PUT(" system %s", sys);
+		mf_buf_appendf(buf, n, &used, " system %s", sys);
 	if (lpar)
-		PUT(" lpar %s", lpar);
+		mf_buf_appendf(buf, n, &used, " lpar %s", lpar);
 	if (pool)
-		PUT(" pool %s", pool);
+		mf_buf_appendf(buf, n, &used, " pool %s", pool);
 	if (g->has_start) {
 		mf_time_format(g->start_us, t, sizeof(t));
-		PUT(" interval %s", t);
+		mf_buf_appendf(buf, n, &used, " interval %s", t);
 	}
 	if (g->cpu >= 0)
-		PUT(" cpu %lld", (long long)g->cpu);
-#undef PUT
+		mf_buf_appendf(buf, n, &used, " cpu %lld", (long long)g->cpu);
 }
 
 /* Per-group data doubts: one warning per kind, naming the first group and the count. */
