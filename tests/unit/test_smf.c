@@ -673,6 +673,36 @@ static void reference_subtype2(void **state)
 }
 
 /* Item 3: subtype 1 from the table: zCBP (X'1000') and lost MT-diagnostic data (X'2000'). */
+/*
+ * The local offset of a record (for --tz smf), from its header's local write
+ * time, SMF113TME/DTE (§2: binary 1/100 s since midnight, packed 0cyydddF),
+ * against its TOD write time SMF113_1_CTM (§5), built byte by byte: the
+ * header says 08:15:00.00 on 2025 day 100 (April 10); CTM 06:15:03Z is
+ * +02:00, CTM 13:15:02Z is -05:00 (the seconds are the write delay).
+ */
+static void reference_local_time(void **state)
+{
+	static unsigned char buf[2 * 1024];
+	const int64_t apr10 = INT64_C(1744243200000000); /* 2025-04-10T00:00:00Z */
+	struct bbuf b = {0};
+	struct run run;
+	size_t n = 0;
+	(void)state;
+	n += ref_s1(buf + n, 0, 0, 0, apr10 + INT64_C(21603000000), 100); /* CTM = start + 900 s = 06:15:03Z */
+	n += ref_s1(buf + n, 1, 0, 0, apr10 + INT64_C(46802000000), 100); /* 13:15:02Z */
+	bb_bytes(&b, buf, n);
+	assert_int_equal(open_run(&run, &b), 0);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
+	assert_true(run.s.has_offset);
+	assert_int_equal(run.s.utc_offset_s, 2 * 3600);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 1);
+	assert_true(run.s.has_offset);
+	assert_int_equal(run.s.utc_offset_s, -5 * 3600);
+	assert_int_equal(mf_reader_next(run.r, &run.s, &run.e), 0);
+	close_run(&run);
+	free(b.p);
+}
+
 static void reference_subtype1(void **state)
 {
 	static unsigned char buf[3 * 1024];
@@ -857,6 +887,7 @@ int main(void)
 		cmocka_unit_test(list_api),
 		cmocka_unit_test(reference_subtype2),
 		cmocka_unit_test(reference_subtype1),
+		cmocka_unit_test(reference_local_time),
 		cmocka_unit_test(both_subtypes),
 		cmocka_unit_test(no_113_and_no_trailer),
 		cmocka_unit_test(set_sizes_match_families),
