@@ -305,6 +305,10 @@ static void parse_errors(void **state)
 	assert_int_equal(h, 0xffffffu);
 	assert_int_equal(mf_select_parse_hours("8-12,14", &h), 0);
 	assert_int_equal(h, 0x4f00u);
+	assert_int_equal(mf_select_parse_hours("08:00-17:00", &h), 0); /* as a clock shows them */
+	assert_int_equal(h, 0x1ff00u);
+	assert_int_equal(mf_select_parse_hours("8:30-17", &h), -1); /* hours are whole */
+	assert_int_equal(mf_select_parse_hours("8:0-17", &h), -1);
 	assert_int_equal(mf_select_parse_hours("8-8", &h), -1);
 	assert_int_equal(mf_select_parse_hours("8-25", &h), -1);
 	assert_int_equal(mf_select_parse_hours("24", &h), -1);

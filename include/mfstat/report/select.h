@@ -56,8 +56,8 @@ int mf_select_parse_time(const char *s, const struct mf_tz *tz, int64_t *us);
 
 /*
  * Parses --hours "H1-H2" (intervals starting at or after H1:00 and before
- * H2:00; "22-6" wraps past midnight) or a comma list of such ranges and single
- * hours ("8-12,14").  Returns 0 or -1.
+ * H2:00; "22-6" wraps past midnight; "8:00-17:00" is taken too) or a comma
+ * list of such ranges and single hours ("8-12,14").  Returns 0 or -1.
  */
 int mf_select_parse_hours(const char *s, uint32_t *mask);
 

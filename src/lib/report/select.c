@@ -42,6 +42,8 @@ static int small_number(const char **p, int max, int *v)
 	}
 	if (!digits || n > max || (*s >= '0' && *s <= '9'))
 		return -1;
+	if (s[0] == ':' && s[1] == '0' && s[2] == '0' && !(s[3] >= '0' && s[3] <= '9'))
+		s += 3; /* "8:00-17:00": whole hours as a clock shows them */
 	*v = n;
 	*p = s;
 	return 0;
