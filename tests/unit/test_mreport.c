@@ -293,8 +293,12 @@ static struct mf_mreport_opts opts(int format)
 /* s with the source directory replaced by @SRCDIR@ (frees s). */
 static char *subst(char *s)
 {
-	size_t n = strlen(MFSTAT_SOURCE_DIR);
-	char *out = malloc(strlen(s) + 1), *p, *q;
+	size_t n = strlen(MFSTAT_SOURCE_DIR), hits = 0;
+	char *out, *p, *q;
+	/* The source directory may be shorter than its placeholder (a clone in /tmp/ck). */
+	for (p = s; (p = strstr(p, MFSTAT_SOURCE_DIR)) != NULL; p += n)
+		hits++;
+	out = malloc(strlen(s) + hits * 8 + 1);
 	assert_non_null(out);
 	for (p = s, q = out; *p;) {
 		if (strncmp(p, MFSTAT_SOURCE_DIR, n) == 0) {
