@@ -335,7 +335,7 @@ static void explain_unavailable(const struct mf_report *rep)
 							: "L1MP or RNI not available");
 				continue;
 			}
-			if (!isnan(r->value[m]))
+			if (!isnan(r->value[m]) || mf_report_key_sparse_empty(rep, fam->metrics[m].name))
 				continue;
 			mf_na_explain(fam, &r->na[m], why, sizeof(why));
 			fprintf(stderr, "mfstat: %s: %s n/a: %s\n", where, fam->metrics[m].name, why);

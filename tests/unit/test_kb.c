@@ -46,6 +46,7 @@ static void lint_families(void **state)
 		s->family = fam;
 		s->cpsp = 5000;
 		s->seconds = 60;
+		s->rmf_busy_s = 30; /* the RMF view (SMF type 70) */
 		for (i = 0; sourcing[i]; i++) {
 			int m = mf_family_metric(fam, sourcing[i]);
 			if (m >= 0 && strcmp(sourcing[i], "MEMP") != 0)

@@ -37,11 +37,33 @@ struct mf_sample {
 	long line;        /* where it was read: its (first) line in a text input, 0 = unknown */
 	long long offset; /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 
+	/* Where the engine ran (SMF type 70 and 99 subtype 14 joined to type 113, or CSV columns). */
+	int polarity;        /* enum mf_polarity; MF_POL_NONE = unknown */
+	int32_t lpar_weight; /* the LPAR's weight for the engine's pool; -1 = unknown */
+	int32_t drawer;      /* drawer (book) of the core; -1 = unknown */
+	int32_t chip;        /* chip of the core within its drawer; -1 = unknown */
+	double rmf_busy_s;   /* RMF dispatch time of the engine over this sample's interval, s; NaN = none */
+
 	const uint64_t *present_bits;  /* optional: bitmap of the slots below, when the reader has it */
 	size_t n;                      /* number of counters present */
 	uint16_t slot[MF_SAMPLE_MAX];  /* dense slot of each counter in family */
 	uint64_t value[MF_SAMPLE_MAX]; /* its delta */
 };
+
+/* HiperDispatch polarity of a logical processor (SMF 70, 99.14). */
+enum mf_polarity {
+	MF_POL_NONE = 0, /* not known */
+	MF_POL_VH,       /* vertical high: a dedicated share of a whole engine */
+	MF_POL_VM,       /* vertical medium: part of an engine */
+	MF_POL_VL,       /* vertical low: no guaranteed share (runs on unused capacity) */
+	MF_POL_HZ,       /* horizontal: HiperDispatch off, the LPAR's share spread evenly */
+	MF_POL_COUNT
+};
+
+/* "VH", "VM", "VL", "HZ", or NULL for MF_POL_NONE. */
+const char *mf_polarity_name(int polarity);
+/* Parses VH, VM, VL, HZ (any case, also the words high, medium, low, horizontal); -1 if none. */
+int mf_polarity_parse(const char *s, size_t len);
 
 /* Resets s to an empty sample of no family. */
 void mf_sample_reset(struct mf_sample *s);

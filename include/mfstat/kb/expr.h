@@ -29,7 +29,8 @@ enum {
 	MF_VAR_CPSP = 0,         /* CPU speed, MHz */
 	MF_VAR_INTERVAL = 1,     /* interval length, seconds */
 	MF_VAR_MEM_PEAK_GBS = 2, /* peak memory bandwidth the user gives (--mem-peak), GB/s */
-	MF_NVARS = 3
+	MF_VAR_RMF_BUSY = 3,     /* RMF dispatch time of the group's engines (SMF type 70), seconds */
+	MF_NVARS = 4
 };
 
 /*

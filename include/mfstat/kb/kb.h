@@ -46,6 +46,7 @@ enum mf_lspr { MF_LSPR_NONE = -1, MF_LSPR_LOW = 0, MF_LSPR_AVERAGE = 1, MF_LSPR_
 #define MF_METRIC_NONNEG 0x1u /* a negative value means inconsistent data: warn */
 #define MF_METRIC_AUX 0x2u    /* a helper: listed, but not reported unless asked */
 #define MF_METRIC_MAX 0x4u    /* a value above max means inconsistent data: warn */
+#define MF_METRIC_SPARSE 0x8u /* a column only where some group has a value (RMF data joined) */
 
 struct mf_counter {
 	unsigned number;

@@ -28,8 +28,15 @@ enum {
 	MF_BY_WEEK = 1u << 8, /* ISO weeks, Monday first */
 	MF_BY_MONTH = 1u << 9,
 	MF_BY_HOUR_OF_DAY = 1u << 10, /* 0-23 across days */
-	MF_BY_WEEKDAY = 1u << 11      /* Monday to Sunday across weeks */
+	MF_BY_WEEKDAY = 1u << 11,     /* Monday to Sunday across weeks */
+	/* Where the engines ran (SMF 70 and 99.14 joined to 113; CSV columns): */
+	MF_BY_POLARITY = 1u << 12, /* VH, VM, VL, HZ */
+	MF_BY_WEIGHT = 1u << 13,   /* the LPAR's weight for the pool ("lpar_weight") */
+	MF_BY_DRAWER = 1u << 14,
+	MF_BY_CHIP = 1u << 15
 };
+/* The keys of where an engine ran: printed after the LPAR and pool like the file and calendar keys. */
+#define MF_BY_PLACE (MF_BY_POLARITY | MF_BY_WEIGHT | MF_BY_DRAWER | MF_BY_CHIP)
 #define MF_BY_DEFAULT (MF_BY_SYSTEM | MF_BY_LPAR | MF_BY_POOL | MF_BY_INTERVAL)
 #define MF_BY_CALENDAR (MF_BY_HOUR | MF_BY_DAY | MF_BY_WEEK | MF_BY_MONTH | MF_BY_HOUR_OF_DAY | MF_BY_WEEKDAY)
 /* The time keys: at most one per grouping. */
@@ -65,6 +72,11 @@ struct mf_group {
 	bool has_bucket; /* a calendar key: its bucket (mf_cal_key) */
 	int64_t bucket;
 
+	int polarity;        /* MF_BY_POLARITY: enum mf_polarity, else MF_POL_NONE */
+	int32_t lpar_weight; /* MF_BY_WEIGHT: the weight, else -1 */
+	int32_t drawer;      /* MF_BY_DRAWER, else -1 */
+	int32_t chip;        /* MF_BY_CHIP, else -1 */
+
 	bool has_offset; /* the local time offset of the group's first row that gave one (SMF) */
 	int32_t utc_offset_s;
 
@@ -81,7 +93,9 @@ struct mf_group {
 	uint64_t ncpsp;
 	uint64_t nnominal; /* rows whose cpsp was the nominal speed */
 	unsigned user_only;
-	/* The group's intervals and distinct CPUs are kept by the grouper: see
+	double rmf_busy_s; /* RMF dispatch time summed over the rows that carry it (s) */
+	uint64_t rmf_rows; /* rows that carry it */
+			   /* The group's intervals and distinct CPUs are kept by the grouper: see
 	 * mf_group_interval_seconds and mf_group_cpus. */
 };
 
@@ -147,6 +161,9 @@ bool mf_group_period(const struct mf_group *grp, int64_t *start_us, int64_t *end
 
 /* The shortest and longest interval length of a group (seconds); false when none is known. */
 bool mf_group_interval_range(const struct mf_group *grp, double *lo, double *hi);
+
+/* Orders two groups by where their engines ran (polarity, LPAR weight, drawer, chip): <0, 0, >0. */
+int mf_group_place_cmp(const struct mf_group *a, const struct mf_group *b);
 
 /* Distinct CPUs (system, LPAR and CPU number) of a group, or when rows carry
  * no CPU number the most rows seen in one interval (all systems' rows with

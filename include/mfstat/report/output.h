@@ -109,9 +109,10 @@ bool mf_report_period(const struct mf_report *rep, char *start, char *end, size_
 bool mf_report_interval_range(const struct mf_report *rep, double *lo, double *hi);
 
 /*
- * The value of a non-metric key of a group as text: the input file
- * (MF_BY_FILE) or the calendar bucket (a MF_BY_CALENDAR bit) of rep->by;
- * NULL when the group has none.
+ * The value of a non-metric key of a group as text: the polarity, LPAR
+ * weight, drawer or chip (MF_BY_PLACE), the input file (MF_BY_FILE) or the
+ * calendar bucket (a MF_BY_CALENDAR bit) of rep->by; NULL when the group has
+ * none.
  */
 const char *mf_report_key_text(const struct mf_report *rep, const struct mf_group *g, unsigned bit, char *buf,
 			       size_t n);
@@ -120,11 +121,20 @@ const char *mf_report_key_text(const struct mf_report *rep, const struct mf_grou
 void mf_report_left_out_text(const struct mf_report *rep, char *buf, size_t n);
 
 /*
- * The keys of rep->by that have a column only when grouped by: the input file
+ * The keys of rep->by that have a column only when grouped by: where the
+ * engines ran (polarity, LPAR weight, drawer, chip), the input file
  * (MF_BY_FILE), then the calendar bucket; their MF_BY_* bits into bits (room
- * for 2), the count returned.  Their column names are mf_by_name's.
+ * for MF_EXTRA_KEYS_MAX), the count returned.  Their column names are
+ * mf_by_name's.
  */
+#define MF_EXTRA_KEYS_MAX 6
 size_t mf_report_extra_keys(const struct mf_report *rep, unsigned *bits);
+
+/*
+ * True for a metric flagged sparse (the RMF view of SMF type 70) that no group
+ * of rep has a value of: the writers leave its column out.
+ */
+bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key);
 
 /* One line: "period FROM to TO (ZONE), N systems, 900 s intervals"; empty when no interval has a start. */
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);

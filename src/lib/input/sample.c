@@ -2,6 +2,7 @@
 #include "mfstat/input/sample.h"
 
 #include <math.h>
+#include <string.h>
 #include <strings.h>
 
 void mf_sample_reset(struct mf_sample *s)
@@ -23,6 +24,11 @@ void mf_sample_reset(struct mf_sample *s)
 	s->input = 0;
 	s->line = 0;
 	s->offset = -1;
+	s->polarity = MF_POL_NONE;
+	s->lpar_weight = -1;
+	s->drawer = -1;
+	s->chip = -1;
+	s->rmf_busy_s = NAN;
 	s->present_bits = NULL;
 	s->n = 0;
 }
@@ -51,5 +57,25 @@ int mf_pool_parse(const char *s, size_t len)
 		if (n == len && strncasecmp(names[i].name, s, len) == 0)
 			return names[i].pool;
 	}
+	return -1;
+}
+
+const char *mf_polarity_name(int polarity)
+{
+	static const char *const names[MF_POL_COUNT] = {NULL, "VH", "VM", "VL", "HZ"};
+	return polarity > MF_POL_NONE && polarity < MF_POL_COUNT ? names[polarity] : NULL;
+}
+
+int mf_polarity_parse(const char *s, size_t len)
+{
+	static const struct {
+		const char *name;
+		int pol;
+	} names[] = {{"VH", MF_POL_VH},   {"VM", MF_POL_VM},     {"VL", MF_POL_VL},  {"HZ", MF_POL_HZ},
+		     {"high", MF_POL_VH}, {"medium", MF_POL_VM}, {"low", MF_POL_VL}, {"horizontal", MF_POL_HZ}};
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len && strncasecmp(names[i].name, s, len) == 0)
+			return names[i].pol;
 	return -1;
 }

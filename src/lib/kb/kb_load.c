@@ -292,6 +292,11 @@ static int bind_name(void *vctx, const char *name, size_t len, int *kind, int *i
 		*index = MF_VAR_INTERVAL;
 		return 0;
 	}
+	if (len == 8 && memcmp(name, "RMF_BUSY", 8) == 0) {
+		*kind = MF_REF_VAR;
+		*index = MF_VAR_RMF_BUSY;
+		return 0;
+	}
 	if (len == 12 && memcmp(name, "MEM_PEAK_GBS", 12) == 0) {
 		*kind = MF_REF_VAR;
 		*index = MF_VAR_MEM_PEAK_GBS;
@@ -353,8 +358,8 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	if (!is_ident(t->fz[0]))
 		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "metric name must be a name ([A-Za-z0-9_])");
 	if (strcmp(t->fz[0], "CPSP") == 0 || strcmp(t->fz[0], "INTERVAL") == 0 ||
-	    strcmp(t->fz[0], "MEM_PEAK_GBS") == 0 || strcmp(t->fz[0], "LSPR") == 0 ||
-	    mf_short_counter_number(t->fz[0], t->flen[0]) >= 0)
+	    strcmp(t->fz[0], "MEM_PEAK_GBS") == 0 || strcmp(t->fz[0], "RMF_BUSY") == 0 ||
+	    strcmp(t->fz[0], "LSPR") == 0 || mf_short_counter_number(t->fz[0], t->flen[0]) >= 0)
 		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "'%s' is a reserved name", t->fz[0]);
 	if (t->flen[1] == 0)
 		return mf_tsv_fail(t, L->err, 1, 0, MF_ETABLE, "empty unit");
@@ -378,9 +383,13 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 				r.m.flags |= MF_METRIC_MAX;
 			} else if (strcmp(tok, "aux") == 0)
 				r.m.flags |= MF_METRIC_AUX;
+			else if (strcmp(tok, "sparse") == 0)
+				r.m.flags |= MF_METRIC_SPARSE;
 			else
 				return mf_tsv_fail(t, L->err, 3, (size_t)(tok - fl), MF_ETABLE,
-						   "unknown flag '%s' (known: nonneg, max=N, aux, or - for none)", tok);
+						   "unknown flag '%s' (known: nonneg, max=N, aux, sparse, or - for "
+						   "none)",
+						   tok);
 		}
 	}
 	if (!valid_revision(t->fz[4]))

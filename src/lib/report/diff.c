@@ -33,6 +33,8 @@ static int cmp_key(const struct keyed *a, const struct keyed *b)
 		return c;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
+	if ((c = mf_group_place_cmp(a->r->group, b->r->group)))
+		return c;
 	if (a->cpu != b->cpu)
 		return a->cpu < b->cpu ? -1 : 1;
 	return 0;
@@ -93,6 +95,9 @@ static int default_metrics(struct mf_diff *d)
 			const struct mf_family *fam = &kb->families[f];
 			if (mf_report_key_index(fam, kb->keys[k]) >= 0 &&
 			    (family_present(d->before, fam) || family_present(d->after, fam))) {
+				if (mf_report_key_sparse_empty(d->before, kb->keys[k]) &&
+				    mf_report_key_sparse_empty(d->after, kb->keys[k]))
+					break;
 				d->metrics[d->nmetrics++] = kb->keys[k];
 				break;
 			}

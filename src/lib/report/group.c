@@ -39,6 +39,10 @@ static const struct {
 	{"month", MF_BY_MONTH, MF_CAL_MONTH},
 	{"hour-of-day", MF_BY_HOUR_OF_DAY, MF_CAL_HOUR_OF_DAY},
 	{"weekday", MF_BY_WEEKDAY, MF_CAL_WEEKDAY},
+	{"polarity", MF_BY_POLARITY, -1},
+	{"lpar_weight", MF_BY_WEIGHT, -1},
+	{"drawer", MF_BY_DRAWER, -1},
+	{"chip", MF_BY_CHIP, -1},
 };
 #define NBY (sizeof(by_items) / sizeof(by_items[0]))
 
@@ -206,6 +210,14 @@ static void key_mask(const struct mf_grouper *g, struct mf_group *k)
 		k->has_bucket = false;
 	if (!k->has_bucket)
 		k->bucket = 0;
+	if (!(g->by & MF_BY_POLARITY))
+		k->polarity = MF_POL_NONE;
+	if (!(g->by & MF_BY_WEIGHT))
+		k->lpar_weight = -1;
+	if (!(g->by & MF_BY_DRAWER))
+		k->drawer = -1;
+	if (!(g->by & MF_BY_CHIP))
+		k->chip = -1;
 }
 
 /* The calendar bucket of an interval start, in the grouper's zone (or the row's own offset). */
@@ -232,6 +244,10 @@ static void make_key(const struct mf_grouper *g, const struct mf_sample *s, stru
 	k->input = s->input;
 	k->has_bucket = g->calendar && s->has_start;
 	k->bucket = k->has_bucket ? bucket_of(g, s) : 0;
+	k->polarity = s->polarity;
+	k->lpar_weight = s->lpar_weight;
+	k->drawer = s->drawer;
+	k->chip = s->chip;
 	key_mask(g, k);
 }
 
@@ -245,6 +261,8 @@ static uint64_t key_hash(const struct mf_group *k)
 	h = mix(h, (uint64_t)k->start_us + k->has_start);
 	h = mix(h, k->input);
 	h = mix(h, (uint64_t)k->bucket + k->has_bucket);
+	h = mix(h, (uint64_t)(uint32_t)k->polarity | (uint64_t)(uint32_t)k->lpar_weight << 32);
+	h = mix(h, (uint64_t)(uint32_t)k->drawer | (uint64_t)(uint32_t)k->chip << 32);
 	return h;
 }
 
@@ -252,7 +270,8 @@ static bool key_eq(const struct mf_group *a, const struct mf_group *b)
 {
 	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
 	       a->cpu == b->cpu && a->has_start == b->has_start && a->start_us == b->start_us && a->input == b->input &&
-	       a->has_bucket == b->has_bucket && a->bucket == b->bucket;
+	       a->has_bucket == b->has_bucket && a->bucket == b->bucket && a->polarity == b->polarity &&
+	       a->lpar_weight == b->lpar_weight && a->drawer == b->drawer && a->chip == b->chip;
 }
 
 static int rehash(struct mf_grouper *g, size_t nslots)
@@ -304,6 +323,10 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->input = k->input;
 	grp->has_bucket = k->has_bucket;
 	grp->bucket = k->bucket;
+	grp->polarity = k->polarity;
+	grp->lpar_weight = k->lpar_weight;
+	grp->drawer = k->drawer;
+	grp->chip = k->chip;
 	/* One block: the sums, then the three bitmaps. */
 	grp->nwords = (k->family->ncounters + 63) / 64;
 	grp->sum = calloc(k->family->ncounters + 3 * grp->nwords + 1, sizeof(*grp->sum));
@@ -537,6 +560,10 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 			grp->nnominal++;
 	}
 	grp->user_only |= s->user_only;
+	if (!isnan(s->rmf_busy_s)) {
+		grp->rmf_busy_s += s->rmf_busy_s;
+		grp->rmf_rows++;
+	}
 	if (s->has_offset && !grp->has_offset) {
 		grp->has_offset = true;
 		grp->utc_offset_s = s->utc_offset_s;
@@ -558,6 +585,19 @@ static int cmp_iv_start(const void *pa, const void *pb)
 {
 	const struct mf_interval *a = pa, *b = pb;
 	return (a->start_us > b->start_us) - (a->start_us < b->start_us);
+}
+
+int mf_group_place_cmp(const struct mf_group *a, const struct mf_group *b)
+{
+	if (a->polarity != b->polarity)
+		return a->polarity < b->polarity ? -1 : 1;
+	if (a->lpar_weight != b->lpar_weight)
+		return a->lpar_weight < b->lpar_weight ? -1 : 1;
+	if (a->drawer != b->drawer)
+		return a->drawer < b->drawer ? -1 : 1;
+	if (a->chip != b->chip)
+		return a->chip < b->chip ? -1 : 1;
+	return 0;
 }
 
 /* Sort entries carry their names, so the comparison needs no context. */
@@ -590,6 +630,8 @@ static int cmp_group(const void *pa, const void *pb)
 		return c;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
+	if ((c = mf_group_place_cmp(a, b)))
+		return c;
 	if (a->has_bucket != b->has_bucket)
 		return a->has_bucket ? 1 : -1;
 	if (a->bucket != b->bucket)
@@ -848,6 +890,10 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	key.input = src->input;
 	key.has_bucket = src->has_bucket && g->calendar;
 	key.bucket = src->bucket;
+	key.polarity = src->polarity;
+	key.lpar_weight = src->lpar_weight;
+	key.drawer = src->drawer;
+	key.chip = src->chip;
 	key_mask(g, &key);
 	grp = find_or_add(g, &key);
 	if (!grp)
@@ -897,6 +943,8 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	grp->ncpsp += src->ncpsp;
 	grp->nnominal += src->nnominal;
 	grp->user_only |= src->user_only;
+	grp->rmf_busy_s += src->rmf_busy_s;
+	grp->rmf_rows += src->rmf_rows;
 	if (src->has_offset && !grp->has_offset) {
 		grp->has_offset = true;
 		grp->utc_offset_s = src->utc_offset_s;

@@ -70,6 +70,8 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 	/* INTERVAL is the wall-clock length, not a sum over engines (rule 2). */
 	vars[MF_VAR_INTERVAL] = mf_group_interval_seconds(grp);
 	vars[MF_VAR_MEM_PEAK_GBS] = mem_peak_gbs > 0 ? mem_peak_gbs : NAN;
+	/* RMF's view of the same engines: only when every row of the group has it. */
+	vars[MF_VAR_RMF_BUSY] = grp->rows > 0 && grp->rmf_rows == grp->rows ? grp->rmf_busy_s : NAN;
 	r->cpsp = vars[MF_VAR_CPSP];
 	r->interval = vars[MF_VAR_INTERVAL];
 	evaluate(fam, grp->sum, present, vars, r->value, r->na);
@@ -171,7 +173,9 @@ void mf_na_explain(const struct mf_family *fam, const struct mf_na *na, char *bu
 			snprintf(buf, n, "%s not known",
 				 na->index == MF_VAR_CPSP       ? "CPU speed (cpsp)"
 				 : na->index == MF_VAR_INTERVAL ? "interval length (interval_seconds)"
-								: "peak memory bandwidth (--mem-peak)");
+				 : na->index == MF_VAR_RMF_BUSY
+					 ? "RMF dispatch time (SMF type 70 records of every engine of the group)"
+					 : "peak memory bandwidth (--mem-peak)");
 		else if (na->kind == MF_REF_METRIC && na->index >= 0 && (size_t)na->index < fam->nmetrics)
 			snprintf(buf, n, "%s not available", fam->metrics[na->index].name);
 		else

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,25 @@ int mf_report_key_index(const struct mf_family *fam, const char *key)
 		}
 	}
 	return -1;
+}
+
+/* A metric flagged sparse (the RMF view) that no group of the report has a value of: no column. */
+bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key)
+{
+	size_t i;
+	bool sparse = false;
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_group *g = rep->results[i].group;
+		int idx = mf_report_key_index(g->family, key);
+		if (idx < 0)
+			continue;
+		if (!(g->family->metrics[idx].flags & MF_METRIC_SPARSE))
+			return false;
+		sparse = true;
+		if (!isnan(rep->results[i].value[idx]))
+			return false;
+	}
+	return sparse;
 }
 
 const char **mf_report_keys(const struct mf_report *rep, size_t *n)
@@ -53,7 +73,8 @@ const char **mf_report_keys(const struct mf_report *rep, size_t *n)
 	for (k = 0; k < kb->nkeys; k++) {
 		for (i = 0; i < kb->nfamilies; i++) {
 			if (seen[i] && mf_report_key_index(&kb->families[i], kb->keys[k]) != -1) {
-				keys[(*n)++] = kb->keys[k];
+				if (!mf_report_key_sparse_empty(rep, kb->keys[k]))
+					keys[(*n)++] = kb->keys[k];
 				break;
 			}
 		}
@@ -222,6 +243,14 @@ void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, ch
 		mf_buf_appendf(buf, n, &used, " lpar %s", lpar);
 	if (pool)
 		mf_buf_appendf(buf, n, &used, " pool %s", pool);
+	if (mf_polarity_name(g->polarity))
+		mf_buf_appendf(buf, n, &used, " polarity %s", mf_polarity_name(g->polarity));
+	if (g->lpar_weight >= 0)
+		mf_buf_appendf(buf, n, &used, " weight %d", (int)g->lpar_weight);
+	if (g->drawer >= 0)
+		mf_buf_appendf(buf, n, &used, " drawer %d", (int)g->drawer);
+	if (g->chip >= 0)
+		mf_buf_appendf(buf, n, &used, " chip %d", (int)g->chip);
 	if (g->has_start) {
 		mf_time_format(g->start_us, t, sizeof(t));
 		mf_buf_appendf(buf, n, &used, " interval %s", t);
@@ -300,6 +329,8 @@ static int cmp_series(const void *pa, const void *pb)
 		return a->lpar < b->lpar ? -1 : 1;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
+	if (mf_group_place_cmp(a, b))
+		return mf_group_place_cmp(a, b);
 	if (a->cpu != b->cpu)
 		return a->cpu < b->cpu ? -1 : 1;
 	return (ra->i > rb->i) - (ra->i < rb->i);
@@ -308,7 +339,7 @@ static int cmp_series(const void *pa, const void *pb)
 static bool same_series(const struct mf_group *a, const struct mf_group *b)
 {
 	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
-	       a->cpu == b->cpu;
+	       a->cpu == b->cpu && mf_group_place_cmp(a, b) == 0;
 }
 
 void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
@@ -490,6 +521,15 @@ const char *mf_report_key_text(const struct mf_report *rep, const struct mf_grou
 	enum mf_cal cal;
 	if (bit == MF_BY_FILE)
 		return g->input > 0 && g->input <= rep->ninputs ? rep->inputs[g->input - 1].file : NULL;
+	if (bit == MF_BY_POLARITY)
+		return mf_polarity_name(g->polarity);
+	if (bit & (MF_BY_WEIGHT | MF_BY_DRAWER | MF_BY_CHIP)) {
+		int32_t v = bit == MF_BY_WEIGHT ? g->lpar_weight : bit == MF_BY_DRAWER ? g->drawer : g->chip;
+		if (v < 0 || !n)
+			return NULL;
+		snprintf(buf, n, "%d", (int)v);
+		return buf;
+	}
 	if (!(bit & MF_BY_CALENDAR) || !g->has_bucket || !mf_by_calendar(bit, &cal))
 		return NULL;
 	mf_cal_format(cal, g->bucket, buf, n);
@@ -542,10 +582,11 @@ void mf_report_left_out_text(const struct mf_report *rep, char *buf, size_t n)
 
 size_t mf_report_extra_keys(const struct mf_report *rep, unsigned *bits)
 {
-	static const unsigned order[] = {MF_BY_FILE,  MF_BY_HOUR,        MF_BY_DAY,    MF_BY_WEEK,
-					 MF_BY_MONTH, MF_BY_HOUR_OF_DAY, MF_BY_WEEKDAY};
+	static const unsigned order[] = {MF_BY_POLARITY, MF_BY_WEIGHT,      MF_BY_DRAWER, MF_BY_CHIP,
+					 MF_BY_FILE,     MF_BY_HOUR,        MF_BY_DAY,    MF_BY_WEEK,
+					 MF_BY_MONTH,    MF_BY_HOUR_OF_DAY, MF_BY_WEEKDAY};
 	size_t k, n = 0;
-	for (k = 0; k < sizeof(order) / sizeof(order[0]) && n < 2; k++)
+	for (k = 0; k < sizeof(order) / sizeof(order[0]) && n < MF_EXTRA_KEYS_MAX; k++)
 		if (rep->by & order[k])
 			bits[n++] = order[k];
 	return n;

@@ -31,7 +31,7 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 	char tbuf[48];
 	int64_t ps, pe;
-	unsigned extra[2];
+	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
 
 	if (!keys || !map || !expected) {

@@ -45,7 +45,7 @@ struct series {
 static bool same_series(const struct mf_group *a, const struct mf_group *b)
 {
 	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
-	       a->cpu == b->cpu && a->input == b->input;
+	       a->cpu == b->cpu && a->input == b->input && mf_group_place_cmp(a, b) == 0;
 }
 
 /* Text from the input or the tables, for element text and attribute values (include/mfstat/base/escape.h). */
@@ -69,6 +69,14 @@ static void series_name(struct mf_strbuf *sb, const struct mf_report *rep, const
 		mf_strbuf_puts(sb, sb->len > before ? " / " : "");
 		esc(sb, pool);
 	}
+	if (mf_polarity_name(g->polarity))
+		mf_strbuf_printf(sb, "%s%s", sb->len > before ? " / " : "", mf_polarity_name(g->polarity));
+	if (g->lpar_weight >= 0)
+		mf_strbuf_printf(sb, "%sweight %d", sb->len > before ? " / " : "", (int)g->lpar_weight);
+	if (g->drawer >= 0)
+		mf_strbuf_printf(sb, "%sdrawer %d", sb->len > before ? " / " : "", (int)g->drawer);
+	if (g->chip >= 0)
+		mf_strbuf_printf(sb, "%schip %d", sb->len > before ? " / " : "", (int)g->chip);
 	if (g->cpu >= 0)
 		mf_strbuf_printf(sb, "%sCPU %lld", sb->len > before ? " / " : "", (long long)g->cpu);
 	if (sb->len == before)

@@ -39,7 +39,7 @@ struct cols {
 	size_t nkeys;
 	int *map;
 	uint64_t *expected;
-	unsigned extra[2];
+	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
 };
 
@@ -81,7 +81,13 @@ static void put_group_keys(FILE *fp, const struct mf_report *rep, const struct c
 		fputc(',', fp);
 		json_str(fp, mf_by_name(c->extra[k]));
 		fputc(':', fp);
-		json_opt_str(fp, mf_report_key_text(rep, g, c->extra[k], tbuf, sizeof(tbuf)));
+		if (c->extra[k] & (MF_BY_WEIGHT | MF_BY_DRAWER | MF_BY_CHIP)) {
+			/* Numbers, not strings: null when unknown. */
+			const char *v = mf_report_key_text(rep, g, c->extra[k], tbuf, sizeof(tbuf));
+			fputs(v ? v : "null", fp);
+		} else {
+			json_opt_str(fp, mf_report_key_text(rep, g, c->extra[k], tbuf, sizeof(tbuf)));
+		}
 	}
 	fputs(",\"interval_start\":", fp);
 	if (g->has_start) {

@@ -148,7 +148,7 @@ static char *key_cell(const struct mf_report *rep, const struct mf_group *g, uns
 /* Builds one table of the given keys; returns -1 on ENOMEM. */
 static int build(const struct mf_report *rep, const char **keys, size_t nkeys, struct table *t)
 {
-	unsigned idbit[7] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
+	unsigned idbit[5 + MF_EXTRA_KEYS_MAX] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
 	size_t nid = 0, nbits = 3, i, k, c;
 	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
 

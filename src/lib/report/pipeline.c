@@ -376,6 +376,8 @@ static int cmp_series(const struct ranked *a, const struct ranked *b)
 		return c;
 	if (x->pool != y->pool)
 		return x->pool < y->pool ? -1 : 1;
+	if ((c = mf_group_place_cmp(x, y)))
+		return c;
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
 	return 0;
