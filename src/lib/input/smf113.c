@@ -52,27 +52,6 @@ enum {
 	S2_ZCBP = 0x0400,    /* bit 5: class 2 is a zCBP */
 };
 
-/* Big-endian loads (SMF is big-endian, whatever the host). */
-static inline unsigned u16(const unsigned char *p)
-{
-	return (unsigned)p[0] << 8 | p[1];
-}
-
-static inline uint32_t u32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t u64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
 int64_t mf_tod_to_unix_us(uint64_t tod)
 {
 	/* TOD bit 51 is one microsecond; 0x7D91048BCA000000 is 1970-01-01 (§12.5). */
@@ -110,7 +89,7 @@ static char ebcdic(unsigned char c)
 	}
 }
 
-static void ebcdic_str(const unsigned char *p, size_t n, char *out)
+void mf_smf_ebcdic(const unsigned char *p, size_t n, char *out)
 {
 	size_t i, end = 0;
 	for (i = 0; i < n; i++) {
@@ -128,7 +107,7 @@ static bool time_ok(const unsigned char *p)
 }
 
 /* SMFxxDTE: packed 0cyydddF, c 0-2, ddd 001-366. */
-static bool date_ok(const unsigned char *p)
+bool mf_smf_date_ok(const unsigned char *p)
 {
 	unsigned ddd;
 	if (p[0] > 2 || (p[1] >> 4) > 9 || (p[1] & 15) > 9 || (p[2] >> 4) > 9 || (p[2] & 15) > 9 || (p[3] >> 4) > 9 ||
@@ -141,9 +120,14 @@ static bool date_ok(const unsigned char *p)
 /* SMFxxTME and SMFxxDTE (checked by time_ok and date_ok) as microseconds, local time taken as UTC. */
 static int64_t local_time(const unsigned char *tme, const unsigned char *dte)
 {
+	return mf_smf_date_us(dte) + (int64_t)u32(tme) * 10000;
+}
+
+int64_t mf_smf_date_us(const unsigned char *dte)
+{
 	int64_t year = 1900 + 100 * dte[0] + (dte[1] >> 4) * 10 + (dte[1] & 15);
 	unsigned ddd = (dte[2] >> 4) * 100u + (dte[2] & 15) * 10u + (dte[3] >> 4);
-	return (mf_days_from_civil(year, 1, 1) + ddd - 1) * INT64_C(86400000000) + (int64_t)u32(tme) * 10000;
+	return (mf_days_from_civil(year, 1, 1) + ddd - 1) * INT64_C(86400000000);
 }
 
 /*
@@ -152,7 +136,7 @@ static int64_t local_time(const unsigned char *tme, const unsigned char *dte)
  */
 static bool header_without_rdw(const unsigned char *b, size_t n)
 {
-	return n >= 14 && time_ok(b + 2) && date_ok(b + 6) && !date_ok(b + 10);
+	return n >= 14 && time_ok(b + 2) && mf_smf_date_ok(b + 6) && !mf_smf_date_ok(b + 10);
 }
 
 /* System ids (SMFxxSID) in ASCII: 4 characters A-Z, 0-9, @ # $. */
@@ -268,6 +252,8 @@ void mf_smfdec_free(struct mf_smfdec *d)
 {
 	free(d->rec);
 	d->rec = NULL;
+	mf_smf70_free(&d->rmf);
+	mf_smf99t_free(&d->topo);
 }
 
 static int fail_at(struct mf_smfdec *d, struct mf_error *err, int code, long long off, long rec, const char *fmt, ...)
@@ -548,7 +534,7 @@ static int machine_of(struct mf_smfdec *d, struct mf_smf_record *r, const unsign
 {
 	char t[5];
 	unsigned i, type = 0;
-	ebcdic_str(mt, 4, t);
+	mf_smf_ebcdic(mt, 4, t);
 	for (i = 0; i < 4; i++) {
 		if (t[i] < '0' || t[i] > '9')
 			return fail_at(d, err, MF_EFORMAT, r->offset, r->number,
@@ -797,6 +783,7 @@ static int decode(struct mf_smfdec *d, const unsigned char *rec, size_t len, lon
 	unsigned sdl, iln, ion, dln, don, subtype;
 
 	memset(r, 0, offsetof(struct mf_smf_record, num));
+	r->type = 113;
 	r->offset = off;
 	r->number = d->recno;
 	if (len < 52)
@@ -806,8 +793,8 @@ static int decode(struct mf_smfdec *d, const unsigned char *rec, size_t len, lon
 			       "record length field %u disagrees with its descriptor (%zu)", u16(rec), len);
 	subtype = u16(rec + 22);
 	r->subtype = (int)subtype;
-	ebcdic_str(rec + 14, 4, r->system);
-	if (time_ok(rec + 6) && date_ok(rec + 10)) {
+	mf_smf_ebcdic(rec + 14, 4, r->system);
+	if (time_ok(rec + 6) && mf_smf_date_ok(rec + 10)) {
 		r->has_local = true;
 		r->local_us = local_time(rec + 6, rec + 10);
 	}
@@ -868,7 +855,39 @@ int mf_smfdec_next(struct mf_smfdec *d, struct mf_smf_record *r, struct mf_error
 		}
 		type = rec[5];
 		d->stats.by_type[type]++;
-		if (type != 113)
+		if (type == 70 && len >= 24 && u16(rec + 22) == 1) {
+			d->stats.t70_1++;
+			if (d->context) {
+				memset(r, 0, offsetof(struct mf_smf_record, num));
+				r->type = 70;
+				r->subtype = 1;
+				r->offset = off;
+				r->number = d->recno;
+				if (mf_smf70_decode(rec, len, &d->rmf, d->why, sizeof(d->why)))
+					r->bad = d->why;
+				else
+					r->rmf = &d->rmf;
+				mf_smf_ebcdic(rec + 14, 4, r->system);
+				return 1;
+			}
+		}
+		if (type == 99 && len >= 24 && u16(rec + 22) == 14) {
+			d->stats.t99_14++;
+			if (d->context) {
+				memset(r, 0, offsetof(struct mf_smf_record, num));
+				r->type = 99;
+				r->subtype = 14;
+				r->offset = off;
+				r->number = d->recno;
+				if (mf_smf99_14_decode(rec, len, &d->topo, d->why, sizeof(d->why)))
+					r->bad = d->why;
+				else
+					r->topo = &d->topo;
+				mf_smf_ebcdic(rec + 14, 4, r->system);
+				return 1;
+			}
+		}
+		if (type != 113 || d->only_context)
 			continue;
 		if (len >= 24) {
 			unsigned st = u16(rec + 22);

@@ -2,6 +2,8 @@
 #ifndef MFSTAT_SMF_INT_H
 #define MFSTAT_SMF_INT_H
 
+#include <string.h>
+
 #include "mfstat/input/smf.h"
 #include "reader_int.h"
 
@@ -20,6 +22,11 @@ struct mf_smfdec {
 	long recno;
 	bool dead;
 	bool no_interval_warned;
+	bool context;      /* also return type 70 subtype 1 and type 99 subtype 14 records, decoded */
+	bool only_context; /* and skip type 113 (a first pass for the LPAR view) */
+	struct mf_smf70 rmf;
+	struct mf_smf99t topo;
+	char why[300]; /* why the last context record could not be decoded */
 	struct mf_smf_stats stats;
 	/* Per family and counter set: the entries the family defines (most sets are sparse). */
 	struct smf_setmap {
@@ -32,6 +39,34 @@ struct mf_smfdec {
 };
 
 enum { SMF_RDW = 1, SMF_VBS = 2 };
+
+/* Big-endian loads (SMF is big-endian, whatever the host). */
+static inline unsigned u16(const unsigned char *p)
+{
+	return (unsigned)p[0] << 8 | p[1];
+}
+
+static inline uint32_t u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t u64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* EBCDIC (code page 037) text of p[0..n) into out (n + 1 bytes), trailing blanks trimmed. */
+void mf_smf_ebcdic(const unsigned char *p, size_t n, char *out);
+/* A packed SMF date 0cyydddF (c 0-2, ddd 001-366)? */
+bool mf_smf_date_ok(const unsigned char *p);
+/* Midnight of that date (checked by mf_smf_date_ok), Unix microseconds. */
+int64_t mf_smf_date_us(const unsigned char *dte);
 
 /* Scores buf[0..n) as the start of an SMF dump (0 no, 90 yes); sets *framing. */
 int mf_smf_probe(const char *buf, size_t n, int *framing);

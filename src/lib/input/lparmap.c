@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/* The LPAR view: SMF type 70 subtype 1 and type 99 subtype 14 joined to type 113 samples (lpar.h). */
+#include "mfstat/input/lpar.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/base/timefmt.h"
+
+/* One logical CPU of the own LPAR in one RMF interval. */
+struct rcpu {
+	unsigned id;
+	int pool;
+	int polarity;
+	int32_t weight;    /* -1 unknown, 0 dedicated */
+	double dispatch_s; /* NaN: no logical processor data */
+};
+
+struct rinterval {
+	int64_t start_us, end_us;
+	uint32_t lpar; /* strtab id of the own LPAR's name, 0 unknown */
+	size_t ncpus;
+	struct rcpu *cpus;
+};
+
+struct topo {
+	int64_t time_us;
+	size_t ncpus;
+	struct mf_smf99_cpu *cpus;
+};
+
+/* What did not line up: HIS length against RMF length, per system. */
+struct misalign {
+	double his_s, rmf_s;
+	uint64_t samples;
+	int64_t first_us;
+};
+
+struct rsys {
+	uint32_t system;
+	struct rinterval *iv; /* sorted by start */
+	size_t niv, capiv;
+	struct topo *topo; /* sorted by time */
+	size_t ntopo, captopo;
+	uint64_t samples, joined, outside; /* samples seen, joined, outside every RMF interval */
+	int64_t first_outside_us;
+	struct misalign mis[4];
+	size_t nmis;
+	uint64_t mis_more;
+	struct rsys *next;
+};
+
+/* One LPAR of one machine, accumulated (the table). */
+struct lrow {
+	struct mf_lpar_row row;
+	struct lrow *next;
+};
+
+/* A machine interval already counted in the table (the same interval from several systems). */
+struct seen {
+	char serial[17];
+	int64_t start_us;
+};
+
+struct mf_lparmap {
+	struct rsys *sys;
+	struct rsys *last;
+	size_t nintervals, ntopos;
+	uint64_t broken, duplicates;
+	struct lrow *rows;
+	struct seen *seen;
+	size_t nseen, capseen;
+};
+
+struct mf_lparmap *mf_lparmap_new(void)
+{
+	return calloc(1, sizeof(struct mf_lparmap));
+}
+
+void mf_lparmap_free(struct mf_lparmap *m)
+{
+	if (!m)
+		return;
+	while (m->sys) {
+		struct rsys *n = m->sys->next;
+		size_t i;
+		for (i = 0; i < m->sys->niv; i++)
+			free(m->sys->iv[i].cpus);
+		for (i = 0; i < m->sys->ntopo; i++)
+			free(m->sys->topo[i].cpus);
+		free(m->sys->iv);
+		free(m->sys->topo);
+		free(m->sys);
+		m->sys = n;
+	}
+	while (m->rows) {
+		struct lrow *n = m->rows->next;
+		free(m->rows);
+		m->rows = n;
+	}
+	free(m->seen);
+	free(m);
+}
+
+size_t mf_lparmap_nintervals(const struct mf_lparmap *m)
+{
+	return m->nintervals;
+}
+
+size_t mf_lparmap_ntopos(const struct mf_lparmap *m)
+{
+	return m->ntopos;
+}
+
+static struct rsys *sys_find(struct mf_lparmap *m, uint32_t system, bool add)
+{
+	struct rsys *y;
+	if (m->last && m->last->system == system)
+		return m->last;
+	for (y = m->sys; y; y = y->next)
+		if (y->system == system)
+			return m->last = y;
+	if (!add)
+		return NULL;
+	y = calloc(1, sizeof(*y));
+	if (!y)
+		return NULL;
+	y->system = system;
+	y->next = m->sys;
+	m->sys = y;
+	return m->last = y;
+}
+
+/* Tolerance when two interval boundaries are the same: 5 s, or 1 % of the length. */
+static int64_t tol_us(int64_t len_us)
+{
+	int64_t t = len_us / 100;
+	return t > 5000000 ? t : 5000000;
+}
+
+/* The table: the LPARs of r's machine, counted once per machine interval. */
+static int table_add(struct mf_lparmap *m, const struct mf_smf70 *r, uint32_t system)
+{
+	size_t i, p;
+	double secs = (double)(r->end_us - r->start_us) / 1e6;
+	bool again;
+	for (i = 0; i < m->nseen; i++)
+		if (m->seen[i].start_us == r->start_us && strcmp(m->seen[i].serial, r->serial) == 0)
+			break;
+	again = i < m->nseen;
+	if (!again) {
+		struct seen *ns;
+		if (m->nseen == m->capseen) {
+			size_t cap = m->capseen ? m->capseen * 2 : 64;
+			ns = realloc(m->seen, cap * sizeof(*ns));
+			if (!ns)
+				return MF_ENOMEM;
+			m->seen = ns;
+			m->capseen = cap;
+		}
+		memcpy(m->seen[m->nseen].serial, r->serial, sizeof(r->serial));
+		m->seen[m->nseen++].start_us = r->start_us;
+	}
+	for (p = 0; p < r->nlpars; p++) {
+		const struct mf_smf70_lpar *lp = &r->lpars[p];
+		struct lrow *w;
+		size_t k;
+		if (strcmp(lp->name, "PHYSICAL") == 0 || !lp->name[0])
+			continue;
+		for (w = m->rows; w; w = w->next)
+			if (strcmp(w->row.name, lp->name) == 0 && strcmp(w->row.serial, r->serial) == 0)
+				break;
+		if (!w) {
+			w = calloc(1, sizeof(*w));
+			if (!w)
+				return MF_ENOMEM;
+			memcpy(w->row.serial, r->serial, sizeof(r->serial));
+			memcpy(w->row.name, lp->name, sizeof(lp->name));
+			for (k = 0; k < MF_NPOOLS; k++)
+				w->row.weight[k] = -1;
+			w->row.first_us = r->start_us;
+			w->row.last_us = r->end_us;
+			w->next = m->rows;
+			m->rows = w;
+		}
+		w->row.machine_type = r->machine_type;
+		w->row.number = lp->number;
+		if ((long)p == r->own)
+			w->row.system = system;
+		/* The same machine interval read from another system's record: names and owners only. */
+		if (again)
+			continue;
+		if (r->start_us < w->row.first_us)
+			w->row.first_us = r->start_us;
+		if (r->end_us > w->row.last_us)
+			w->row.last_us = r->end_us;
+		w->row.seconds += secs;
+		memset(w->row.lcpus, 0, sizeof(w->row.lcpus));
+		for (k = lp->first; k < lp->first + lp->n; k++) {
+			const struct mf_smf70_lcpu *l = &r->lcpus[k];
+			w->row.lcpus[l->pool][l->polarity]++;
+			w->row.weight[l->pool] = l->dedicated ? 0 : (int32_t)l->weight;
+			w->row.dedicated[l->pool] = l->dedicated;
+			w->row.dispatch_s[l->pool] += (double)l->dispatch_us / 1e6;
+		}
+	}
+	return 0;
+}
+
+int mf_lparmap_add_rmf(struct mf_lparmap *m, struct mf_strtab *tab, const struct mf_smf70 *r)
+{
+	uint32_t system = mf_strtab_intern(tab, r->system, strlen(r->system));
+	struct rsys *y = system || !r->system[0] ? sys_find(m, system, true) : NULL;
+	struct rinterval *iv;
+	size_t lo, hi, i;
+
+	if (!y)
+		return MF_ENOMEM;
+	if (r->broken) {
+		m->broken++;
+		return 0;
+	}
+	/* Sorted insert (records come mostly in time order); the same start again is a copy. */
+	lo = 0;
+	hi = y->niv;
+	if (y->niv && y->iv[y->niv - 1].start_us < r->start_us) {
+		lo = y->niv;
+	} else {
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (y->iv[mid].start_us < r->start_us)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < y->niv && y->iv[lo].start_us == r->start_us) {
+			m->duplicates++;
+			return 0;
+		}
+	}
+	if (y->niv == y->capiv) {
+		size_t cap = y->capiv ? y->capiv * 2 : 16;
+		struct rinterval *n = realloc(y->iv, cap * sizeof(*n));
+		if (!n)
+			return MF_ENOMEM;
+		y->iv = n;
+		y->capiv = cap;
+	}
+	memmove(&y->iv[lo + 1], &y->iv[lo], (y->niv - lo) * sizeof(*y->iv));
+	iv = &y->iv[lo];
+	memset(iv, 0, sizeof(*iv));
+	y->niv++;
+	m->nintervals++;
+	iv->start_us = r->start_us;
+	iv->end_us = r->end_us;
+	if (r->own >= 0) {
+		const char *name = r->lpars[r->own].name;
+		iv->lpar = mf_strtab_intern(tab, name, strlen(name));
+	}
+	iv->cpus = calloc(r->ncpus ? r->ncpus : 1, sizeof(*iv->cpus));
+	if (!iv->cpus)
+		return MF_ENOMEM;
+	iv->ncpus = r->ncpus;
+	for (i = 0; i < r->ncpus; i++) {
+		struct rcpu *c = &iv->cpus[i];
+		c->id = r->cpus[i].id;
+		c->pool = r->cpus[i].pool;
+		c->polarity = MF_POL_NONE;
+		c->weight = -1;
+		c->dispatch_s = NAN;
+		if (r->cpus[i].lcpu >= 0) {
+			const struct mf_smf70_lcpu *l = &r->lcpus[r->cpus[i].lcpu];
+			c->polarity = l->polarity;
+			c->weight = l->dedicated ? 0 : (int32_t)l->weight;
+			if (!r->cpus[i].invalid)
+				c->dispatch_s = (double)l->dispatch_us / 1e6;
+		}
+	}
+	return table_add(m, r, system);
+}
+
+static int cmp_topo(const void *pa, const void *pb)
+{
+	const struct topo *a = pa, *b = pb;
+	return (a->time_us > b->time_us) - (a->time_us < b->time_us);
+}
+
+int mf_lparmap_add_topo(struct mf_lparmap *m, struct mf_strtab *tab, const struct mf_smf99t *t)
+{
+	uint32_t system = mf_strtab_intern(tab, t->system, strlen(t->system));
+	struct rsys *y = system || !t->system[0] ? sys_find(m, system, true) : NULL;
+	struct topo *tp;
+	size_t i;
+	if (!y)
+		return MF_ENOMEM;
+	for (i = 0; i < y->ntopo; i++)
+		if (y->topo[i].time_us == t->time_us)
+			return 0; /* read before */
+	if (y->ntopo == y->captopo) {
+		size_t cap = y->captopo ? y->captopo * 2 : 4;
+		struct topo *n = realloc(y->topo, cap * sizeof(*n));
+		if (!n)
+			return MF_ENOMEM;
+		y->topo = n;
+		y->captopo = cap;
+	}
+	tp = &y->topo[y->ntopo];
+	tp->time_us = t->time_us;
+	tp->ncpus = t->ncpus;
+	tp->cpus = malloc((t->ncpus ? t->ncpus : 1) * sizeof(*tp->cpus));
+	if (!tp->cpus)
+		return MF_ENOMEM;
+	memcpy(tp->cpus, t->cpus, t->ncpus * sizeof(*tp->cpus));
+	y->ntopo++;
+	m->ntopos++;
+	qsort(y->topo, y->ntopo, sizeof(*y->topo), cmp_topo);
+	return 0;
+}
+
+static const struct rcpu *cpu_in(const struct rinterval *iv, int64_t cpu)
+{
+	size_t i;
+	for (i = 0; i < iv->ncpus; i++)
+		if ((int64_t)iv->cpus[i].id == cpu)
+			return &iv->cpus[i];
+	return NULL;
+}
+
+static void note_misaligned(struct rsys *y, double his_s, double rmf_s, int64_t start_us)
+{
+	size_t i;
+	for (i = 0; i < y->nmis; i++)
+		if (fabs(y->mis[i].his_s - his_s) < 1 && fabs(y->mis[i].rmf_s - rmf_s) < 1) {
+			y->mis[i].samples++;
+			return;
+		}
+	if (y->nmis == sizeof(y->mis) / sizeof(y->mis[0])) {
+		y->mis_more++;
+		return;
+	}
+	y->mis[y->nmis].his_s = his_s;
+	y->mis[y->nmis].rmf_s = rmf_s;
+	y->mis[y->nmis].samples = 1;
+	y->mis[y->nmis++].first_us = start_us;
+}
+
+/* Drawer and chip from the topology in force at the end of the sample (else the first one). */
+static void join_topo(const struct rsys *y, struct mf_sample *s, int64_t end_us)
+{
+	const struct topo *tp = NULL;
+	size_t i;
+	if (!y->ntopo || s->cpu < 0)
+		return;
+	for (i = 0; i < y->ntopo && (!s->has_start || y->topo[i].time_us <= end_us); i++)
+		tp = &y->topo[i];
+	if (!tp)
+		tp = &y->topo[0];
+	for (i = 0; i < tp->ncpus; i++)
+		if ((int64_t)tp->cpus[i].cpu == s->cpu) {
+			s->drawer = tp->cpus[i].drawer;
+			s->chip = tp->cpus[i].chip;
+			if (s->polarity == MF_POL_NONE)
+				s->polarity = tp->cpus[i].polarity;
+			return;
+		}
+}
+
+int mf_lparmap_join(struct mf_lparmap *m, struct mf_sample *s)
+{
+	struct rsys *y;
+	int64_t a, b, len, best_ov = 0, covered = 0;
+	const struct rinterval *best = NULL;
+	double busy = 0;
+	bool busy_ok = true;
+	size_t lo, hi, i;
+
+	if (!s->system || (y = sys_find(m, s->system, false)) == NULL)
+		return 0;
+	y->samples++;
+	if (!s->has_start || isnan(s->seconds) || s->seconds <= 0) {
+		join_topo(y, s, 0);
+		return 0;
+	}
+	a = s->start_us;
+	len = (int64_t)llround(s->seconds * 1e6);
+	b = a + len;
+	/* The first interval ending after a. */
+	lo = 0;
+	hi = y->niv;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (y->iv[mid].end_us <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < y->niv && y->iv[i].start_us < b; i++) {
+		const struct rinterval *iv = &y->iv[i];
+		int64_t s0 = iv->start_us > a ? iv->start_us : a, e0 = iv->end_us < b ? iv->end_us : b;
+		const struct rcpu *c;
+		if (e0 <= s0)
+			continue;
+		covered += e0 - s0;
+		if (e0 - s0 > best_ov) {
+			best_ov = e0 - s0;
+			best = iv;
+		}
+		c = cpu_in(iv, s->cpu);
+		if (c && !isnan(c->dispatch_s))
+			busy += c->dispatch_s * (double)(e0 - s0) / (double)(iv->end_us - iv->start_us);
+		else
+			busy_ok = false;
+	}
+	join_topo(y, s, b);
+	if (!best) {
+		if (y->niv) {
+			if (!y->outside)
+				y->first_outside_us = a;
+			y->outside++;
+		}
+		return 0;
+	}
+	y->joined++;
+	if (!s->lpar && best->lpar) {
+		s->lpar = best->lpar;
+		s->lpar_joined = true;
+	}
+	{
+		const struct rcpu *c = cpu_in(best, s->cpu);
+		if (c) {
+			s->polarity = c->polarity;
+			s->lpar_weight = c->weight;
+		}
+	}
+	if (busy_ok && covered >= len - tol_us(len))
+		s->rmf_busy_s = busy * (double)len / (double)covered;
+	{
+		int64_t blen = best->end_us - best->start_us, t = tol_us(len < blen ? len : blen);
+		if (llabs(best->start_us - a) > t || llabs(blen - len) > t)
+			note_misaligned(y, (double)len / 1e6, (double)blen / 1e6, a);
+	}
+	return 1;
+}
+
+void mf_lparmap_warnings(struct mf_lparmap *m, const struct mf_strtab *tab, void (*fn)(void *ctx, const char *msg),
+			 void *ctx)
+{
+	struct rsys *y;
+	char msg[600], t1[48], t2[48];
+	size_t with = 0;
+	for (y = m->sys; y; y = y->next)
+		if (y->niv)
+			with++;
+	if (m->broken) {
+		snprintf(msg, sizeof(msg),
+			 "%" PRIu64
+			 " SMF type 70 subtype 1 record%s split over several records (SMF70RAN) %s not "
+			 "joined: their intervals have no LPAR view",
+			 m->broken, m->broken == 1 ? "" : "s", m->broken == 1 ? "is" : "are");
+		fn(ctx, msg);
+	}
+	for (y = m->sys; y; y = y->next) {
+		const char *name = mf_strtab_get(tab, y->system);
+		size_t i;
+		if (!name)
+			name = "(no name)";
+		/* The LPAR a system runs in changes: name the first interval of each new one. */
+		for (i = 1; i < y->niv; i++) {
+			if (y->iv[i].lpar == y->iv[i - 1].lpar)
+				continue;
+			mf_time_format(y->iv[i].start_us, t1, sizeof(t1));
+			snprintf(msg, sizeof(msg),
+				 "system %s ran in LPAR %s, then in LPAR %s from the interval starting %s", name,
+				 mf_strtab_get(tab, y->iv[i - 1].lpar) ? mf_strtab_get(tab, y->iv[i - 1].lpar) : "?",
+				 mf_strtab_get(tab, y->iv[i].lpar) ? mf_strtab_get(tab, y->iv[i].lpar) : "?", t1);
+			fn(ctx, msg);
+		}
+		for (i = 0; i < y->nmis; i++) {
+			mf_time_format(y->mis[i].first_us, t1, sizeof(t1));
+			snprintf(msg, sizeof(msg),
+				 "system %s: HIS intervals of %.0f s and RMF intervals of %.0f s do not line up "
+				 "(%" PRIu64
+				 " sample%s, first at %s): RMF busy is apportioned by the time they overlap",
+				 name, y->mis[i].his_s, y->mis[i].rmf_s, y->mis[i].samples,
+				 y->mis[i].samples == 1 ? "" : "s", t1);
+			fn(ctx, msg);
+		}
+		if (y->outside) {
+			mf_time_format(y->first_outside_us, t2, sizeof(t2));
+			snprintf(msg, sizeof(msg),
+				 "system %s: %" PRIu64
+				 " sample%s outside every RMF (SMF type 70) interval of the system, "
+				 "first at %s: no LPAR view for them",
+				 name, y->outside, y->outside == 1 ? "" : "s", t2);
+			fn(ctx, msg);
+		}
+		if (!y->niv && y->samples && with) {
+			snprintf(msg, sizeof(msg),
+				 "system %s has no SMF type 70 records (other systems have): its lpar, polarity and "
+				 "RMF busy are empty",
+				 name);
+			fn(ctx, msg);
+		}
+	}
+}
+
+static int cmp_row(const void *pa, const void *pb)
+{
+	const struct mf_lpar_row *a = pa, *b = pb;
+	int c = strcmp(a->serial, b->serial);
+	return c ? c : strcmp(a->name, b->name);
+}
+
+int mf_lparmap_table(const struct mf_lparmap *m, const struct mf_strtab *tab, struct mf_lpar_row **rows, size_t *n)
+{
+	const struct lrow *w;
+	size_t k = 0;
+	(void)tab;
+	for (w = m->rows; w; w = w->next)
+		k++;
+	*rows = malloc((k ? k : 1) * sizeof(**rows));
+	*n = 0;
+	if (!*rows)
+		return MF_ENOMEM;
+	for (w = m->rows; w; w = w->next)
+		(*rows)[(*n)++] = w->row;
+	qsort(*rows, *n, sizeof(**rows), cmp_row);
+	return 0;
+}
