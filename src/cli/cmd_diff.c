@@ -263,6 +263,8 @@ static int run_side(const struct diff_opts *o, int k, const struct mf_pipeline_o
 		cli_err("out of memory");
 		return EXIT_DATA;
 	}
+	for (i = 1; o->sides[k][i]; i++)
+		mf_pipeline_prescan_file(*pl, o->sides[k][i]);
 	for (i = 1; o->sides[k][i]; i++) {
 		struct mf_error e;
 		int got = mf_pipeline_add_file(*pl, o->sides[k][i], &e);

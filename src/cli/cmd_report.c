@@ -406,6 +406,9 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_DATA;
 		goto out;
 	}
+	/* The LPAR view first: type 70 records of any dump join the type 113 samples of every one. */
+	for (i = (size_t)optind; i < (size_t)argc; i++)
+		mf_pipeline_prescan_file(pl, argv[i]);
 	for (i = (size_t)optind; i < (size_t)argc; i++) {
 		struct mf_error e;
 		int got = mf_pipeline_add_file(pl, argv[i], &e);

@@ -13,8 +13,10 @@ static const char smf_help[] =
 	"\n"
 	"Lists the type 113 records of SMF dumps (RDW stream or VBS blocks, plain,\n"
 	"gzip or zstd): byte offset, subtype, system, CPU, pool, machine type,\n"
-	"interval start, seconds, counter sets present and number of counters; then\n"
-	"the records of other types, counted by type.  FILE - is standard input.\n"
+	"interval start, seconds, counter sets present and number of counters; the\n"
+	"type 70 subtype 1 (RMF CPU activity: the LPAR, the machine serial, CPUs,\n"
+	"LPARs) and type 99 subtype 14 (topology) records with their key fields;\n"
+	"then the records of other types, counted by type.  FILE - is standard input.\n"
 	"\n"
 	"Options:\n"
 	"  --counters          also print every counter value of each record\n"
@@ -31,6 +33,30 @@ static void sets_text(unsigned sets, char *buf, size_t n)
 		if (sets & (1u << t))
 			buf[k++] = letter[t];
 	buf[k] = '\0';
+}
+
+/* A type 70 subtype 1 or type 99 subtype 14 record: its key fields on one line. */
+static void list_context(const struct mf_smf_record *rec)
+{
+	char start[48] = "-", secs[32] = "-";
+	printf("0x%08llx  %-4s %-8s  %4s  %-4s  ", (unsigned long long)rec->offset, rec->type == 70 ? "70.1" : "99.14",
+	       rec->system, "-", "-");
+	if (rec->bad) {
+		printf("%4s  %-8s  %-27s  %11s  not readable: %s\n", "-", "-", "-", "-", rec->bad);
+		return;
+	}
+	if (rec->rmf) {
+		const struct mf_smf70 *r = rec->rmf;
+		mf_time_format(r->start_us, start, sizeof(start));
+		snprintf(secs, sizeof(secs), "%.3f", (double)(r->end_us - r->start_us) / 1e6);
+		printf("%4u  %-8s  %-27s  %11s  RMF: LPAR %s (%u), serial %s, %zu cpus, %zu LPARs, %zu logical "
+		       "processors%s\n",
+		       r->machine_type, "-", start, secs, r->own >= 0 ? r->lpars[r->own].name : "?", r->own_number,
+		       r->serial[0] ? r->serial : "-", r->ncpus, r->nlpars, r->nlcpus, r->broken ? ", broken" : "");
+		return;
+	}
+	mf_time_format(rec->topo->time_us, start, sizeof(start));
+	printf("%4s  %-8s  %-27s  %11s  topology: %zu cpus\n", "-", "-", start, "-", rec->topo->ncpus);
 }
 
 int cmd_smf(int argc, char **argv)
@@ -110,6 +136,10 @@ int cmd_smf(int argc, char **argv)
 				bad++;
 				if (got == MF_EIO)
 					break;
+				continue;
+			}
+			if (rec->type == 70 || rec->type == 99) {
+				list_context(rec);
 				continue;
 			}
 			if (rec->has_interval) {

@@ -7,6 +7,7 @@
 
 #include "mfstat/base/error.h"
 #include "mfstat/kb/kb.h"
+#include "mfstat/input/lpar.h"
 #include "mfstat/input/sample.h"
 #include "mfstat/base/strbuf.h"
 
@@ -26,6 +27,16 @@ struct mf_reader_opts {
 	const struct mf_machine *machine; /* --machine given as a type number, else NULL */
 	struct mf_strtab *strtab;         /* where system and LPAR names are interned */
 	bool per_cpu;                     /* --by cpu: lshwc reads its per-CPU rows, not the Total rows */
+	/*
+	 * SMF: the LPAR view (lpar.h).  Type 70 subtype 1 and type 99 subtype 14
+	 * records read are added to it and every type 113 sample is joined to
+	 * it; NULL: neither.  With lpar_scan the reader only adds those records
+	 * and returns no samples (a first pass, so that a dump's type 113
+	 * records find the RMF records that follow them, or those of another
+	 * file).
+	 */
+	struct mf_lparmap *lpar;
+	bool lpar_scan;
 };
 
 /*

@@ -38,6 +38,7 @@ struct mf_sample {
 	long long offset; /* or the byte offset of its record in a binary input (SMF), -1 = unknown */
 
 	/* Where the engine ran (SMF type 70 and 99 subtype 14 joined to type 113, or CSV columns). */
+	bool lpar_joined;    /* lpar came from the LPAR view (SMF type 70), not from the sample's own input */
 	int polarity;        /* enum mf_polarity; MF_POL_NONE = unknown */
 	int32_t lpar_weight; /* the LPAR's weight for the engine's pool; -1 = unknown */
 	int32_t drawer;      /* drawer (book) of the core; -1 = unknown */

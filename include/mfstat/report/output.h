@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mfstat/input/lpar.h"
 #include "mfstat/report/group.h"
 #include "mfstat/kb/kb.h"
 #include "mfstat/report/metrics.h"
@@ -49,6 +50,9 @@ enum mf_html_rows {
 size_t mf_html_peaks(const double *v, size_t n, size_t k, size_t *idx);
 
 /* Everything a report writer needs; all borrowed. */
+/* LPARCPU from the counters and from RMF further apart than this (points) is a finding. */
+#define MF_BUSY_FINDING 5
+
 struct mf_report {
 	const struct mf_kb *kb;
 	const struct mf_strtab *tab;
@@ -77,7 +81,13 @@ struct mf_report {
 	const struct mf_group *period_first, *period_last; /* the groups it starts and ends in */
 	size_t nsystems;                                   /* distinct systems among the samples kept */
 	bool selected;                                     /* a selection (--from, --to, ...) was given */
-	uint64_t left_out[MF_SELECT_NREASONS];             /* samples it left out, by enum mf_select_why */
+	uint64_t left_out[MF_SELECT_NREASONS];
+	/* The LPAR view (SMF type 70): every LPAR of the machines read, NULL when none. */
+	const struct mf_lpar_row *lpars;
+	size_t nlpars;
+	/* With keep_intervals: the counters' metrics per system and LPAR (samples joined to an LPAR). */
+	const struct mf_result *lpar_results;
+	size_t nlpar_results; /* samples it left out, by enum mf_select_why */
 	/* Per series (--by without its time key) and interval, in key order: mf_pipeline_opts.keep_intervals;
 	 * NULL when not kept.  Not cut by --top. */
 	const struct mf_result *interval_results;
@@ -135,6 +145,9 @@ size_t mf_report_extra_keys(const struct mf_report *rep, unsigned *bits);
  * of rep has a value of: the writers leave its column out.
  */
 bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key);
+
+/* v as printed with digits decimals: a value that rounds to zero is 0 (never "-0.0"). */
+double mf_shown(double v, int digits);
 
 /* One line: "period FROM to TO (ZONE), N systems, 900 s intervals"; empty when no interval has a start. */
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);

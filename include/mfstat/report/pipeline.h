@@ -67,6 +67,17 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts);
  * beyond max_groups, MF_ENOMEM, or the reader's code.
  */
 int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_error *err);
+/*
+ * The first pass of the LPAR view: reads the SMF type 70 subtype 1 and type
+ * 99 subtype 14 records of path (an SMF dump; other inputs and "-" are left
+ * alone), so that every type 113 sample read later, from any file, is joined
+ * to them.  Call it for every input before the first mf_pipeline_add_file.
+ * Errors are left to mf_pipeline_add_file.  Without it the records of a dump
+ * join only the samples that follow them.
+ */
+void mf_pipeline_prescan_file(struct mf_pipeline *p, const char *path);
+void mf_pipeline_prescan_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len);
+
 /* Like mf_pipeline_add_file, reading data[0..len) named name. */
 int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len, struct mf_error *err);
 

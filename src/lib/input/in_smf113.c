@@ -77,8 +77,12 @@ struct smfstate {
 	struct sysinfo *sys;
 	uint64_t drops[NDROPS];
 	uint64_t bad_records;
-	uint64_t mt_lost; /* subtype 1 intervals whose MT-diagnostic counters were left out */
-	bool at_end;      /* the end-of-file checks have run */
+	uint64_t mt_lost;     /* subtype 1 intervals whose MT-diagnostic counters were left out */
+	uint64_t bad_context; /* type 70 subtype 1 or 99 subtype 14 records that could not be decoded */
+	long long bad_context_off;
+	int bad_context_type;
+	char bad_context_why[300];
+	bool at_end; /* the end-of-file checks have run */
 };
 
 static int probe(const char *buf, size_t n)
@@ -95,6 +99,8 @@ static int open_smf(struct mf_reader *r, struct mf_error *err)
 	r->state = s;
 	if (mf_smfdec_init(&s->dec, &r->st, r->opts.kb, err))
 		return MF_EFORMAT;
+	s->dec.context = r->opts.lpar != NULL;
+	s->dec.only_context = r->opts.lpar && r->opts.lpar_scan;
 	s->dec.stats.compression = mf_source_compression(r->st.src);
 	return 0;
 }
@@ -154,6 +160,16 @@ static int at_end(struct mf_reader *r, struct smfstate *s, struct mf_error *err)
 	if (s->at_end)
 		return 0;
 	s->at_end = true;
+	if (r->opts.lpar_scan)
+		return 0; /* the first pass: the second says it all */
+	if (s->bad_context)
+		mf_reader_warn(r,
+			       "%s: %" PRIu64
+			       " SMF type 70 subtype 1 or type 99 subtype 14 record%s could not be read (first: type "
+			       "%d "
+			       "at byte offset %lld: %s): %s no LPAR view",
+			       r->path, s->bad_context, s->bad_context == 1 ? "" : "s", s->bad_context_type,
+			       s->bad_context_off, s->bad_context_why, s->bad_context == 1 ? "it gives" : "they give");
 	if (s->mt_lost)
 		mf_reader_warn(r,
 			       "%s: %" PRIu64
@@ -264,6 +280,24 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 				s->bad_records++;
 			return rc;
 		}
+		if (rec->type != 113) {
+			/* The LPAR view's records (dec.context): into the map, never a sample. */
+			int arc = 0;
+			if (rec->bad) {
+				if (!s->bad_context++) {
+					s->bad_context_off = rec->offset;
+					s->bad_context_type = rec->type;
+					snprintf(s->bad_context_why, sizeof(s->bad_context_why), "%s", rec->bad);
+				}
+			} else if (rec->rmf) {
+				arc = mf_lparmap_add_rmf(r->opts.lpar, r->opts.strtab, rec->rmf);
+			} else if (rec->topo) {
+				arc = mf_lparmap_add_topo(r->opts.lpar, r->opts.strtab, rec->topo);
+			}
+			if (arc)
+				return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+			continue;
+		}
 		system = mf_strtab_intern(r->opts.strtab, rec->system, strlen(rec->system));
 		y = sys_of(s, system);
 		if (!y || (rec->system[0] && !system))
@@ -306,6 +340,8 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 				smp->slot[smp->n] = (uint16_t)rec->family->dense[rec->num[i]];
 				smp->value[smp->n++] = rec->val[i];
 			}
+			if (r->opts.lpar)
+				mf_lparmap_join(r->opts.lpar, smp);
 			return 1;
 		}
 		/* Subtype 2: cumulative; differenced per (system, run, CPU). */
@@ -379,6 +415,8 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 			smp->start_us = snap(y, b->ctm, smp->seconds);
 			set_baseline(b, rec);
 			y->s2_before_s1++;
+			if (r->opts.lpar)
+				mf_lparmap_join(r->opts.lpar, smp);
 			return 1;
 		}
 	}
@@ -502,6 +540,8 @@ int mf_smf_open(struct mf_smf **out, const char *path, const struct mf_kb *kb, s
 		mf_smf_close(h);
 		return rc;
 	}
+	/* The listing shows the LPAR view's records too (type 70 subtype 1, type 99 subtype 14). */
+	((struct smfstate *)h->r->state)->dec.context = true;
 	*out = h;
 	return 0;
 }

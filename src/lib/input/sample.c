@@ -24,6 +24,7 @@ void mf_sample_reset(struct mf_sample *s)
 	s->input = 0;
 	s->line = 0;
 	s->offset = -1;
+	s->lpar_joined = false;
 	s->polarity = MF_POL_NONE;
 	s->lpar_weight = -1;
 	s->drawer = -1;

@@ -151,7 +151,8 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 		return MF_DEDUP_KEEP;
 	memset(&k, 0, sizeof(k));
 	k.system = s->system;
-	k.lpar = s->lpar;
+	/* An LPAR joined from SMF type 70 is not the sample's own: the CSV made from the record has none. */
+	k.lpar = s->lpar_joined ? 0 : s->lpar;
 	k.cpu = s->cpu;
 	k.pool = s->pool;
 	/* To the second: an SMF record's start is its label rounded so; a CSV row made from it has either. */

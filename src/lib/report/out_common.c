@@ -25,6 +25,12 @@ int mf_report_key_index(const struct mf_family *fam, const char *key)
 }
 
 /* A metric flagged sparse (the RMF view) that no group of the report has a value of: no column. */
+double mf_shown(double v, int digits)
+{
+	/* -0.004 shown with two digits would be "-0.00". */
+	return fabs(v) < 0.5 * pow(10, -digits) ? 0.0 : v;
+}
+
 bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key)
 {
 	size_t i;
@@ -311,6 +317,41 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 	}
 }
 
+/*
+ * Busy from both sides: LPARCPU from the counters against RMF's (SMF type 70)
+ * for the same engines.  More than MF_BUSY_FINDING points apart is a finding.
+ */
+static void busy_finding(struct mf_notes *w, const struct mf_report *rep)
+{
+	size_t i, count = 0, first = 0;
+	double worst = 0;
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_result *r = &rep->results[i];
+		int d = mf_family_metric(r->group->family, "LPARCPU_DIFF");
+		if (d >= 0 && !isnan(r->value[d]) && fabs(r->value[d]) > MF_BUSY_FINDING) {
+			if (!count || fabs(r->value[d]) > fabs(worst)) {
+				first = i;
+				worst = r->value[d];
+			}
+			count++;
+		}
+	}
+	if (count) {
+		const struct mf_result *r = &rep->results[first];
+		int c = mf_family_metric(r->group->family, "LPARCPU"),
+		    f = mf_family_metric(r->group->family, "RMF_LPARCPU");
+		char where[300];
+		mf_group_describe(r->group, rep->tab, where, sizeof(where));
+		mf_notes_warn(w,
+			      "busy from the counters and from RMF differ by more than %d points in %zu group%s, most "
+			      "in "
+			      "%s (LPARCPU %.1f, RMF_LPARCPU %.1f): counter data lost, HIS stopped, or HIS and RMF "
+			      "intervals that do not match",
+			      MF_BUSY_FINDING, count, count == 1 ? "" : "s", where, c >= 0 ? r->value[c] : NAN,
+			      f >= 0 ? r->value[f] : NAN);
+	}
+}
+
 /* Groups in series order: family, system, LPAR, pool, CPU, then report order. */
 struct series_ref {
 	const struct mf_group *g;
@@ -386,6 +427,7 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 			      "pool, interval and counters: a file given twice, or overlapping inputs)",
 			      (unsigned long long)rep->duplicates, rep->duplicates == 1 ? "" : "s");
 	doubt_warnings(n, rep->results, rep->ngroups, rep->tab);
+	busy_finding(n, rep);
 	if (rep->ngroups) {
 		uint64_t *exp = malloc(rep->ngroups * sizeof(*exp));
 		size_t count = 0, first = 0;

@@ -97,7 +97,7 @@ static void num_cell(struct mf_strbuf *sb, const struct mf_family *fam, int idx,
 		mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
 	} else {
 		mf_strbuf_printf(sb, "<td>%.*f</td>", fam->metrics[idx].digits,
-				 r->value[idx] == 0 ? 0.0 : r->value[idx]);
+				 mf_shown(r->value[idx], fam->metrics[idx].digits));
 	}
 }
 

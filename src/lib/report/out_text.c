@@ -212,7 +212,8 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 			} else if (idx >= 0) {
 				double v = r->value[idx];
 				row[c] = isnan(v) ? strdup("n/a")
-						  : dupf("%.*f", g->family->metrics[idx].digits, v == 0 ? 0.0 : v);
+						  : dupf("%.*f", g->family->metrics[idx].digits,
+							 mf_shown(v, g->family->metrics[idx].digits));
 			} else {
 				row[c] = strdup("");
 			}

@@ -33,8 +33,13 @@ struct mf_pipeline {
 	struct mf_result *shown; /* --sort/--top: the results in the order shown (copies pointing into res) */
 	uint64_t rows;
 	uint64_t left_out[MF_SELECT_NREASONS];
-	uint64_t no_offset; /* --tz smf: samples without a local offset of their own */
-	uint8_t *seen;      /* by strtab id: a kept sample named this system */
+	uint64_t no_offset;      /* --tz smf: samples without a local offset of their own */
+	struct mf_lparmap *lpar; /* the LPAR view of SMF inputs (types 70 and 99.14) */
+	struct mf_grouper *lgrp; /* keep_intervals: by system and LPAR, for the LPAR table */
+	struct mf_result *lres;
+	size_t nlres;
+	struct mf_lpar_row *lpar_rows;
+	uint8_t *seen; /* by strtab id: a kept sample named this system */
 	size_t nseen, nsystems;
 };
 
@@ -122,7 +127,8 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	p->grp = mf_grouper_new(opts->by);
 	p->dd = mf_dedup_new();
 	p->s = malloc(sizeof(*p->s));
-	if (!p->tab || !p->grp || !p->dd || !p->s) {
+	p->lpar = mf_lparmap_new();
+	if (!p->tab || !p->grp || !p->dd || !p->s || !p->lpar) {
 		mf_pipeline_free(p);
 		return NULL;
 	}
@@ -137,12 +143,21 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 		mf_grouper_set_max_groups(p->igrp, opts->max_groups);
 		mf_grouper_set_tz(p->igrp, opts->tz);
 	}
+	if (opts->keep_intervals) {
+		p->lgrp = mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR);
+		if (!p->lgrp) {
+			mf_pipeline_free(p);
+			return NULL;
+		}
+		mf_grouper_set_max_groups(p->lgrp, opts->max_groups);
+	}
 	p->ro.kb = opts->kb;
 	p->ro.format = opts->format;
 	p->ro.family = opts->family;
 	p->ro.machine = opts->machine;
 	p->ro.strtab = p->tab;
 	p->ro.per_cpu = (opts->by & MF_BY_CPU) != 0; /* lshwc: per-CPU rows instead of Total rows */
+	p->ro.lpar = p->lpar;
 	return p;
 }
 
@@ -160,6 +175,8 @@ static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const 
 	int got = see_system(p, s->system);
 	if (!got)
 		got = mf_grouper_add(p->grp, s);
+	if (!got && p->lgrp && s->lpar_joined)
+		got = mf_grouper_add(p->lgrp, s);
 	if (!got && p->igrp) {
 		int igot = mf_grouper_add(p->igrp, s);
 		if (igot == MF_ELIMIT) { /* the report goes on without them */
@@ -306,6 +323,36 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 	got = drain(p, r, name, err);
 	mf_reader_close(r);
 	return got;
+}
+
+/* The first pass over an SMF input: its type 70 and 99 records into the LPAR view. */
+static void prescan(struct mf_pipeline *p, const char *name, const void *data, size_t len, bool mem)
+{
+	struct mf_reader_opts ro = p->ro;
+	struct mf_reader *r = NULL;
+	struct mf_error e;
+	int got;
+	ro.lpar_scan = true;
+	mf_error_clear(&e);
+	got = mem ? mf_reader_open_mem(&r, name, data, len, &ro, &e) : mf_reader_open(&r, name, &ro, &e);
+	if (got)
+		return; /* the second pass says why */
+	if (strcmp(mf_reader_format(r), "smf") == 0)
+		while ((got = mf_reader_next(r, p->s, &e)) != 0 && got != MF_EIO && got != MF_ENOMEM &&
+		       got != MF_ENODATA)
+			;
+	mf_reader_close(r);
+}
+
+void mf_pipeline_prescan_file(struct mf_pipeline *p, const char *path)
+{
+	if (strcmp(path, "-") != 0)
+		prescan(p, path, NULL, 0, false);
+}
+
+void mf_pipeline_prescan_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len)
+{
+	prescan(p, name, data, len, true);
 }
 
 int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_error *err)
@@ -459,6 +506,12 @@ static int interval_results(struct mf_pipeline *p, struct mf_report *rep)
 	return 0;
 }
 
+static void lpar_warning(void *ctx, const char *msg)
+{
+	struct mf_pipeline *p = ctx;
+	mf_notes_warn(&p->notes, "%s", msg);
+}
+
 int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 {
 	struct mf_group *const *groups;
@@ -494,6 +547,25 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->ninputs = p->ninputs;
 	rep->inputs = p->inputs;
 	rep->duplicates = mf_dedup_duplicates(p->dd);
+	mf_lparmap_warnings(p->lpar, p->tab, lpar_warning, p);
+	if (mf_lparmap_nintervals(p->lpar)) {
+		free(p->lpar_rows);
+		p->lpar_rows = NULL;
+		if (mf_lparmap_table(p->lpar, p->tab, &p->lpar_rows, &rep->nlpars))
+			return MF_ENOMEM;
+		rep->lpars = p->lpar_rows;
+		if (p->lgrp) {
+			struct mf_group *const *lg = mf_grouper_groups(p->lgrp, p->tab, &p->nlres);
+			mf_results_free(p->lres, p->nlres);
+			p->lres = mf_results_new(lg, p->nlres);
+			if (!p->lres)
+				return MF_ENOMEM;
+			for (i = 0; i < p->nlres; i++)
+				mf_metrics_compute(p->o.kb, lg[i], &p->o.metrics, &p->lres[i]);
+			rep->lpar_results = p->lres;
+			rep->nlpar_results = p->nlres;
+		}
+	}
 	if (p->no_offset)
 		mf_notes_warn(&p->notes,
 			      "%llu sample%s carry no local time offset of their own (--tz smf takes it from SMF "
@@ -528,6 +600,10 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	mf_grouper_free(p->grp);
 	mf_grouper_free(p->igrp);
 	mf_dedup_free(p->dd);
+	mf_lparmap_free(p->lpar);
+	mf_results_free(p->lres, p->nlres);
+	mf_grouper_free(p->lgrp);
+	free(p->lpar_rows);
 	mf_strtab_free(p->tab);
 	free(p->s);
 	free(p->seen);
