@@ -13,6 +13,9 @@
  * the z16 model of gen_common.h (shared with bench/gencsv.c), with every family's sourcing
  * counters (the ones its formulas in data/metrics/<family>.tsv use) filled so that they add up
  * to at most L1M = B2 + B4.
+ * With --rmf and --topology it adds SMF 70.1 (RMF CPU activity) and SMF 99.14 (HiperDispatch
+ * topology) records as docs/smf70-layout.md lays them out, whose dispatch times are the busy
+ * time the 113 counters imply (tools/README.md describes the model).
  * Records are built in memory and written in large blocks.
  */
 #define PROG "gensmf"
@@ -674,7 +677,9 @@ static void emit_other(int64_t t_us, const char *sid)
 		sty = st30[(x >> 8) % 4];
 		wid = "JES2";
 	} else {
-		sty = ty == 70 ? 1 + (unsigned)((x >> 8) % 2) : 3 + (unsigned)((x >> 8) % 2);
+		/* type 70 filler is always subtype 2 (crypto): a random 70.1 would read as a broken
+		 * CPU activity record.  x stays as it was, so the rest of the stream is unchanged. */
+		sty = ty == 70 ? 2 : 3 + (unsigned)((x >> 8) % 2);
 		wid = "RMF";
 	}
 	size_t pay = 100 + (size_t)((x >> 16) % 2901);
@@ -728,7 +733,9 @@ static void usage(FILE *f)
 	      "Writes a synthetic, deterministic SMF dump with type 113 (CPU-MF counter) records and,\n"
 	      "with --csv, the same counter deltas in mfstat's canonical counter CSV: one row per\n"
 	      "(system, cpu, interval), ordered by interval, system, cpu.  The first record is a type 2\n"
-	      "dump header, the last a type 3 trailer; types 30, 70 and 72 are mixed in.\n"
+	      "dump header, the last a type 3 trailer; types 30, 70 (subtype 2) and 72 are mixed in.\n"
+	      "With --rmf and --topology it also writes SMF 70.1 (RMF CPU activity) and 99.14\n"
+	      "(HiperDispatch topology) records that match the counters (tools/README.md).\n"
 	      "\n"
 	      "  -o, --output FILE     the SMF dump ('-': standard output); required\n"
 	      "  --csv FILE            the expected counter deltas as CSV\n"
@@ -767,6 +774,21 @@ static void usage(FILE *f)
 	      "  -q, --quiet           no summary on standard error\n"
 	      "  -h, --help            this help\n",
 	      f);
+	fputs("\nRMF and topology records (tools/README.md describes the model):\n"
+	      "  --his-offset-seconds S  HIS (113) interval boundaries S seconds after the RMF ones\n"
+	      "                        (0..86400, default 0: aligned)\n"
+	      "  --rmf                 one SMF 70.1 record per system and RMF interval, after the 113\n"
+	      "                        records of the last HIS interval it covers; no --zcbp\n"
+	      "  --rmf-interval-seconds S  RMF interval length, 1..5999, a multiple of\n"
+	      "                        --interval-seconds or a divisor of it (default: the same)\n"
+	      "  --rmf-busy-factor F   SMF70PDT = F x the busy time the B0 counters give (default 1.0)\n"
+	      "  --lpars N             extra LPARs LPX1, LPX2, ... without records of their own: 2 IFLs\n"
+	      "                        each, LPX1 also a CP (default 0)\n"
+	      "  --lpar-change-at K    from RMF interval K (0-based) on, SYSA's LPAR is named LPMOVED\n"
+	      "                        (default: never)\n"
+	      "  --topology            one SMF 99.14 record per system at --start: polarity, chip and\n"
+	      "                        drawer of each cpu; no --zcbp\n",
+	      f);
 }
 
 static int family_index(const char *s, size_t n)
@@ -790,6 +812,9 @@ static int family_index(const char *s, size_t n)
 struct opts {
 	uint64_t systems, cpus, ziips, intervals, secs, seed, jitter_ms, lost_n, zcbps, mt_lost_n;
 	int have_ziip, subtype, quiet;
+	int rmf, topology;                              /* --rmf, --topology */
+	uint64_t rmf_secs, his_off, lpars, lpar_change; /* lpar_change UINT64_MAX: never */
+	double busy_factor;
 	int64_t utc_off_min, t0;
 	const char *start, *out_name, *csv_name;
 	int famlist[64], nfam;
@@ -807,8 +832,10 @@ static const char *option_value(int argc, char **argv, int *i, char *name)
 		"--other-ratio", "--utc-offset", "--seed",
 		"--zcbp",        "--mt-lost",
 	};
+	static const char *const known_rmf[] = {"--rmf-interval-seconds", "--rmf-busy-factor", "--lpars",
+						"--lpar-change-at", "--his-offset-seconds"};
 	const char *a = argv[*i], *eqval;
-	size_t kn = 0;
+	size_t kn = 0, kr = 0;
 	if (!strcmp(a, "-o")) {
 		strcpy(name, "--output");
 		return opt_value(NULL, argc, argv, i, a);
@@ -816,7 +843,9 @@ static const char *option_value(int argc, char **argv, int *i, char *name)
 	eqval = opt_split(a, name);
 	while (kn < sizeof known / sizeof known[0] && strcmp(known[kn], name) != 0)
 		kn++;
-	if (kn == sizeof known / sizeof known[0])
+	while (kr < sizeof known_rmf / sizeof known_rmf[0] && strcmp(known_rmf[kr], name) != 0)
+		kr++;
+	if (kn == sizeof known / sizeof known[0] && kr == sizeof known_rmf / sizeof known_rmf[0])
 		bad("unknown option", name);
 	return opt_value(eqval, argc, argv, i, name);
 }
@@ -907,8 +936,82 @@ static void set_option(struct opts *o, const char *name, const char *val)
 		o->utc_off_min = off;
 	} else if (!strcmp(name, "--seed"))
 		o->seed = parse_u64(name, val, 0, UINT64_MAX);
+	else if (!strcmp(name, "--rmf-interval-seconds"))
+		o->rmf_secs = parse_u64(name, val, 1, 5999);
+	else if (!strcmp(name, "--rmf-busy-factor")) {
+		char *end;
+		errno = 0;
+		double r = strtod(val, &end);
+		if (!*val || *end || errno || !(r >= 0 && r <= 100))
+			bad("bad --rmf-busy-factor (0..100)", val);
+		o->busy_factor = r;
+	} else if (!strcmp(name, "--lpars"))
+		o->lpars = parse_u64(name, val, 0, 254);
+	else if (!strcmp(name, "--lpar-change-at"))
+		o->lpar_change = parse_u64(name, val, 0, 100000000);
+	else if (!strcmp(name, "--his-offset-seconds"))
+		o->his_off = parse_u64(name, val, 0, 86400);
 	else
 		bad("unknown option", name);
+}
+
+/* ---------------------------------------------------------------- SMF 70.1 and 99.14 sizes */
+
+/* Section lengths of an SMF 70.1 record as written (z/OS 3.1 values of docs/smf70-layout.md; the
+ * partition section with the 3 pad bytes after SMF70_BOOSTINFO). */
+enum { L70HDR = 100, L70PRO = 104, L70CTL = 404, L70CPU = 92, L70BCT = 84, L70BPD = 96, L70CIS = 24, N70CIS = 3 };
+
+#define CEC_SERIAL "00000000000A1B2C" /* SMF70CSC of the one machine every system runs on */
+
+/* LPARs of the machine: one per system, then the --lpars extras (LPX1, LPX2, ...). */
+static uint64_t lpar_count(const struct opts *o)
+{
+	return o->systems + o->lpars;
+}
+
+/* Logical processors of all LPARs: every system's cpus, 2 IFLs per extra LPAR, and LPX1's CP. */
+static uint64_t lproc_count(const struct opts *o)
+{
+	return o->systems * o->cpus + 2 * o->lpars + (o->lpars > 0);
+}
+
+static uint64_t rec70_len(const struct opts *o)
+{
+	return L70HDR + L70PRO + L70CTL + L70CPU * o->cpus + L70BCT * lpar_count(o) + L70BPD * lproc_count(o) +
+	       L70CIS * N70CIS;
+}
+
+/* The RMF options: consistent, and records that fit (exits on a bad combination). */
+static void check_rmf(struct opts *o)
+{
+	char msg[160];
+	if (!o->rmf && (o->rmf_secs || o->lpars || o->lpar_change != UINT64_MAX || o->busy_factor != 1.0))
+		bad("--rmf-interval-seconds, --rmf-busy-factor, --lpars and --lpar-change-at need --rmf", NULL);
+	if ((o->rmf || o->topology) && o->zcbps)
+		bad("--rmf and --topology do not model zCBPs: --zcbp must be 0 with them", NULL);
+	if (!o->rmf)
+		return;
+	if (!o->rmf_secs) {
+		if (o->secs > 5999)
+			bad("the RMF interval (default: --interval-seconds) must be at most 5999 s "
+			    "(SMF70INT is mmsstttF): give --rmf-interval-seconds",
+			    NULL);
+		o->rmf_secs = o->secs;
+	}
+	if (o->rmf_secs % o->secs != 0 && o->secs % o->rmf_secs != 0)
+		bad("--rmf-interval-seconds must be a multiple of --interval-seconds, or --interval-seconds a "
+		    "multiple of it",
+		    NULL);
+	if (o->intervals * o->secs < o->rmf_secs)
+		bad("the run (--intervals x --interval-seconds) is shorter than one RMF interval", NULL);
+	if (lpar_count(o) > 255)
+		bad("--systems plus --lpars is more than 255 LPARs (SMF70LPN is one byte)", NULL);
+	if (rec70_len(o) > MAXREC) {
+		snprintf(msg, sizeof msg,
+			 "an SMF 70.1 record would be %llu bytes, more than %u: fewer --systems, --cpus or --lpars",
+			 (unsigned long long)rec70_len(o), (unsigned)MAXREC);
+		bad(msg, NULL);
+	}
 }
 
 /* Parses the command line into o (exits on a bad one); returns 1 when --help was asked for. */
@@ -917,6 +1020,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->systems = 1, o->cpus = 4, o->ziips = 1, o->intervals = 96, o->secs = 900, o->seed = 1;
 	o->subtype = 1;
+	o->busy_factor = 1.0, o->lpar_change = UINT64_MAX;
 	o->start = "2025-03-04T00:00:00Z";
 	o->famlist[0] = 6; /* z16 */
 	o->nfam = 1;
@@ -933,6 +1037,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->quiet = 1;
 			continue;
 		}
+		if (!strcmp(a, "--rmf")) {
+			o->rmf = 1;
+			continue;
+		}
+		if (!strcmp(a, "--topology")) {
+			o->topology = 1;
+			continue;
+		}
 		const char *val = option_value(argc, argv, &i, name);
 		set_option(o, name, val);
 	}
@@ -947,8 +1059,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	if (parse_iso(o->start, 1971, 2099, &o->t0))
 		bad("bad --start (expected YYYY-MM-DDTHH:MM:SSZ, 1971-2042)", o->start);
 	/* the 64-bit TOD clock (STCK) wraps on 2042-09-17 */
-	if (o->t0 + (int64_t)(o->intervals * o->secs) + 120 > days_from_civil(2042, 9, 17) * 86400)
+	if (o->t0 + (int64_t)(o->his_off + o->intervals * o->secs) + 120 > days_from_civil(2042, 9, 17) * 86400)
 		bad("the intervals reach past 2042-09-16 (the end of the STCK format)", NULL);
+	check_rmf(o);
 	return 0;
 }
 
@@ -979,6 +1092,12 @@ struct gen {
 	unsigned ncols;
 	int64_t T0, S, J;
 	uint64_t cell, rows, mt_cell;
+	/* --rmf: per (system, cpu): B0 of the last HIS interval, busy cycles gathered for the RMF
+	 * interval rj, its SMF70PDT; nr RMF intervals from R0 (--start) */
+	uint64_t *b0, *pdt;
+	double *acc;
+	uint64_t rj, nr;
+	int64_t R0;
 };
 
 /* per family: defined counters, and the CSV columns (defined and recorded in the subtype the CSV describes) */
@@ -1036,7 +1155,19 @@ static int setup_systems(struct gen *g)
 		fputs(PROG ": out of memory\n", stderr);
 		return 1;
 	}
-	g->T0 = o->t0 * 1000000, g->S = (int64_t)o->secs * 1000000, g->J = (int64_t)o->jitter_ms * 1000;
+	if (o->rmf) {
+		g->b0 = calloc(systems * cpus, sizeof *g->b0);
+		g->pdt = calloc(systems * cpus, sizeof *g->pdt);
+		g->acc = calloc(systems * cpus, sizeof *g->acc);
+		if (!g->b0 || !g->pdt || !g->acc) {
+			fputs(PROG ": out of memory\n", stderr);
+			return 1;
+		}
+		g->nr = o->intervals * o->secs / o->rmf_secs;
+	}
+	g->R0 = o->t0 * 1000000;
+	g->T0 = (o->t0 + (int64_t)o->his_off) * 1000000; /* HIS boundaries: --his-offset-seconds after RMF's */
+	g->S = (int64_t)o->secs * 1000000, g->J = (int64_t)o->jitter_ms * 1000;
 	for (uint64_t c = 0; c < cpus; c++)
 		g->kind[c] = c >= cpus - o->ziips ? K_ZIIP : c >= cpus - o->ziips - o->zcbps ? K_ZCBP : K_GCP;
 	for (uint64_t s = 0; s < systems; s++) {
@@ -1066,6 +1197,9 @@ static void free_gen(struct gen *g)
 	free(g->kind);
 	free(g->cum);
 	free(g->v);
+	free(g->b0);
+	free(g->pdt);
+	free(g->acc);
 }
 
 /* A boundary: the interval end, moved by up to +-J. */
@@ -1138,6 +1272,8 @@ static void one_cpu(struct gen *g, uint64_t s, uint64_t c, const char *ts, int64
 	int64_t a = g->bnd[k];
 	int64_t b = boundary(g, Tend);
 	gen_row(g->v, f, &g->cs[k], &g->pr[s], (double)f->cpsp * (double)(b - a));
+	if (g->b0)
+		g->b0[k] = g->v[0]; /* RMF sees the real busy time, also of an interval flagged as lost */
 	int lost = o->lost_n && ++g->cell % o->lost_n == 0;
 	if (lost) { /* undercounted: a reader that keeps it gets other numbers */
 		for (unsigned n = 0; n < NV; n++)
@@ -1163,12 +1299,276 @@ static void one_cpu(struct gen *g, uint64_t s, uint64_t c, const char *ts, int64
 		csv_row(g, y, fi, c, ts, a, b, mt_lost);
 }
 
+/* ---------------------------------------------------------------- SMF 70.1 and 99.14 records */
+
+static uint64_t bytes70, bytes99, nrec70, nrec99;
+
+/* Packed decimal: the digits d (an odd number of them), then the sign X'F'. */
+static void put_packed(unsigned char *p, const char *d)
+{
+	size_t n = strlen(d);
+	for (size_t i = 0; i < n; i += 2, p++)
+		*p = (unsigned char)((unsigned)(d[i] - '0') << 4 | (i + 1 < n ? (unsigned)(d[i + 1] - '0') : 0xFu));
+}
+
+/* A triplet: offset from the RDW (4), length of one section (2), number of sections (2). */
+static void triplet(unsigned char *p, size_t off, unsigned len, uint64_t num)
+{
+	put32(p, (uint32_t)off);
+	put16(p + 4, len);
+	put16(p + 6, (unsigned)num);
+}
+
+/* 1-based indexes into the CPU-identification name sections, and polarity codes (SMF70POI, SMF99E_CP_POLAR) */
+enum { CIX_CP = 1, CIX_IIP = 2, CIX_IFL = 3 };
+enum { POL_HZ = 0, POL_VL = 1, POL_VM = 2, POL_VH = 3 };
+
+/* Polarity of cpu c of a system.  GCPs in address order: the first half (rounded down) VH, the
+ * next one VM, the rest VL.  zIIPs: the first VM, the rest VL. */
+static unsigned cpu_polarity(const struct gen *g, uint64_t c)
+{
+	uint64_t ngcp = g->o->cpus - g->o->ziips;
+	if (g->kind[c] == K_ZIIP)
+		return c == ngcp ? POL_VM : POL_VL;
+	return c < ngcp / 2 ? POL_VH : c == ngcp / 2 ? POL_VM : POL_VL;
+}
+
+/* Weight (SMF70BPS) of cpu c of system s: GCPs 100*(s+1)+200, zIIPs 100. */
+static unsigned cpu_weight(const struct gen *g, uint64_t s, uint64_t c)
+{
+	return g->kind[c] == K_ZIIP ? 100 : (unsigned)(100 * (s + 1) + 200);
+}
+
+/* One PR/SM logical processor data section (SMF70BPD); EDT = PDT, all times in microseconds. */
+static void lproc(unsigned char *e, uint64_t pdt, uint64_t vpa, unsigned weight, unsigned pol, unsigned cix,
+		  uint64_t ont)
+{
+	put64(e, pdt);
+	put16(e + 8, (unsigned)vpa);
+	put16(e + 10, weight);
+	e[13] = (unsigned char)(pol << 6);
+	put16(e + 14, cix);
+	put64(e + 16, pdt);
+	put64(e + 40, ont);
+}
+
+/* The partition data sections of every LPAR of the machine and their logical processor sections,
+ * at bct and bpd, for RMF interval j. */
+static void rec70_lpars(const struct gen *g, unsigned char *r, size_t bct, size_t bpd, uint64_t j)
+{
+	const struct opts *o = g->o;
+	uint64_t cpus = o->cpus, ont = o->rmf_secs * 1000000, skip = 0;
+	for (uint64_t q = 0; q < lpar_count(o); q++) {
+		unsigned char *e = r + bct + L70BCT * q;
+		char name[16];
+		uint64_t n = 0;
+		if (q < o->systems) {
+			if (q == 0 && j >= o->lpar_change)
+				strcpy(name, "LPMOVED");
+			else
+				snprintf(name, sizeof name, "LP%s", g->sys[q].sid);
+			for (; n < cpus; n++)
+				lproc(r + bpd + L70BPD * (skip + n), g->pdt[q * cpus + n], n, cpu_weight(g, q, n),
+				      cpu_polarity(g, n), g->kind[n] == K_ZIIP ? CIX_IIP : CIX_CP, ont);
+			ebc(e + 20, "PLEX1", 8);       /* SMF70SPN */
+			ebc(e + 28, g->sys[q].sid, 8); /* SMF70STN */
+			put16(e + 56, 0x2000);         /* SMF70PFL: vertically polarised */
+		} else {
+			uint64_t x = q - o->systems;
+			snprintf(name, sizeof name, "LPX%u", (unsigned)(x + 1));
+			if (x == 0) { /* LPX1: a CP at address 0, busy 25% */
+				lproc(r + bpd + L70BPD * skip, ont / 4, 0, 10, POL_VL, CIX_CP, ont);
+				n++;
+			}
+			for (int i = 0; i < 2; i++, n++) /* two IFLs, busy 40% each */
+				lproc(r + bpd + L70BPD * (skip + n), ont / 5 * 2, n, 50, POL_HZ, CIX_IFL, ont);
+		}
+		ebc(e, name, 8);
+		e[8] = (unsigned char)(q + 1); /* SMF70LPN */
+		put16(e + 10, (unsigned)n);    /* SMF70BDN */
+		put32(e + 12, (uint32_t)skip); /* SMF70BDS */
+		skip += n;
+	}
+}
+
+/* The SMF 70.1 record of system s for RMF interval j, into rec; returns its length.  The sections
+ * follow the header in triplet order, contiguous. */
+static size_t rec70_1(const struct gen *g, uint64_t s, uint64_t j)
+{
+	static const char *const cis_name[N70CIS] = {"CP", "IIP", "IFL"};
+	const struct opts *o = g->o;
+	const struct sysinfo *y = &g->sys[s];
+	unsigned char *r = rec, *p, *c;
+	uint64_t cpus = o->cpus, rsec = o->rmf_secs, ont = rsec * 1000000;
+	size_t pro = L70HDR, ctl = pro + L70PRO, cpu = ctl + L70CTL, bct = cpu + L70CPU * cpus;
+	size_t bpd = bct + L70BCT * lpar_count(o), cis = bpd + L70BPD * lproc_count(o), len = cis + L70CIS * N70CIS;
+	int64_t a = g->R0 + (int64_t)(j * ont), b = a + (int64_t)ont;
+	char d[16];
+
+	memset(r, 0, len);
+	std_header(r, 70, 1, 1, b, y->sid, "RMF");
+	put16(r + 24, 9); /* SMF70TRN */
+	triplet(r + 28, pro, L70PRO, 1);
+	triplet(r + 36, ctl, L70CTL, 1);
+	triplet(r + 44, cpu, L70CPU, cpus);
+	/* 52 ASID data area, 84 logical core, 92 tenant resource group sections: absent (all zero) */
+	triplet(r + 60, bct, L70BCT, lpar_count(o));
+	triplet(r + 68, bpd, L70BPD, lproc_count(o));
+	triplet(r + 76, cis, L70CIS, N70CIS);
+
+	/* product section SMF70PRO: times of the interval start in local time */
+	p = r + pro;
+	put_packed(p, "031"); /* SMF70MFV */
+	ebc(p + 2, "RMF", 8);
+	{
+		int64_t sec = (a + utc_offset_us) / 1000000 % 86400;
+		unsigned char tme[4];
+		snprintf(d, sizeof d, "0%02u%02u%02u", (unsigned)(sec / 3600), (unsigned)(sec / 60 % 60),
+			 (unsigned)(sec % 60));
+		put_packed(p + 10, d);   /* SMF70IST */
+		tme_dte(a, tme, p + 14); /* SMF70DAT */
+		snprintf(d, sizeof d, "%02u%02u000", (unsigned)(rsec / 60), (unsigned)(rsec % 60));
+		put_packed(p + 18, d); /* SMF70INT */
+	}
+	put32(p + 24, (uint32_t)rsec); /* SMF70SAM: one sample a second */
+	put16(p + 30, 0x1000);         /* SMF70FLA: interval synchronised */
+	put_packed(p + 36, "0001000"); /* SMF70CYC: 1000 ms */
+	ebc(p + 40, "ZV030100", 8);
+	p[48] = 3;
+	p[49] = (unsigned char)(0x10 | (o->ziips ? 0x04 : 0)); /* z/Architecture, zIIPs installed */
+	p[50] = (unsigned char)(s + 1);                        /* SMF70PTN */
+	put64(p + 60, (uint64_t)utc_offset_us << 12);          /* SMF70LGO, signed */
+	put16(p + 76, (unsigned)rsec);                         /* SMF70OIL */
+	put64(p + 80, tod_of_us(b));                           /* SMF70GIE */
+	ebc(p + 88, "PLEX1", 8);
+	ebc(p + 96, y->sid, 8);
+
+	/* CPU control section SMF70CTL */
+	c = r + ctl;
+	put16(c, (unsigned)strtoul(y->f->type, NULL, 16)); /* SMF70MOD */
+	ebc(c + 8, "A01", 16);                             /* SMF70MDL */
+	put16(c + 64, (unsigned)o->ziips);                 /* SMF70SUP */
+	ebc(c + 78, CEC_SERIAL, 16);                       /* SMF70CSC */
+	c[94] = 0xC0;                                      /* SMF70HHF: HiperDispatch supported, active */
+	ebc(c + 340, y->f->type, 4);                       /* SMF70CPC_TYPE */
+
+	/* CPU data sections SMF70CPU: wait = interval - dispatch time */
+	for (uint64_t k = 0; k < cpus; k++) {
+		unsigned char *e = r + cpu + L70CPU * k;
+		uint64_t busy = g->pdt[s * cpus + k];
+		put64(e, (busy < ont ? ont - busy : 0) << 12); /* SMF70WAT */
+		put16(e + 8, (unsigned)k);                     /* SMF70CID */
+		e[10] = 0x09;                                  /* SMF70CNF: complete interval, online */
+		e[15] = g->kind[k] == K_ZIIP ? 2 : 0;          /* SMF70TYP */
+	}
+
+	rec70_lpars(g, r, bct, bpd, j);
+
+	/* CPU-identification name sections SMF70CIS; CTN: the most logical processors of the type in one LPAR */
+	{
+		uint64_t gcps = cpus - o->ziips;
+		uint64_t ctn[N70CIS] = {gcps > 0 || !o->lpars ? gcps : 1, o->ziips, o->lpars ? 2 : 0};
+		for (unsigned i = 0; i < N70CIS; i++) {
+			ebc(r + cis + L70CIS * i, cis_name[i], 16);
+			put16(r + cis + L70CIS * i + 16, (unsigned)ctn[i]);
+		}
+	}
+	put16(r, (unsigned)len);
+	return len;
+}
+
+/* After HIS interval k of every system: adds each cpu's busy cycles to the RMF intervals the
+ * interval overlaps (canonical, un-jittered times; prorated when it overlaps only part of one),
+ * and writes the 70.1 records of every RMF interval that ends by the HIS interval's end.
+ * SMF70PDT = round(busy factor x cycles / CPSP) microseconds. */
+static void rmf_after(struct gen *g, uint64_t k)
+{
+	const struct opts *o = g->o;
+	uint64_t n = o->systems * o->cpus;
+	int64_t H = (int64_t)o->secs, RL = (int64_t)o->rmf_secs;
+	int64_t hs = (int64_t)(o->his_off + k * o->secs), he = hs + H; /* seconds after --start */
+	while (g->rj < g->nr) {
+		int64_t rs = (int64_t)g->rj * RL, re = rs + RL;
+		if (rs >= he)
+			break;
+		int64_t ov = (re < he ? re : he) - (rs > hs ? rs : hs);
+		if (ov > 0)
+			for (uint64_t i = 0; i < n; i++)
+				g->acc[i] += ov == H ? (double)g->b0[i] : (double)g->b0[i] * (double)ov / (double)H;
+		if (re > he)
+			break;
+		for (uint64_t i = 0; i < n; i++) {
+			double us = o->busy_factor * g->acc[i] / (double)g->sys[i / o->cpus].f->cpsp;
+			g->pdt[i] = (uint64_t)(us + 0.5);
+			g->acc[i] = 0;
+		}
+		for (uint64_t s = 0; s < o->systems; s++) {
+			size_t len = rec70_1(g, s, g->rj);
+			emit(rec, len);
+			bytes70 += len;
+			nrec70++;
+		}
+		g->rj++;
+	}
+}
+
+/* The SMF 99.14 record of system s at --start: header, self-defining section, product section,
+ * the S14 triplet map as the data section, the header data section, one processor entry per cpu. */
+static size_t rec99_14(const struct gen *g, uint64_t s)
+{
+	const struct opts *o = g->o;
+	const struct sysinfo *y = &g->sys[s];
+	unsigned char *r = rec, *p;
+	size_t pro = 44, map = pro + 32, hdr = map + 48, cpu = hdr + 32, len = cpu + 24 * o->cpus;
+
+	memset(r, 0, len);
+	std_header(r, 99, 1, 14, g->R0, y->sid, "SRM");
+	put32(r + 24, 16); /* SMF99_SDEF_LEN */
+	triplet(r + 28, pro, 32, 1);
+	triplet(r + 36, map, 48, 1);
+	p = r + pro;
+	put16(p, 1);
+	ebc(p + 2, "01", 2);
+	ebc(p + 4, "SRM", 8);
+	ebc(p + 12, "SP7.3.0", 8);
+	ebc(p + 20, y->sid, 8);
+	/* S14 map: header data, processor data; node and MPWQ sections absent */
+	triplet(r + map, hdr, 32, 1);
+	triplet(r + map + 16, cpu, 24, o->cpus);
+	p = r + hdr;
+	put32(p, 1);                          /* SMF99E_VCM_SMF_SEQU */
+	p[4] = 0x80;                          /* topology changed */
+	put16(p + 18, (unsigned)o->cpus - 1); /* SMF99E_VCM_MAXCPUIDFORIPL */
+	put64(p + 24, tod_of_us(g->R0));      /* SMF99E_VCM_CURRTOPO_TOD */
+	for (uint64_t k = 0; k < o->cpus; k++) {
+		unsigned char *e = r + cpu + 24 * k;
+		put16(e, (unsigned)k);
+		e[8] = g->kind[k] == K_ZIIP ? 5 : 0;
+		e[9] = (unsigned char)cpu_polarity(g, k);
+		e[16] = 2;                      /* NLINUSE */
+		e[18] = (unsigned char)(k / 4); /* NL1: chip */
+		e[19] = (unsigned char)(k / 8); /* NL2: drawer */
+	}
+	put16(r, (unsigned)len);
+	return len;
+}
+
+static void topology(const struct gen *g)
+{
+	for (uint64_t s = 0; s < g->o->systems; s++) {
+		size_t len = rec99_14(g, s);
+		emit(rec, len);
+		bytes99 += len;
+		nrec99++;
+	}
+}
+
 static void intervals(struct gen *g)
 {
 	const struct opts *o = g->o;
 	for (uint64_t iv = 0; iv < o->intervals; iv++) {
 		char ts[21];
-		fmt_iso(o->t0 + (int64_t)(iv * o->secs), ts);
+		fmt_iso(o->t0 + (int64_t)(o->his_off + iv * o->secs), ts);
 		int64_t Tend = g->T0 + (int64_t)(iv + 1) * g->S;
 		int last = iv + 1 == o->intervals;
 		for (uint64_t s = 0; s < o->systems; s++) {
@@ -1176,6 +1576,8 @@ static void intervals(struct gen *g)
 			for (uint64_t c = 0; c < o->cpus; c++)
 				one_cpu(g, s, c, ts, Tend, last);
 		}
+		if (o->rmf)
+			rmf_after(g, iv);
 	}
 }
 
@@ -1200,13 +1602,17 @@ static int close_output(struct obuf *o)
 
 static void summary(const struct gen *g)
 {
-	uint64_t total = bytes113 + bytes_other + 36;
+	uint64_t total = bytes113 + bytes_other + bytes70 + bytes99 + 36;
 	fprintf(stderr,
 		PROG
 		": %llu type-113 records (%llu bytes), %llu other records (%llu bytes), "
 		"%.1f%% of the record bytes not 113",
 		(unsigned long long)nrec113, (unsigned long long)bytes113, (unsigned long long)nrec_other,
 		(unsigned long long)bytes_other, 100.0 * (double)(total - bytes113) / (double)total);
+	if (nrec70 || nrec99)
+		fprintf(stderr, "; %llu SMF 70.1 records (%llu bytes), %llu SMF 99.14 records (%llu bytes)",
+			(unsigned long long)nrec70, (unsigned long long)bytes70, (unsigned long long)nrec99,
+			(unsigned long long)bytes99);
 	if (framing == FR_VBS)
 		fprintf(stderr, "; %llu blocks, %llu segments", (unsigned long long)nblocks,
 			(unsigned long long)nsegments);
@@ -1244,6 +1650,8 @@ int main(int argc, char **argv)
 	setup_columns(&g);
 	int64_t dump_t = g.T0 + (int64_t)o.intervals * g.S + 60000000;
 	dump_marker(2, dump_t, g.sys[0].sid);
+	if (o.topology)
+		topology(&g);
 	baseline(&g);
 	intervals(&g);
 	dump_marker(3, dump_t, g.sys[0].sid);
