@@ -461,6 +461,120 @@ static void summary_table(struct mf_strbuf *sb, const struct page *pg, const str
 	mf_strbuf_puts(sb, "</table></div>\n");
 }
 
+/* The counters' result of the LPAR a system ran in (rep->lpar_results), or NULL. */
+static const struct mf_result *lpar_result(const struct mf_report *rep, const struct mf_lpar_row *row)
+{
+	size_t i;
+	for (i = 0; i < rep->nlpar_results; i++) {
+		const struct mf_group *g = rep->lpar_results[i].group;
+		const char *name = mf_strtab_get(rep->tab, g->lpar);
+		if (row->system && g->system == row->system && name && strcmp(name, row->name) == 0)
+			return &rep->lpar_results[i];
+	}
+	return NULL;
+}
+
+/* The pools of an LPAR row that have logical processors, as "GCP 300, zIIP 100" (weights) or by polarity. */
+static void lpar_pools(struct mf_strbuf *sb, const struct mf_lpar_row *row, bool weights)
+{
+	static const char *const pol[MF_POL_COUNT] = {"?", "VH", "VM", "VL", "HZ"};
+	size_t p, k;
+	bool any = false;
+	for (p = 0; p < MF_NPOOLS; p++) {
+		unsigned n = 0;
+		for (k = 0; k < MF_POL_COUNT; k++)
+			n += row->lcpus[p][k];
+		if (!n)
+			continue;
+		mf_strbuf_printf(sb, "%s%s", any ? (weights ? ", " : "; ") : "",
+				 mf_pool_name((int)p) ? mf_pool_name((int)p) : "other");
+		any = true;
+		if (weights) {
+			if (row->dedicated[p])
+				mf_strbuf_puts(sb, " dedicated");
+			else
+				mf_strbuf_printf(sb, " %d", (int)row->weight[p]);
+			continue;
+		}
+		for (k = 0; k < MF_POL_COUNT; k++)
+			if (row->lcpus[p][k])
+				mf_strbuf_printf(sb, " %u&nbsp;%s", row->lcpus[p][k], pol[k]);
+	}
+	if (!any)
+		mf_strbuf_puts(sb, "-");
+}
+
+/*
+ * The LPAR table (SMF type 70): every LPAR of the machines read, its weights and logical
+ * processors by polarity, busy as RMF saw it and, for the LPARs whose systems wrote type 113
+ * records, busy from the counters, CPI, RNI and the LSPR class.
+ */
+static void lpar_table(struct mf_strbuf *sb, const struct page *pg)
+{
+	const struct mf_report *rep = pg->rep;
+	size_t i;
+	if (!rep->nlpars)
+		return;
+	mf_strbuf_puts(sb,
+		       "<h2>LPARs</h2>\n<p class=\"note\">Every LPAR of the machines in the SMF type 70 records "
+		       "(RMF's PR/SM view), over the RMF intervals read. Weights and logical processors are those of "
+		       "the last interval; RMF busy is dispatch time over the intervals' length in % of one engine; "
+		       "the counters' columns are filled for the LPARs whose systems wrote type 113 records, from "
+		       "the samples joined to them. A difference of more than 5 points is a finding.</p>\n"
+		       "<div class=\"wide\"><table class=\"lpars\"><tr><th class=\"id\">machine</th>"
+		       "<th class=\"id\">LPAR</th><th>number</th><th class=\"id\">system</th>"
+		       "<th class=\"id\">weight</th><th class=\"id\">logical processors</th><th>RMF busy</th>"
+		       "<th>LPARCPU</th><th>difference</th><th>CPI</th><th>RNI</th><th>LSPR</th></tr>\n");
+	for (i = 0; i < rep->nlpars; i++) {
+		const struct mf_lpar_row *row = &rep->lpars[i];
+		const struct mf_result *r = lpar_result(rep, row);
+		const char *sys = row->system ? mf_strtab_get(rep->tab, row->system) : NULL;
+		double disp = 0, rmf = NAN, cnt = r ? val(r, "LPARCPU") : NAN;
+		size_t p;
+		for (p = 0; p < MF_NPOOLS; p++)
+			disp += row->dispatch_s[p];
+		if (row->seconds > 0)
+			rmf = disp / row->seconds * 100;
+		mf_strbuf_puts(sb, "<tr><td class=\"id\">");
+		esc(sb, row->serial[0] ? row->serial : "-");
+		if (row->machine_type)
+			mf_strbuf_printf(sb, " (%u)", row->machine_type);
+		mf_strbuf_puts(sb, "</td><td class=\"id\">");
+		esc(sb, row->name);
+		mf_strbuf_printf(sb, "</td><td>%u</td><td class=\"id\">", row->number);
+		esc(sb, sys ? sys : "-");
+		mf_strbuf_puts(sb, "</td><td class=\"id\">");
+		lpar_pools(sb, row, true);
+		mf_strbuf_puts(sb, "</td><td class=\"id\">");
+		lpar_pools(sb, row, false);
+		mf_strbuf_puts(sb, "</td>");
+		if (isnan(rmf))
+			mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
+		else
+			mf_strbuf_printf(sb, "<td>%.1f</td>", mf_shown(rmf, 1));
+		if (isnan(cnt)) {
+			mf_strbuf_puts(sb, "<td class=\"na\">-</td><td class=\"na\">-</td>");
+		} else {
+			double d = cnt - rmf;
+			mf_strbuf_printf(sb, "<td>%.1f</td>", mf_shown(cnt, 1));
+			if (isnan(d))
+				mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
+			else
+				mf_strbuf_printf(sb, "<td%s>%+.1f</td>",
+						 fabs(d) > MF_BUSY_FINDING ? " class=\"warn\"" : "", mf_shown(d, 1));
+		}
+		if (r) {
+			metric_cell(sb, r, "CPI");
+			metric_cell(sb, r, "RNI");
+			num_cell(sb, r->group->family, MF_REPORT_LSPR, r);
+		} else {
+			mf_strbuf_puts(sb, "<td class=\"na\">-</td><td class=\"na\">-</td><td class=\"na\">-</td>");
+		}
+		mf_strbuf_puts(sb, "</tr>\n");
+	}
+	mf_strbuf_puts(sb, "</table></div>\n");
+}
+
 /* The charts of a series: CPI/L1MP/RNI, LPARCPU and sourcing for CPU-MF families, else the reported metrics. */
 static void series_charts(struct mf_strbuf *sb, const struct page *pg, const struct series *s, const bool *short_iv)
 {
@@ -822,6 +936,7 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 	page_head(&sb, &pg, ser, nser);
 	if (nser)
 		summary_table(&sb, &pg, ser, nser < MAX_SERIES ? nser : MAX_SERIES);
+	lpar_table(&sb, &pg);
 	for (k = 0; k < nser && k < MAX_SERIES && !rc; k++)
 		rc = series_section(&sb, &pg, &ser[k]);
 	if (rc)
