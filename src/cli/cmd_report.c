@@ -52,7 +52,9 @@ static const char report_help[] =
 	"                     when the report is complete)\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
 	"                     type (e.g. 3931) for rows whose data names none\n"
-	"  --by LIST          group by any of system,lpar,pool,cpu,file and one time\n"
+	"  --by LIST          group by any of system,lpar,pool,cpu,file, where the\n"
+	"                     engines ran (SMF type 70 and 99.14: polarity,\n"
+	"                     lpar_weight, drawer, chip) and one time\n"
 	"                     key: interval, hour, day, week (ISO, Monday first),\n"
 	"                     month, hour-of-day (0-23 across days) or weekday\n"
 	"                     (default system,lpar,pool,interval; \"\" = one group\n"
@@ -229,8 +231,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		}
 		if (got) {
 			cli_err("report: --by: '%s' is not one of "
-				"system,lpar,pool,cpu,file,interval,hour,day,week,month,"
-				"hour-of-day,weekday",
+				"system,lpar,pool,cpu,file,polarity,lpar_weight,drawer,chip,"
+				"interval,hour,day,week,month,hour-of-day,weekday",
 				by_s + bad);
 			return EXIT_USAGE;
 		}

@@ -471,6 +471,11 @@ static void summary_smf(struct mf_reader *r, struct mf_strbuf *sb)
 		mf_strbuf_printf(sb, "%stype %zu: %" PRIu64, i++ ? ", " : " (", t, st->by_type[t]);
 	}
 	mf_strbuf_printf(sb, "%s\n  intervals: %" PRIu64 "\n", i ? ")" : "", intervals);
+	if (st->t70_1 || st->t99_14)
+		mf_strbuf_printf(sb,
+				 "  LPAR view: %" PRIu64 " type 70 subtype 1 (RMF CPU activity), %" PRIu64
+				 " type 99 subtype 14 (topology)%s\n",
+				 st->t70_1, st->t99_14, s->bad_context ? ", some not readable (see the warning)" : "");
 	for (i = 0; i < NDROPS; i++)
 		if (s->drops[i])
 			mf_strbuf_printf(sb, "  dropped %" PRIu64 ": %s\n", s->drops[i], drop_text[i]);

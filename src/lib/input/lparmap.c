@@ -445,6 +445,17 @@ int mf_lparmap_join(struct mf_lparmap *m, struct mf_sample *s)
 	return 1;
 }
 
+struct named_sys {
+	const char *name;
+	struct rsys *y;
+};
+
+static int cmp_sys(const void *pa, const void *pb)
+{
+	const struct named_sys *a = pa, *b = pb;
+	return strcmp(a->name, b->name);
+}
+
 void mf_lparmap_warnings(struct mf_lparmap *m, const struct mf_strtab *tab, void (*fn)(void *ctx, const char *msg),
 			 void *ctx)
 {
@@ -461,6 +472,32 @@ void mf_lparmap_warnings(struct mf_lparmap *m, const struct mf_strtab *tab, void
 			 "joined: their intervals have no LPAR view",
 			 m->broken, m->broken == 1 ? "" : "s", m->broken == 1 ? "is" : "are");
 		fn(ctx, msg);
+	}
+	/* Systems by name, so that the warnings come in an order a reader expects. */
+	{
+		struct named_sys *v;
+		struct rsys *prev = NULL;
+		size_t nsys = 0, k;
+		for (y = m->sys; y; y = y->next)
+			nsys++;
+		v = malloc((nsys ? nsys : 1) * sizeof(*v));
+		if (v) {
+			for (k = 0, y = m->sys; y; y = y->next, k++) {
+				v[k].y = y;
+				v[k].name = mf_strtab_get(tab, y->system) ? mf_strtab_get(tab, y->system) : "";
+			}
+			qsort(v, nsys, sizeof(*v), cmp_sys);
+			for (k = 0; k < nsys; k++) {
+				v[k].y->next = NULL;
+				if (prev)
+					prev->next = v[k].y;
+				else
+					m->sys = v[k].y;
+				prev = v[k].y;
+			}
+			m->last = NULL;
+			free(v);
+		}
 	}
 	for (y = m->sys; y; y = y->next) {
 		const char *name = mf_strtab_get(tab, y->system);
