@@ -62,8 +62,19 @@ struct lrow {
 /* A machine interval already counted in the table (the same interval from several systems). */
 struct seen {
 	char serial[17];
+	bool used;
 	int64_t start_us;
 };
+
+static uint64_t seen_hash(const char *serial, int64_t start_us)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *serial; serial++)
+		h = (h ^ (unsigned char)*serial) * 1099511628211ULL;
+	h ^= (uint64_t)start_us;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
 
 struct mf_lparmap {
 	struct rsys *sys;
@@ -71,7 +82,7 @@ struct mf_lparmap {
 	size_t nintervals, ntopos;
 	uint64_t broken, duplicates;
 	struct lrow *rows;
-	struct seen *seen;
+	struct seen *seen; /* open addressing by serial and start */
 	size_t nseen, capseen;
 };
 
@@ -147,22 +158,31 @@ static int table_add(struct mf_lparmap *m, const struct mf_smf70 *r, uint32_t sy
 	size_t i, p;
 	double secs = (double)(r->end_us - r->start_us) / 1e6;
 	bool again;
-	for (i = 0; i < m->nseen; i++)
+	if ((m->nseen + 1) * 2 > m->capseen) {
+		size_t cap = m->capseen ? m->capseen * 2 : 64, k;
+		struct seen *ns = calloc(cap, sizeof(*ns));
+		if (!ns)
+			return MF_ENOMEM;
+		for (k = 0; k < m->capseen; k++)
+			if (m->seen[k].used) {
+				size_t j = seen_hash(m->seen[k].serial, m->seen[k].start_us) & (cap - 1);
+				while (ns[j].used)
+					j = (j + 1) & (cap - 1);
+				ns[j] = m->seen[k];
+			}
+		free(m->seen);
+		m->seen = ns;
+		m->capseen = cap;
+	}
+	for (i = seen_hash(r->serial, r->start_us) & (m->capseen - 1); m->seen[i].used; i = (i + 1) & (m->capseen - 1))
 		if (m->seen[i].start_us == r->start_us && strcmp(m->seen[i].serial, r->serial) == 0)
 			break;
-	again = i < m->nseen;
+	again = m->seen[i].used;
 	if (!again) {
-		struct seen *ns;
-		if (m->nseen == m->capseen) {
-			size_t cap = m->capseen ? m->capseen * 2 : 64;
-			ns = realloc(m->seen, cap * sizeof(*ns));
-			if (!ns)
-				return MF_ENOMEM;
-			m->seen = ns;
-			m->capseen = cap;
-		}
-		memcpy(m->seen[m->nseen].serial, r->serial, sizeof(r->serial));
-		m->seen[m->nseen++].start_us = r->start_us;
+		memcpy(m->seen[i].serial, r->serial, sizeof(r->serial));
+		m->seen[i].start_us = r->start_us;
+		m->seen[i].used = true;
+		m->nseen++;
 	}
 	for (p = 0; p < r->nlpars; p++) {
 		const struct mf_smf70_lpar *lp = &r->lpars[p];

@@ -228,6 +228,49 @@ static void put_input(FILE *fp, const struct mf_input *in)
 	fputs("}}", fp);
 }
 
+/*
+ * "lpars": every LPAR of the machines in the SMF type 70 records (only when there are some):
+ * weights and logical processors by pool and polarity, dispatch time per pool, the seconds of
+ * RMF intervals read.
+ */
+static void put_lpars(FILE *fp, const struct mf_report *rep)
+{
+	size_t i, p, k;
+	if (!rep->nlpars)
+		return;
+	fputs(",\"lpars\":[", fp);
+	for (i = 0; i < rep->nlpars; i++) {
+		const struct mf_lpar_row *row = &rep->lpars[i];
+		bool first = true;
+		fputs(i ? ",\n{\"serial\":" : "\n{\"serial\":", fp);
+		json_str(fp, row->serial);
+		fprintf(fp, ",\"machine_type\":%u,\"name\":", row->machine_type);
+		json_str(fp, row->name);
+		fprintf(fp, ",\"number\":%u,\"system\":", row->number);
+		json_opt_str(fp, row->system ? mf_strtab_get(rep->tab, row->system) : NULL);
+		fprintf(fp, ",\"rmf_seconds\":%.15g,\"pools\":{", row->seconds);
+		for (p = 0; p < MF_NPOOLS; p++) {
+			unsigned n = 0;
+			for (k = 0; k < MF_POL_COUNT; k++)
+				n += row->lcpus[p][k];
+			if (!n || !mf_pool_name((int)p))
+				continue;
+			fputs(first ? "" : ",", fp);
+			first = false;
+			json_str(fp, mf_pool_name((int)p));
+			fprintf(fp,
+				":{\"weight\":%d,\"dedicated\":%s,\"dispatch_seconds\":%.15g,\"logical_processors\":{",
+				(int)row->weight[p], row->dedicated[p] ? "true" : "false", row->dispatch_s[p]);
+			for (k = 1; k < MF_POL_COUNT; k++)
+				fprintf(fp, "%s\"%s\":%u", k > 1 ? "," : "", mf_polarity_name((int)k),
+					row->lcpus[p][k]);
+			fputs("}}", fp);
+		}
+		fputs("}}", fp);
+	}
+	fputs("\n]", fp);
+}
+
 int mf_out_json(FILE *fp, const struct mf_report *rep)
 {
 	struct cols c;
@@ -252,6 +295,7 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 		put_group(fp, rep, &c, i);
 	}
 	fprintf(fp, "%s]", rep->ngroups ? "\n" : "");
+	put_lpars(fp, rep);
 	put_counts(fp, rep);
 	put_warnings(fp, rep);
 	fputs(",\"inputs\":[", fp);
