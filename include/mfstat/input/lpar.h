@@ -40,6 +40,9 @@ int mf_lparmap_add_rmf(struct mf_lparmap *m, struct mf_strtab *tab, const struct
 /* Adds a decoded type 99 subtype 14 record.  Returns 0 or MF_ENOMEM. */
 int mf_lparmap_add_topo(struct mf_lparmap *m, struct mf_strtab *tab, const struct mf_smf99t *t);
 
+/* Says that an input is read without a first pass (standard input), for the warnings. */
+void mf_lparmap_set_streamed(struct mf_lparmap *m);
+
 /* RMF intervals and topology records held. */
 size_t mf_lparmap_nintervals(const struct mf_lparmap *m);
 size_t mf_lparmap_ntopos(const struct mf_lparmap *m);

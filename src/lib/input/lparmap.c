@@ -81,6 +81,7 @@ struct mf_lparmap {
 	struct rsys *last;
 	size_t nintervals, ntopos;
 	uint64_t broken, duplicates;
+	bool streamed; /* an input was read once only (standard input): no first pass */
 	struct lrow *rows;
 	struct seen *seen; /* open addressing by serial and start */
 	size_t nseen, capseen;
@@ -114,6 +115,11 @@ void mf_lparmap_free(struct mf_lparmap *m)
 	}
 	free(m->seen);
 	free(m);
+}
+
+void mf_lparmap_set_streamed(struct mf_lparmap *m)
+{
+	m->streamed = true;
 }
 
 size_t mf_lparmap_nintervals(const struct mf_lparmap *m)
@@ -397,7 +403,8 @@ int mf_lparmap_join(struct mf_lparmap *m, struct mf_sample *s)
 	bool busy_ok = true;
 	size_t lo, hi, i;
 
-	if (!s->system || (y = sys_find(m, s->system, false)) == NULL)
+	/* Systems without RMF data are kept too: the warnings name them beside those with it. */
+	if (!s->system || (y = sys_find(m, s->system, true)) == NULL)
 		return 0;
 	y->samples++;
 	if (!s->has_start || isnan(s->seconds) || s->seconds <= 0) {
@@ -436,11 +443,10 @@ int mf_lparmap_join(struct mf_lparmap *m, struct mf_sample *s)
 	}
 	join_topo(y, s, b);
 	if (!best) {
-		if (y->niv) {
-			if (!y->outside)
-				y->first_outside_us = a;
-			y->outside++;
-		}
+		/* Counted whether or not RMF data came yet (standard input): told only if some did. */
+		if (!y->outside)
+			y->first_outside_us = a;
+		y->outside++;
 		return 0;
 	}
 	y->joined++;
@@ -545,13 +551,16 @@ void mf_lparmap_warnings(struct mf_lparmap *m, const struct mf_strtab *tab, void
 				 y->mis[i].samples == 1 ? "" : "s", t1);
 			fn(ctx, msg);
 		}
-		if (y->outside) {
+		if (y->outside && y->niv) {
 			mf_time_format(y->first_outside_us, t2, sizeof(t2));
 			snprintf(msg, sizeof(msg),
 				 "system %s: %" PRIu64
 				 " sample%s outside every RMF (SMF type 70) interval of the system, "
-				 "first at %s: no LPAR view for them",
-				 name, y->outside, y->outside == 1 ? "" : "s", t2);
+				 "first at %s: no LPAR view for them%s",
+				 name, y->outside, y->outside == 1 ? "" : "s", t2,
+				 m->streamed ? " (standard input is read once: RMF records that follow their samples "
+					       "join none of them; give the dump as a file)"
+					     : "");
 			fn(ctx, msg);
 		}
 		if (!y->niv && y->samples && with) {

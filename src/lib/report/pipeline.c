@@ -320,6 +320,8 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 		tell(p, MF_PIPELINE_ERROR, err);
 		return got;
 	}
+	if (!mem && strcmp(name, "-") == 0)
+		mf_lparmap_set_streamed(p->lpar);
 	got = drain(p, r, name, err);
 	mf_reader_close(r);
 	return got;
