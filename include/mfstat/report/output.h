@@ -146,6 +146,14 @@ size_t mf_report_extra_keys(const struct mf_report *rep, unsigned *bits);
  */
 bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key);
 
+/*
+ * An LPAR row's pools with logical processors as text: "GCP 300, ZIIP 100" (weights, dedicated
+ * named) or "GCP 2 VH 1 VM; ZIIP 1 VL" (by polarity, space between count and polarity).
+ */
+void mf_lpar_pools_text(const struct mf_lpar_row *row, bool weights, const char *space, char *buf, size_t n);
+/* RMF busy of an LPAR row: its dispatch time over its intervals' length, in % of one engine; NaN without. */
+double mf_lpar_rmf_busy(const struct mf_lpar_row *row);
+
 /* v as printed with digits decimals: a value that rounds to zero is 0 (never "-0.0"). */
 double mf_shown(double v, int digits);
 

@@ -25,6 +25,45 @@ int mf_report_key_index(const struct mf_family *fam, const char *key)
 }
 
 /* A metric flagged sparse (the RMF view) that no group of the report has a value of: no column. */
+void mf_lpar_pools_text(const struct mf_lpar_row *row, bool weights, const char *space, char *buf, size_t n)
+{
+	size_t p, k, used = 0;
+	bool any = false;
+	buf[0] = '\0';
+	for (p = 0; p < MF_NPOOLS; p++) {
+		unsigned cnt = 0;
+		for (k = 0; k < MF_POL_COUNT; k++)
+			cnt += row->lcpus[p][k];
+		if (!cnt)
+			continue;
+		mf_buf_appendf(buf, n, &used, "%s%s", any ? (weights ? ", " : "; ") : "",
+			       mf_pool_name((int)p) ? mf_pool_name((int)p) : "other");
+		any = true;
+		if (weights) {
+			if (row->dedicated[p])
+				mf_buf_appendf(buf, n, &used, " dedicated");
+			else
+				mf_buf_appendf(buf, n, &used, " %d", (int)row->weight[p]);
+			continue;
+		}
+		for (k = 1; k < MF_POL_COUNT; k++)
+			if (row->lcpus[p][k])
+				mf_buf_appendf(buf, n, &used, " %u%s%s", row->lcpus[p][k], space,
+					       mf_polarity_name((int)k));
+	}
+	if (!any)
+		mf_buf_appendf(buf, n, &used, "-");
+}
+
+double mf_lpar_rmf_busy(const struct mf_lpar_row *row)
+{
+	double disp = 0;
+	size_t p;
+	for (p = 0; p < MF_NPOOLS; p++)
+		disp += row->dispatch_s[p];
+	return row->seconds > 0 ? disp / row->seconds * 100 : NAN;
+}
+
 double mf_shown(double v, int digits)
 {
 	/* -0.004 shown with two digits would be "-0.00". */

@@ -474,34 +474,12 @@ static const struct mf_result *lpar_result(const struct mf_report *rep, const st
 	return NULL;
 }
 
-/* The pools of an LPAR row that have logical processors, as "GCP 300, zIIP 100" (weights) or by polarity. */
+/* The pools of an LPAR row that have logical processors: weights or logical processors by polarity. */
 static void lpar_pools(struct mf_strbuf *sb, const struct mf_lpar_row *row, bool weights)
 {
-	static const char *const pol[MF_POL_COUNT] = {"?", "VH", "VM", "VL", "HZ"};
-	size_t p, k;
-	bool any = false;
-	for (p = 0; p < MF_NPOOLS; p++) {
-		unsigned n = 0;
-		for (k = 0; k < MF_POL_COUNT; k++)
-			n += row->lcpus[p][k];
-		if (!n)
-			continue;
-		mf_strbuf_printf(sb, "%s%s", any ? (weights ? ", " : "; ") : "",
-				 mf_pool_name((int)p) ? mf_pool_name((int)p) : "other");
-		any = true;
-		if (weights) {
-			if (row->dedicated[p])
-				mf_strbuf_puts(sb, " dedicated");
-			else
-				mf_strbuf_printf(sb, " %d", (int)row->weight[p]);
-			continue;
-		}
-		for (k = 0; k < MF_POL_COUNT; k++)
-			if (row->lcpus[p][k])
-				mf_strbuf_printf(sb, " %u&nbsp;%s", row->lcpus[p][k], pol[k]);
-	}
-	if (!any)
-		mf_strbuf_puts(sb, "-");
+	char buf[512];
+	mf_lpar_pools_text(row, weights, "&nbsp;", buf, sizeof(buf));
+	mf_strbuf_puts(sb, buf); /* pool and polarity names only: nothing to escape */
 }
 
 /*
@@ -529,12 +507,7 @@ static void lpar_table(struct mf_strbuf *sb, const struct page *pg)
 		const struct mf_lpar_row *row = &rep->lpars[i];
 		const struct mf_result *r = lpar_result(rep, row);
 		const char *sys = row->system ? mf_strtab_get(rep->tab, row->system) : NULL;
-		double disp = 0, rmf = NAN, cnt = r ? val(r, "LPARCPU") : NAN;
-		size_t p;
-		for (p = 0; p < MF_NPOOLS; p++)
-			disp += row->dispatch_s[p];
-		if (row->seconds > 0)
-			rmf = disp / row->seconds * 100;
+		double rmf = mf_lpar_rmf_busy(row), cnt = r ? val(r, "LPARCPU") : NAN;
 		mf_strbuf_puts(sb, "<tr><td class=\"id\">");
 		esc(sb, row->serial[0] ? row->serial : "-");
 		if (row->machine_type)

@@ -226,6 +226,49 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 	return 0;
 }
 
+/* With --by lpar: every LPAR of the machines in the SMF type 70 records, from RMF's PR/SM view. */
+static int lpar_table(FILE *fp, const struct mf_report *rep)
+{
+	struct table t;
+	size_t i, c;
+	static const char *const head[] = {"machine", "lpar", "number", "system", "weight", "logical processors",
+					   "RMF busy"};
+	memset(&t, 0, sizeof(t));
+	t.ncols = 7;
+	t.nrows = rep->nlpars + 2;
+	t.cell = calloc(t.ncols * t.nrows, sizeof(*t.cell));
+	t.right = calloc(t.ncols, sizeof(*t.right));
+	if (!t.cell || !t.right) {
+		free_table(&t);
+		return -1;
+	}
+	for (c = 0; c < t.ncols; c++)
+		t.cell[c] = strdup(head[c]);
+	t.right[2] = t.right[6] = true;
+	t.cell[t.ncols + 6] = strdup("% engine");
+	for (i = 0; i < rep->nlpars; i++) {
+		const struct mf_lpar_row *row = &rep->lpars[i];
+		char **cell = &t.cell[(i + 2) * t.ncols], buf[512];
+		const char *sys = row->system ? mf_strtab_get(rep->tab, row->system) : NULL;
+		double busy = mf_lpar_rmf_busy(row);
+		cell[0] = row->machine_type ? dupf("%s (%u)", row->serial[0] ? row->serial : "-", row->machine_type)
+					    : text_dup(row->serial[0] ? row->serial : "-");
+		cell[1] = text_dup(row->name);
+		cell[2] = dupf("%u", row->number);
+		cell[3] = text_dup(sys ? sys : "-");
+		mf_lpar_pools_text(row, true, " ", buf, sizeof(buf));
+		cell[4] = strdup(buf);
+		mf_lpar_pools_text(row, false, " ", buf, sizeof(buf));
+		cell[5] = strdup(buf);
+		cell[6] = isnan(busy) ? strdup("n/a") : dupf("%.1f", mf_shown(busy, 1));
+	}
+	fputs("LPARs of the machines (SMF type 70, RMF's PR/SM view over the intervals read):\n", fp);
+	print_table(fp, &t);
+	fputc('\n', fp);
+	free_table(&t);
+	return 0;
+}
+
 int mf_out_text(FILE *fp, const struct mf_report *rep)
 {
 	size_t nkeys, k, n1 = 0, n2 = 0, i;
@@ -278,6 +321,8 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		}
 		fputc('\n', fp);
 	}
+	if (rep->nlpars && (rep->by & MF_BY_LPAR) && !rc && lpar_table(fp, rep))
+		rc = MF_ENOMEM;
 	if (rep->nfiles == 0) /* counted live (mfstat stat), not read */
 		fprintf(fp, "%llu sample%s counted, %zu group%s\n", (unsigned long long)rep->rows_read,
 			rep->rows_read == 1 ? "" : "s", rep->ngroups, rep->ngroups == 1 ? "" : "s");
