@@ -434,6 +434,13 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_DATA;
 		goto out;
 	}
+	if (rep.rows_read == 0 && rep.nlpars) {
+		/* Type 70 and 99 records alone: LPARs without counters, as a dump without type 113 is. */
+		cli_err("report: no SMF type 113 records in the inputs: type 70 and 99 records describe the "
+			"LPARs, the counters are in type 113 records (give the dump that holds them too)");
+		rc = EXIT_DATA;
+		goto out;
+	}
 	rep.html_rows = o.html_rows;
 	if (o.verbose)
 		explain_unavailable(&rep);

@@ -39,7 +39,7 @@ static void sets_text(unsigned sets, char *buf, size_t n)
 static void list_context(const struct mf_smf_record *rec)
 {
 	char start[48] = "-", secs[32] = "-";
-	printf("0x%08llx  %-4s %-8s  %4s  %-4s  ", (unsigned long long)rec->offset, rec->type == 70 ? "70.1" : "99.14",
+	printf("0x%08llx  %-5s  %-8s  %4s  %-4s  ", (unsigned long long)rec->offset, rec->type == 70 ? "70.1" : "99.14",
 	       rec->system, "-", "-");
 	if (rec->bad) {
 		printf("%4s  %-8s  %-27s  %11s  not readable: %s\n", "-", "-", "-", "-", rec->bad);
@@ -48,7 +48,7 @@ static void list_context(const struct mf_smf_record *rec)
 	if (rec->rmf) {
 		const struct mf_smf70 *r = rec->rmf;
 		mf_time_format(r->start_us, start, sizeof(start));
-		snprintf(secs, sizeof(secs), "%.3f", (double)(r->end_us - r->start_us) / 1e6);
+		snprintf(secs, sizeof(secs), "%.6f", (double)(r->end_us - r->start_us) / 1e6);
 		printf("%4u  %-8s  %-27s  %11s  RMF: LPAR %s (%u), serial %s, %zu cpus, %zu LPARs, %zu logical "
 		       "processors%s\n",
 		       r->machine_type, "-", start, secs, r->own >= 0 ? r->lpars[r->own].name : "?", r->own_number,
@@ -107,7 +107,7 @@ int cmd_smf(int argc, char **argv)
 		mf_kb_free(kb);
 		return EXIT_DATA;
 	}
-	printf("%-10s  %-3s  %-8s  %4s  %-4s  %4s  %-8s  %-27s  %11s  %-5s  %s\n", "offset", "sub", "system", "cpu",
+	printf("%-10s  %-5s  %-8s  %4s  %-4s  %4s  %-8s  %-27s  %11s  %-5s  %s\n", "offset", "sub", "system", "cpu",
 	       "pool", "type", "family", "interval start", "seconds", "sets", "counters");
 	for (i = optind; i < argc && rc == EXIT_OK; i++) {
 		struct mf_smf *h = NULL;
@@ -153,7 +153,7 @@ int cmd_smf(int argc, char **argv)
 						      : "cumul");
 			}
 			sets_text(rec->sets, sets, sizeof(sets));
-			printf("0x%08llx  %-3d  %-8s  %4u  %-4s  %4u  %-8s  %-27s  %11s  %-5s  %zu%s%s\n",
+			printf("0x%08llx  %-5d  %-8s  %4u  %-4s  %4u  %-8s  %-27s  %11s  %-5s  %zu%s%s\n",
 			       (unsigned long long)rec->offset, rec->subtype, rec->system, rec->cpu,
 			       mf_pool_name(rec->pool) ? mf_pool_name(rec->pool) : "-", rec->machine_type,
 			       rec->family ? rec->family->display : "-", start, secs, sets, rec->n,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mfstat/mfstat.h"
 
@@ -33,6 +34,9 @@ static inline int fuzz_reader(const uint8_t *data, size_t size, const char *form
 	p = mf_pipeline_new(&o);
 	if (!p)
 		abort();
+	/* SMF: the first pass of the LPAR view, as mfstat report does for a file (types 70 and 99.14). */
+	if (format && strcmp(format, "smf") == 0)
+		mf_pipeline_prescan_mem(p, "fuzz", data, size);
 	/* Errors that stop the pipeline (no data, a bad header) still leave a report to write. */
 	if (mf_pipeline_add_mem(p, "fuzz", data, size, &e) == MF_ENOMEM)
 		abort();

@@ -34,3 +34,5 @@ flip rdw.smf flip4.smf $((18 + 112 + 78 + 11))  # CDON of the first counter set
 flip sub2.smf flip5.smf $((18 + 112 + 84))      # CST of the first subtype 2 counter set
 flip sub2.smf flip6.smf $((18 + 112 + 84 + 3))  # CSN of the first subtype 2 counter set
 flip both.smf flip7.smf $((18 + 112 + 50))      # SMF113_1_Flags / SMF113_2_CF area
+# The LPAR view: SMF 70.1 and 99.14 records beside the 113 ones (the join, fuzz_reader.h prescans).
+"$GENSMF" -q --systems 1 --cpus 2 --ziip 1 --intervals 2 --rmf --topology --other-ratio 0 -o "$dir/rmf-topo.smf"

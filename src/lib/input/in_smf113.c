@@ -162,6 +162,11 @@ static int at_end(struct mf_reader *r, struct smfstate *s, struct mf_error *err)
 	s->at_end = true;
 	if (r->opts.lpar_scan)
 		return 0; /* the first pass: the second says it all */
+	if (st->by_type[113] == 0 && r->opts.lpar && (st->t70_1 || st->t99_14))
+		mf_reader_warn(r,
+			       "%s: no type 113 records, only the LPAR view's (type 70 subtype 1, type 99 subtype 14): "
+			       "they join the type 113 samples of the other inputs",
+			       r->path);
 	if (s->bad_context)
 		mf_reader_warn(r,
 			       "%s: %" PRIu64
@@ -181,7 +186,8 @@ static int at_end(struct mf_reader *r, struct smfstate *s, struct mf_error *err)
 			       "%s: the dump has an IFASMFDP header record (type 2) but no trailer record (type 3): "
 			       "it may be cut short",
 			       r->path);
-	if (st->by_type[113] == 0 && s->bad_records == 0) {
+	/* A dump of the LPAR view's records only (type 70 and 99 beside the type 113 of another file) is input too. */
+	if (st->by_type[113] == 0 && s->bad_records == 0 && !(r->opts.lpar && (st->t70_1 || st->t99_14))) {
 		types_text(st, types, sizeof(types));
 		return mf_error_set(err, MF_ENODATA, r->path, 0, 0,
 				    "no SMF type 113 records in %s (%" PRIu64 " record%s of type%s %s): %s", r->path,

@@ -21,6 +21,7 @@ struct rcpu {
 
 struct rinterval {
 	int64_t start_us, end_us;
+	bool broken;   /* split over several records (SMF70RAN): counted, not joined */
 	uint32_t lpar; /* strtab id of the own LPAR's name, 0 unknown */
 	size_t ncpus;
 	struct rcpu *cpus;
@@ -194,6 +195,7 @@ static int table_add(struct mf_lparmap *m, const struct mf_smf70 *r, uint32_t sy
 		const struct mf_smf70_lpar *lp = &r->lpars[p];
 		struct lrow *w;
 		size_t k;
+		bool newest;
 		if (strcmp(lp->name, "PHYSICAL") == 0 || !lp->name[0])
 			continue;
 		for (w = m->rows; w; w = w->next)
@@ -219,17 +221,27 @@ static int table_add(struct mf_lparmap *m, const struct mf_smf70 *r, uint32_t sy
 		/* The same machine interval read from another system's record: names and owners only. */
 		if (again)
 			continue;
+		/* Weights and logical processors are the latest interval's, whatever the reading order. */
+		newest = r->end_us >= w->row.last_us;
 		if (r->start_us < w->row.first_us)
 			w->row.first_us = r->start_us;
 		if (r->end_us > w->row.last_us)
 			w->row.last_us = r->end_us;
 		w->row.seconds += secs;
-		memset(w->row.lcpus, 0, sizeof(w->row.lcpus));
+		if (newest) {
+			memset(w->row.lcpus, 0, sizeof(w->row.lcpus));
+			for (k = 0; k < MF_NPOOLS; k++) {
+				w->row.weight[k] = -1;
+				w->row.dedicated[k] = false;
+			}
+		}
 		for (k = lp->first; k < lp->first + lp->n; k++) {
 			const struct mf_smf70_lcpu *l = &r->lcpus[k];
-			w->row.lcpus[l->pool][l->polarity]++;
-			w->row.weight[l->pool] = l->dedicated ? 0 : (int32_t)l->weight;
-			w->row.dedicated[l->pool] = l->dedicated;
+			if (newest) {
+				w->row.lcpus[l->pool][l->polarity]++;
+				w->row.weight[l->pool] = l->dedicated ? 0 : (int32_t)l->weight;
+				w->row.dedicated[l->pool] = l->dedicated;
+			}
 			w->row.dispatch_s[l->pool] += (double)l->dispatch_us / 1e6;
 		}
 	}
@@ -245,10 +257,6 @@ int mf_lparmap_add_rmf(struct mf_lparmap *m, struct mf_strtab *tab, const struct
 
 	if (!y)
 		return MF_ENOMEM;
-	if (r->broken) {
-		m->broken++;
-		return 0;
-	}
 	/* Sorted insert (records come mostly in time order); the same start again is a copy. */
 	lo = 0;
 	hi = y->niv;
@@ -279,9 +287,15 @@ int mf_lparmap_add_rmf(struct mf_lparmap *m, struct mf_strtab *tab, const struct
 	iv = &y->iv[lo];
 	memset(iv, 0, sizeof(*iv));
 	y->niv++;
-	m->nintervals++;
 	iv->start_us = r->start_us;
 	iv->end_us = r->end_us;
+	if (r->broken) {
+		/* Kept as a placeholder, so that reading it again (the first pass, a copy) counts it once. */
+		iv->broken = true;
+		m->broken++;
+		return 0;
+	}
+	m->nintervals++;
 	if (r->own >= 0) {
 		const char *name = r->lpars[r->own].name;
 		iv->lpar = mf_strtab_intern(tab, name, strlen(name));
@@ -428,7 +442,7 @@ int mf_lparmap_join(struct mf_lparmap *m, struct mf_sample *s)
 		const struct rinterval *iv = &y->iv[i];
 		int64_t s0 = iv->start_us > a ? iv->start_us : a, e0 = iv->end_us < b ? iv->end_us : b;
 		const struct rcpu *c;
-		if (e0 <= s0)
+		if (e0 <= s0 || iv->broken)
 			continue;
 		covered += e0 - s0;
 		if (e0 - s0 > best_ov) {
@@ -457,7 +471,8 @@ int mf_lparmap_join(struct mf_lparmap *m, struct mf_sample *s)
 	{
 		const struct rcpu *c = cpu_in(best, s->cpu);
 		if (c) {
-			s->polarity = c->polarity;
+			if (c->polarity != MF_POL_NONE) /* else what type 99 subtype 14 said stands */
+				s->polarity = c->polarity;
 			s->lpar_weight = c->weight;
 		}
 	}
@@ -527,19 +542,24 @@ void mf_lparmap_warnings(struct mf_lparmap *m, const struct mf_strtab *tab, void
 	}
 	for (y = m->sys; y; y = y->next) {
 		const char *name = mf_strtab_get(tab, y->system);
-		size_t i;
+		size_t i, k;
 		if (!name)
 			name = "(no name)";
 		/* The LPAR a system runs in changes: name the first interval of each new one. */
-		for (i = 1; i < y->niv; i++) {
-			if (y->iv[i].lpar == y->iv[i - 1].lpar)
+		for (i = 1, k = 0; i < y->niv; i++) {
+			if (y->iv[i].broken)
 				continue;
+			if (y->iv[k].broken || y->iv[i].lpar == y->iv[k].lpar) {
+				k = i;
+				continue;
+			}
 			mf_time_format(y->iv[i].start_us, t1, sizeof(t1));
 			snprintf(msg, sizeof(msg),
 				 "system %s ran in LPAR %s, then in LPAR %s from the interval starting %s", name,
-				 mf_strtab_get(tab, y->iv[i - 1].lpar) ? mf_strtab_get(tab, y->iv[i - 1].lpar) : "?",
+				 mf_strtab_get(tab, y->iv[k].lpar) ? mf_strtab_get(tab, y->iv[k].lpar) : "?",
 				 mf_strtab_get(tab, y->iv[i].lpar) ? mf_strtab_get(tab, y->iv[i].lpar) : "?", t1);
 			fn(ctx, msg);
+			k = i;
 		}
 		for (i = 0; i < y->nmis; i++) {
 			mf_time_format(y->mis[i].first_us, t1, sizeof(t1));
