@@ -16,6 +16,24 @@ extern bool cli_stdout_reported;
 
 /* Prints "mfstat: error: ..." to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A usage error: prints "mfstat: error: ..." to stderr and returns EXIT_USAGE; main then adds
+ * "Try 'mfstat CMD --help'." (as for every exit status 2).  cmd is the command ("report",
+ * "smf list"), or "" for mfstat itself.
+ */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * getopt_long's '?' or ':' (c) as a usage error naming the option as written (the letter of a
+ * cluster such as -by, the long name without its value), with the nearest option when there
+ * is one (--formt: did you mean --format?; -by: did you mean --by?) or the options an
+ * abbreviation fits.  name is the command as the message starts ("report", "smf list").
+ */
+struct option;
+int cli_bad_option(const char *name, int c, char **argv, const struct option *opts);
+/* The name in names nearest to word[0..len) (an edit or two away), or NULL. */
+const char *cli_nearest(const char *word, size_t len, const char *const *names, size_t n);
+/* mfstat --version (every command): the version and the knowledge base's revision.  EXIT_OK. */
+int cli_version(void);
 /* Prints "mfstat: warning: ..." to stderr unless -q. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints a diagnostic about input with its position and caret. */

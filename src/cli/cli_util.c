@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,139 @@ void cli_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsay("mfstat: error: ", fmt, ap);
 	va_end(ap);
+}
+
+#ifndef MFSTAT_VERSION
+#define MFSTAT_VERSION "0"
+#endif
+
+int cli_version(void)
+{
+	struct mf_kb *kb = cli_load_kb(NULL);
+	const char *rev = NULL;
+	size_t f, m;
+	printf("mfstat %s\n", MFSTAT_VERSION);
+	if (!kb)
+		return EXIT_DATA;
+	/* The IBM CPU MF formula deck the built-in knowledge base follows: its latest revision. */
+	for (f = 0; f < kb->nfamilies; f++) {
+		const struct mf_family *fam = &kb->families[f];
+		if (!fam->lspr)
+			continue;
+		for (m = 0; m < fam->nmetrics; m++)
+			if (!rev || strcmp(fam->metrics[m].revision, rev) > 0)
+				rev = fam->metrics[m].revision;
+	}
+	printf("knowledge base: IBM CPU MF formulas revision %s, %zu families, %zu machine types\n", rev ? rev : "none",
+	       kb->nfamilies, kb->nmachines);
+	mf_kb_free(kb);
+	return EXIT_OK;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsay("mfstat: error: ", fmt, ap);
+	va_end(ap);
+	(void)cmd; /* main says "Try 'mfstat CMD --help'." after every usage error, once */
+	return EXIT_USAGE;
+}
+
+/* Optimal string alignment distance of a[0..n) and b[0..m), capped: more than 8 is 9. */
+static size_t distance(const char *a, size_t n, const char *b, size_t m)
+{
+	size_t d[34][34], i, j;
+	if (n > 32 || m > 32)
+		return 9;
+	for (i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (i = 1; i <= n; i++)
+		for (j = 1; j <= m; j++) {
+			size_t cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m] > 8 ? 9 : d[n][m];
+}
+
+const char *cli_nearest(const char *word, size_t len, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t bestd = 9, i, limit = len <= 4 ? 1 : 2;
+	for (i = 0; i < n; i++) {
+		size_t d = distance(word, len, names[i], strlen(names[i]));
+		/* A prefix of a longer name is what getopt would have taken had it been unique. */
+		if (d < bestd) {
+			bestd = d;
+			best = names[i];
+		}
+	}
+	return bestd <= limit ? best : NULL;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv, const struct option *opts)
+{
+	const char *arg = argv[optind - 1], *near;
+	const char *names[64];
+	size_t n = 0, len;
+	char opt[64];
+
+	for (; opts[n].name && n < 64; n++)
+		names[n] = opts[n].name;
+	/*
+	 * A long option is the element before optind ("--tz" without its value, "--formt"); a short
+	 * one is a letter of a cluster ("-by" is -b then -y), in the element at optind while the
+	 * cluster goes on, else in the one before.
+	 */
+	if (strncmp(arg, "--", 2) != 0 || (c == '?' && optopt)) {
+		const char *el = arg;
+		if (argv[optind] && argv[optind][0] == '-' && argv[optind][1] != '-' && optopt > 0 && optopt < 256 &&
+		    strchr(argv[optind] + 1, optopt))
+			el = argv[optind];
+		snprintf(opt, sizeof(opt), "-%c", optopt > 32 && optopt < 127 ? optopt : '?');
+		if (c == ':')
+			return cli_usage(cmd, "%s: option %s needs a value", cmd, opt);
+		/* A long option written with one dash: -by for --by. */
+		if (el[0] == '-' && el[1] != '-' && strlen(el) > 2) {
+			size_t i;
+			len = strcspn(el + 1, "=");
+			for (i = 0; i < n; i++)
+				if (strlen(names[i]) == len && strncmp(names[i], el + 1, len) == 0)
+					return cli_usage(cmd, "%s: option %s is not known (did you mean --%s?)", cmd,
+							 opt, names[i]);
+		}
+		return cli_usage(cmd, "%s: option %s is not known", cmd, opt);
+	}
+	/* A long option: its name without the value. */
+	len = strcspn(arg, "=");
+	snprintf(opt, sizeof(opt), "%.*s", (int)(len < 60 ? len : 60), arg);
+	if (c == ':')
+		return cli_usage(cmd, "%s: option %s needs a value", cmd, opt);
+	{
+		size_t k, hits = 0, used = 0;
+		char list[256] = "";
+		/* An abbreviation that fits several options. */
+		for (k = 0; k < n; k++)
+			if (len > 2 && strncmp(names[k], arg + 2, len - 2) == 0) {
+				hits++;
+				if (used < sizeof(list))
+					used += (size_t)snprintf(list + used, sizeof(list) - used, "%s--%s",
+								 hits > 1 ? ", " : "", names[k]);
+			}
+		if (hits > 1)
+			return cli_usage(cmd, "%s: option %s is ambiguous (%s)", cmd, opt, list);
+		if (len > 2 && (near = cli_nearest(arg + 2, len - 2, names, n)) != NULL)
+			return cli_usage(cmd, "%s: option %s is not known (did you mean --%s?)", cmd, opt, near);
+	}
+	return cli_usage(cmd, "%s: option %s is not known", cmd, opt);
 }
 
 void cli_warn(const char *fmt, ...)
@@ -329,8 +463,7 @@ int cli_write_report(const char *out, const char *format, const struct mf_report
 	FILE *fp;
 	int c, rc;
 	if (!w) {
-		cli_err("no writer for format '%s'", format);
-		return EXIT_USAGE;
+		return cli_usage("", "no writer for format '%s'", format);
 	}
 	fp = cli_open_out(out);
 	if (!fp)
@@ -380,36 +513,37 @@ int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz *
 	}
 	sel->tz = *tz;
 	if (o->from && mf_select_parse_time(o->from, *tz, &sel->from_us)) {
-		cli_err("%s: --from: '%s' is not a time such as 2025-04-10 or 2025-04-10T08:00:00+02:00", cmd, o->from);
-		return EXIT_USAGE;
+		return cli_usage(cmd, "%s: --from: '%s' is not a time such as 2025-04-10 or 2025-04-10T08:00:00+02:00",
+				 cmd, o->from);
 	}
 	sel->has_from = o->from != NULL;
 	if (o->to && mf_select_parse_time(o->to, *tz, &sel->to_us)) {
-		cli_err("%s: --to: '%s' is not a time such as 2025-04-11 or 2025-04-10T17:00:00Z", cmd, o->to);
-		return EXIT_USAGE;
+		return cli_usage(cmd, "%s: --to: '%s' is not a time such as 2025-04-11 or 2025-04-10T17:00:00Z", cmd,
+				 o->to);
 	}
 	sel->has_to = o->to != NULL;
 	if (sel->has_from && sel->has_to && sel->to_us <= sel->from_us) {
-		cli_err("%s: --to %s is not after --from %s: nothing could be selected", cmd, o->to, o->from);
-		return EXIT_USAGE;
+		return cli_usage(cmd, "%s: --to %s is not after --from %s: nothing could be selected", cmd, o->to,
+				 o->from);
 	}
 	if (o->hours && mf_select_parse_hours(o->hours, &sel->hours)) {
-		cli_err("%s: --hours: '%s' is not a range of hours such as 8-17 (from 8:00 to 17:00) or 22-6", cmd,
-			o->hours);
-		return EXIT_USAGE;
+		return cli_usage(cmd,
+				 "%s: --hours: '%s' is not a range of hours such as 8-17 (from 8:00 to 17:00) or 22-6",
+				 cmd, o->hours);
 	}
 	if (o->weekdays && mf_select_parse_weekdays(o->weekdays, &sel->weekdays)) {
-		cli_err("%s: --weekdays: '%s' is not a list of days such as Mon-Fri or Sat,Sun", cmd, o->weekdays);
-		return EXIT_USAGE;
+		return cli_usage(cmd, "%s: --weekdays: '%s' is not a list of days such as Mon-Fri or Sat,Sun", cmd,
+				 o->weekdays);
 	}
 	if (o->pool && mf_select_parse_pools(o->pool, &sel->pools)) {
-		cli_err("%s: --pool: '%s' is not a list of pools (GCP, ZIIP, ZAAP, ZCBP, IFL, ICF)", cmd, o->pool);
-		return EXIT_USAGE;
+		return cli_usage(cmd, "%s: --pool: '%s' is not a list of pools (GCP, ZIIP, ZAAP, ZCBP, IFL, ICF)", cmd,
+				 o->pool);
 	}
 	if (o->system && mf_select_parse_systems(o->system, sel)) {
-		cli_err("%s: --system: '%s' is not a list of system names (1 to 15 characters each, at most %d)", cmd,
-			o->system, MF_SELECT_MAX_SYSTEMS);
-		return EXIT_USAGE;
+		return cli_usage(cmd,
+				 "%s: --system: '%s' is not a list of system names (1 to 15 characters each, at most "
+				 "%d)",
+				 cmd, o->system, MF_SELECT_MAX_SYSTEMS);
 	}
 	return -1;
 }

@@ -127,15 +127,15 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o)
 	int need = o->before ? 1 : 2, k, dashes = 0;
 	size_t i;
 	if ((o->before != NULL) != (o->after != NULL)) {
-		cli_err("diff: --before and --after go together (or give two inputs, BEFORE and AFTER)");
-		return EXIT_USAGE;
+		return cli_usage("diff",
+				 "diff: --before and --after go together (or give two inputs, BEFORE and AFTER)");
 	}
 	if (argc - optind != need) {
-		cli_err(need == 1 ? "diff: with --before and --after give one input (a file or a comma-separated list)"
+		return cli_usage(
+			"diff",
+			need == 1 ? "diff: with --before and --after give one input (a file or a comma-separated list)"
 				  : "diff: give two inputs, BEFORE and AFTER (each a file or a comma-separated list), "
 				    "or one with --before FROM/TO --after FROM/TO");
-		fputs("Try 'mfstat diff --help'.\n", stderr);
-		return EXIT_USAGE;
 	}
 	for (k = 0; k < 2; k++) {
 		o->sides[k] = split_files(argv[optind + (need == 2 ? k : 0)]);
@@ -144,21 +144,19 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o)
 			return EXIT_DATA;
 		}
 		if (!o->sides[k][1]) {
-			cli_err("diff: %s names no file", k ? "AFTER" : "BEFORE");
-			return EXIT_USAGE;
+			return cli_usage("diff", "diff: %s names no file", k ? "AFTER" : "BEFORE");
 		}
 		for (i = 1; o->sides[k][i]; i++) {
 			dashes += strcmp(o->sides[k][i], "-") == 0;
 			if (o->out && cli_same_file(o->out, o->sides[k][i])) {
-				cli_err("diff: -o %s names the input %s: refusing to overwrite an input", o->out,
-					o->sides[k][i]);
-				return EXIT_USAGE;
+				return cli_usage("diff",
+						 "diff: -o %s names the input %s: refusing to overwrite an input",
+						 o->out, o->sides[k][i]);
 			}
 		}
 	}
 	if (dashes > 1) {
-		cli_err("diff: standard input (-) can be read only once");
-		return EXIT_USAGE;
+		return cli_usage("diff", "diff: standard input (-) can be read only once");
 	}
 	return -1;
 }
@@ -166,21 +164,15 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o)
 /* Parses diff's options into o: -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct diff_opts *o)
 {
-	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"machine", required_argument, NULL, 'm'},
-					     {"by", required_argument, NULL, 'b'},
-					     {"skip-bad-rows", no_argument, NULL, 's'},
-					     {"skip-bad-records", no_argument, NULL, 's'},
-					     {"tables", required_argument, NULL, 'T'},
-					     {"quiet", no_argument, NULL, 'q'},
-					     {"help", no_argument, NULL, 'h'},
-					     {"mem-peak", required_argument, NULL, 'M'},
-					     CLI_ZONE_SELECT_OPTIONS,
-					     {"metrics", required_argument, NULL, 265},
-					     {"before", required_argument, NULL, 266},
-					     {"after", required_argument, NULL, 267},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] =
+		{{"format", required_argument, NULL, 'f'},   {"output", required_argument, NULL, 'o'},
+		 {"machine", required_argument, NULL, 'm'},  {"by", required_argument, NULL, 'b'},
+		 {"skip-bad-rows", no_argument, NULL, 's'},  {"skip-bad-records", no_argument, NULL, 's'},
+		 {"tables", required_argument, NULL, 'T'},   {"quiet", no_argument, NULL, 'q'},
+		 {"help", no_argument, NULL, 'h'},           {"version", no_argument, NULL, 'V'},
+		 {"mem-peak", required_argument, NULL, 'M'}, CLI_ZONE_SELECT_OPTIONS,
+		 {"metrics", required_argument, NULL, 265},  {"before", required_argument, NULL, 266},
+		 {"after", required_argument, NULL, 267},    {NULL, 0, NULL, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -211,19 +203,12 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 				return EXIT_USAGE;
 			break;
 		case 'h': fputs(diff_help, stdout); return EXIT_OK;
-		case ':':
-			cli_err("diff: option %s needs a value", argv[optind - 1]);
-			fputs("Try 'mfstat diff --help'.\n", stderr);
-			return EXIT_USAGE;
-		default:
-			cli_err("diff: option %s is not known", argv[optind - 1]);
-			fputs("Try 'mfstat diff --help'.\n", stderr);
-			return EXIT_USAGE;
+		case 'V': return cli_version();
+		default: return cli_bad_option("diff", c, argv, opts);
 		}
 	}
 	if (!mf_diff_writer(o->format)) {
-		cli_err("diff: -f must be text, csv, json or html, not '%s'", o->format);
-		return EXIT_USAGE;
+		return cli_usage("diff", "diff: -f must be text, csv, json or html, not '%s'", o->format);
 	}
 	return take_inputs(argc, argv, o);
 }
@@ -238,10 +223,10 @@ static int side_select(const struct diff_opts *o, int k, const struct mf_tz *tz,
 	if (!range)
 		return -1;
 	if (mf_diff_parse_range(range, tz, &sel->from_us, &sel->to_us)) {
-		cli_err("diff: --%s: '%s' is not a range FROM/TO such as 2025-04-07/2025-04-10 or "
-			"2025-04-07T08:00:00Z/2025-04-07T17:00:00Z (TO after FROM)",
-			k ? "after" : "before", range);
-		return EXIT_USAGE;
+		return cli_usage("diff",
+				 "diff: --%s: '%s' is not a range FROM/TO such as 2025-04-07/2025-04-10 or "
+				 "2025-04-07T08:00:00Z/2025-04-07T17:00:00Z (TO after FROM)",
+				 k ? "after" : "before", range);
 	}
 	sel->has_from = sel->has_to = true;
 	return -1;
@@ -359,8 +344,7 @@ int cmd_diff(int argc, char **argv)
 	po.tz = tz;
 	if (o.machine && (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
 			  po.family == mf_kb_generic(kb))) {
-		cli_err("diff: unknown machine '%s' (see mfstat machines)", o.machine);
-		rc = EXIT_USAGE;
+		rc = cli_usage("diff", "diff: unknown machine '%s' (see mfstat machines)", o.machine);
 		goto out;
 	}
 	rc = compare(&o, &po, &sel);

@@ -54,6 +54,7 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 	static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
 					     {"tables", required_argument, NULL, 'T'},
 					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	int c;
 	optind = 1;
@@ -62,41 +63,31 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 		switch (c) {
 		case 'm':
 			if (!machine_ok) {
-				cli_err("%s: option --machine does not apply here", argv[0]);
-				return EXIT_USAGE;
+				return cli_usage(argv[0], "%s: option --machine does not apply here", argv[0]);
 			}
 			*machine = optarg;
 			break;
 		case 'T': *tables = optarg; break;
 		case 'h': fputs(help, stdout); return EXIT_OK;
-		case ':':
-			cli_err("%s: option %s needs a value", argv[0], argv[optind - 1]);
-			fprintf(stderr, "Try 'mfstat %s --help'.\n", argv[0]);
-			return EXIT_USAGE;
-		default: goto bad;
+		case 'V': return cli_version();
+		default: return cli_bad_option(argv[0], c, argv, opts);
 		}
 	}
 	if (argc - optind > 1) {
-		cli_err("%s: at most one name expected", argv[0]);
-		return EXIT_USAGE;
+		return cli_usage(argv[0], "%s: at most one name expected", argv[0]);
 	}
 	*arg = optind < argc ? argv[optind] : NULL;
 	return -1;
-bad:
-	cli_err("%s: option %s is not known", argv[0], argv[optind - 1]);
-	fprintf(stderr, "Try 'mfstat %s --help'.\n", argv[0]);
-	return EXIT_USAGE;
 }
 
-static int resolve(const struct mf_kb *kb, const char *machine, const struct mf_family **fam)
+static int resolve(const char *cmd, const struct mf_kb *kb, const char *machine, const struct mf_family **fam)
 {
 	const struct mf_machine *m;
 	*fam = NULL;
 	if (!machine)
 		return 0;
 	if (mf_kb_resolve(kb, machine, strlen(machine), fam, &m) != 0) {
-		cli_err("unknown machine '%s' (see mfstat machines)", machine);
-		return EXIT_USAGE;
+		return cli_usage(cmd, "%s: unknown machine '%s' (see mfstat machines)", cmd, machine);
 	}
 	return 0;
 }
@@ -163,7 +154,7 @@ int cmd_counters(int argc, char **argv)
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
-	rc = resolve(kb, machine, &fam);
+	rc = resolve(argv[0], kb, machine, &fam);
 	if (rc)
 		goto out;
 	if (!arg) {
@@ -299,7 +290,7 @@ int cmd_metrics(int argc, char **argv)
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
-	rc = resolve(kb, machine, &fam);
+	rc = resolve(argv[0], kb, machine, &fam);
 	if (rc)
 		goto out;
 	if (!arg && fam) {
@@ -404,8 +395,8 @@ int cmd_machines(int argc, char **argv)
 		char types[64];
 		size_t k;
 		if (mf_kb_resolve(kb, arg, strlen(arg), &fam, &m) != 0) {
-			cli_err("unknown machine '%s' (see mfstat machines)", arg);
-			rc = EXIT_DATA;
+			/* A name the user typed: a usage error, as --machine is everywhere. */
+			rc = cli_usage("machines", "machines: unknown machine '%s' (see mfstat machines)", arg);
 			goto out;
 		}
 		machine_types(kb, fam, types, sizeof(types));

@@ -581,8 +581,9 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		return EXIT_USAGE;
 	/* An unsafe .mfstat is refused before anything runs. */
 	if (!o->db && (f.dfd = mfstat_dir(f.why, sizeof(f.why))) == -1) {
-		cli_err("%s: refusing to save run files there, so nothing is run (fix it, or give -d FILE)", f.why);
-		return EXIT_USAGE;
+		return cli_usage("measure",
+				 "%s: refusing to save run files there, so nothing is run (fix it, or give -d FILE)",
+				 f.why);
 	}
 	if (mf_measure_events_text(o->tables, &events, &evlen, evname, sizeof(evname), &e)) {
 		cli_diag(&e, "error");
@@ -658,12 +659,10 @@ static int do_report(struct mopts *o, int argc, char **argv)
 	int *first = NULL;
 	int i, j, ex, nruns = 0, ndup = 0;
 	if (argc < 1) {
-		cli_err("measure report: no run file given (see mfstat measure --help)");
-		return EXIT_USAGE;
+		return cli_usage("measure", "measure report: no run file given (see mfstat measure --help)");
 	}
 	if (o->any_collect_option) {
-		cli_err("measure report: -s, -d and --fallback only apply when measuring");
-		return EXIT_USAGE;
+		return cli_usage("measure", "measure report: -s, -d and --fallback only apply when measuring");
 	}
 	if (!(ids = calloc((size_t)argc, sizeof(*ids))) || !(first = calloc((size_t)argc, sizeof(*first)))) {
 		free(ids);
@@ -823,6 +822,7 @@ int cmd_measure(int argc, char **argv)
 		{"tables", required_argument, NULL, 7},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct mopts o;
@@ -839,8 +839,7 @@ int cmd_measure(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (strcmp(sub, "itlb") && strcmp(sub, "profile") && strcmp(sub, "report") && strcmp(sub, "probe")) {
-		cli_err("measure: unknown measurement '%s' (itlb, profile, report or probe)", sub);
-		return EXIT_USAGE;
+		return cli_usage("measure", "measure: unknown measurement '%s' (itlb, profile, report or probe)", sub);
 	}
 	memset(&o, 0, sizeof(o));
 	o.ro.summary = (struct mf_cutoff){1, 100, 5};
@@ -860,8 +859,7 @@ int cmd_measure(int argc, char **argv)
 			else if (strcmp(optarg, "json") == 0)
 				o.format = MF_MFMT_JSON;
 			else {
-				cli_err("-f: unknown format '%s' (text, csv or json)", optarg);
-				return EXIT_USAGE;
+				return cli_usage("measure", "-f: unknown format '%s' (text, csv or json)", optarg);
 			}
 			break;
 		case 1: o.csv_dir = optarg; break;
@@ -889,9 +887,10 @@ int cmd_measure(int argc, char **argv)
 				char *e;
 				unsigned long v = strtoul(optarg, &e, 10);
 				if (*e || v < 8 || v > 4096 || (v & (v - 1))) {
-					cli_err("--line-size: '%s' is not a power of two from 8 to 4096, or auto",
-						optarg);
-					return EXIT_USAGE;
+					return cli_usage("measure",
+							 "--line-size: '%s' is not a power of two from 8 to 4096, or "
+							 "auto",
+							 optarg);
 				}
 				o.line_size = (uint32_t)v;
 			}
@@ -903,8 +902,7 @@ int cmd_measure(int argc, char **argv)
 			else if (strcmp(optarg, "ip") == 0)
 				o.ro.attribute_line = false;
 			else {
-				cli_err("--attribute: '%s' is not line or ip", optarg);
-				return EXIT_USAGE;
+				return cli_usage("measure", "--attribute: '%s' is not line or ip", optarg);
 			}
 			break;
 		case 6:
@@ -913,18 +911,15 @@ int cmd_measure(int argc, char **argv)
 			else if (strcmp(optarg, "none") == 0)
 				o.fallback_none = true;
 			else {
-				cli_err("--fallback: '%s' is not auto or none", optarg);
-				return EXIT_USAGE;
+				return cli_usage("measure", "--fallback: '%s' is not auto or none", optarg);
 			}
 			o.any_collect_option = true;
 			break;
 		case 7: o.tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'h': measure_usage(stdout); return EXIT_OK;
-		case ':': cli_err("option '%s' needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default:
-			cli_err("unknown option '%s' (see mfstat measure --help)", argv[optind - 1]);
-			return EXIT_USAGE;
+		case 'V': return cli_version();
+		default: return cli_bad_option("measure", c, argv, opts);
 		}
 	}
 	o.ro.format = o.format;
@@ -934,8 +929,9 @@ int cmd_measure(int argc, char **argv)
 	if (strcmp(sub, "report") == 0)
 		return do_report(&o, argc - optind, argv + optind);
 	if (optind >= argc) {
-		cli_err("measure %s: no program given (mfstat measure %s [OPTIONS] -- PROGRAM [ARGS])", sub, sub);
-		return EXIT_USAGE;
+		return cli_usage("measure",
+				 "measure %s: no program given (mfstat measure %s [OPTIONS] -- PROGRAM [ARGS])", sub,
+				 sub);
 	}
 	return do_collect(&o, sub, argc - optind, argv + optind);
 }

@@ -131,6 +131,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"quiet", no_argument, NULL, 'q'},
 					     {"verbose", no_argument, NULL, 'v'},
 					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
 					     {"mem-peak", required_argument, NULL, 'M'},
 					     {"max-groups", required_argument, NULL, 'G'},
 					     CLI_ZONE_SELECT_OPTIONS,
@@ -175,8 +176,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			errno = 0;
 			o->top = strtoull(optarg, &end, 10);
 			if (end == optarg || *end || errno || optarg[0] == '-' || o->top == 0) {
-				cli_err("report: --top takes a number of groups (1 or more), not '%s'", optarg);
-				return EXIT_USAGE;
+				return cli_usage("report",
+						 "report: --top takes a number of groups (1 or more), not '%s'",
+						 optarg);
 			}
 			break;
 		}
@@ -185,9 +187,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			errno = 0;
 			o->max_groups = strtoull(optarg, &end, 10);
 			if (end == optarg || *end || errno || optarg[0] == '-') {
-				cli_err("report: --max-groups takes a number of groups (0: no limit), not '%s'",
-					optarg);
-				return EXIT_USAGE;
+				return cli_usage("report",
+						 "report: --max-groups takes a number of groups (0: no limit), not "
+						 "'%s'",
+						 optarg);
 			}
 			break;
 		}
@@ -196,59 +199,51 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 				return EXIT_USAGE;
 			break;
 		case 'h': fputs(report_help, stdout); return EXIT_OK;
-		case ':':
-			cli_err("report: option %s needs a value", argv[optind - 1]);
-			fputs("Try 'mfstat report --help'.\n", stderr);
-			return EXIT_USAGE;
-		default:
-			cli_err("report: option %s is not known", argv[optind - 1]);
-			fputs("Try 'mfstat report --help'.\n", stderr);
-			return EXIT_USAGE;
+		case 'V': return cli_version();
+		default: return cli_bad_option("report", c, argv, opts);
 		}
 	}
 	if (!mf_writer_find(o->format)) {
-		cli_err("report: -f must be text, csv, json or html, not '%s'", o->format);
-		return EXIT_USAGE;
+		return cli_usage("report", "report: -f must be text, csv, json or html, not '%s'", o->format);
 	}
 	if (o->input) {
 		const char *const *f = mf_reader_formats();
 		while (*f && strcmp(*f, o->input))
 			f++;
 		if (!*f) {
-			cli_err("report: --input must be csv, smf, perf or lshwc (not '%s')", o->input);
-			return EXIT_USAGE;
+			return cli_usage("report", "report: --input must be csv, smf, perf or lshwc (not '%s')",
+					 o->input);
 		}
 	}
 	if (by_s) {
 		size_t bad;
 		int got = mf_by_parse(by_s, &o->by, &bad);
 		if (got == -2) {
-			cli_err("report: --by: '%s' is a second time key: give one of interval, hour, day, week, "
-				"month, "
-				"hour-of-day or weekday",
-				by_s + bad);
-			return EXIT_USAGE;
+			return cli_usage("report",
+					 "report: --by: '%s' is a second time key: give one of interval, hour, day, "
+					 "week, "
+					 "month, "
+					 "hour-of-day or weekday",
+					 by_s + bad);
 		}
 		if (got) {
-			cli_err("report: --by: '%s' is not one of "
-				"system,lpar,pool,cpu,file,polarity,lpar_weight,drawer,chip,"
-				"interval,hour,day,week,month,hour-of-day,weekday",
-				by_s + bad);
-			return EXIT_USAGE;
+			return cli_usage("report",
+					 "report: --by: '%s' is not one of "
+					 "system,lpar,pool,cpu,file,polarity,lpar_weight,drawer,chip,"
+					 "interval,hour,day,week,month,hour-of-day,weekday",
+					 by_s + bad);
 		}
 	}
 	if (o->top && !o->sort) {
-		cli_err("report: --top needs --sort METRIC (the metric that ranks the groups)");
-		return EXIT_USAGE;
+		return cli_usage("report", "report: --top needs --sort METRIC (the metric that ranks the groups)");
 	}
 	if (optind >= argc) {
-		cli_err("report: no input files (give - to read standard input)");
-		return EXIT_USAGE;
+		return cli_usage("report", "report: no input files (give - to read standard input)");
 	}
 	for (i = (size_t)optind; o->out && i < (size_t)argc; i++) {
 		if (cli_same_file(o->out, argv[i])) {
-			cli_err("report: -o %s names the input %s: refusing to overwrite an input", o->out, argv[i]);
-			return EXIT_USAGE;
+			return cli_usage("report", "report: -o %s names the input %s: refusing to overwrite an input",
+					 o->out, argv[i]);
 		}
 	}
 	return -1;
@@ -276,15 +271,16 @@ static int check_metrics(const struct mf_kb *kb, const struct report_opts *o, ch
 	*cols = NULL;
 	*ncols = 0;
 	if (o->sort && !known_metric(kb, o->sort, false)) {
-		cli_err("report: --sort: '%s' is not a metric of any family (see mfstat metrics)", o->sort);
-		return EXIT_USAGE;
+		return cli_usage("report", "report: --sort: '%s' is not a metric of any family (see mfstat metrics)",
+				 o->sort);
 	}
 	if (!o->metrics)
 		return -1;
 	if (!o->metrics[0] || o->metrics[0] == ',' || strstr(o->metrics, ",,") ||
 	    o->metrics[strlen(o->metrics) - 1] == ',') {
-		cli_err("report: --metrics: '%s' has an empty name (give names such as CPI,RNI,LSPR)", o->metrics);
-		return EXIT_USAGE;
+		return cli_usage("report",
+				 "report: --metrics: '%s' has an empty name (give names such as CPI,RNI,LSPR)",
+				 o->metrics);
 	}
 	copy = strdup(o->metrics);
 	*cols = calloc(strlen(o->metrics) / 2 + 2, sizeof(**cols));
@@ -397,8 +393,7 @@ int cmd_report(int argc, char **argv)
 	if (o.machine) {
 		if (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
 		    po.family == mf_kb_generic(kb)) {
-			cli_err("report: unknown machine '%s' (see mfstat machines)", o.machine);
-			rc = EXIT_USAGE;
+			rc = cli_usage("report", "report: unknown machine '%s' (see mfstat machines)", o.machine);
 			goto out;
 		}
 	}

@@ -65,6 +65,7 @@ int cmd_smf(int argc, char **argv)
 					     {"skip-bad-records", no_argument, NULL, 's'},
 					     {"tables", required_argument, NULL, 'T'},
 					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	const char *tables = NULL;
 	bool counters = false, skip = false;
@@ -78,8 +79,7 @@ int cmd_smf(int argc, char **argv)
 			fputs(smf_help, stdout);
 			return EXIT_OK;
 		}
-		cli_err("smf: expected 'mfstat smf list FILE...'");
-		return EXIT_USAGE;
+		return cli_usage("smf list", "smf: expected 'mfstat smf list FILE...'");
 	}
 	argc--;
 	argv++;
@@ -91,13 +91,12 @@ int cmd_smf(int argc, char **argv)
 		case 's': skip = true; break;
 		case 'T': tables = optarg; break;
 		case 'h': fputs(smf_help, stdout); return EXIT_OK;
-		case ':': cli_err("smf list: option %s needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cli_err("smf list: option %s is not known", argv[optind - 1]); return EXIT_USAGE;
+		case 'V': return cli_version();
+		default: return cli_bad_option("smf list", c, argv, opts);
 		}
 	}
 	if (optind >= argc) {
-		cli_err("smf list: no input files (give - to read standard input)");
-		return EXIT_USAGE;
+		return cli_usage("smf list", "smf list: no input files (give - to read standard input)");
 	}
 	kb = cli_load_kb(tables);
 	if (!kb)

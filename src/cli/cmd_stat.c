@@ -516,19 +516,14 @@ done:
 /* Parses stat's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
-	static const struct option opts[] = {{"all-cpus", no_argument, NULL, 'a'},
-					     {"duration", required_argument, NULL, 'd'},
-					     {"cpu", required_argument, NULL, 'C'},
-					     {"interval", required_argument, NULL, 'I'},
-					     {"mem-peak", required_argument, NULL, 'M'},
-					     {"machine", required_argument, NULL, 'm'},
-					     {"fallback", no_argument, NULL, 'F'},
-					     {"format", required_argument, NULL, 'f'},
-					     {"output", required_argument, NULL, 'o'},
-					     {"tables", required_argument, NULL, 'T'},
-					     {"quiet", no_argument, NULL, 'q'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] =
+		{{"all-cpus", no_argument, NULL, 'a'},       {"duration", required_argument, NULL, 'd'},
+		 {"cpu", required_argument, NULL, 'C'},      {"interval", required_argument, NULL, 'I'},
+		 {"mem-peak", required_argument, NULL, 'M'}, {"machine", required_argument, NULL, 'm'},
+		 {"fallback", no_argument, NULL, 'F'},       {"format", required_argument, NULL, 'f'},
+		 {"output", required_argument, NULL, 'o'},   {"tables", required_argument, NULL, 'T'},
+		 {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+		 {"version", no_argument, NULL, 'V'},        {NULL, 0, NULL, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -543,8 +538,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'C': {
 			int k = mf_cpu_list(optarg, o->cpus, sizeof(o->cpus) / sizeof(o->cpus[0]));
 			if (k <= 0) {
-				cli_err("stat: -C: '%s' is not a CPU list such as 0-3,8", optarg);
-				return EXIT_USAGE;
+				return cli_usage("stat", "stat: -C: '%s' is not a CPU list such as 0-3,8", optarg);
 			}
 			o->ncpus = (size_t)k;
 			o->all = true;
@@ -554,16 +548,14 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			char *end;
 			o->duration = strtod(optarg, &end);
 			if (end == optarg || *end || !(o->duration > 0)) {
-				cli_err("stat: --duration takes seconds, not '%s'", optarg);
-				return EXIT_USAGE;
+				return cli_usage("stat", "stat: --duration takes seconds, not '%s'", optarg);
 			}
 			break;
 		}
 		case 'I':
 			o->interval_ms = strtod(optarg, NULL);
 			if (!(o->interval_ms >= 10)) {
-				cli_err("stat: -I takes milliseconds, at least 10 (not '%s')", optarg);
-				return EXIT_USAGE;
+				return cli_usage("stat", "stat: -I takes milliseconds, at least 10 (not '%s')", optarg);
 			}
 			break;
 		case 'm': o->machine = optarg; break;
@@ -577,23 +569,20 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 'h': fputs(stat_help, stdout); return EXIT_OK;
-		case ':': cli_err("stat: option %s needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cli_err("stat: option %s is not known", argv[optind - 1]); return EXIT_USAGE;
+		case 'V': return cli_version();
+		default: return cli_bad_option("stat", c, argv, opts);
 		}
 	}
 	if (strcmp(o->format, "text") && strcmp(o->format, "csv") && strcmp(o->format, "json")) {
-		cli_err("stat: -f must be text, csv or json, not '%s'", o->format);
-		return EXIT_USAGE;
+		return cli_usage("stat", "stat: -f must be text, csv or json, not '%s'", o->format);
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
 	if (o->all && !o->cmd && !(o->duration > 0)) {
-		cli_err("stat: -a needs --duration SECONDS (or a command to count while it runs)");
-		return EXIT_USAGE;
+		return cli_usage("stat", "stat: -a needs --duration SECONDS (or a command to count while it runs)");
 	}
 	if (!o->all && !o->cmd) {
-		cli_err("stat: no command to run (mfstat stat -- COMMAND, or -a --duration SECONDS)");
-		return EXIT_USAGE;
+		return cli_usage("stat", "stat: no command to run (mfstat stat -- COMMAND, or -a --duration SECONDS)");
 	}
 	return -1;
 }
@@ -622,15 +611,14 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	if (o->machine && (mf_kb_resolve(kb, o->machine, strlen(o->machine), &fam, &m) || fam == mf_kb_generic(kb))) {
-		cli_err("stat: unknown machine '%s' (see mfstat machines)", o->machine);
-		rc = EXIT_USAGE;
+		rc = cli_usage("stat", "stat: unknown machine '%s' (see mfstat machines)", o->machine);
 		goto out;
 	}
 	if (fam && fam->named) {
-		cli_err("stat: --machine %s is not an IBM Z family: CPU-MF counters are counted as z10 ... z17 "
-			"(--fallback counts the generic events of linux_perf by itself)",
-			fam->display);
-		rc = EXIT_USAGE;
+		rc = cli_usage("stat",
+			       "stat: --machine %s is not an IBM Z family: CPU-MF counters are counted as z10 ... z17 "
+			       "(--fallback counts the generic events of linux_perf by itself)",
+			       fam->display);
 		goto out;
 	}
 	if (root) {

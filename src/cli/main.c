@@ -7,10 +7,6 @@
 
 #include "cli.h"
 
-#ifndef MFSTAT_VERSION
-#define MFSTAT_VERSION "0"
-#endif
-
 static void usage(FILE *fp)
 {
 	fputs("Usage: mfstat COMMAND [OPTIONS] [ARGS]\n"
@@ -24,15 +20,17 @@ static void usage(FILE *fp)
 	      "  counters [--machine F] [C]   list the counters of a family, or explain one\n"
 	      "  metrics [--machine F] [M]    list the metrics, or show one with its formula\n"
 	      "  machines [F]                 list the machine families, or show one\n"
-	      "  smf list FILE...             list the type 113 records of SMF dumps\n"
+	      "  smf list FILE...             list the records of SMF dumps (113, 70.1, 99.14)\n"
 	      "  stat [OPTIONS] -- COMMAND    count CPU-MF events of a command (Linux on Z)\n"
 	      "  measure itlb|profile -- CMD  sample a program per function, line and cache line\n"
 	      "  measure report RUNFILE...    report saved measure runs again\n"
+	      "  measure probe                what this machine can sample, and how\n"
+	      "  help COMMAND                 the help of a command (as COMMAND --help)\n"
 	      "\n"
 	      "Options for every command:\n"
 	      "  --tables DIR   read knowledge-base files from DIR before the built-in ones\n"
 	      "  -h, --help     help for the command\n"
-	      "  --version      print the version\n"
+	      "  --version      print the version and the knowledge base's revision\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 data error, 2 usage error, 3 measurement impossible.\n"
 	      "See mfstat(1) and `mfstat COMMAND --help`.\n",
@@ -62,44 +60,79 @@ static int finish(int rc)
 	return rc;
 }
 
-static int run(int argc, char **argv)
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {{"report", cmd_report},     {"diff", cmd_diff}, {"counters", cmd_counters}, {"metrics", cmd_metrics},
+		{"machines", cmd_machines}, {"smf", cmd_smf},   {"stat", cmd_stat},         {"measure", cmd_measure}};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* The command named cmd, or -1 (with the nearest name in *near, or NULL). */
+static int find_command(const char *cmd, const char **near)
 {
-	const char *cmd;
+	const char *names[NCOMMANDS];
+	size_t i;
+	for (i = 0; i < NCOMMANDS; i++) {
+		names[i] = commands[i].name;
+		if (strcmp(cmd, commands[i].name) == 0)
+			return (int)i;
+	}
+	*near = cli_nearest(cmd, strlen(cmd), names, NCOMMANDS);
+	return -1;
+}
+
+static int run(int argc, char **argv, const char **usage_of)
+{
+	const char *cmd, *near = NULL;
+	int k;
 
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
 	cmd = argv[1];
-	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-		printf("mfstat %s\n", MFSTAT_VERSION);
-		return EXIT_OK;
+	if (strcmp(cmd, "help") == 0) {
+		/* mfstat help CMD: the command's --help. */
+		char *hargv[3];
+		if (argc < 3) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		k = find_command(argv[2], &near);
+		if (k < 0) {
+			*usage_of = "";
+			if (near)
+				return cli_usage("", "help: unknown command '%s' (did you mean %s?)", argv[2], near);
+			return cli_usage("", "help: unknown command '%s'", argv[2]);
+		}
+		hargv[0] = argv[2];
+		hargv[1] = (char *)"--help";
+		hargv[2] = NULL;
+		return commands[k].fn(2, hargv);
 	}
-	if (strcmp(cmd, "report") == 0)
-		return cmd_report(argc - 1, argv + 1);
-	if (strcmp(cmd, "diff") == 0)
-		return cmd_diff(argc - 1, argv + 1);
-	if (strcmp(cmd, "counters") == 0)
-		return cmd_counters(argc - 1, argv + 1);
-	if (strcmp(cmd, "metrics") == 0)
-		return cmd_metrics(argc - 1, argv + 1);
-	if (strcmp(cmd, "machines") == 0)
-		return cmd_machines(argc - 1, argv + 1);
-	if (strcmp(cmd, "smf") == 0)
-		return cmd_smf(argc - 1, argv + 1);
-	if (strcmp(cmd, "stat") == 0)
-		return cmd_stat(argc - 1, argv + 1);
-	if (strcmp(cmd, "measure") == 0)
-		return cmd_measure(argc - 1, argv + 1);
-	cli_err("unknown command '%s' (see mfstat --help)", cmd);
-	return EXIT_USAGE;
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)
+		return cli_version();
+	k = find_command(cmd, &near);
+	if (k >= 0) {
+		*usage_of = commands[k].name;
+		return commands[k].fn(argc - 1, argv + 1);
+	}
+	*usage_of = "";
+	if (near)
+		return cli_usage("", "unknown command '%s' (did you mean %s?)", cmd, near);
+	return cli_usage("", "unknown command '%s'", cmd);
 }
 
 int main(int argc, char **argv)
 {
-	return finish(run(argc, argv));
+	const char *usage_of = NULL;
+	int rc = run(argc, argv, &usage_of);
+	/* Every usage error ends with the same pointer to the help of the command at fault. */
+	if (rc == EXIT_USAGE && usage_of)
+		fprintf(stderr, "Try 'mfstat %s%s--help'.\n", usage_of, usage_of[0] ? " " : "");
+	return finish(rc);
 }
