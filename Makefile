@@ -11,9 +11,10 @@ BUILD      := build
 # plain build (what a packager or user runs) never fails on a new compiler's warning.
 WERROR     ?= OFF
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
-DEB_PKGS   := cmake make gcc libc6-dev pkg-config libcmocka-dev libjansson-dev zlib1g-dev libzstd-dev libdw-dev libelf-dev zstd gzip clang clang-format tzdata
+DEB_PKGS   := cmake make gcc libc6-dev pkg-config libcmocka-dev libjansson-dev zlib1g-dev libzstd-dev libdw-dev libelf-dev zstd gzip clang clang-format tzdata \
+             man-db groff-base
 
-.PHONY: all deps build demo check check-asan check-release test bench tidy clean
+.PHONY: all deps build demo check check-asan check-release test bench tidy clean install uninstall
 
 all: build
 
@@ -70,6 +71,24 @@ check: test check-asan check-release
 # clang-tidy with .clang-tidy's checks over the library, CLI and tools (a few minutes; not part of check).
 tidy: build
 	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.c' 'tools/*.c')
+
+# make install [PREFIX=DIR]: the program, its man pages, bash completion and README under
+# PREFIX (/usr/local), from the release-gcc build when one is configured (make check-release),
+# else from the dev build; either is brought up to date first.  $(BUILD)/install_manifest.txt
+# lists what was installed and make uninstall removes exactly those files.
+PREFIX         ?= /usr/local
+INSTALL_PRESET ?= $(if $(wildcard build-release-gcc/CMakeCache.txt),release-gcc,dev)
+INSTALL_DIR     = $(if $(filter dev,$(INSTALL_PRESET)),$(BUILD),build-$(INSTALL_PRESET))
+
+install: deps
+	@test -f $(INSTALL_DIR)/CMakeCache.txt || cmake --preset $(INSTALL_PRESET) -DMFSTAT_WERROR=$(WERROR)
+	cmake --build --preset $(INSTALL_PRESET) -j $(JOBS)
+	cmake --install $(INSTALL_DIR) --prefix $(PREFIX)
+	@if [ "$(INSTALL_DIR)" != "$(BUILD)" ]; then mkdir -p $(BUILD) && cp $(INSTALL_DIR)/install_manifest.txt $(BUILD)/; fi
+	@echo "Installed the $(INSTALL_PRESET) build under $(PREFIX); $(BUILD)/install_manifest.txt lists the files (make uninstall removes them)."
+
+uninstall:
+	@sh cmake/uninstall.sh $(BUILD)/install_manifest.txt
 
 bench: build
 	bench/csv.sh

@@ -32,6 +32,11 @@ struct option;
 int cli_bad_option(const char *name, int c, char **argv, const struct option *opts);
 /* The name in names nearest to word[0..len) (an edit or two away), or NULL. */
 const char *cli_nearest(const char *word, size_t len, const char *const *names, size_t n);
+/*
+ * The output format: -f (given, or NULL) when given, with a warning when -o's extension names
+ * another (.html .htm .csv .json .txt); else the one -o's extension names; else dflt.
+ */
+const char *cli_out_format(const char *cmd, const char *given, const char *out, const char *dflt);
 /* mfstat --version (every command): the version and the knowledge base's revision.  EXIT_OK. */
 int cli_version(void);
 /* Prints "mfstat: warning: ..." to stderr unless -q. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -175,6 +176,25 @@ int cli_bad_option(const char *cmd, int c, char **argv, const struct option *opt
 			return cli_usage(cmd, "%s: option %s is not known (did you mean --%s?)", cmd, opt, near);
 	}
 	return cli_usage(cmd, "%s: option %s is not known", cmd, opt);
+}
+
+const char *cli_out_format(const char *cmd, const char *given, const char *out, const char *dflt)
+{
+	static const struct {
+		const char *ext, *format;
+	} exts[] = {{".html", "html"}, {".htm", "html"}, {".csv", "csv"}, {".json", "json"}, {".txt", "text"}};
+	const char *named = NULL;
+	size_t i, n = out ? strlen(out) : 0;
+	for (i = 0; i < sizeof(exts) / sizeof(exts[0]) && out; i++) {
+		size_t k = strlen(exts[i].ext);
+		if (n > k && strcasecmp(out + n - k, exts[i].ext) == 0)
+			named = exts[i].format;
+	}
+	if (!given)
+		return named ? named : dflt;
+	if (named && strcmp(named, given) != 0)
+		cli_warn("%s: -f %s writes %s to %s, whose name says %s", cmd, given, given, out, named);
+	return given;
 }
 
 void cli_warn(const char *fmt, ...)

@@ -23,15 +23,16 @@ static const char diff_help[] =
 	"a comma-separated list of files.\n"
 	"\n"
 	"Options:\n"
-	"  --before FROM/TO   the period before, from INPUT (times as --from and --to\n"
-	"                     of mfstat report take them; a date alone is midnight in\n"
-	"                     --tz)\n"
+	"  --before FROM/TO   the period before, from INPUT (ISO 8601 times, UTC unless\n"
+	"                     they give an offset, as mfstat report takes them; a date\n"
+	"                     alone is midnight in --tz)\n"
 	"  --after FROM/TO    the period after, from INPUT\n"
 	"  --by LIST          match on any of system,lpar,pool,cpu (default\n"
 	"                     system,pool; no time key: each side is one period)\n"
 	"  --metrics LIST     the metrics to compare, in this order (default: every\n"
 	"                     metric the families report)\n"
-	"  -f, --format FMT   text (default), csv (one row per group and metric), json\n"
+	"  -f, --format FMT   text (default, or what -o's name ends in: .csv .json\n"
+	"                     .html .txt), csv (one row per group and metric), json\n"
 	"                     or html (one page, the findings first)\n"
 	"  -o, --output FILE  write to FILE instead of standard output (never to an\n"
 	"                     input; replaced only when complete)\n"
@@ -46,7 +47,14 @@ static const char diff_help[] =
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
 	"  --skip-bad-rows    skip rows or records with bad data, counting them\n"
 	"  -q, --quiet        no warnings on standard error\n"
-	"  -h, --help         this help\n";
+	"  -h, --help         this help\n"
+	"  --version          the version and the knowledge base's revision\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat diff z15-week.smf z16-week.smf          # before and after a migration\n"
+	"  mfstat diff --before 2025-04-07/2025-04-14 --after 2025-04-14/2025-04-21 \\\n"
+	"      --by system w1.smf,w2.smf                    # two weeks of the same dumps\n"
+	"  mfstat diff -o migration.html old.csv new.csv  # one page, findings first\n";
 
 struct diff_opts {
 	const char *format, *out, *machine, *tables, *metrics, *before, *after;
@@ -176,7 +184,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->format = "text";
+	o->format = NULL;
 	o->mem_peak = NAN;
 	o->by = MF_BY_SYSTEM | MF_BY_POOL;
 	optind = 1;
@@ -207,6 +215,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 		default: return cli_bad_option("diff", c, argv, opts);
 		}
 	}
+	o->format = cli_out_format("diff", o->format, o->out, "text");
 	if (!mf_diff_writer(o->format)) {
 		return cli_usage("diff", "diff: -f must be text, csv, json or html, not '%s'", o->format);
 	}

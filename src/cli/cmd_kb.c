@@ -21,10 +21,17 @@ static const char counters_help[] =
 	"Options:\n"
 	"  --machine F   family (z10 ... z17) or machine type (e.g. 3931)\n"
 	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
-	"  -h, --help    this help\n";
+	"  -h, --help    this help\n"
+	"  --version     the version and the knowledge base's revision\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat counters --machine z16          # every counter of a z16\n"
+	"  mfstat counters L1D_DIR_WRITES         # one counter on every family\n"
+	"  mfstat counters --machine 3931 E143    # by short name on a machine type\n";
 
 static const char metrics_help[] =
 	"Usage: mfstat metrics [--machine F] [NAME]\n"
+	"       mfstat metrics --events LIST --machine F\n"
 	"\n"
 	"Lists the metrics of a machine family, or shows one metric with its unit,\n"
 	"description, formula (short and Linux counter names) and the date of the\n"
@@ -33,8 +40,17 @@ static const char metrics_help[] =
 	"\n"
 	"Options:\n"
 	"  --machine F   family (z10 ... z17) or machine type (e.g. 3931)\n"
+	"  --events LIST with --machine: the counters these metrics need (LSPR: L1MP\n"
+	"                and RNI), with the perf stat -e and lshwc command lines that\n"
+	"                collect exactly them on Linux on Z\n"
 	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
-	"  -h, --help    this help\n";
+	"  -h, --help    this help\n"
+	"  --version     the version and the knowledge base's revision\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat metrics --machine z16           # the metrics of a z16, with units\n"
+	"  mfstat metrics RNI                     # RNI's formula on every family\n"
+	"  mfstat metrics --events RNI,L1MP --machine z16   # what to collect on Linux\n";
 
 static const char machines_help[] =
 	"Usage: mfstat machines [FAMILY|TYPE]\n"
@@ -45,13 +61,20 @@ static const char machines_help[] =
 	"\n"
 	"Options:\n"
 	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
-	"  -h, --help    this help\n";
+	"  -h, --help    this help\n"
+	"  --version     the version and the knowledge base's revision\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat machines                        # every family and machine type\n"
+	"  mfstat machines z16                    # one family: set sizes, caches\n"
+	"  mfstat machines 3931                   # by machine type\n";
 
 /* Common option parsing: --machine, --tables, -h.  Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, const char *help, bool machine_ok, const char **machine, const char **tables,
-		 const char **arg)
+		 const char **arg, const char **events)
 {
 	static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
+					     {"events", required_argument, NULL, 'E'},
 					     {"tables", required_argument, NULL, 'T'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"version", no_argument, NULL, 'V'},
@@ -68,6 +91,13 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 			*machine = optarg;
 			break;
 		case 'T': *tables = optarg; break;
+		case 'E':
+			if (!events)
+				return cli_usage(argv[0],
+						 "%s: option --events does not apply here (it is mfstat metrics')",
+						 argv[0]);
+			*events = optarg;
+			break;
 		case 'h': fputs(help, stdout); return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option(argv[0], c, argv, opts);
@@ -148,7 +178,7 @@ int cmd_counters(int argc, char **argv)
 	const char *machine = NULL, *tables = NULL, *arg = NULL;
 	const struct mf_family *fam;
 	struct mf_kb *kb;
-	int rc = parse(argc, argv, counters_help, true, &machine, &tables, &arg);
+	int rc = parse(argc, argv, counters_help, true, &machine, &tables, &arg, NULL);
 	if (rc >= 0)
 		return rc;
 	kb = cli_load_kb(tables);
@@ -278,13 +308,114 @@ static void list_metrics(const struct mf_family *fam)
 		       "LSPR workload class (LOW, AVERAGE, HIGH) from L1MP and RNI");
 }
 
+/* Marks the counters and variables metric m of fam needs, through the metrics it names. */
+static void needs(const struct mf_family *fam, size_t m, bool *ctr, bool *var, bool *seen)
+{
+	size_t k, nr;
+	if (seen[m])
+		return;
+	seen[m] = true;
+	nr = mf_expr_nrefs(fam->metrics[m].expr);
+	for (k = 0; k < nr; k++) {
+		int kind, index;
+		mf_expr_ref(fam->metrics[m].expr, k, &kind, &index);
+		if (kind == MF_REF_COUNTER && index >= 0 && (size_t)index < fam->ncounters)
+			ctr[index] = true;
+		else if (kind == MF_REF_VAR && index >= 0 && index < MF_NVARS)
+			var[index] = true;
+		else if (kind == MF_REF_METRIC && index >= 0 && (size_t)index < fam->nmetrics)
+			needs(fam, (size_t)index, ctr, var, seen);
+	}
+}
+
+/*
+ * metrics --events LIST --machine F: the counters the metrics need, and the perf stat and lshwc
+ * command lines that collect exactly them.
+ */
+static int show_events(const struct mf_kb *kb, const struct mf_family *fam, const char *list)
+{
+	bool ctr[MF_MAX_COUNTER] = {false}, var[MF_NVARS] = {false}, seen[MF_MAX_METRICS] = {false};
+	char names[512] = "", *tok, *save = NULL, *copy = strdup(list);
+	unsigned sets = 0;
+	size_t i, n = 0, used = 0;
+	static const char *const set_letter[MF_NSETS] = {"b", "p", "c", "e", "m"};
+	if (!copy) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int m = mf_family_metric(fam, tok);
+		if (strcasecmp(tok, "LSPR") == 0) {
+			/* The class is read off L1MP and RNI. */
+			int a = mf_family_metric(fam, "L1MP"), b = mf_family_metric(fam, "RNI");
+			if (a >= 0)
+				needs(fam, (size_t)a, ctr, var, seen);
+			if (b >= 0)
+				needs(fam, (size_t)b, ctr, var, seen);
+			if (a >= 0 || b >= 0) {
+				used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0,
+							 "%sLSPR", used ? ", " : "");
+				continue;
+			}
+		}
+		if (m < 0) {
+			int rc = cli_usage("metrics",
+					   "metrics: --events: '%s' is not a metric of %s (see mfstat metrics "
+					   "--machine %s)",
+					   tok, fam->display, fam->key);
+			free(copy);
+			return rc;
+		}
+		needs(fam, (size_t)m, ctr, var, seen);
+		used += (size_t)snprintf(names + used, used < sizeof(names) ? sizeof(names) - used : 0, "%s%s",
+					 used ? ", " : "", fam->metrics[m].name);
+	}
+	free(copy);
+	(void)kb;
+	for (i = 0; i < fam->ncounters; i++)
+		if (ctr[i]) {
+			n++;
+			if (fam->counters[i].set >= 0 && fam->counters[i].set < MF_NSETS)
+				sets |= 1u << fam->counters[i].set;
+		}
+	printf("%s on %s: %zu counter%s\n\n", names, fam->display, n, n == 1 ? "" : "s");
+	printf("%6s  %-5s  %-28s  %s\n", "number", "short", "linux (cpum_cf)", "set");
+	for (i = 0; i < fam->ncounters; i++)
+		if (ctr[i])
+			printf("%6u  %-5s  %-28s  %s\n", fam->counters[i].number, fam->counters[i].short_name,
+			       fam->counters[i].linux_name, mf_set_name(fam->counters[i].set));
+	if (var[MF_VAR_CPSP])
+		printf("\nalso the CPU speed (CPSP): /proc/service_levels gives it on Linux; mfstat reads it with "
+		       "the counters\n");
+	if (var[MF_VAR_RMF_BUSY])
+		printf("\nalso RMF's dispatch time (SMF type 70 records): z/OS only\n");
+	if (!n) {
+		printf("\nno counters to collect on Linux for these metrics\n");
+		return EXIT_OK;
+	}
+	printf("\nperf stat -a -I 60000 -x, -e ");
+	for (i = 0, used = 0; i < fam->ncounters; i++)
+		if (ctr[i])
+			printf("%scpum_cf/%s/", used++ ? "," : "", fam->counters[i].linux_name);
+	printf(" -- sleep 900\nlshwc -d -i 60 --counters ");
+	for (i = 0, used = 0; i < fam->ncounters; i++)
+		if (ctr[i])
+			printf("%s%s", used++ ? "," : "", fam->counters[i].linux_name);
+	printf("\nlshwc -d -i 60 :");
+	for (i = 0; i < MF_NSETS; i++)
+		if (sets & (1u << i))
+			fputs(set_letter[i], stdout);
+	printf("   (whole counter sets)\n");
+	return EXIT_OK;
+}
+
 int cmd_metrics(int argc, char **argv)
 {
-	const char *machine = NULL, *tables = NULL, *arg = NULL;
+	const char *machine = NULL, *tables = NULL, *arg = NULL, *events = NULL;
 	const struct mf_family *fam;
 	struct mf_kb *kb;
 	size_t i, k;
-	int rc = parse(argc, argv, metrics_help, true, &machine, &tables, &arg);
+	int rc = parse(argc, argv, metrics_help, true, &machine, &tables, &arg, &events);
 	if (rc >= 0)
 		return rc;
 	kb = cli_load_kb(tables);
@@ -293,7 +424,15 @@ int cmd_metrics(int argc, char **argv)
 	rc = resolve(argv[0], kb, machine, &fam);
 	if (rc)
 		goto out;
-	if (!arg && fam) {
+	if (events) {
+		if (!fam)
+			rc = cli_usage("metrics",
+				       "metrics: --events needs --machine F (the counters differ per family)");
+		else if (arg)
+			rc = cli_usage("metrics", "metrics: --events takes the metrics itself, not a NAME too");
+		else
+			rc = show_events(kb, fam, events);
+	} else if (!arg && fam) {
 		list_metrics(fam);
 	} else if (!arg) {
 		printf("%-22s  %s\n", "metric", "families");
@@ -353,7 +492,7 @@ int cmd_machines(int argc, char **argv)
 	const char *machine = NULL, *tables = NULL, *arg = NULL;
 	struct mf_kb *kb;
 	size_t i;
-	int rc = parse(argc, argv, machines_help, false, &machine, &tables, &arg);
+	int rc = parse(argc, argv, machines_help, false, &machine, &tables, &arg, NULL);
 	if (rc >= 0)
 		return rc;
 	rc = EXIT_OK;

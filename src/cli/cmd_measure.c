@@ -31,8 +31,12 @@ static void measure_usage(FILE *fp)
 	      "  -o, --output FILE          write the report to FILE ('-': standard output); by\n"
 	      "                             default itlb and profile write it to standard error,\n"
 	      "                             as perf stat does, leaving standard output to the\n"
-	      "                             program; measure report writes to standard output\n"
-	      "  -f, --format text|csv|json text (default), csv (the function table) or json\n"
+	      "                             program; measure report writes to standard output.\n"
+	      "                             itlb and profile check that FILE can be written\n"
+	      "                             before the program runs (else exit 1, not run)\n"
+	      "  -f, --format text|csv|json text (default), csv (the function table) or json;\n"
+	      "                             without -f, what -o's name ends in (.txt .csv\n"
+	      "                             .json); a -f the name contradicts is a warning\n"
 	      "  --csv DIR                  also write every table as CSV files in DIR (each\n"
 	      "                             renamed into place: a link there is not followed)\n"
 	      "  -d, --database FILE        the run file, mode 0600, never through a symbolic\n"
@@ -46,7 +50,9 @@ static void measure_usage(FILE *fp)
 	      "                             profile: 1000000,5%,cycles); EVENT may end in :user\n"
 	      "                             (default) or :all.  When the event falls back to\n"
 	      "                             task-clock a time is kept; a count, which cannot be\n"
-	      "                             converted, gives task-clock's 1ms with a warning\n"
+	      "                             converted, gives task-clock's 1ms with a warning.\n"
+	      "                             A run without samples says why and which -s\n"
+	      "                             would sample it\n"
 	      "  --summary-cutoff P[,CUM[,MIN]]  summary rows (default 1,100,5)\n"
 	      "  --detail-cutoff P[,CUM[,MIN]]   functions with details (default 5,90,1)\n"
 	      "  --line-size N|auto         cache-line bytes (a power of two; auto: from the CPU)\n"
@@ -60,19 +66,35 @@ static void measure_usage(FILE *fp)
 	      "  --fallback auto|none       none: exit 3 instead of any step down the ladder\n"
 	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
 	      "  -q, --quiet                no warnings and no fallback line on stderr\n"
+	      "  -h, --help                 this help\n"
+	      "  --version                  the version and the knowledge base's revision\n"
 	      "\n"
 	      "measure report reads regular files only, and counts a run given more than once\n"
-	      "(the same file, a copy) once, with a warning.\n"
+	      "(the same file, a copy) once, with a warning.  Function Details of code\n"
+	      "without source lines (a library without debug information) show only its\n"
+	      "hottest cache lines (by --detail-cutoff) and say how many were left out.\n"
 	      "\n"
 	      "Exit status: the program's own status when it ran and failed (a signal is\n"
 	      "128+N), else 0; 1 data error (a damaged run file, a write error); 2 usage\n"
 	      "error, a program that cannot be run or an unsafe .mfstat; 3 measurement\n"
 	      "impossible.\n",
 	      fp);
+	fputs("\n"
+	      "Examples:\n"
+	      "  # where a program spends its CPU time (any Linux: software events where\n"
+	      "  # there is no PMU), the report to prof.txt\n"
+	      "  mfstat measure profile -o prof.txt -- ./myprog 10\n"
+	      "  # that run again from its run file, as JSON (from the name)\n"
+	      "  mfstat measure report -o prof.json .mfstat/latest-profile\n"
+	      "  # instruction-TLB misses every 1000 (L2 and page-walk fills need Intel's\n"
+	      "  # PMU; elsewhere page faults on instruction fetch)\n"
+	      "  mfstat measure itlb -s 1000 -- ./myprog 10\n",
+	      fp);
 }
 
 struct mopts {
 	const char *out, *csv_dir, *db, *tables;
+	const char *format_given; /* -f as given, or NULL */
 	int format;
 	bool line_size_auto;
 	uint32_t line_size;
@@ -539,6 +561,7 @@ static void save_run(struct runfile *f, const char *measurement, struct mf_mrun 
 /* The run's own warnings (from said on), then the report; the program's failure becomes mfstat's status. */
 static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t said, const char *prog)
 {
+	char why[600];
 	size_t i;
 	int ex;
 	for (i = said; i < run->nwarnings; i++)
@@ -549,6 +572,9 @@ static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t s
 	if (run->throttles)
 		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)",
 			 run->throttles);
+	/* No samples: why, and the rate that would sample it (the report says so too, but not on stderr). */
+	if (o->out && mf_mreport_no_samples(run, why, sizeof(why)))
+		cli_warn("%s", why);
 	ex = write_reports(o, run, true);
 	if (ex == EXIT_OK && status_exit(run->wait_status) != 0) {
 		if (WIFSIGNALED(run->wait_status))
@@ -559,6 +585,80 @@ static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t s
 		ex = status_exit(run->wait_status);
 	}
 	return ex;
+}
+
+/*
+ * The format: -f as given (a warning when -o's name says another), else what
+ * -o's name ends in (.txt .csv .json), else text.  measure writes no HTML: a
+ * FILE.html without -f gets text, with a warning.
+ */
+static int out_format(const char *given, const char *out)
+{
+	const char *f;
+	if (!given && out && strcmp(cli_out_format("measure", NULL, out, "text"), "html") == 0) {
+		cli_warn("measure: %s: measure writes no HTML: writing text", out);
+		return MF_MFMT_TEXT;
+	}
+	f = cli_out_format("measure", given, out, "text");
+	return strcmp(f, "csv") == 0 ? MF_MFMT_CSV : strcmp(f, "json") == 0 ? MF_MFMT_JSON : MF_MFMT_TEXT;
+}
+
+/*
+ * -o FILE of itlb and profile, checked before the program runs (the report is
+ * written after it, through a temporary file beside FILE): FILE is not a
+ * directory, its directory exists and takes a new file (tried: root passes
+ * every permission test but not a missing or read-only directory, or
+ * /proc), or else FILE itself can be written in place.  A device or a FIFO
+ * is left to cli_open_out.  0, or -1 with the reason said.
+ */
+static int check_output(const char *out)
+{
+	struct stat st;
+	char dir[4096], probe[4200];
+	const char *slash;
+	int fd, err;
+
+	if (!out || strcmp(out, "-") == 0)
+		return 0;
+	if (stat(out, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			cli_err("measure: -o %s is a directory, not a file for the report; nothing was run", out);
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode))
+			return 0;
+	}
+	slash = strrchr(out, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == out)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out), out);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		err = errno;
+		cli_err("measure: -o %s cannot be written: %s %s; nothing was run", out, dir,
+			stat(dir, &st) == 0 ? "is not a directory"
+			: err == ENOTDIR    ? "lies below something that is not a directory"
+					    : "does not exist");
+		return -1;
+	}
+	snprintf(probe, sizeof(probe), "%s/.mfstat-check-%ld.tmp", dir, (long)getpid());
+	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		unlink(probe);
+		return 0;
+	}
+	err = errno;
+	/* A directory that takes no new file: an existing FILE is written in place (cli_open_out). */
+	if (access(out, F_OK) == 0 && (fd = open(out, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
+		close(fd);
+		return 0;
+	}
+	cli_err("measure: -o %s cannot be written: no new file can be made in %s (%s); nothing was run", out, dir,
+		strerror(err));
+	return -1;
 }
 
 static int do_collect(struct mopts *o, const char *measurement, int argc, char **argv)
@@ -579,6 +679,9 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	f.dfd = -1;
 	if (build_req(o, measurement, &req, requested, sizeof(requested)))
 		return EXIT_USAGE;
+	/* A report that cannot be written is found out now, not after the program ran. */
+	if (check_output(o->out))
+		return EXIT_DATA;
 	/* An unsafe .mfstat is refused before anything runs. */
 	if (!o->db && (f.dfd = mfstat_dir(f.why, sizeof(f.why))) == -1) {
 		return cli_usage("measure",
@@ -852,15 +955,10 @@ int cmd_measure(int argc, char **argv)
 		switch (c) {
 		case 'o': o.out = optarg; break;
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				o.format = MF_MFMT_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				o.format = MF_MFMT_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = MF_MFMT_JSON;
-			else {
+			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
 				return cli_usage("measure", "-f: unknown format '%s' (text, csv or json)", optarg);
 			}
+			o.format_given = optarg;
 			break;
 		case 1: o.csv_dir = optarg; break;
 		case 'd':
@@ -922,6 +1020,7 @@ int cmd_measure(int argc, char **argv)
 		default: return cli_bad_option("measure", c, argv, opts);
 		}
 	}
+	o.format = out_format(o.format_given, o.out);
 	o.ro.format = o.format;
 	o.ro.line_size = o.line_size;
 	if (strcmp(sub, "probe") == 0)

@@ -45,7 +45,8 @@ static const char report_help[] =
 	"  --input FORMAT     input format: csv, smf, perf (perf stat output) or\n"
 	"                     lshwc (CSV or JSON); default: detected from the\n"
 	"                     content; gzip and zstd files are read as well\n"
-	"  -f, --format FMT   output format: text (default), csv, json or html (one\n"
+	"  -f, --format FMT   output format: text (default, or what -o's name ends in:\n"
+	"                     .csv .json .html .txt), csv, json or html (one\n"
 	"                     self-contained page with charts and findings)\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
 	"                     (never to one of the inputs; FILE is replaced only\n"
@@ -88,7 +89,14 @@ static const char report_help[] =
 	"                     about 1-2 KiB of memory each; 0: no limit)\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -v, --verbose      say why metrics are not available\n"
-	"  -h, --help         this help\n";
+	"  -h, --help         this help\n"
+	"  --version          the version and the knowledge base's revision\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat report --by system,pool dump.smf       # a dump per system and pool\n"
+	"  mfstat report --by system,lpar,pool,polarity -o week.html *.smf.gz\n"
+	"  mfstat report --by system,day --hours 8-17 --weekdays Mon-Fri \\\n"
+	"      --tz Europe/Berlin --metrics LPARCPU,RNI,LSPR week.smf\n";
 
 /* The command line of report. */
 struct report_opts {
@@ -98,6 +106,7 @@ struct report_opts {
 	unsigned long long top;
 	bool skip, verbose;
 	unsigned by;
+	bool by_given; /* --by was given (not the default) */
 	double mem_peak;
 	unsigned long long max_groups;
 	enum mf_html_rows html_rows;
@@ -146,7 +155,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->format = "text";
+	o->format = NULL;
 	o->mem_peak = NAN;
 	o->max_groups = MAX_GROUPS_DEFAULT;
 	o->by = MF_BY_DEFAULT;
@@ -203,6 +212,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		default: return cli_bad_option("report", c, argv, opts);
 		}
 	}
+	o->format = cli_out_format("report", o->format, o->out, "text");
 	if (!mf_writer_find(o->format)) {
 		return cli_usage("report", "report: -f must be text, csv, json or html, not '%s'", o->format);
 	}
@@ -215,6 +225,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					 o->input);
 		}
 	}
+	o->by_given = by_s != NULL;
 	if (by_s) {
 		size_t bad;
 		int got = mf_by_parse(by_s, &o->by, &bad);
@@ -435,6 +446,16 @@ int cmd_report(int argc, char **argv)
 			"LPARs, the counters are in type 113 records (give the dump that holds them too)");
 		rc = EXIT_DATA;
 		goto out;
+	}
+	if (o.by_given && (o.by & MF_BY_LPAR) && !rep.nlpars) {
+		/* --by lpar on SMF input without the LPAR view: say why the column is empty. */
+		bool smf = false;
+		for (i = 0; i < rep.ninputs; i++)
+			smf |= strcmp(rep.inputs[i].format, "smf") == 0;
+		if (smf)
+			cli_warn(
+				"report: --by lpar: SMF type 113 records name no LPAR, and the dumps hold no type 70 "
+				"subtype 1 (RMF) records to take it from: the lpar column of their samples is empty");
 	}
 	rep.html_rows = o.html_rows;
 	if (o.verbose)

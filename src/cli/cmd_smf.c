@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* mfstat smf list: what is in an SMF dump, one line per type 113 record. */
+/* mfstat smf list: what is in an SMF dump: one line per record, a CSV row per record, or a summary. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mfstat/base/escape.h"
 
 static const char smf_help[] =
 	"Usage: mfstat smf list [OPTIONS] FILE...\n"
@@ -19,10 +20,21 @@ static const char smf_help[] =
 	"then the records of other types, counted by type.  FILE - is standard input.\n"
 	"\n"
 	"Options:\n"
+	"  --summary           per file a few lines: records by type and subtype, then\n"
+	"                      per system its CPUs by pool, first and last interval,\n"
+	"                      interval length and records\n"
+	"  -f, --format FMT    text (default) or csv: one row per record (file,\n"
+	"                      offset, type, subtype, system, cpu, pool, ...)\n"
 	"  --counters          also print every counter value of each record\n"
 	"  --skip-bad-records  skip bad records, counting them, instead of stopping\n"
 	"  --tables DIR        knowledge-base files that replace the built-in ones\n"
-	"  -h, --help          this help\n";
+	"  -h, --help          this help\n"
+	"  --version           the version and the knowledge base's revision\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat smf list --summary SYS1.SMFDUMP.bin  # what a dump holds, in a few lines\n"
+	"  mfstat smf list -f csv dump.smf.gz > records.csv\n"
+	"  mfstat smf list --counters dump.smf | less  # every counter of every record\n";
 
 static void sets_text(unsigned sets, char *buf, size_t n)
 {
@@ -59,16 +71,216 @@ static void list_context(const struct mf_smf_record *rec)
 	printf("%4s  %-8s  %-27s  %11s  topology: %zu cpus\n", "-", "-", start, "-", rec->topo->ncpus);
 }
 
+/* --summary: what one system of a file holds. */
+struct sysum {
+	char system[9];
+	struct cpu_pool {
+		unsigned cpu;
+		int pool;
+	} cpus[512];
+	size_t ncpus;
+	bool more_cpus;
+	int64_t first_us, last_us; /* first interval start, last interval end (type 113) */
+	double lo_s, hi_s;         /* shortest and longest interval */
+	uint64_t records, rmf;
+	bool any;
+	int64_t ctm_first, ctm_last; /* subtype 2: the first and last record time (no interval in the record) */
+	bool any_ctm;
+};
+
+struct summary {
+	struct sysum *sys;
+	size_t n, cap;
+};
+
+static struct sysum *sum_sys(struct summary *sm, const char *system)
+{
+	size_t i;
+	for (i = 0; i < sm->n; i++)
+		if (strcmp(sm->sys[i].system, system) == 0)
+			return &sm->sys[i];
+	if (sm->n == sm->cap) {
+		size_t cap = sm->cap ? sm->cap * 2 : 8;
+		struct sysum *ns = realloc(sm->sys, cap * sizeof(*ns));
+		if (!ns)
+			return NULL;
+		sm->sys = ns;
+		sm->cap = cap;
+	}
+	memset(&sm->sys[sm->n], 0, sizeof(sm->sys[0]));
+	snprintf(sm->sys[sm->n].system, sizeof(sm->sys[0].system), "%s", system);
+	return &sm->sys[sm->n++];
+}
+
+static void sum_record(struct summary *sm, const struct mf_smf_record *rec)
+{
+	struct sysum *y = sum_sys(sm, rec->system);
+	size_t k;
+	if (!y)
+		return;
+	if (rec->type == 70) {
+		y->rmf += rec->rmf != NULL;
+		return;
+	}
+	if (rec->type != 113)
+		return;
+	y->records++;
+	for (k = 0; k < y->ncpus; k++)
+		if (y->cpus[k].cpu == rec->cpu)
+			break;
+	if (k == y->ncpus) {
+		if (y->ncpus < sizeof(y->cpus) / sizeof(y->cpus[0])) {
+			y->cpus[y->ncpus].cpu = rec->cpu;
+			y->cpus[y->ncpus++].pool = rec->pool;
+		} else {
+			y->more_cpus = true;
+		}
+	}
+	if (rec->has_interval) {
+		double secs = (double)(rec->end_us - rec->start_us) / 1e6;
+		if (!y->any || rec->start_us < y->first_us)
+			y->first_us = rec->start_us;
+		if (!y->any || rec->end_us > y->last_us)
+			y->last_us = rec->end_us;
+		if (!y->any || secs < y->lo_s)
+			y->lo_s = secs;
+		if (!y->any || secs > y->hi_s)
+			y->hi_s = secs;
+		y->any = true;
+	} else if (rec->subtype == 2) {
+		if (!y->any_ctm || rec->ctm_us < y->ctm_first)
+			y->ctm_first = rec->ctm_us;
+		if (!y->any_ctm || rec->ctm_us > y->ctm_last)
+			y->ctm_last = rec->ctm_us;
+		y->any_ctm = true;
+	}
+}
+
+/* The few lines of --summary for one file. */
+static void print_summary(const char *file, const struct mf_smf_stats *st, const struct summary *sm)
+{
+	size_t i, t, p;
+	printf("%s: %s framing, compression %s, %" PRIu64 " records, %" PRIu64 " bytes\n", file, st->framing,
+	       st->compression ? st->compression : "none", st->records, st->bytes);
+	printf("  records: type 113 subtype 1: %" PRIu64 ", subtype 2: %" PRIu64, st->t113[1], st->t113[2]);
+	if (st->t113[0])
+		printf(", other subtypes: %" PRIu64, st->t113[0]);
+	for (t = 0; t < 256; t++) {
+		if (t == 113 || !st->by_type[t])
+			continue;
+		printf("; type %zu: %" PRIu64, t, st->by_type[t]);
+		if (t == 70 && st->t70_1)
+			printf(" (subtype 1: %" PRIu64 ")", st->t70_1);
+		if (t == 99 && st->t99_14)
+			printf(" (subtype 14: %" PRIu64 ")", st->t99_14);
+	}
+	putchar('\n');
+	for (i = 0; i < sm->n; i++) {
+		const struct sysum *y = &sm->sys[i];
+		char a[48], b[48];
+		bool first = true;
+		if (!y->records && !y->rmf)
+			continue;
+		printf("  %s: %zu%s cpu%s", y->system[0] ? y->system : "(no name)", y->ncpus, y->more_cpus ? "+" : "",
+		       y->ncpus == 1 ? "" : "s");
+		for (p = 1; p < MF_NPOOLS; p++) {
+			size_t k, n = 0;
+			for (k = 0; k < y->ncpus; k++)
+				n += y->cpus[k].pool == (int)p;
+			if (n) {
+				printf("%s%s %zu", first ? " (" : ", ", mf_pool_name((int)p), n);
+				first = false;
+			}
+		}
+		printf("%s", first ? "" : ")");
+		if (y->any) {
+			mf_time_format(y->first_us, a, sizeof(a));
+			mf_time_format(y->last_us, b, sizeof(b));
+			if (y->hi_s - y->lo_s < 1)
+				printf(", %s to %s, intervals of %.0f s", a, b, (y->lo_s + y->hi_s) / 2);
+			else
+				printf(", %s to %s, intervals of %.0f to %.0f s", a, b, y->lo_s, y->hi_s);
+		}
+		if (y->any_ctm) {
+			mf_time_format(y->ctm_first, a, sizeof(a));
+			mf_time_format(y->ctm_last, b, sizeof(b));
+			printf(", subtype 2 records written %s to %s", a, b);
+		}
+		printf(", %" PRIu64 " type 113 record%s", y->records, y->records == 1 ? "" : "s");
+		if (y->rmf)
+			printf(", %" PRIu64 " RMF interval%s", y->rmf, y->rmf == 1 ? "" : "s");
+		putchar('\n');
+	}
+}
+
+static void csv_field(const char *s)
+{
+	mf_escape_csv_file(stdout, s, 0);
+}
+
+/* -f csv: one row per record. */
+static void csv_record(const char *file, const struct mf_smf_record *rec)
+{
+	char start[48] = "", secs[32] = "", sets[8] = "", detail[160] = "";
+	const char *pool = "", *family = "";
+	unsigned mtype = 0;
+	char sub[8], cpu[16] = "";
+	snprintf(sub, sizeof(sub), "%d", rec->subtype);
+	if (rec->type == 113) {
+		snprintf(cpu, sizeof(cpu), "%u", rec->cpu);
+		pool = mf_pool_name(rec->pool) ? mf_pool_name(rec->pool) : "";
+		mtype = rec->machine_type;
+		family = rec->family ? rec->family->display : "";
+		sets_text(rec->sets, sets, sizeof(sets));
+		if (rec->has_interval) {
+			mf_time_format(rec->start_us, start, sizeof(start));
+			snprintf(secs, sizeof(secs), "%.6f", (double)(rec->end_us - rec->start_us) / 1e6);
+		} else if (rec->subtype == 2) {
+			mf_time_format(rec->ctm_us, start, sizeof(start));
+			snprintf(detail, sizeof(detail), "%s", rec->first ? "first" : rec->final ? "final" : "cumul");
+		}
+		if (rec->lost || rec->mt_lost)
+			snprintf(detail, sizeof(detail), "%s%s%s", rec->lost ? "lost-data" : "",
+				 rec->lost && rec->mt_lost ? " " : "", rec->mt_lost ? "mt-diag-lost" : "");
+	} else if (rec->bad) {
+		snprintf(detail, sizeof(detail), "not readable");
+	} else if (rec->rmf) {
+		const struct mf_smf70 *r = rec->rmf;
+		mtype = r->machine_type;
+		mf_time_format(r->start_us, start, sizeof(start));
+		snprintf(secs, sizeof(secs), "%.6f", (double)(r->end_us - r->start_us) / 1e6);
+		snprintf(detail, sizeof(detail), "lpar %s, serial %s, %zu cpus, %zu lpars",
+			 r->own >= 0 ? r->lpars[r->own].name : "?", r->serial, r->ncpus, r->nlpars);
+	} else if (rec->topo) {
+		mf_time_format(rec->topo->time_us, start, sizeof(start));
+		snprintf(detail, sizeof(detail), "topology of %zu cpus", rec->topo->ncpus);
+	}
+	csv_field(file);
+	printf(",%lld,%d,%s,", rec->offset, rec->type, sub);
+	csv_field(rec->system);
+	printf(",%s,%s,", cpu, pool);
+	if (mtype)
+		printf("%u", mtype);
+	printf(",%s,%s,%s,%s,", family, start, secs, sets);
+	if (rec->type == 113)
+		printf("%zu", rec->n);
+	putchar(',');
+	csv_field(detail);
+	putchar('\n');
+}
+
 int cmd_smf(int argc, char **argv)
 {
 	static const struct option opts[] = {{"counters", no_argument, NULL, 'c'},
 					     {"skip-bad-records", no_argument, NULL, 's'},
 					     {"tables", required_argument, NULL, 'T'},
+					     {"summary", no_argument, NULL, 'S'},
+					     {"format", required_argument, NULL, 'f'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"version", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
-	const char *tables = NULL;
-	bool counters = false, skip = false;
+	const char *tables = NULL, *format = "text";
+	bool counters = false, skip = false, summary = false, csv;
 	struct mf_kb *kb;
 	struct mf_smf_record *rec;
 	uint64_t bad = 0;
@@ -79,22 +291,41 @@ int cmd_smf(int argc, char **argv)
 			fputs(smf_help, stdout);
 			return EXIT_OK;
 		}
+		if (argc >= 2 && strcmp(argv[1], "--version") == 0)
+			return cli_version();
+		if (argc >= 2 && argv[1][0] != '-') {
+			static const char *const subs[] = {"list"};
+			if (cli_nearest(argv[1], strlen(argv[1]), subs, 1))
+				return cli_usage("smf list", "smf: unknown subcommand '%s' (did you mean list?)",
+						 argv[1]);
+			return cli_usage("smf list", "smf: unknown subcommand '%s' (list is the one there is)",
+					 argv[1]);
+		}
 		return cli_usage("smf list", "smf: expected 'mfstat smf list FILE...'");
 	}
 	argc--;
 	argv++;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': counters = true; break;
 		case 's': skip = true; break;
 		case 'T': tables = optarg; break;
+		case 'S': summary = true; break;
+		case 'f': format = optarg; break;
 		case 'h': fputs(smf_help, stdout); return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option("smf list", c, argv, opts);
 		}
 	}
+	if (strcmp(format, "text") != 0 && strcmp(format, "csv") != 0)
+		return cli_usage("smf list", "smf list: -f must be text or csv, not '%s'", format);
+	csv = strcmp(format, "csv") == 0;
+	if (summary && (csv || counters))
+		return cli_usage("smf list", "smf list: --summary is text only, without --counters");
+	if (counters && csv)
+		return cli_usage("smf list", "smf list: --counters is text only");
 	if (optind >= argc) {
 		return cli_usage("smf list", "smf list: no input files (give - to read standard input)");
 	}
@@ -106,12 +337,18 @@ int cmd_smf(int argc, char **argv)
 		mf_kb_free(kb);
 		return EXIT_DATA;
 	}
-	printf("%-10s  %-5s  %-8s  %4s  %-4s  %4s  %-8s  %-27s  %11s  %-5s  %s\n", "offset", "sub", "system", "cpu",
-	       "pool", "type", "family", "interval start", "seconds", "sets", "counters");
+	if (csv)
+		puts("file,offset,type,subtype,system,cpu,pool,machine_type,family,interval_start,seconds,sets,"
+		     "counters,"
+		     "detail");
+	else if (!summary)
+		printf("%-10s  %-5s  %-8s  %4s  %-4s  %4s  %-8s  %-27s  %11s  %-5s  %s\n", "offset", "sub", "system",
+		       "cpu", "pool", "type", "family", "interval start", "seconds", "sets", "counters");
 	for (i = optind; i < argc && rc == EXIT_OK; i++) {
 		struct mf_smf *h = NULL;
 		struct mf_error e;
 		const struct mf_smf_stats *st;
+		struct summary sm = {0};
 		size_t t, n;
 		mf_error_clear(&e);
 		if (mf_smf_open(&h, argv[i], kb, &e)) {
@@ -135,6 +372,14 @@ int cmd_smf(int argc, char **argv)
 				bad++;
 				if (got == MF_EIO)
 					break;
+				continue;
+			}
+			if (summary) {
+				sum_record(&sm, rec);
+				continue;
+			}
+			if (csv) {
+				csv_record(argv[i], rec);
 				continue;
 			}
 			if (rec->type == 70 || rec->type == 99) {
@@ -166,14 +411,20 @@ int cmd_smf(int argc, char **argv)
 			}
 		}
 		st = mf_smf_stats(h);
-		printf("%s: %s framing, compression %s, %" PRIu64 " records, %" PRIu64 " bytes; type 113: %" PRIu64
-		       " subtype 1, %" PRIu64 " subtype 2",
-		       argv[i], st->framing, st->compression ? st->compression : "none", st->records, st->bytes,
-		       st->t113[1], st->t113[2]);
-		for (t = 0, n = 0; t < 256; t++)
-			if (t != 113 && st->by_type[t])
-				printf("%s type %zu: %" PRIu64, n++ ? "," : "; others:", t, st->by_type[t]);
-		putchar('\n');
+		if (summary) {
+			if (rc == EXIT_OK)
+				print_summary(argv[i], st, &sm);
+		} else if (!csv) {
+			printf("%s: %s framing, compression %s, %" PRIu64 " records, %" PRIu64
+			       " bytes; type 113: %" PRIu64 " subtype 1, %" PRIu64 " subtype 2",
+			       argv[i], st->framing, st->compression ? st->compression : "none", st->records, st->bytes,
+			       st->t113[1], st->t113[2]);
+			for (t = 0, n = 0; t < 256; t++)
+				if (t != 113 && st->by_type[t])
+					printf("%s type %zu: %" PRIu64, n++ ? "," : "; others:", t, st->by_type[t]);
+			putchar('\n');
+		}
+		free(sm.sys);
 		mf_smf_close(h);
 	}
 	if (bad)

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -15,40 +16,58 @@
 
 static const char stat_help[] =
 	"Usage: mfstat stat [OPTIONS] -- COMMAND [ARGS]\n"
-	"       mfstat stat -a --duration SECONDS [OPTIONS]\n"
+	"       mfstat stat -a [--duration SECONDS] [OPTIONS]\n"
 	"\n"
 	"On Linux on IBM Z, counts every authorized CPU-MF counter (cpum_cf PMU)\n"
 	"while COMMAND runs, following its threads and children, or system-wide\n"
-	"for SECONDS, and reports every metric of the machine family.  Without\n"
-	"CPU-MF counters it says why and exits 3 without running COMMAND.\n"
+	"for SECONDS or until ^C (SIGINT), and reports every metric of the machine\n"
+	"family.  Without CPU-MF counters it says why and exits 3 without running\n"
+	"COMMAND.\n"
 	"\n"
 	"Exit status: COMMAND's own once the report is written (128+N when a signal\n"
-	"N killed it), as perf stat; else 1 data or write error, 2 usage error,\n"
-	"3 nothing can be counted here (COMMAND not run).\n"
+	"N killed it), as perf stat; system-wide 0, or 130 when ^C ended the\n"
+	"counting (the report is written first); else 1 data or write error,\n"
+	"2 usage error, 3 nothing can be counted here (COMMAND not run).\n"
 	"\n"
 	"Options:\n"
-	"  -a, --all-cpus     count system-wide (needs --duration)\n"
+	"  -a, --all-cpus     count system-wide, for --duration or until ^C (SIGINT):\n"
+	"                     the first ^C ends the counting and the report is\n"
+	"                     written; a second one ends mfstat at once, unreported\n"
 	"  -C, --cpu LIST     count system-wide on these CPUs only (e.g. 0-3,8)\n"
 	"  -I, --interval MS  report every MS milliseconds, one group per interval\n"
-	"  --duration S       seconds to count system-wide\n"
+	"  --duration S       seconds to count system-wide (^C ends it earlier)\n"
 	"  --machine F        family or machine type, when /proc/sysinfo does not say\n"
 	"  --fallback         without CPU-MF counters, run COMMAND anyway and report\n"
 	"                     what this machine can count: perf's generic hardware and\n"
 	"                     software events (family linux_perf: CPI, CPUS_UTILIZED,\n"
 	"                     FAULTS, ...; with -a on Intel also DRAM traffic from\n"
 	"                     the memory controllers, family intel_uncore), with -I,\n"
-	"                     -f and -o as for CPU-MF counters\n"
+	"                     -f and -o as for CPU-MF counters; the text report ends\n"
+	"                     with perf stat's lines: task-clock in msec, the\n"
+	"                     seconds elapsed, user and sys\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL\n"
-	"  -f, --format FMT   text (default), csv or json\n"
+	"  -f, --format FMT   text (default), csv or json; without -f, what -o's name\n"
+	"                     ends in (.txt .csv .json); a -f the name contradicts\n"
+	"                     is a warning\n"
 	"  -o, --output FILE  write the report to FILE; with -f csv, FILE gets the raw\n"
 	"                     counters in the canonical counter CSV, which\n"
 	"                     'mfstat report FILE' turns into the same metrics\n"
 	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -h, --help         this help\n"
+	"  --version          the version and the knowledge base's revision\n"
 	"\n"
 	"Environment: MFSTAT_SYSROOT=DIR reads sysfs/procfs below DIR and replays the\n"
-	"counts in DIR/counts.tsv instead of counting (for tests and recorded systems).\n";
+	"counts in DIR/counts.tsv instead of counting (for tests and recorded systems).\n"
+	"\n"
+	"Examples:\n"
+	"  # Linux on IBM Z (CPU-MF counters): the metrics of a build\n"
+	"  mfstat stat -- make -j4\n"
+	"  # Linux on IBM Z: the whole LPAR until ^C, raw counters to counters.csv\n"
+	"  # (CSV from the name), then the metrics again from that file\n"
+	"  mfstat stat -a -o counters.csv; mfstat report counters.csv\n"
+	"  # any Linux: perf's generic events of a command, as JSON (from the name)\n"
+	"  mfstat stat --fallback -o run.json -- sleep 1\n";
 
 /* A warning of the run: on standard error now (unless -q), and into the report (text footer, JSON). */
 struct collect;
@@ -244,13 +263,85 @@ static void collect_free(struct collect *c)
 		free(c->s[f]);
 }
 
+/* What perf stat prints of a run, after the fallback's text report (see perf_lines). */
+struct perf_tail {
+	char *const *cmd; /* the command, or NULL system-wide */
+	double task_ms;   /* task-clock in msec, NaN when not counted */
+	const struct mf_perf_times *times;
+};
+
+/* v with two decimals and thousands grouped by commas: 1,234.56. */
+static void grouped(char *buf, size_t n, double v)
+{
+	char plain[64], *dot;
+	size_t len, i, o = 0, intlen;
+	snprintf(plain, sizeof(plain), "%.2f", v);
+	dot = strchr(plain, '.');
+	len = strlen(plain);
+	intlen = dot ? (size_t)(dot - plain) : len;
+	for (i = 0; i < len && o + 2 < n; i++) {
+		if (i > 0 && i < intlen && plain[i - 1] != '-' && (intlen - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = plain[i];
+	}
+	buf[o] = '\0';
+}
+
+/*
+ * perf stat's lines for the fallback's text report: task-clock in msec with
+ * the CPUs utilized, the seconds elapsed and, for a command, its user and
+ * system CPU seconds, in perf stat's layout (perf stat -e task-clock).
+ */
+static void perf_lines(FILE *fp, const struct perf_tail *t)
+{
+	char num[64];
+	size_t i;
+	fputs("\n Performance counter stats for '", fp);
+	if (!t->cmd)
+		fputs("system wide", fp);
+	for (i = 0; t->cmd && t->cmd[i]; i++)
+		fprintf(fp, "%s%s", i ? " " : "", t->cmd[i]);
+	fputs("':\n\n", fp);
+	if (isnan(t->task_ms)) {
+		fprintf(fp, "%18s      %s\n", "<not counted>", "task-clock");
+	} else {
+		grouped(num, sizeof(num), t->task_ms);
+		fprintf(fp, "%18s msec %-32s # %8.3f CPUs utilized\n", num, "task-clock",
+			t->times->wall > 0 ? t->task_ms / 1000 / t->times->wall : 0.0);
+	}
+	fprintf(fp, "\n%18.9f seconds time elapsed\n", t->times->wall);
+	if (t->cmd && !isnan(t->times->user_s))
+		fprintf(fp, "\n%18.9f seconds user\n%18.9f seconds sys\n", t->times->user_s, t->times->sys_s);
+	fputc('\n', fp);
+}
+
+/* cli_write_report, with perf stat's lines after a text report when tail is set. */
+static int write_report(const char *out, const char *format, const struct mf_report *rep, const struct perf_tail *tail)
+{
+	const struct mf_writer *w = mf_writer_find(format);
+	FILE *fp;
+	int c, rc;
+	if (!tail || !w || strcmp(format, "text") != 0)
+		return cli_write_report(out, format, rep);
+	fp = cli_open_out(out);
+	if (!fp)
+		return EXIT_DATA;
+	c = w->write(fp, rep);
+	if (c == MF_ENOMEM)
+		cli_err("out of memory");
+	if (!c)
+		perf_lines(fp, tail);
+	rc = cli_close_out(fp, out);
+	return c && !rc ? EXIT_DATA : rc;
+}
+
 /*
  * After the run: the totals (without -I) into the pipeline, then the report
  * in format to out, or with -f csv -o FILE the raw counts to FILE and the
  * report as text to standard output.  EXIT_OK or EXIT_DATA (said).
  */
 static int finish_report(struct collect *c, const struct mf_count *counts, double wall, bool interval,
-			 const char *format, const char *out)
+			 const char *format, const char *out, const struct perf_tail *tail)
 {
 	struct mf_report rep;
 	struct mf_error e;
@@ -271,6 +362,8 @@ static int finish_report(struct collect *c, const struct mf_count *counts, doubl
 		out = NULL;
 		format = "text";
 	}
+	if (interval)
+		tail = NULL; /* perf stat -I prints no totals either */
 	for (f = 0; f < c->nfam && !interval; f++) {
 		if (mf_pipeline_add_sample(c->pl, c->s[f], &e)) {
 			cli_err("%s", e.msg);
@@ -284,7 +377,7 @@ static int finish_report(struct collect *c, const struct mf_count *counts, doubl
 	/* Ours were said as they came; the data's own (doubts) now. */
 	for (i = c->nown; i < rep.nwarnings; i++)
 		cli_warn("%s", rep.warnings[i]);
-	return cli_write_report(out, format, &rep);
+	return write_report(out, format, &rep, tail);
 }
 
 /* Names the events that could not be opened, grouped by reason, in warnings. */
@@ -333,7 +426,7 @@ struct stat_opts {
  * the same writers, with -I, -f and -o as for CPU-MF counters.
  */
 static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct stat_opts *o, const char *why,
-		    int *status)
+		    int *status, bool *interrupted)
 {
 	char *const *argv = o->cmd;
 	double interval_ms = o->interval_ms;
@@ -359,9 +452,10 @@ static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, const
 	struct mf_uncore_imc imc[MAXIMC];
 	struct collect col;
 	struct mf_perf_tick tick;
+	struct mf_perf_times times;
+	struct perf_tail tail;
 	struct mf_error e;
 	size_t nimc = 0, ntot = N, i;
-	double wall;
 	int rc = EXIT_OK;
 
 	memset(&col, 0, sizeof(col));
@@ -430,15 +524,22 @@ static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, const
 		    why);
 	mf_error_clear(&e);
 	if (mf_perf_run(sys, all, ntot, argv, o->duration, o->ncpus ? o->cpus : NULL, o->ncpus,
-			interval_ms > 0 ? &tick : NULL, cnt, status, &wall, &e)) {
+			interval_ms > 0 ? &tick : NULL, cnt, status, &times, &e)) {
 		cli_diag(&e, "error");
 		rc = cli_exit_for(e.code);
 		goto done;
 	}
+	*interrupted = times.interrupted;
 	warn_not_counted(&col, cnt, N, "generic events");
 	if (nimc)
 		warn_not_counted(&col, cnt + N, ntot - N, "memory-controller events");
-	rc = finish_report(&col, cnt, wall, interval_ms > 0, o->format, o->out);
+	tail.cmd = argv;
+	tail.times = &times;
+	tail.task_ms = NAN;
+	for (i = 0; i < N; i++)
+		if (req[i].type == PERF_TYPE_SOFTWARE && req[i].config == PERF_COUNT_SW_TASK_CLOCK && cnt[i].ok)
+			tail.task_ms = (double)cnt[i].value / 1e6;
+	rc = finish_report(&col, cnt, times.wall, interval_ms > 0, o->format, o->out, &tail);
 done:
 	collect_free(&col);
 	return rc;
@@ -446,7 +547,7 @@ done:
 
 /* With CPU-MF counters: every authorized counter of the family, reported by the family's metrics. */
 static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_cpumf_info *info,
-		       const struct stat_opts *o, int *status)
+		       const struct stat_opts *o, int *status, bool *interrupted)
 {
 	struct mf_perf_req *req = calloc(info->nevents, sizeof(*req));
 	struct mf_count *cnt = calloc(info->nevents, sizeof(*cnt));
@@ -455,8 +556,8 @@ static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, co
 	uint64_t *prev = calloc(info->nevents, sizeof(*prev));
 	struct mf_error e;
 	struct mf_perf_tick tick;
+	struct mf_perf_times times;
 	struct collect col;
-	double wall;
 	size_t i;
 	int rc;
 
@@ -500,13 +601,14 @@ static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, co
 	col.tick = &tick;
 	mf_error_clear(&e);
 	if (mf_perf_run(sys, req, info->nevents, o->cmd, o->duration, o->ncpus ? o->cpus : NULL, o->ncpus,
-			o->interval_ms > 0 ? &tick : NULL, cnt, status, &wall, &e)) {
+			o->interval_ms > 0 ? &tick : NULL, cnt, status, &times, &e)) {
 		cli_diag(&e, "error");
 		rc = cli_exit_for(e.code);
 		goto done;
 	}
+	*interrupted = times.interrupted;
 	warn_not_counted(&col, cnt, info->nevents, "counters");
-	rc = finish_report(&col, cnt, wall, o->interval_ms > 0, o->format, o->out);
+	rc = finish_report(&col, cnt, times.wall, o->interval_ms > 0, o->format, o->out, NULL);
 done:
 	collect_free(&col);
 	free(req), free(cnt), free(dest_fam), free(dest_slot), free(prev);
@@ -527,7 +629,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->format = "text";
+	o->format = NULL;
 	o->mem_peak = NAN;
 	o->duration = NAN;
 	optind = 1;
@@ -573,16 +675,24 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		default: return cli_bad_option("stat", c, argv, opts);
 		}
 	}
+	if (!o->format && o->out && strcmp(cli_out_format("stat", NULL, o->out, "text"), "html") == 0) {
+		/* -o x.html: stat has no HTML report (mfstat report -f html makes one from -f csv's counters). */
+		cli_warn(
+			"stat: %s: stat writes no HTML: writing text (-f csv -o FILE, then mfstat report -f html "
+			"FILE, gives the HTML page)",
+			o->out);
+		o->format = "text";
+	} else {
+		o->format = cli_out_format("stat", o->format, o->out, "text");
+	}
 	if (strcmp(o->format, "text") && strcmp(o->format, "csv") && strcmp(o->format, "json")) {
 		return cli_usage("stat", "stat: -f must be text, csv or json, not '%s'", o->format);
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
-	if (o->all && !o->cmd && !(o->duration > 0)) {
-		return cli_usage("stat", "stat: -a needs --duration SECONDS (or a command to count while it runs)");
-	}
 	if (!o->all && !o->cmd) {
-		return cli_usage("stat", "stat: no command to run (mfstat stat -- COMMAND, or -a --duration SECONDS)");
+		return cli_usage("stat",
+				 "stat: no command to run (mfstat stat -- COMMAND, or -a to count system-wide)");
 	}
 	return -1;
 }
@@ -597,6 +707,7 @@ int cmd_stat(int argc, char **argv)
 	const struct mf_family *fam = NULL;
 	const struct mf_machine *m = NULL;
 	int rc, status = 0, got;
+	bool interrupted = false;
 
 	if (!o) {
 		cli_err("out of memory");
@@ -644,12 +755,16 @@ int cmd_stat(int argc, char **argv)
 		rc = cli_exit_for(got);
 		goto out;
 	}
-	rc = got ? fallback(sys, kb, o, info->why, &status) : count_cpumf(sys, kb, info, o, &status);
+	rc = got ? fallback(sys, kb, o, info->why, &status, &interrupted)
+		 : count_cpumf(sys, kb, info, o, &status, &interrupted);
 	/* The command's own status becomes mfstat's when the report was written (perf stat does the same). */
 	if (rc == EXIT_OK && o->cmd) {
 		report_status(status);
 		rc = command_exit(status);
 	}
+	/* System-wide ended by ^C: reported, then 130 as perf stat -a (and a command ended by ^C) gives. */
+	if (rc == EXIT_OK && interrupted)
+		rc = 128 + SIGINT;
 out:
 	free(info);
 	if (sys && root)

@@ -1163,13 +1163,164 @@ static void order_independent(void **state)
 	mf_mrun_free(&run);
 }
 
+/* Why a run has no samples, and the -s that would sample it (mf_mreport_no_samples). */
+static void no_samples_why(void **state)
+{
+	struct mf_mrun run;
+	struct mf_mreport_opts o = opts(MF_MFMT_JSON);
+	char why[600], *txt;
+	json_t *j, *w;
+	uint32_t st;
+	(void)state;
+
+	/* A clock stream and a program that ran 0.4 ms: too briefly for 1 ms; a tenth of its time, down to 1-2-5. */
+	base_run(&run, "profile");
+	run.user_s = 0.0003;
+	run.sys_s = 0.0001;
+	add_stream(&run, "task_clock", MF_ROLE_CPU, 1000000, true);
+	assert_true(mf_mreport_no_samples(&run, why, sizeof(why)));
+	assert_string_equal(why,
+			    "no samples: ./demo ran 0.400 ms of task_clock, under two sampling periods (1ms "
+			    "each): it ran too briefly for the rate; sample more often, say -s 20us");
+	/* The exact count of the clock wins over the CPU times; 10us at the least. */
+	add_count(&run, "task_clock", "ns", 50000, MF_CNT_OK, NULL);
+	assert_true(mf_mreport_no_samples(&run, why, sizeof(why)));
+	assert_non_null(strstr(why, "ran 0.050 ms of task_clock"));
+	assert_non_null(strstr(why, "say -s 10us"));
+	/* In the JSON warnings and the text header too. */
+	txt = report(&run, &o);
+	j = parse_json(txt);
+	w = json_object_get(json_object_get(j, "run"), "warnings");
+	assert_true(json_is_array(w) && json_array_size(w) == 1);
+	assert_string_equal(json_string_value(json_array_get(w, 0)), why);
+	json_decref(j);
+	free(txt);
+	o.format = MF_MFMT_TEXT;
+	txt = report(&run, &o);
+	assert_non_null(strstr(txt, "\nWarning:          no samples: ./demo ran 0.050 ms"));
+	free(txt);
+	mf_mrun_free(&run);
+
+	/* An event that never fired: no rate helps. */
+	base_run(&run, "itlb");
+	add_stream(&run, "itlb_miss", MF_ROLE_ITLB, 10000, false);
+	add_count(&run, "itlb_miss", "events", 0, MF_CNT_OK, NULL);
+	assert_true(mf_mreport_no_samples(&run, why, sizeof(why)));
+	assert_string_equal(why,
+			    "no samples: itlb_miss never fired while ./demo ran (counted 0), so no -s rate "
+			    "can sample it");
+	/* Fired 1234 times against a period of 10000: a tenth of the count, rounded down to 1-2-5, 100. */
+	run.counts[0].value = 1234;
+	assert_true(mf_mreport_no_samples(&run, why, sizeof(why)));
+	assert_string_equal(why,
+			    "no samples: itlb_miss fired 1234 times, under two sampling periods (10000 events "
+			    "each): ./demo ran too briefly for the rate; sample more often, say -s 100");
+	/* Fired many periods, yet nothing arrived: lost, not too brief. */
+	run.counts[0].value = 500000;
+	assert_true(mf_mreport_no_samples(&run, why, sizeof(why)));
+	assert_non_null(strstr(why, "yet the run holds none"));
+	assert_null(strstr(why, "-s"));
+	/* Not counted: both reasons named, a hundredth of the period suggested. */
+	run.counts[0].status = MF_CNT_NOT_SUPPORTED;
+	assert_true(mf_mreport_no_samples(&run, why, sizeof(why)));
+	assert_non_null(strstr(why, "the event never fired, or ./demo ran too briefly for the rate"));
+	assert_non_null(strstr(why, "say -s 100"));
+	mf_mrun_free(&run);
+
+	/* With samples: nothing to say. */
+	base_run(&run, "profile");
+	st = add_stream(&run, "task_clock", MF_ROLE_CPU, 1000000, true);
+	samples(&run, st, mf_mrun_module(&run, "/opt/demo/demo"), 0x1108, 4242, 0, 1);
+	assert_false(mf_mreport_no_samples(&run, why, sizeof(why)));
+	assert_string_equal(why, "");
+	mf_mrun_free(&run);
+}
+
+/*
+ * A library without source lines: Function Details keep its hot cache lines
+ * (>= 5% of the function, cumulative <= 90%, at least five) and say how many
+ * colder ones were left out; a function with source keeps every line.
+ */
+static void nosource_details(void **state)
+{
+	struct mf_mrun run;
+	struct mf_mreport_opts o = opts(MF_MFMT_TEXT);
+	char *txt, *fd, b[512];
+	uint32_t st, lib, demo;
+	size_t i;
+	(void)state;
+
+	base_run(&run, "profile");
+	st = add_stream(&run, "task_clock", MF_ROLE_CPU, 1000000, true);
+	lib = mf_mrun_module(&run, "/usr/lib/libnosrc.so.1");
+	demo = mf_mrun_module(&run, "/opt/demo/demo");
+	assert_true(mf_mrun_thread(&run, 4242, 4242, "demo") != NULL);
+	/* scan: 0x2000..0x2800, 32 lines; hot at 0x2040 (40), 0x2400 (30), 0x2440 (15); 14 lines of 1 sample. */
+	samples(&run, st, lib, 0x2048, 4242, 0, 40);
+	samples(&run, st, lib, 0x2408, 4242, 0, 30);
+	samples(&run, st, lib, 0x2448, 4242, 0, 15);
+	for (i = 0; i < 14; i++)
+		samples(&run, st, lib, 0x2080 + i * 0x40, 4242, 0, 1);
+	/* hot in demo (with source): 3 lines, all kept. */
+	samples(&run, st, demo, 0x1108, 4242, 0, 10);
+	samples(&run, st, demo, 0x1150, 4242, 0, 1);
+	samples(&run, st, demo, 0x11c8, 4242, 0, 1);
+	for (i = 0; i < run.nsamples; i++) {
+		const struct mf_msample *sm = &run.samples[i];
+		uint64_t a[2] = {sm->vaddr, sm->vaddr & ~(uint64_t)63};
+		size_t k;
+		if (sm->mod != lib)
+			continue;
+		for (k = 0; k < 2; k++) {
+			struct mf_msym *sy = mf_mrun_add_sym(&run);
+			assert_non_null(sy);
+			sy->mod = lib;
+			sy->addr = a[k];
+			sy->func = mf_mrun_str(&run, "scan");
+			sy->func_start = 0x2000;
+			sy->func_size = 0x800;
+		}
+	}
+	symbolize(&run, demo);
+	o.detail = (struct mf_cutoff){5, 90, 2}; /* both functions have details (min 2) */
+	txt = report(&run, &o);
+	fd = section(txt, "Function Details");
+	assert_non_null(fd);
+	golden("nosource.txt", fd);
+	/* 0x2040, 0x2400, 0x2440 (86%), then the two first 1-sample lines by address: 5 kept, 12 left out. */
+	assert_non_null(line_with(fd, "+0x40 ", b, sizeof(b)));
+	assert_non_null(line_with(fd, "+0x400 ", b, sizeof(b)));
+	assert_non_null(line_with(fd, "+0x440 ", b, sizeof(b)));
+	assert_non_null(line_with(fd, "+0x80 ", b, sizeof(b)));
+	assert_non_null(line_with(fd, "+0xc0 ", b, sizeof(b)));
+	assert_null(line_with(fd, "+0x100 ", b, sizeof(b)));
+	assert_non_null(strstr(fd,
+			       "\n [no source lines: 12 colder cache lines with 12 of the function's samples "
+			       "(12.12%) left out; --detail-cutoff 0,100 lists them]\n   10.81 [demo::hot,"));
+	/* demo::hot has source: all three of its lines, nothing left out but scan's. */
+	assert_non_null(line_with(fd, "+0x0 ", b, sizeof(b)));
+	assert_null(strstr(strstr(fd, "[demo::hot"), "left out"));
+	free(fd);
+	free(txt);
+	/* --detail-cutoff 0,100 lists every line. */
+	o.detail = (struct mf_cutoff){0, 100, 1};
+	txt = report(&run, &o);
+	assert_null(strstr(txt, "left out"));
+	assert_non_null(strstr(txt, "+0x100 "));
+	free(txt);
+	mf_mrun_free(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(profile_shares), cmocka_unit_test(profile_json),      cmocka_unit_test(itlb_software),
-		cmocka_unit_test(itlb_hardware),  cmocka_unit_test(zero_samples),      cmocka_unit_test(cutoffs),
-		cmocka_unit_test(attribution),    cmocka_unit_test(cache_line_layout), cmocka_unit_test(csv_dir),
-		cmocka_unit_test(bad_options),    cmocka_unit_test(order_independent),
+		cmocka_unit_test(profile_shares),    cmocka_unit_test(profile_json),
+		cmocka_unit_test(itlb_software),     cmocka_unit_test(itlb_hardware),
+		cmocka_unit_test(zero_samples),      cmocka_unit_test(cutoffs),
+		cmocka_unit_test(attribution),       cmocka_unit_test(cache_line_layout),
+		cmocka_unit_test(csv_dir),           cmocka_unit_test(bad_options),
+		cmocka_unit_test(order_independent), cmocka_unit_test(no_samples_why),
+		cmocka_unit_test(nosource_details),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

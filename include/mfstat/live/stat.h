@@ -64,12 +64,19 @@ struct mf_count {
  * Runs argv (or, when argv is NULL, counts system-wide for seconds on cpus,
  * or on every online CPU when cpus is NULL) with the events open, following
  * threads and children; system-wide counts are summed over the CPUs.  Fills counts[0..n), the
- * child's wait status and the wall-clock seconds.  Returns 0, or MF_ENOTCOUNTED
+ * child's wait status and the times.  Returns 0, or MF_ENOTCOUNTED
  * with err when nothing could be opened (the command is then not run), or
  * MF_ENOEXEC when the command could not be started (pipe, fork or exec
  * failed), or MF_ENOMEM.  While the command runs the
  * caller ignores SIGINT and SIGQUIT (restored before returning), so ^C at the
  * terminal ends the command and the caller still gets its counts and status.
+ *
+ * System-wide, seconds that are not a positive number (NaN, 0, infinity) count
+ * until SIGINT; with seconds too, a SIGINT ends the counting early.  The first
+ * SIGINT while counting ends the wait (times->interrupted set) and the counts
+ * are read as usual; the handler is installed once (SA_RESETHAND) and the
+ * caller's disposition is back before returning, so a second SIGINT acts as
+ * it would without mfstat (by default it ends the process).
  */
 struct mf_perf_req {
 	uint32_t type;
@@ -91,9 +98,15 @@ struct mf_perf_tick {
 	int64_t start_us;
 };
 
+/* How long a run took: wall-clock seconds, and the command's CPU seconds (NaN system-wide). */
+struct mf_perf_times {
+	double wall, user_s, sys_s;
+	bool interrupted; /* system-wide: a SIGINT ended the counting */
+};
+
 int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, size_t n, char *const argv[],
 		double seconds, const int *cpus, size_t ncpus, struct mf_perf_tick *tick, struct mf_count *counts,
-		int *status, double *wall, struct mf_error *err);
+		int *status, struct mf_perf_times *times, struct mf_error *err);
 
 /* An Intel integrated memory controller PMU with its DRAM CAS events (for --fallback). */
 struct mf_uncore_imc {

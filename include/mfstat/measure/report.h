@@ -32,6 +32,15 @@ struct mf_mreport_opts {
 	                               sample goes to the function, line and module of its own address */
 };
 
+/*
+ * When run has no samples: why, into buf (the program ran too briefly for the
+ * sampling period, or the event never fired, from the run's exact count of
+ * the event or its CPU time), with the -s rate that would sample it; true.
+ * False, buf empty, when there are samples.  The text report's header, the
+ * JSON and CSV warnings and measure's standard error say it.
+ */
+bool mf_mreport_no_samples(const struct mf_mrun *run, char *buf, size_t n);
+
 /* Text (Caliper's layout), CSV (the function table) or JSON of run to fp. */
 int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
 /* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv cache_lines.csv. */

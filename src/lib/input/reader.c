@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/io.h"
@@ -206,6 +207,59 @@ static int archive_check(struct mf_reader *r, struct mf_error *err)
 			    what, cmd, stdin_ ? "FILE" : r->path);
 }
 
+/* Whether the first line of buf (len bytes) holds word as a whole field between separators sep. */
+static bool header_has(const char *buf, size_t len, const char *word, char sep)
+{
+	size_t wl = strlen(word), i = 0;
+	while (i < len && buf[i] != '\n') {
+		size_t e = i;
+		while (e < len && buf[e] != sep && buf[e] != '\n' && buf[e] != '\r')
+			e++;
+		if (e - i == wl && strncasecmp(buf + i, word, wl) == 0)
+			return true;
+		if (e >= len || buf[e] != sep)
+			break;
+		i = e + 1;
+	}
+	return false;
+}
+
+/*
+ * Inputs a user may give that are not counters, with what to do instead: mfstat's own report
+ * output fed back in, and a CSV separated by semicolons (a spreadsheet in a comma-decimal locale).
+ */
+static int not_counters(struct mf_reader *r, struct mf_error *err)
+{
+	const char *b = r->st.buf;
+	size_t n = r->st.len, first = 0;
+	while (first < n && b[first] != '\n')
+		first++;
+	if ((header_has(b, n, "cpus_expected", ',') && header_has(b, n, "period_start", ',')) ||
+	    (header_has(b, n, "metric", ',') && header_has(b, n, "before_period_start", ',')))
+		return mf_error_set(err, MF_EFORMAT, r->path, 1, 0,
+				    "this is mfstat %s output (metrics per group), not counters: give mfstat the "
+				    "counter "
+				    "files or SMF dumps it was made from",
+				    header_has(b, n, "metric", ',') ? "diff" : "report");
+	if (n > 12 && strncmp(b, "{\"schema\":1,", 12) == 0)
+		return mf_error_set(err, MF_EFORMAT, r->path, 1, 0,
+				    "this is mfstat report or diff JSON output (metrics), not counters: give mfstat "
+				    "the "
+				    "counter files or SMF dumps it was made from");
+	if (n > 15 && strncmp(b, "<!DOCTYPE html>", 15) == 0)
+		return mf_error_set(err, MF_EFORMAT, r->path, 1, 0,
+				    "this is an HTML page (mfstat report -f html?), not counters: give mfstat the "
+				    "counter files or SMF dumps it was made from");
+	if (!memchr(b, ',', first) && memchr(b, ';', first) &&
+	    (header_has(b, n, "system", ';') || header_has(b, n, "B0", ';') || header_has(b, n, "B1", ';') ||
+	     header_has(b, n, "interval_start", ';')))
+		return mf_error_set(err, MF_EFORMAT, r->path, 1, 0,
+				    "the fields are separated by ';': mfstat reads comma-separated files (export the "
+				    "sheet as CSV with ',' as the separator and '.' as the decimal point, or, when no "
+				    "field holds a ',', convert it: tr ';' ',' < FILE)");
+	return 0;
+}
+
 /* Shared tail of the open functions: detect the format and open the reader. */
 static int finish_open(struct mf_reader *r, struct mf_error *err)
 {
@@ -217,6 +271,9 @@ static int finish_open(struct mf_reader *r, struct mf_error *err)
 	if (i == r->st.len)
 		return mf_error_set(err, MF_EFORMAT, r->path, 0, 0, "empty file: no header line");
 	rc = archive_check(r, err);
+	if (rc)
+		return rc;
+	rc = not_counters(r, err);
 	if (rc)
 		return rc;
 	if (!r->ops) {

@@ -13,9 +13,11 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -302,7 +304,8 @@ static int hook_tick(void *ctx, struct mf_perf_child *ch, struct mf_error *err)
 }
 
 /* Runs the command argv with the events on it; then reads them (-I: once more, for the last interval). */
-static int count_command(struct counting *c, char *const argv[], int *status, double *wall, struct mf_error *err)
+static int count_command(struct counting *c, char *const argv[], int *status, struct mf_perf_times *times,
+			 struct mf_error *err)
 {
 	struct mf_perf_child ch;
 	struct mf_perf_hooks h = {c, hook_open, NULL, NULL};
@@ -323,18 +326,69 @@ static int count_command(struct counting *c, char *const argv[], int *status, do
 	if (c->tick)
 		c->tick->start_us = ch.start_us;
 	read_counts(c->sys, c->fds, c->n, c->nc, c->counts);
-	*wall = ch.wall;
+	times->wall = ch.wall;
+	times->user_s = ch.user_s;
+	times->sys_s = ch.sys_s;
 	if (ticks)
-		c->tick->fn(c->tick->ctx, c->counts, c->n, c->t, *wall);
+		c->tick->fn(c->tick->ctx, c->counts, c->n, c->t, times->wall);
 	return 0;
 }
 
-/* Counts system-wide for seconds on the CPUs (-I: read and report every interval). */
-static int count_cpus(struct counting *c, double seconds, double *wall, struct mf_error *err)
+/* Set by the SIGINT handler of a system-wide count: the wait ends. */
+static volatile sig_atomic_t stop_counting;
+
+static void on_sigint(int sig)
 {
+	(void)sig;
+	stop_counting = 1;
+}
+
+/*
+ * Sleeps until t (mf_perf_now seconds; infinity: for ever) or a SIGINT,
+ * whichever comes first.  SIGINT is blocked except inside pselect, so a
+ * signal between the test and the sleep is not lost.  True when interrupted.
+ */
+static bool sleep_until_sigint(double t)
+{
+	sigset_t block, old;
+	bool stop;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	for (;;) {
+		double left = t - mf_perf_now();
+		struct timespec ts;
+		if (stop_counting || left <= 0)
+			break;
+		if (left > 3600)
+			left = 3600;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		pselect(0, NULL, NULL, NULL, &ts, &old);
+	}
+	stop = stop_counting != 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return stop;
+}
+
+/*
+ * Counts system-wide on the CPUs for seconds, or until SIGINT when seconds is
+ * not positive (-I: read and report every interval); a SIGINT ends either
+ * early, as perf stat -a does.
+ */
+static int count_cpus(struct counting *c, double seconds, struct mf_perf_times *times, struct mf_error *err)
+{
+	struct sigaction act, old;
+	double end = seconds > 0 ? seconds : INFINITY;
 	int rc = open_counters(c, -1, err);
 	if (rc)
 		return rc;
+	stop_counting = 0;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = on_sigint;
+	act.sa_flags = SA_RESETHAND; /* a second ^C before the handler is taken back acts as without it */
+	sigemptyset(&act.sa_mask);
+	sigaction(SIGINT, &act, &old);
 	c->t0 = mf_perf_now();
 	if (c->tick) {
 		struct timespec rt;
@@ -342,25 +396,25 @@ static int count_cpus(struct counting *c, double seconds, double *wall, struct m
 		c->tick->start_us = (int64_t)rt.tv_sec * 1000000 + rt.tv_nsec / 1000;
 	}
 	if (c->tick && c->tick->interval > 0) {
-		while (c->t + 1e-9 < seconds) {
-			double next = c->t + c->tick->interval < seconds ? c->t + c->tick->interval : seconds;
-			mf_perf_sleep_until(c->t0 + next);
+		while (c->t + 1e-9 < end && !times->interrupted) {
+			double next = c->t + c->tick->interval < end ? c->t + c->tick->interval : end;
+			times->interrupted = sleep_until_sigint(c->t0 + next);
 			read_counts(c->sys, c->fds, c->n, c->nc, c->counts);
 			c->tick->fn(c->tick->ctx, c->counts, c->n, c->t, mf_perf_now() - c->t0);
 			c->t = next;
 		}
-		*wall = mf_perf_now() - c->t0;
-		return 0;
+	} else {
+		times->interrupted = sleep_until_sigint(c->t0 + end);
+		read_counts(c->sys, c->fds, c->n, c->nc, c->counts);
 	}
-	mf_perf_sleep_until(c->t0 + seconds);
-	*wall = mf_perf_now() - c->t0;
-	read_counts(c->sys, c->fds, c->n, c->nc, c->counts);
+	times->wall = mf_perf_now() - c->t0;
+	sigaction(SIGINT, &old, NULL);
 	return 0;
 }
 
 int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, size_t n, char *const argv[],
 		double seconds, const int *cpus, size_t ncpus, struct mf_perf_tick *tick, struct mf_count *counts,
-		int *status, double *wall, struct mf_error *err)
+		int *status, struct mf_perf_times *times, struct mf_error *err)
 {
 	struct counting c;
 	int all_cpus[1024];
@@ -368,7 +422,8 @@ int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, si
 	int rc;
 
 	*status = 0;
-	*wall = NAN;
+	times->wall = times->user_s = times->sys_s = NAN;
+	times->interrupted = false;
 	if (!argv && !cpus) {
 		/* System-wide on every online CPU. */
 		char buf[4096];
@@ -395,7 +450,7 @@ int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, si
 		return mf_error_set(err, MF_ENOMEM, "stat", 0, 0, "out of memory");
 	for (i = 0; i < n * c.nc; i++)
 		c.fds[i] = -1;
-	rc = argv ? count_command(&c, argv, status, wall, err) : count_cpus(&c, seconds, wall, err);
+	rc = argv ? count_command(&c, argv, status, times, err) : count_cpus(&c, seconds, times, err);
 	for (i = 0; i < n * c.nc; i++)
 		if (c.fds[i] >= 0)
 			sys->close(sys->ctx, c.fds[i]);

@@ -20,7 +20,102 @@
 #include "mfstat/base/escape.h"
 #include "mfstat/base/timefmt.h"
 
+#include "mtable.h"
+
 /* ---- descriptions of the run ------------------------------------------------------------- */
+
+/* The largest 1, 2 or 5 times a power of ten that is at most v (at least 1). */
+static uint64_t nice_down(double v)
+{
+	uint64_t p = 1;
+	if (!(v >= 1))
+		return 1;
+	while ((double)p * 10 <= v)
+		p *= 10;
+	return (double)p * 5 <= v ? p * 5 : (double)p * 2 <= v ? p * 2 : p;
+}
+
+/* A clock period in ns as -s takes it: 500us, 2ms, 1s. */
+static void clock_text(char *buf, size_t n, uint64_t ns)
+{
+	if (ns >= 1000000000 && ns % 1000000000 == 0)
+		snprintf(buf, n, "%" PRIu64 "s", ns / 1000000000);
+	else if (ns >= 1000000 && ns % 1000000 == 0)
+		snprintf(buf, n, "%" PRIu64 "ms", ns / 1000000);
+	else if (ns >= 1000 && ns % 1000 == 0)
+		snprintf(buf, n, "%" PRIu64 "us", ns / 1000);
+	else
+		snprintf(buf, n, "%" PRIu64 "ns", ns);
+}
+
+bool mf_mreport_no_samples(const struct mf_mrun *run, char *buf, size_t n)
+{
+	const struct mf_mstream *s = run->nstreams ? &run->streams[0] : NULL;
+	const struct mf_mcount *c = NULL;
+	const char *prog = run->argc && run->argv[0] ? run->argv[0] : "the program";
+	char cpu[48], per[48], rate[48];
+	double cpu_ns = (run->user_s + run->sys_s) * 1e9;
+	size_t i;
+
+	if (n)
+		buf[0] = '\0';
+	if (run->nsamples)
+		return false;
+	if (!s) {
+		snprintf(buf, n, "no samples: no event was sampled");
+		return true;
+	}
+	for (i = 0; i < run->ncounts; i++)
+		if (strcmp(run->counts[i].name, s->name) == 0 &&
+		    (run->counts[i].status == MF_CNT_OK || run->counts[i].status == MF_CNT_SCALED))
+			c = &run->counts[i];
+	if (s->clock) {
+		if (c)
+			cpu_ns = (double)c->value;
+		mf_fmt_fixed(cpu, sizeof(cpu), cpu_ns / 1e6, 3);
+		clock_text(per, sizeof(per), s->period);
+		/* Under two periods the variation and the start-up may well leave none. */
+		if (cpu_ns < 2 * (double)s->period) {
+			/* A tenth of the time it ran, 10us at the least (the kernel's default limit is 100000/s). */
+			uint64_t r = nice_down(cpu_ns / 10 / 1000) * 1000;
+			clock_text(rate, sizeof(rate), r < 10000 ? 10000 : r);
+			snprintf(buf, n,
+				 "no samples: %s ran %s ms of %s, under two sampling periods (%s each): it ran too "
+				 "briefly for the rate; sample more often, say -s %s",
+				 prog, cpu, s->name, per, rate);
+		} else {
+			snprintf(buf, n,
+				 "no samples: %s ran %s ms of %s, more than the sampling period (%s), yet the run "
+				 "holds none: lost, throttled or not decoded (see the warnings, Lost and Throttled)",
+				 prog, cpu, s->name, per);
+		}
+		return true;
+	}
+	if (c && c->value == 0) {
+		snprintf(buf, n, "no samples: %s never fired while %s ran (counted 0), so no -s rate can sample it",
+			 s->name, prog);
+	} else if (c && (double)c->value < 2 * (double)s->period) {
+		snprintf(buf, n,
+			 "no samples: %s fired %" PRIu64 " times, under two sampling periods (%" PRIu64
+			 " events each): %s ran too briefly for the rate; sample more often, say -s %" PRIu64,
+			 s->name, c->value, s->period, prog, nice_down((double)c->value / 10));
+	} else if (c) {
+		snprintf(buf, n,
+			 "no samples: %s fired %" PRIu64 " times, more than the sampling period (%" PRIu64
+			 " events), yet the run holds none: lost, throttled or not decoded (see the warnings, Lost "
+			 "and Throttled)",
+			 s->name, c->value, s->period);
+	} else {
+		mf_fmt_fixed(cpu, sizeof(cpu), cpu_ns / 1e6, 3);
+		snprintf(buf, n,
+			 "no samples: %s did not fire %" PRIu64
+			 " times (one sampling period) in the %s ms of CPU "
+			 "time %s ran: the event never fired, or %s ran too briefly for the rate; sample more "
+			 "often, say -s %" PRIu64,
+			 s->name, s->period, cpu, prog, prog, nice_down((double)s->period / 100));
+	}
+	return true;
+}
 
 void mf_mrep_func_label(struct mf_strbuf *sb, const struct mf_agg_row *f, bool with_mod)
 {

@@ -341,8 +341,9 @@ static void emit_run(const struct mf_mrep *x, struct em *e)
 {
 	const struct mf_mrun *run = x->run;
 	struct mf_strbuf cmd;
-	char b[64];
+	char b[64], why[600];
 	size_t i;
+	bool nos;
 
 	mf_strbuf_init(&cmd);
 	mf_mrep_command(&cmd, run);
@@ -380,6 +381,7 @@ static void emit_run(const struct mf_mrep *x, struct em *e)
 	em_u64(e, "unknown_records", true, run->unknown_records);
 	em_u64(e, "unmapped", true, run->unmapped);
 	em_bool(e, "incomplete", run->incomplete);
+	nos = mf_mreport_no_samples(run, why, sizeof(why));
 	if (e->json) {
 		em_open(e, "warnings", '[');
 		for (i = 0; i < run->nwarnings; i++) {
@@ -387,10 +389,17 @@ static void emit_run(const struct mf_mrep *x, struct em *e)
 				mf_strbuf_putc(e->sb, ',');
 			json_str(e->sb, run->warnings[i]);
 		}
+		if (nos) {
+			if (run->nwarnings)
+				mf_strbuf_putc(e->sb, ',');
+			json_str(e->sb, why);
+		}
 		mf_strbuf_putc(e->sb, ']');
 	} else {
 		for (i = 0; i < run->nwarnings; i++)
 			em_str(e, "warning", run->warnings[i]);
+		if (nos)
+			em_str(e, "warning", why);
 	}
 }
 

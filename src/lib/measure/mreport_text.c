@@ -119,7 +119,7 @@ static void text_header(struct mf_mrep *x, struct mf_strbuf *sb)
 {
 	const struct mf_mrun *run = x->run;
 	struct mf_strbuf t;
-	char b1[64], b2[64], b3[64], b4[64];
+	char b1[64], b2[64], b3[64], b4[64], nos[600];
 	size_t i;
 
 	mf_strbuf_init(&t);
@@ -198,6 +198,8 @@ static void text_header(struct mf_mrep *x, struct mf_strbuf *sb)
 		}
 	for (i = 0; i < run->nwarnings; i++)
 		hline(sb, "Warning:", "%s", run->warnings[i]);
+	if (mf_mreport_no_samples(run, nos, sizeof(nos)))
+		hline(sb, "Warning:", "%s", nos);
 }
 
 static const char *role_text(int role)
@@ -458,18 +460,73 @@ static void stmt_cells(struct mf_mrep *x, struct mf_ttab *t, size_t c, const str
 		mf_tt_set(t, c + 1, ">");
 }
 
+static int cmp_cl_hot(const void *pa, const void *pb)
+{
+	const struct mf_agg_row *a = *(const struct mf_agg_row *const *)pa, *b = *(const struct mf_agg_row *const *)pb;
+	if (a->metric != b->metric)
+		return a->metric > b->metric ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The fewest cache lines Function Details keeps of code without source lines. */
+enum { NOSRC_MIN_LINES = 5 };
+
+/*
+ * Code without source lines (a library without debug information) shows
+ * only its hot cache lines: those with at least the detail cutoff's % of the
+ * function's metric while the cumulative % before them is at most its
+ * cumulative cutoff, at least NOSRC_MIN_LINES (and the cutoff's minimum).
+ * Marks keep[k] for cls[k] (k < n, the function's lines); returns how many
+ * were left out, their metric in *left.
+ */
+static size_t hot_lines(const struct mf_mrep *x, const struct mf_agg_row *f, const struct mf_agg_row **cls, size_t n,
+			bool *keep, uint64_t *left)
+{
+	const struct mf_agg_row **by = malloc(n * sizeof(*by));
+	unsigned min = x->o.detail.min > NOSRC_MIN_LINES ? x->o.detail.min : NOSRC_MIN_LINES;
+	double before = 0;
+	size_t i, k, out = 0;
+
+	*left = 0;
+	for (k = 0; k < n; k++)
+		keep[k] = true;
+	if (!by || n <= min || !f->metric) {
+		free(by);
+		return 0;
+	}
+	memcpy(by, cls, n * sizeof(*by));
+	qsort(by, n, sizeof(*by), cmp_cl_hot);
+	for (i = 0; i < n; i++) {
+		double p = (double)by[i]->metric / (double)f->metric * 100.0;
+		bool take = i < min || (p >= x->o.detail.pct && before <= x->o.detail.cum + 1e-9);
+		before += p;
+		if (take)
+			continue;
+		for (k = 0; k < n && cls[k] != by[i]; k++)
+			;
+		keep[k] = false;
+		*left += by[i]->metric;
+		out++;
+	}
+	free(by);
+	return out;
+}
+
 static void text_details(struct mf_mrep *x, struct mf_strbuf *sb)
 {
 	const struct mf_agg *a = &x->a;
 	struct mf_ttab t = {0};
-	size_t nf = cut_rows(&a->funcs, &x->o.detail), i, j = 0, c, ncl = a->cls.n;
+	size_t nf = cut_rows(&a->funcs, &x->o.detail), i, j = 0, c, ncl = a->cls.n, j0, nfl, nleft, k;
+	uint64_t left = 0;
 	const struct mf_agg_row **cls = NULL;
+	bool *keep = NULL;
 	struct mf_strbuf lab;
 	struct stmt st[128];
 	char pct[48];
 
 	mf_strbuf_puts(sb, "\nFunction Details\n");
-	if (ncl && !(cls = malloc(ncl * sizeof(*cls)))) {
+	if (ncl && (!(cls = malloc(ncl * sizeof(*cls))) || !(keep = malloc(ncl * sizeof(*keep))))) {
+		free(cls);
 		x->nomem = true;
 		return;
 	}
@@ -503,10 +560,22 @@ static void text_details(struct mf_mrep *x, struct mf_strbuf *sb)
 		/* The function's cache lines are consecutive in cls (sorted by function, then address). */
 		for (; j < ncl && cls[j]->fn < i; j++)
 			;
+		for (j0 = j, nfl = 0; j0 + nfl < ncl && cls[j0 + nfl]->fn == i; nfl++)
+			;
+		nleft = 0;
+		if (!f->file && nfl)
+			nleft = hot_lines(x, f, cls + j0, nfl, keep + j0, &left);
+		else
+			for (k = 0; k < nfl; k++)
+				keep[j0 + k] = true;
+		nfl = 0;
 		for (; j < ncl && cls[j]->fn == i; j++) {
 			const struct mf_agg_row *cl = cls[j];
-			size_t ns = cl_statements(x, f, cl, st, sizeof(st) / sizeof(st[0])), k;
+			size_t ns, k2;
 			uint64_t off = cl->start >= f->start ? cl->start - f->start : f->start - cl->start;
+			if (!keep[j])
+				continue;
+			ns = cl_statements(x, f, cl, st, sizeof(st) / sizeof(st[0]));
 			/* §6: dashes around each cache line, shared by adjacent ones; tildes across gaps. */
 			if (prev && prev->start + x->line_size != cl->start) {
 				mf_tt_row(&t, TT_TILDE);
@@ -518,17 +587,30 @@ static void text_details(struct mf_mrep *x, struct mf_strbuf *sb)
 			c = set_classes(x, &t, 0, cl, false);
 			mf_tt_set(&t, c, "%s0x%" PRIx64, cl->start >= f->start ? "+" : "-", off);
 			stmt_cells(x, &t, c + 1, ns ? &st[0] : NULL, cl->approx);
-			for (k = 1; k < ns; k++) {
+			for (k2 = 1; k2 < ns; k2++) {
 				mf_tt_row(&t, TT_CELLS);
-				stmt_cells(x, &t, c + 1, &st[k], false);
+				stmt_cells(x, &t, c + 1, &st[k2], false);
 			}
 			mf_tt_row(&t, TT_DASH);
 			prev = cl;
+		}
+		if (nleft) {
+			mf_fmt_fixed(pct, sizeof(pct), (double)left / (double)f->metric * 100.0, 2);
+			mf_tt_row(&t, TT_RAW);
+			mf_tt_set(&t, 0,
+				  " [no source lines: %zu colder cache line%s with %" PRIu64
+				  " of the function's %s (%s%%) left out; --detail-cutoff 0,100 lists them]",
+				  nleft, nleft == 1 ? "" : "s", left,
+				  !x->a.itlb    ? "samples"
+				  : x->a.by_cpu ? "CPU samples"
+						: "sampled misses",
+				  pct);
 		}
 	}
 	x->nomem |= lab.failed != 0;
 	mf_strbuf_free(&lab);
 	free(cls);
+	free(keep);
 	x->nomem |= !mf_tt_render(sb, &t);
 	mf_tt_free(&t);
 	footer(sb, "function", &x->o.detail);

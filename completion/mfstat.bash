@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: MIT
+# bash completion for mfstat, installed as share/bash-completion/completions/mfstat (loaded on
+# demand by the bash-completion package; without it: `source` this file).  Subcommands, each
+# command's options (tests/docs_in_step.sh checks them against `mfstat CMD --help`), the --by
+# keys (comma lists: the part after the last comma), machine families, formats, file names.
+# Needs nothing from bash-completion; uses its _command_offset after `stat --` when present.
+
+_mfstat_reply()
+{
+    # _mfstat_reply PREFIX WORDS CUR: COMPREPLY from WORDS matching CUR, each with PREFIX.
+    local IFS=$' \t\n'
+    COMPREPLY=($(compgen -P "$1" -W "$2" -- "$3"))
+}
+
+_mfstat_list()
+{
+    # _mfstat_list WORDS CUR: a comma-separated list; completes the item after the last comma.
+    local prefix=
+    [[ $2 == *,* ]] && prefix=${2%,*},
+    _mfstat_reply "$prefix" "$1" "${2##*,}"
+    compopt -o nospace 2>/dev/null
+}
+
+_mfstat_files()
+{
+    local IFS=$'\n'
+    COMPREPLY=($(compgen -f -- "$1"))
+    compopt -o filenames 2>/dev/null
+}
+
+_mfstat_dirs()
+{
+    local IFS=$'\n'
+    COMPREPLY=($(compgen -d -- "$1"))
+    compopt -o filenames 2>/dev/null
+}
+
+_mfstat()
+{
+    local cur prev cmd sub i
+    local commands='report diff counters metrics machines smf stat measure help'
+    local families='z10 z196 zEC12 z13 z14 z15 z16 z17'
+    local by_keys='system lpar pool cpu file polarity lpar_weight drawer chip interval hour day week month hour-of-day weekday'
+    local opts_report='--input -f --format -o --output --machine --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -q --quiet -v --verbose -h --help --version'
+    local opts_diff='--before --after --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --tables --mem-peak --skip-bad-rows -q --quiet -h --help --version'
+    local opts_counters='--machine --tables -h --help --version'
+    local opts_metrics='--machine --events --tables -h --help --version'
+    local opts_machines='--tables -h --help --version'
+    local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
+    local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format -o --output --tables -q --quiet -h --help --version'
+    local opts_measure='-o --output -f --format --csv -d --database -s --sampling --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
+
+    COMPREPLY=()
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    # --opt=value: bash splits the word at '=' (COMP_WORDBREAKS).
+    if [[ $cur == = ]]; then
+        cur=
+    elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+        prev=${COMP_WORDS[COMP_CWORD - 2]}
+    fi
+
+    if ((COMP_CWORD == 1)); then
+        if [[ $cur == -* ]]; then
+            _mfstat_reply '' '--help --version' "$cur"
+        else
+            _mfstat_reply '' "$commands" "$cur"
+        fi
+        return 0
+    fi
+    cmd=${COMP_WORDS[1]}
+    sub=
+    ((COMP_CWORD > 2)) && sub=${COMP_WORDS[2]}
+
+    case $cmd in
+        help)
+            ((COMP_CWORD == 2)) && _mfstat_reply '' "${commands% help}" "$cur"
+            return 0
+            ;;
+        smf)
+            if ((COMP_CWORD == 2)); then
+                _mfstat_reply '' 'list' "$cur"
+                return 0
+            fi
+            ;;
+        measure)
+            if ((COMP_CWORD == 2)); then
+                _mfstat_reply '' 'itlb profile report probe' "$cur"
+                return 0
+            fi
+            ;;
+    esac
+
+    # After `--` (stat, measure itlb|profile): the command to run and its arguments.
+    for ((i = 2; i < COMP_CWORD; i++)); do
+        if [[ ${COMP_WORDS[i]} == -- ]]; then
+            if declare -F _command_offset >/dev/null; then
+                _command_offset $((i + 1))
+            elif ((i + 1 == COMP_CWORD)); then
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -c -- "$cur"))
+            else
+                _mfstat_files "$cur"
+            fi
+            return 0
+        fi
+    done
+
+    # The value of the option before the cursor.
+    case $prev in
+        --by)
+            if [[ $cmd == diff ]]; then
+                _mfstat_list 'system lpar pool cpu' "$cur"
+            else
+                _mfstat_list "$by_keys" "$cur"
+            fi
+            return 0
+            ;;
+        --machine)
+            _mfstat_reply '' "$families" "$cur"
+            return 0
+            ;;
+        -f | --format)
+            case $cmd in
+                report | diff) _mfstat_reply '' 'text csv json html' "$cur" ;;
+                smf) _mfstat_reply '' 'text csv' "$cur" ;;
+                *) _mfstat_reply '' 'text csv json' "$cur" ;;
+            esac
+            return 0
+            ;;
+        --input)
+            _mfstat_reply '' 'csv smf perf lshwc' "$cur"
+            return 0
+            ;;
+        --pool)
+            _mfstat_list 'GCP ZIIP ZAAP ZCBP IFL ICF' "$cur"
+            return 0
+            ;;
+        --weekdays)
+            _mfstat_list 'Mon Tue Wed Thu Fri Sat Sun Mon-Fri' "$cur"
+            return 0
+            ;;
+        --tz)
+            _mfstat_reply '' 'UTC smf' "$cur"
+            return 0
+            ;;
+        --html-intervals)
+            _mfstat_reply '' 'peaks none all' "$cur"
+            return 0
+            ;;
+        --attribute)
+            _mfstat_reply '' 'ip line' "$cur"
+            return 0
+            ;;
+        --fallback)
+            # A value for measure only; for stat --fallback is a flag.
+            if [[ $cmd == measure ]]; then
+                _mfstat_reply '' 'auto none' "$cur"
+                return 0
+            fi
+            ;;
+        --line-size)
+            _mfstat_reply '' 'auto' "$cur"
+            return 0
+            ;;
+        --tables | --csv)
+            _mfstat_dirs "$cur"
+            return 0
+            ;;
+        -o | --output | -d | --database)
+            _mfstat_files "$cur"
+            return 0
+            ;;
+        --from | --to | --before | --after | --system | --events | --hours | --sort | --top | --metrics | \
+            --max-groups | --mem-peak | --duration | -C | --cpu | -I | --interval | -s | --sampling | \
+            --summary-cutoff | --detail-cutoff)
+            return 0
+            ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        local opts
+        case $cmd in
+            report) opts=$opts_report ;;
+            diff) opts=$opts_diff ;;
+            counters) opts=$opts_counters ;;
+            metrics) opts=$opts_metrics ;;
+            machines) opts=$opts_machines ;;
+            smf) opts=$opts_smf ;;
+            stat) opts="$opts_stat --" ;;
+            measure)
+                case $sub in
+                    probe) opts='-f --format -h --help --version' ;;
+                    itlb | profile) opts="$opts_measure --" ;;
+                    *) opts=$opts_measure ;;
+                esac
+                ;;
+            *) return 0 ;;
+        esac
+        _mfstat_reply '' "$opts" "$cur"
+        return 0
+    fi
+
+    # Operands.
+    case $cmd in
+        machines) _mfstat_reply '' "$families" "$cur" ;;
+        counters | metrics) ;;
+        measure) [[ $sub != probe ]] && _mfstat_files "$cur" ;;
+        report | diff | smf | stat) _mfstat_files "$cur" ;;
+    esac
+    return 0
+}
+
+complete -F _mfstat mfstat
