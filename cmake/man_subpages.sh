@@ -12,11 +12,12 @@ page=$1
 out=$2
 mkdir -p "$out"
 th=$(grep -m1 '^\.TH ' "$page")
-for cmd in report diff counters metrics machines smf stat measure; do
+for cmd in report diff export counters metrics machines smf stat measure; do
   tag=$cmd
   case $cmd in
     report) desc='CPU-MF metrics from counter CSV, SMF dumps, perf stat or lshwc output' ;;
     diff) desc='compare the metrics of two periods, sets of files or machines' ;;
+    export) desc='write counter files as summed canonical counter CSV, for report' ;;
     counters) desc='list the CPU-MF counters of a machine family, or explain one' ;;
     metrics) desc='list the metrics of a machine family, or show one with its formula' ;;
     machines) desc='list the machine families, or show one' ;;

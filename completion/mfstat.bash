@@ -38,11 +38,12 @@ _mfstat_dirs()
 _mfstat()
 {
     local cur prev cmd sub i
-    local commands='report diff counters metrics machines smf stat measure help'
+    local commands='report diff export counters metrics machines smf stat measure help'
     local families='z10 z196 zEC12 z13 z14 z15 z16 z17'
     local by_keys='system lpar pool cpu file polarity lpar_weight drawer chip interval hour day week month hour-of-day weekday'
-    local opts_report='--input -f --format -o --output --machine --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -q --quiet -v --verbose -h --help --version'
-    local opts_diff='--before --after --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --tables --mem-peak --skip-bad-rows -q --quiet -h --help --version'
+    local opts_report='--input -f --format -o --output --machine --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
+    local opts_diff='--before --after --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --tables --mem-peak --skip-bad-rows -j --jobs -q --quiet -h --help --version'
+    local opts_export='-o --output --by --input --machine --tz --from --to --system --pool --hours --weekdays --skip-bad-rows --skip-bad-records --tables --max-groups -j --jobs -q --quiet -h --help --version'
     local opts_counters='--machine --tables -h --help --version'
     local opts_metrics='--machine --events --tables -h --help --version'
     local opts_machines='--tables -h --help --version'
@@ -112,6 +113,8 @@ _mfstat()
         --by)
             if [[ $cmd == diff ]]; then
                 _mfstat_list 'system lpar pool cpu' "$cur"
+            elif [[ $cmd == export ]]; then
+                _mfstat_list "${by_keys/file /}" "$cur"
             else
                 _mfstat_list "$by_keys" "$cur"
             fi
@@ -173,7 +176,7 @@ _mfstat()
             return 0
             ;;
         --from | --to | --before | --after | --system | --events | --hours | --sort | --top | --metrics | \
-            --max-groups | --mem-peak | --duration | -C | --cpu | -I | --interval | -s | --sampling | \
+            --max-groups | -j | --jobs | --mem-peak | --duration | -C | --cpu | -I | --interval | -s | --sampling | \
             --summary-cutoff | --detail-cutoff)
             return 0
             ;;
@@ -184,6 +187,7 @@ _mfstat()
         case $cmd in
             report) opts=$opts_report ;;
             diff) opts=$opts_diff ;;
+            export) opts=$opts_export ;;
             counters) opts=$opts_counters ;;
             metrics) opts=$opts_metrics ;;
             machines) opts=$opts_machines ;;
@@ -207,7 +211,7 @@ _mfstat()
         machines) _mfstat_reply '' "$families" "$cur" ;;
         counters | metrics) ;;
         measure) [[ $sub != probe ]] && _mfstat_files "$cur" ;;
-        report | diff | smf | stat) _mfstat_files "$cur" ;;
+        report | diff | export | smf | stat) _mfstat_files "$cur" ;;
     esac
     return 0
 }

@@ -22,7 +22,7 @@ bad() { echo "FAIL: $*"; fail=1; }
   { cat "$tmp/install.log"; echo "FAIL: cmake --install"; exit 1; }
 [ -s "$manifest" ] || { echo "FAIL: no $manifest"; exit 1; }
 
-commands="report diff counters metrics machines smf stat measure"
+commands="report diff export counters metrics machines smf stat measure"
 expected="bin/mfstat share/man/man1/mfstat.1 share/bash-completion/completions/mfstat share/doc/mfstat/README.md"
 for c in $commands; do expected="$expected share/man/man1/mfstat-$c.1"; done
 for f in $expected; do

@@ -12,6 +12,7 @@
 #include "mfstat/base/strtab.h"
 #include "mfstat/base/timefmt.h"
 #include "mfstat/base/tz.h"
+#include "mfstat/base/zout.h"
 
 #include "mfstat/kb/expr.h"
 #include "mfstat/kb/kb.h"
@@ -22,6 +23,7 @@
 
 #include "mfstat/report/dedup.h"
 #include "mfstat/report/diff.h"
+#include "mfstat/report/export.h"
 #include "mfstat/report/group.h"
 #include "mfstat/report/metrics.h"
 #include "mfstat/report/output.h"

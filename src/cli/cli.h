@@ -37,6 +37,9 @@ const char *cli_nearest(const char *word, size_t len, const char *const *names, 
  * another (.html .htm .csv .json .txt); else the one -o's extension names; else dflt.
  */
 const char *cli_out_format(const char *cmd, const char *given, const char *out, const char *dflt);
+/* -j: the online CPUs (at most 256); cli_jobs parses -j N (1-256), saying the usage error. */
+unsigned cli_jobs_default(void);
+bool cli_jobs(const char *cmd, const char *arg, unsigned *jobs);
 /* mfstat --version (every command): the version and the knowledge base's revision.  EXIT_OK. */
 int cli_version(void);
 /* Prints "mfstat: warning: ..." to stderr unless -q. */
@@ -114,6 +117,7 @@ bool cli_same_file(const char *a, const char *b);
 
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_machines(int argc, char **argv);

@@ -72,6 +72,26 @@ int cli_version(void)
 	return EXIT_OK;
 }
 
+unsigned cli_jobs_default(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}
+
+bool cli_jobs(const char *cmd, const char *arg, unsigned *jobs)
+{
+	char *end;
+	unsigned long v;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (end == arg || *end || errno || arg[0] == '-' || v < 1 || v > 256) {
+		cli_usage(cmd, "%s: -j takes a number of threads from 1 to 256, not '%s'", cmd, arg);
+		return false;
+	}
+	*jobs = (unsigned)v;
+	return true;
+}
+
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -45,6 +45,7 @@ static const char diff_help[] =
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
 	"                     ones\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
+	"  -j, --jobs N       threads reading a large plain CSV file (as for report)\n"
 	"  --skip-bad-rows    skip rows or records with bad data, counting them\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -h, --help         this help\n"
@@ -61,6 +62,7 @@ struct diff_opts {
 	struct cli_period period;
 	bool skip;
 	unsigned by;
+	unsigned jobs;
 	double mem_peak;
 	char **sides[2]; /* the files of each side, NULL-terminated */
 };
@@ -172,24 +174,33 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o)
 /* Parses diff's options into o: -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct diff_opts *o)
 {
-	static const struct option opts[] =
-		{{"format", required_argument, NULL, 'f'},   {"output", required_argument, NULL, 'o'},
-		 {"machine", required_argument, NULL, 'm'},  {"by", required_argument, NULL, 'b'},
-		 {"skip-bad-rows", no_argument, NULL, 's'},  {"skip-bad-records", no_argument, NULL, 's'},
-		 {"tables", required_argument, NULL, 'T'},   {"quiet", no_argument, NULL, 'q'},
-		 {"help", no_argument, NULL, 'h'},           {"version", no_argument, NULL, 'V'},
-		 {"mem-peak", required_argument, NULL, 'M'}, CLI_ZONE_SELECT_OPTIONS,
-		 {"metrics", required_argument, NULL, 265},  {"before", required_argument, NULL, 266},
-		 {"after", required_argument, NULL, 267},    {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"machine", required_argument, NULL, 'm'},
+					     {"by", required_argument, NULL, 'b'},
+					     {"skip-bad-rows", no_argument, NULL, 's'},
+					     {"skip-bad-records", no_argument, NULL, 's'},
+					     {"tables", required_argument, NULL, 'T'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {"mem-peak", required_argument, NULL, 'M'},
+					     CLI_ZONE_SELECT_OPTIONS,
+					     {"metrics", required_argument, NULL, 265},
+					     {"before", required_argument, NULL, 266},
+					     {"after", required_argument, NULL, 267},
+					     {"jobs", required_argument, NULL, 'j'},
+					     {NULL, 0, NULL, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->format = NULL;
 	o->mem_peak = NAN;
 	o->by = MF_BY_SYSTEM | MF_BY_POOL;
+	o->jobs = cli_jobs_default();
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:j:qh", opts, NULL)) != -1) {
 		if (cli_period_option(c, optarg, &o->period))
 			continue;
 		switch (c) {
@@ -206,6 +217,10 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 		case 265: o->metrics = optarg; break;
 		case 266: o->before = optarg; break;
 		case 267: o->after = optarg; break;
+		case 'j':
+			if (!cli_jobs("diff", optarg, &o->jobs))
+				return EXIT_USAGE;
+			break;
 		case 'M':
 			if (!cli_mem_peak("diff", optarg, &o->mem_peak))
 				return EXIT_USAGE;
@@ -348,6 +363,7 @@ int cmd_diff(int argc, char **argv)
 	po.kb = kb;
 	po.by = o.by;
 	po.skip_bad = o.skip;
+	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = o.mem_peak;
 	po.diag = diff_diag;
 	po.tz = tz;

@@ -85,6 +85,8 @@ static const char report_help[] =
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
 	"                     ones (a new family: see README)\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
+	"  -j, --jobs N       threads reading a large plain CSV file in parts (default:\n"
+	"                     the online CPUs; 1: one); the report is the same\n"
 	"  --max-groups N     stop with an error beyond N groups (default 2000000,\n"
 	"                     about 1-2 KiB of memory each; 0: no limit)\n"
 	"  -q, --quiet        no warnings on standard error\n"
@@ -109,6 +111,7 @@ struct report_opts {
 	bool by_given; /* --by was given (not the default) */
 	double mem_peak;
 	unsigned long long max_groups;
+	unsigned jobs;
 	enum mf_html_rows html_rows;
 };
 
@@ -143,6 +146,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"version", no_argument, NULL, 'V'},
 					     {"mem-peak", required_argument, NULL, 'M'},
 					     {"max-groups", required_argument, NULL, 'G'},
+					     {"jobs", required_argument, NULL, 'j'},
 					     CLI_ZONE_SELECT_OPTIONS,
 					     CLI_RANGE_OPTIONS,
 					     {"sort", required_argument, NULL, 263},
@@ -158,10 +162,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	o->format = NULL;
 	o->mem_peak = NAN;
 	o->max_groups = MAX_GROUPS_DEFAULT;
+	o->jobs = cli_jobs_default();
 	o->by = MF_BY_DEFAULT;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:j:qvh", opts, NULL)) != -1) {
 		if (cli_period_option(c, optarg, &o->period))
 			continue;
 		switch (c) {
@@ -191,6 +196,10 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			}
 			break;
 		}
+		case 'j':
+			if (!cli_jobs("report", optarg, &o->jobs))
+				return EXIT_USAGE;
+			break;
 		case 'G': {
 			char *end;
 			errno = 0;
@@ -387,6 +396,7 @@ int cmd_report(int argc, char **argv)
 	po.by = o.by;
 	po.skip_bad = o.skip;
 	po.max_groups = (size_t)o.max_groups;
+	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = o.mem_peak;
 	po.diag = report_diag;
 	po.ctx = &st;

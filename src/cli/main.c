@@ -17,6 +17,7 @@ static void usage(FILE *fp)
 	      "Commands:\n"
 	      "  report [OPTIONS] FILE...     metrics from counter CSV or SMF dumps (- is stdin)\n"
 	      "  diff [OPTIONS] BEFORE AFTER  compare two periods, files or machines (migration)\n"
+	      "  export [OPTIONS] FILE...     counter files as summed counter CSV (-o OUT.csv.zst)\n"
 	      "  counters [--machine F] [C]   list the counters of a family, or explain one\n"
 	      "  metrics [--machine F] [M]    list the metrics, or show one with its formula\n"
 	      "  machines [F]                 list the machine families, or show one\n"
@@ -63,8 +64,9 @@ static int finish(int rc)
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-} commands[] = {{"report", cmd_report},     {"diff", cmd_diff}, {"counters", cmd_counters}, {"metrics", cmd_metrics},
-		{"machines", cmd_machines}, {"smf", cmd_smf},   {"stat", cmd_stat},         {"measure", cmd_measure}};
+} commands[] = {{"report", cmd_report},     {"diff", cmd_diff},       {"export", cmd_export},
+		{"counters", cmd_counters}, {"metrics", cmd_metrics}, {"machines", cmd_machines},
+		{"smf", cmd_smf},           {"stat", cmd_stat},       {"measure", cmd_measure}};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The command named cmd, or -1 (with the nearest name in *near, or NULL). */

@@ -59,6 +59,14 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
 int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
 		       const struct mf_reader_opts *opts, struct mf_error *err);
 
+/*
+ * Like mf_reader_open_mem over head[0..hlen) followed by body[0..blen), as if
+ * one input: the header line of a CSV file and one part of its rows, for
+ * reading the parts of a file at once.  Lines count from head's first.
+ */
+int mf_reader_open_mem2(struct mf_reader **out, const char *name, const void *head, size_t hlen, const void *body,
+			size_t blen, const struct mf_reader_opts *opts, struct mf_error *err);
+
 int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err);
 
 void mf_reader_close(struct mf_reader *r);

@@ -2,6 +2,7 @@
 #ifndef MFSTAT_DEDUP_H
 #define MFSTAT_DEDUP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mfstat/base/error.h"
@@ -42,6 +43,33 @@ enum {
  * first copy), or MF_ENOMEM.  Places are s->line or s->offset.
  */
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err);
+
+/*
+ * Reading one input in parts at once: each part has a table of its own, its
+ * names in a string table of its own.  A part is described by its table, the
+ * map of its name ids to the ids of the whole (map, nmap; ids from nmap on
+ * stay), the reverse map (rev, nrev: an id of the whole to the part's, 0 for
+ * a name the part never read) and its line offset (the lines of the parts
+ * before it).
+ */
+struct mf_dedup_part {
+	const struct mf_dedup *d;
+	const uint32_t *map, *rev;
+	size_t nmap, nrev;
+	long line_offset;
+};
+
+/*
+ * 1 when no identity of the parts is in into (the inputs read before) or in
+ * an earlier part: then the parts give what reading the input whole gives;
+ * else 0 (the input is to be read again whole).
+ */
+int mf_dedup_parts_disjoint(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n);
+/* Adds the identities of disjoint parts, in order, to into: 0 or MF_ENOMEM. */
+int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n);
+
+/* Makes room for n more identities at once (no growing on the way): 0 or MF_ENOMEM. */
+int mf_dedup_reserve(struct mf_dedup *d, size_t n);
 
 /* Second copies dropped as duplicates, and conflicts found, so far. */
 uint64_t mf_dedup_duplicates(const struct mf_dedup *d);

@@ -93,9 +93,11 @@ struct mf_group {
 	uint64_t ncpsp;
 	uint64_t nnominal; /* rows whose cpsp was the nominal speed */
 	unsigned user_only;
-	double rmf_busy_s; /* RMF dispatch time summed over the rows that carry it (s) */
+	/* RMF dispatch time summed over the rows that carry it, ns (exact in any order) */
+	int64_t rmf_busy_ns;
 	uint64_t rmf_rows; /* rows that carry it */
-			   /* The group's intervals and distinct CPUs are kept by the grouper: see
+
+	/* The group's intervals and distinct CPUs are kept by the grouper: see
 	 * mf_group_interval_seconds and mf_group_cpus. */
 };
 
@@ -139,6 +141,15 @@ struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_
  * MF_ENOMEM.
  */
 int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src);
+
+/*
+ * mf_grouper_merge for a group whose names are interned in another string
+ * table: its system and LPAR ids (of the group, its intervals and CPUs) are
+ * map[id] in g's (ids from nmap on are kept).  Merging the groupers of the
+ * parts of an input in their order gives the groups of reading it whole:
+ * sums, lengths (kept in nanoseconds) and counts add up exactly.
+ */
+int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap);
 
 /*
  * The interval length of a group (INTERVAL): the wall-clock time its

@@ -35,12 +35,20 @@ struct mf_pipeline_opts {
 	unsigned by;                      /* MF_BY_* bits */
 	bool skip_bad;                    /* skip and count bad rows instead of stopping */
 	size_t max_groups;                /* MF_ELIMIT beyond this many groups; 0: no limit */
-	struct mf_metrics_opts metrics;   /* what the user says beyond the counters (--mem-peak) */
-	const struct mf_tz *tz;           /* the report's time zone (borrowed); NULL: UTC */
-	const struct mf_select *select;   /* samples to keep (borrowed); NULL: all */
-	const char *sort;                 /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
-	size_t top;                       /* --top N: the first N groups of each series after sorting; 0: all */
-	const char *const *columns;       /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
+	/*
+	 * Threads reading a plain CSV file in parts at once (-j N): each part
+	 * into tables of its own, merged in file order, so the report is the
+	 * one of reading it whole, byte for byte; a file the parts would not
+	 * read alike (an error, a warning, a duplicate across parts) is read
+	 * again whole.  0 or 1: one thread.
+	 */
+	unsigned jobs;
+	struct mf_metrics_opts metrics; /* what the user says beyond the counters (--mem-peak) */
+	const struct mf_tz *tz;         /* the report's time zone (borrowed); NULL: UTC */
+	const struct mf_select *select; /* samples to keep (borrowed); NULL: all */
+	const char *sort;               /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
+	size_t top;                     /* --top N: the first N groups of each series after sorting; 0: all */
+	const char *const *columns;     /* --metrics: the metric columns, in order (borrowed); NULL: the families' */
 	size_t ncolumns;
 	/*
 	 * Also group by interval within each series (--by without its time key,

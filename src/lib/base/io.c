@@ -21,6 +21,8 @@ struct mf_source {
 	const char *name;
 	const unsigned char *mem; /* memory source, or NULL */
 	size_t mem_len, mem_pos;
+	const unsigned char *mem2; /* a second piece read after mem (a header, then a part of a file) */
+	size_t mem2_len;
 	int kind;
 	bool raw_eof;
 	long long raw_bytes;
@@ -37,7 +39,14 @@ static long raw_read(struct mf_source *s, unsigned char *dst, size_t n, struct m
 {
 	ssize_t got;
 	if (s->mem) {
-		size_t k = s->mem_len - s->mem_pos < n ? s->mem_len - s->mem_pos : n;
+		size_t k;
+		if (s->mem_pos == s->mem_len && s->mem2) {
+			s->mem = s->mem2;
+			s->mem_len = s->mem2_len;
+			s->mem_pos = 0;
+			s->mem2 = NULL;
+		}
+		k = s->mem_len - s->mem_pos < n ? s->mem_len - s->mem_pos : n;
 		memcpy(dst, s->mem + s->mem_pos, k);
 		s->mem_pos += k;
 		s->raw_bytes += (long long)k;
@@ -122,6 +131,12 @@ int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name,
 
 int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name, struct mf_error *err)
 {
+	return mf_source_open_mem2(out, data, len, NULL, 0, name, err);
+}
+
+int mf_source_open_mem2(struct mf_source **out, const void *data, size_t len, const void *data2, size_t len2,
+			const char *name, struct mf_error *err)
+{
 	struct mf_source *s = calloc(1, sizeof(*s));
 	int rc;
 	*out = NULL;
@@ -131,6 +146,8 @@ int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, con
 	s->name = name;
 	s->mem = data;
 	s->mem_len = len;
+	s->mem2 = len2 ? data2 : NULL;
+	s->mem2_len = len2;
 	rc = start(s, err);
 	if (rc) {
 		mf_source_close(s);

@@ -16,6 +16,9 @@ struct mf_source;
 /* Opens a source over fd (closed by mf_source_close when own) or over data[0..len) (borrowed). */
 int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name, struct mf_error *err);
 int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name, struct mf_error *err);
+/* The same over two pieces read one after the other (a file's header, then a part of it). */
+int mf_source_open_mem2(struct mf_source **out, const void *data, size_t len, const void *data2, size_t len2,
+			const char *name, struct mf_error *err);
 
 /*
  * Reads up to n decompressed bytes into dst.  Returns the count, 0 at the

@@ -21,10 +21,39 @@
 
 static const uint64_t pow10_tab[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
-enum colkind { COL_SYSTEM, COL_LPAR, COL_CPU, COL_POOL, COL_MACHINE, COL_CPSP, COL_START, COL_SECONDS, COL_COUNTER };
+enum colkind {
+	COL_SYSTEM,
+	COL_LPAR,
+	COL_CPU,
+	COL_POOL,
+	COL_MACHINE,
+	COL_CPSP,
+	COL_START,
+	COL_SECONDS,
+	/* Where the engine ran, RMF busy and the local offset: what `mfstat export` carries over. */
+	COL_POLARITY,
+	COL_WEIGHT,
+	COL_DRAWER,
+	COL_CHIP,
+	COL_RMF_BUSY,
+	COL_UTC_OFFSET,
+	COL_COUNTER
+};
 
-static const char *const id_names[] = {"system",          "lpar", "cpu", "pool", "machine", "cpsp", "interval_start",
-				       "interval_seconds"};
+static const char *const id_names[] = {"system",
+				       "lpar",
+				       "cpu",
+				       "pool",
+				       "machine",
+				       "cpsp",
+				       "interval_start",
+				       "interval_seconds",
+				       "polarity",
+				       "lpar_weight",
+				       "drawer",
+				       "chip",
+				       "rmf_busy_seconds",
+				       "utc_offset_minutes"};
 
 struct col {
 	int kind;
@@ -345,6 +374,51 @@ static inline const char *parse_digits(const char *p, const char *f, uint64_t *o
 	return p;
 }
 
+/* The identity columns `mfstat export` adds: where the engine ran, RMF busy, the local offset. */
+static int place_field(struct mf_reader *r, struct csv *c, struct mf_sample *s, size_t i, const char *f, size_t fl,
+		       const char *ls, const char *le, struct mf_error *err)
+{
+	uint64_t v;
+	size_t k;
+	switch (c->cols[i].kind) {
+	case COL_POLARITY:
+		s->polarity = mf_polarity_parse(f, fl);
+		if (s->polarity < 0)
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f, "polarity must be VH, VM, VL or HZ");
+		break;
+	case COL_WEIGHT:
+	case COL_DRAWER:
+	case COL_CHIP:
+		if (fl > 9 || mf_u64_parse(f, fl, &v, &k))
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f, "%s must be a whole number below 10^9",
+					 id_names[c->cols[i].kind]);
+		if (c->cols[i].kind == COL_WEIGHT)
+			s->lpar_weight = (int32_t)v;
+		else if (c->cols[i].kind == COL_DRAWER)
+			s->drawer = (int32_t)v;
+		else
+			s->chip = (int32_t)v;
+		break;
+	case COL_RMF_BUSY:
+		if (parse_double(f, fl, &s->rmf_busy_s))
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+					 "rmf_busy_seconds must be a number of seconds (0 or more)");
+		break;
+	case COL_UTC_OFFSET: {
+		bool neg = fl && (f[0] == '-' || f[0] == '+');
+		if (fl - neg > 4 || mf_u64_parse(f + neg, fl - neg, &v, &k) || v > 24 * 60)
+			return row_error(c, r, err, MF_EFORMAT, ls, le, f,
+					 "utc_offset_minutes must be whole minutes from -1440 to 1440 (local time "
+					 "minus UTC)");
+		s->has_offset = true;
+		s->utc_offset_s = (int32_t)v * 60 * (f[0] == '-' ? -1 : 1);
+		break;
+	}
+	default: break;
+	}
+	return 0;
+}
+
 /*
  * The hot path for rows without quotes: splits the row and parses counter
  * fields in the same pass.  A counter field of 1..19 plain digits is parsed
@@ -436,7 +510,7 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 			c->last_num_val[1] = s->seconds;
 		}
 		break;
-	default: break;
+	default: return place_field(r, c, s, i, f, fl, ls, le, err);
 	}
 	return 0;
 }

@@ -371,13 +371,19 @@ fail:
 int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
 		       const struct mf_reader_opts *opts, struct mf_error *err)
 {
+	return mf_reader_open_mem2(out, name, data, len, NULL, 0, opts, err);
+}
+
+int mf_reader_open_mem2(struct mf_reader **out, const char *name, const void *head, size_t hlen, const void *body,
+			size_t blen, const struct mf_reader_opts *opts, struct mf_error *err)
+{
 	struct mf_reader *r;
 	int rc;
 
 	rc = new_reader(&r, name, opts, err);
 	if (rc)
 		goto fail;
-	rc = mf_source_open_mem(&r->st.src, data, len, r->path, err);
+	rc = mf_source_open_mem2(&r->st.src, head, hlen, body, blen, r->path, err);
 	if (rc)
 		goto fail;
 	rc = first_block(r, err);

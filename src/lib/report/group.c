@@ -117,10 +117,16 @@ struct mf_interval {
 	uint32_t system, lpar; /* 0 when the rows name none */
 	int64_t start_us;
 	bool has_start;
-	double sum_seconds; /* over the rows that gave a length */
+	int64_t sum_ns; /* over the rows that gave a length, nanoseconds: exact, so any order of adding gives the same */
 	uint32_t nseconds;
 	uint32_t nrows;
 };
+
+/* The mean length of an interval's rows, seconds (nseconds > 0). */
+static double iv_len(const struct mf_interval *iv)
+{
+	return (double)iv->sum_ns / ((double)iv->nseconds * 1e9);
+}
 
 struct mf_cpu_id {
 	uint32_t system, lpar;
@@ -561,7 +567,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	}
 	grp->user_only |= s->user_only;
 	if (!isnan(s->rmf_busy_s)) {
-		grp->rmf_busy_s += s->rmf_busy_s;
+		grp->rmf_busy_ns += llround(s->rmf_busy_s * 1e9);
 		grp->rmf_rows++;
 	}
 	if (s->has_offset && !grp->has_offset) {
@@ -573,7 +579,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 		return MF_ENOMEM;
 	iv->nrows++;
 	if (!isnan(s->seconds)) {
-		iv->sum_seconds += s->seconds;
+		iv->sum_ns += llround(s->seconds * 1e9);
 		iv->nseconds++;
 	}
 	if (s->cpu >= 0 && add_cpu(priv(grp), s))
@@ -744,7 +750,7 @@ double mf_group_interval_seconds(const struct mf_group *group)
 	if (grp->nintervals == 0)
 		return NAN;
 	if (grp->nintervals == 1) /* the usual group of one interval of one system */
-		return grp->intervals[0].nseconds ? grp->intervals[0].sum_seconds / grp->intervals[0].nseconds : NAN;
+		return grp->intervals[0].nseconds ? iv_len(&grp->intervals[0]) : NAN;
 	for (i = 0; i < grp->nintervals; i++) {
 		const struct mf_interval *iv = &grp->intervals[i];
 		if (iv->nseconds == 0)
@@ -758,13 +764,13 @@ double mf_group_interval_seconds(const struct mf_group *group)
 	if (!sp) {
 		/* Without memory for the time line: the sum of the lengths, exact for one system. */
 		for (i = 0; i < grp->nintervals; i++)
-			total += grp->intervals[i].sum_seconds / grp->intervals[i].nseconds;
+			total += iv_len(&grp->intervals[i]);
 		return total;
 	}
 	/* Intervals without a start begin together: the longest of them counts. */
 	for (i = 0; i < grp->nintervals; i++) {
 		const struct mf_interval *iv = &grp->intervals[i];
-		double len = iv->sum_seconds / iv->nseconds;
+		double len = iv_len(iv);
 		if (!iv->has_start) {
 			if (len > untimed)
 				untimed = len;
@@ -805,7 +811,7 @@ bool mf_group_period(const struct mf_group *group, int64_t *start_us, int64_t *e
 		int64_t end;
 		if (!iv->has_start)
 			continue;
-		end = iv->start_us + (iv->nseconds ? llround(iv->sum_seconds / iv->nseconds * 1e6) : 0);
+		end = iv->start_us + (iv->nseconds ? llround(iv_len(iv) * 1e6) : 0);
 		if (!any || iv->start_us < *start_us)
 			*start_us = iv->start_us;
 		if (!any || end > *end_us)
@@ -825,7 +831,7 @@ bool mf_group_interval_range(const struct mf_group *group, double *lo, double *h
 		double len;
 		if (!iv->nseconds)
 			continue;
-		len = iv->sum_seconds / iv->nseconds;
+		len = iv_len(iv);
 		if (!any || len < *lo)
 			*lo = len;
 		if (!any || len > *hi)
@@ -873,6 +879,17 @@ uint64_t mf_group_cpus(const struct mf_group *group)
 
 int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 {
+	return mf_grouper_merge_ids(g, src, NULL, 0);
+}
+
+/* A name id of src's string table in g's (map[id]); ids beyond the map, and 0, stay. */
+static uint32_t remap(const uint32_t *map, size_t nmap, uint32_t id)
+{
+	return map && id < nmap ? map[id] : id;
+}
+
+int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap)
+{
 	const struct group *sp = cpriv(src);
 	struct mf_group key, *grp;
 	struct mf_sample probe;
@@ -881,8 +898,8 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	/* The key: src's fields that g groups on. */
 	memset(&key, 0, sizeof(key));
 	key.family = src->family;
-	key.system = src->system;
-	key.lpar = src->lpar;
+	key.system = remap(map, nmap, src->system);
+	key.lpar = remap(map, nmap, src->lpar);
 	key.pool = src->pool;
 	key.cpu = src->cpu;
 	key.has_start = src->has_start;
@@ -943,7 +960,7 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	grp->ncpsp += src->ncpsp;
 	grp->nnominal += src->nnominal;
 	grp->user_only |= src->user_only;
-	grp->rmf_busy_s += src->rmf_busy_s;
+	grp->rmf_busy_ns += src->rmf_busy_ns;
 	grp->rmf_rows += src->rmf_rows;
 	if (src->has_offset && !grp->has_offset) {
 		grp->has_offset = true;
@@ -954,20 +971,20 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 	for (i = 0; i < sp->nintervals; i++) {
 		const struct mf_interval *si = &sp->intervals[i];
 		struct mf_interval *iv;
-		probe.system = si->system;
-		probe.lpar = si->lpar;
+		probe.system = remap(map, nmap, si->system);
+		probe.lpar = remap(map, nmap, si->lpar);
 		probe.has_start = si->has_start;
 		probe.start_us = si->start_us;
 		iv = find_interval(priv(grp), &probe);
 		if (!iv)
 			return MF_ENOMEM;
 		iv->nrows += si->nrows;
-		iv->sum_seconds += si->sum_seconds;
+		iv->sum_ns += si->sum_ns;
 		iv->nseconds += si->nseconds;
 	}
 	for (i = 0; i < sp->ncpus; i++) {
-		probe.system = sp->cpus[i].system;
-		probe.lpar = sp->cpus[i].lpar;
+		probe.system = remap(map, nmap, sp->cpus[i].system);
+		probe.lpar = remap(map, nmap, sp->cpus[i].lpar);
 		probe.cpu = sp->cpus[i].cpu;
 		if (add_cpu(priv(grp), &probe))
 			return MF_ENOMEM;

@@ -71,7 +71,7 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 	vars[MF_VAR_INTERVAL] = mf_group_interval_seconds(grp);
 	vars[MF_VAR_MEM_PEAK_GBS] = mem_peak_gbs > 0 ? mem_peak_gbs : NAN;
 	/* RMF's view of the same engines: only when every row of the group has it. */
-	vars[MF_VAR_RMF_BUSY] = grp->rows > 0 && grp->rmf_rows == grp->rows ? grp->rmf_busy_s : NAN;
+	vars[MF_VAR_RMF_BUSY] = grp->rows > 0 && grp->rmf_rows == grp->rows ? (double)grp->rmf_busy_ns / 1e9 : NAN;
 	r->cpsp = vars[MF_VAR_CPSP];
 	r->interval = vars[MF_VAR_INTERVAL];
 	evaluate(fam, grp->sum, present, vars, r->value, r->na);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,12 @@
 #include "mfstat/report/group.h"
 #include "mfstat/report/metrics.h"
 #include "mfstat/report/pipeline.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "mfstat/input/reader.h"
 #include "mfstat/input/sample.h"
 #include "mfstat/base/strbuf.h"
@@ -35,6 +42,14 @@ struct mf_pipeline {
 	uint64_t left_out[MF_SELECT_NREASONS];
 	uint64_t no_offset;      /* --tz smf: samples without a local offset of their own */
 	struct mf_lparmap *lpar; /* the LPAR view of SMF inputs (types 70 and 99.14) */
+	/*
+	 * The duplicate tables of the parts of the last file read in parts, not yet
+	 * added to dd: they are added when another file is read (a file alone never
+	 * pays for it).
+	 */
+	struct mf_dedup_part *pend;
+	uint32_t **pend_maps; /* map and rev of each, to free */
+	size_t npend;
 	struct mf_grouper *lgrp; /* keep_intervals: by system and LPAR, for the LPAR table */
 	struct mf_result *lres;
 	size_t nlres;
@@ -308,6 +323,402 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 	return 0;
 }
 
+/* ---- One CSV file read in parts at once (-j N) ---- */
+
+/* Below this a file is read in one piece: threads cost more than they give. */
+#define PART_MIN ((size_t)4 << 20)
+
+/* One part of a file: its rows, and everything its reading gives, kept apart until merged. */
+struct part {
+	const struct mf_pipeline *p;
+	const char *name;
+	const char *head, *body;
+	size_t hlen, blen;
+	uint32_t input;
+	struct mf_strtab *tab;
+	struct mf_grouper *grp, *igrp, *lgrp;
+	struct mf_dedup *dd;
+	struct mf_sample *s;
+	uint8_t *kept; /* by the part's name id: a kept sample named this system */
+	size_t nkept;
+	uint64_t rows, duplicates, no_offset, left_out[MF_SELECT_NREASONS];
+	long lines;    /* lines of the body */
+	bool fallback; /* what reading the file whole gives differs (an error, a warning, a limit) */
+	pthread_t thread;
+};
+
+static void part_free(struct part *t)
+{
+	mf_grouper_free(t->grp);
+	mf_grouper_free(t->igrp);
+	mf_grouper_free(t->lgrp);
+	mf_dedup_free(t->dd);
+	mf_strtab_free(t->tab);
+	free(t->s);
+	free(t->kept);
+}
+
+static int part_keep_system(struct part *t, uint32_t id)
+{
+	if (id >= t->nkept) {
+		size_t n = (size_t)id * 2 + 64;
+		uint8_t *k = realloc(t->kept, n);
+		if (!k)
+			return MF_ENOMEM;
+		memset(k + t->nkept, 0, n - t->nkept);
+		t->kept = k;
+		t->nkept = n;
+	}
+	t->kept[id] = 1;
+	return 0;
+}
+
+/* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
+static void *part_run(void *arg)
+{
+	struct part *t = arg;
+	const struct mf_pipeline *p = t->p;
+	struct mf_reader_opts ro = p->ro;
+	struct mf_reader *r = NULL;
+	struct mf_error e;
+	const char *q;
+	int got;
+
+	for (q = t->body; (q = memchr(q, '\n', (size_t)(t->body + t->blen - q))) != NULL; q++)
+		t->lines++;
+	/* Room for every row at once: growing the table would fault pages in, each fault flushing the TLBs. */
+	if (mf_dedup_reserve(t->dd, (size_t)t->lines + 1)) {
+		t->fallback = true;
+		return NULL;
+	}
+	ro.strtab = t->tab;
+	ro.lpar = NULL;
+	ro.format = "csv";
+	mf_error_clear(&e);
+	if (mf_reader_open_mem2(&r, t->name, t->head, t->hlen, t->body, t->blen, &ro, &e)) {
+		t->fallback = true;
+		return NULL;
+	}
+	while (!t->fallback && (got = mf_reader_next(r, t->s, &e)) != 0) {
+		const struct mf_sample *s = t->s;
+		if (got != 1) {
+			t->fallback = true; /* errors and skipping are said exactly by the whole reading */
+			break;
+		}
+		t->s->input = t->input;
+		if (p->o.select) {
+			enum mf_select_why why = mf_select_check(p->o.select, s, t->tab);
+			if (why != MF_SELECT_KEEP) {
+				t->rows++;
+				t->left_out[why]++;
+				continue;
+			}
+		}
+		if (p->o.tz && mf_tz_per_record(p->o.tz) && !s->has_offset)
+			t->no_offset++;
+		got = mf_dedup_check(t->dd, t->name, s, &e);
+		if (got == MF_DEDUP_DUPLICATE) {
+			t->rows++;
+			t->duplicates++;
+			continue;
+		}
+		if (got != MF_DEDUP_KEEP) {
+			t->fallback = true;
+			break;
+		}
+		t->rows++;
+		if ((s->system && part_keep_system(t, s->system)) || mf_grouper_add(t->grp, s) ||
+		    (t->igrp && mf_grouper_add(t->igrp, s)) ||
+		    (t->lgrp && s->lpar_joined && mf_grouper_add(t->lgrp, s)))
+			t->fallback = true;
+	}
+	if (mf_reader_nwarnings(r))
+		t->fallback = true; /* a reader's warning counts rows of the whole file */
+	mf_reader_close(r);
+	return NULL;
+}
+
+/* The name ids of tab mapped to p's string table (map[0] = 0); NULL on ENOMEM. */
+static uint32_t *name_map(struct mf_pipeline *p, const struct mf_strtab *tab, size_t *n)
+{
+	size_t cap = 64, k;
+	uint32_t *map = malloc(cap * sizeof(*map));
+	const char *name;
+	if (!map)
+		return NULL;
+	map[0] = 0;
+	for (k = 1; (name = mf_strtab_get(tab, (uint32_t)k)) != NULL; k++) {
+		if (k == cap) {
+			uint32_t *nm = realloc(map, (cap *= 2) * sizeof(*map));
+			if (!nm) {
+				free(map);
+				return NULL;
+			}
+			map = nm;
+		}
+		map[k] = mf_strtab_intern(p->tab, name, strlen(name));
+		if (!map[k]) {
+			free(map);
+			return NULL;
+		}
+	}
+	*n = k;
+	return map;
+}
+
+static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab)
+{
+	size_t n = 0;
+	if (g)
+		mf_grouper_groups(g, tab, &n);
+	return n;
+}
+
+/* The duplicate tables of the last file read in parts, into dd (before another file is read). */
+static int flush_pending(struct mf_pipeline *p)
+{
+	int rc = p->npend ? mf_dedup_add_parts(p->dd, p->pend, p->npend) : 0;
+	size_t i;
+	for (i = 0; i < p->npend; i++) {
+		mf_dedup_free((struct mf_dedup *)p->pend[i].d);
+		free(p->pend_maps[2 * i]);
+		free(p->pend_maps[2 * i + 1]);
+	}
+	free(p->pend);
+	free(p->pend_maps);
+	p->pend = NULL;
+	p->pend_maps = NULL;
+	p->npend = 0;
+	return rc;
+}
+
+/* The reverse of map (an id of p's table to the part's, 0 where the part has none). */
+static uint32_t *reverse_map(const struct mf_pipeline *p, const uint32_t *map, size_t nmap, size_t *nrev)
+{
+	size_t k, n = 1;
+	uint32_t *rev;
+	for (k = 1; k < nmap; k++)
+		if (map[k] + 1 > n)
+			n = map[k] + 1;
+	rev = calloc(n, sizeof(*rev));
+	if (!rev)
+		return NULL;
+	for (k = 1; k < nmap; k++)
+		rev[map[k]] = (uint32_t)k;
+	*nrev = n;
+	(void)p;
+	return rev;
+}
+
+/*
+ * Merges the parts, in their order, into p after the check that they give
+ * what reading the file whole gives: 0, 1 when they do not (nothing merged),
+ * or an error code (err told).
+ */
+static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const char *name, struct mf_error *err)
+{
+	struct mf_dedup_part *dp = calloc(nt, sizeof(*dp));
+	uint32_t **maps = calloc(2 * nt, sizeof(*maps));
+	size_t i, k, total = ngroups_of(p->grp, p->tab);
+	long offset = 0;
+	int rc = 0;
+	struct mf_input *in;
+
+	if (!dp || !maps) {
+		free(dp);
+		free(maps);
+		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < nt; i++)
+		total += ngroups_of(t[i].grp, t[i].tab);
+	/* --max-groups (a bound on the sum: exact when parts share no group) is said by the whole reading. */
+	if (p->o.max_groups && total > p->o.max_groups)
+		rc = 1;
+	for (i = 0; i < nt && !rc; i++) {
+		dp[i].d = t[i].dd;
+		dp[i].line_offset = offset;
+		offset += t[i].lines;
+		if (!(maps[2 * i] = name_map(p, t[i].tab, &dp[i].nmap)) ||
+		    !(maps[2 * i + 1] = reverse_map(p, maps[2 * i], dp[i].nmap, &dp[i].nrev)))
+			rc = MF_ENOMEM;
+		dp[i].map = maps[2 * i];
+		dp[i].rev = maps[2 * i + 1];
+	}
+	if (!rc && !mf_dedup_parts_disjoint(p->dd, dp, nt))
+		rc = 1;
+	if (rc == 0 && p->ninputs == p->capinputs) {
+		size_t cap = p->capinputs ? 2 * p->capinputs : 4;
+		struct mf_input *n = realloc(p->inputs, cap * sizeof(*n));
+		if (!n)
+			rc = MF_ENOMEM;
+		else {
+			p->inputs = n;
+			p->capinputs = cap;
+		}
+	}
+	if (rc) {
+		for (i = 0; i < 2 * nt; i++)
+			free(maps[i]);
+		free(maps);
+		free(dp);
+		return rc == 1 ? 1 : fail_plain(p, err, MF_ENOMEM, "out of memory");
+	}
+	in = &p->inputs[p->ninputs];
+	memset(in, 0, sizeof(*in));
+	for (i = 0; i < nt && !rc; i++) {
+		struct mf_group *const *g;
+		size_t n;
+		const uint32_t *map = dp[i].map;
+		g = mf_grouper_groups(t[i].grp, t[i].tab, &n);
+		for (k = 0; k < n && !rc; k++)
+			rc = mf_grouper_merge_ids(p->grp, g[k], map, dp[i].nmap);
+		if (p->igrp && !rc) {
+			g = mf_grouper_groups(t[i].igrp, t[i].tab, &n);
+			for (k = 0; k < n && !rc; k++)
+				rc = mf_grouper_merge_ids(p->igrp, g[k], map, dp[i].nmap);
+		}
+		if (p->lgrp && !rc) {
+			g = mf_grouper_groups(t[i].lgrp, t[i].tab, &n);
+			for (k = 0; k < n && !rc; k++)
+				rc = mf_grouper_merge_ids(p->lgrp, g[k], map, dp[i].nmap);
+		}
+		for (k = 1; k < t[i].nkept && !rc; k++)
+			if (t[i].kept[k])
+				rc = see_system(p, map[k]);
+		p->rows += t[i].rows;
+		in->samples += t[i].rows;
+		in->duplicates += t[i].duplicates;
+		p->no_offset += t[i].no_offset;
+		for (k = 0; k < MF_SELECT_NREASONS; k++)
+			p->left_out[k] += t[i].left_out[k];
+	}
+	/* The parts' duplicate tables wait (the pipeline owns them now): added only if another file follows. */
+	p->pend = dp;
+	p->pend_maps = maps;
+	p->npend = nt;
+	for (i = 0; i < nt; i++)
+		t[i].dd = NULL;
+	in->file = strdup(name);
+	in->format = "csv";
+	p->ninputs++;
+	if (rc || !in->file)
+		return fail_plain(p, err, rc == MF_ELIMIT ? MF_ELIMIT : MF_ENOMEM,
+				  rc == MF_ELIMIT ? "more than --max-groups groups" : "out of memory");
+	return 0;
+}
+
+/*
+ * A plain CSV file read in parts at once: 0 when read, 1 when it is not for
+ * parts (small, compressed, quoted fields, another format) or the parts did
+ * not give what reading it whole gives (the caller reads it whole), or an
+ * error code (err told).
+ */
+static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *err)
+{
+	struct stat st;
+	const unsigned char *map;
+	const char *data, *hend;
+	size_t size, nt, i, at;
+	struct part *t;
+	int fd, rc = 1;
+
+	if (p->o.jobs < 2 || (p->o.format && strcmp(p->o.format, "csv") != 0) || strcmp(name, "-") == 0)
+		return 1;
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < 2 * PART_MIN) {
+		close(fd);
+		return 1;
+	}
+	size = (size_t)st.st_size;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0); /* one fault, not one per page */
+	close(fd);
+	if (map == MAP_FAILED)
+		return 1;
+	data = (const char *)map;
+	/* Compressed (gzip, zstd) and quoted (a '\n' may be inside a field) files are read whole. */
+	if ((map[0] == 0x1f && map[1] == 0x8b) || (map[0] == 0x28 && map[1] == 0xb5 && map[2] == 0x2f) ||
+	    memchr(data, '"', size) || !(hend = memchr(data, '\n', size))) {
+		munmap((void *)map, size);
+		return 1;
+	}
+	hend++;
+	{
+		/* Only a counter CSV (what the reader would detect) is cut. */
+		struct mf_reader *r = NULL;
+		struct mf_error e;
+		bool csv = false;
+		mf_error_clear(&e);
+		if (!mf_reader_open_mem(&r, name, data, (size_t)(hend - data), &p->ro, &e))
+			csv = strcmp(mf_reader_format(r), "csv") == 0;
+		mf_reader_close(r);
+		if (!csv) {
+			munmap((void *)map, size);
+			return 1;
+		}
+	}
+	nt = p->o.jobs;
+	if (nt > (size - (size_t)(hend - data)) / PART_MIN)
+		nt = (size - (size_t)(hend - data)) / PART_MIN;
+	if (nt < 2) {
+		munmap((void *)map, size);
+		return 1;
+	}
+	t = calloc(nt, sizeof(*t));
+	if (!t) {
+		munmap((void *)map, size);
+		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+	}
+	posix_madvise((void *)map, size, POSIX_MADV_SEQUENTIAL);
+	at = (size_t)(hend - data);
+	for (i = 0; i < nt; i++) {
+		size_t end = i + 1 == nt ? size : at + (size - at) / (nt - i);
+		const char *nl = end < size ? memchr(data + end, '\n', size - end) : NULL;
+		end = nl ? (size_t)(nl - data) + 1 : size;
+		t[i].p = p;
+		t[i].name = name;
+		t[i].head = data;
+		t[i].hlen = (size_t)(hend - data);
+		t[i].body = data + at;
+		t[i].blen = end - at;
+		t[i].input = (uint32_t)p->ninputs + 1;
+		t[i].tab = mf_strtab_new();
+		t[i].grp = mf_grouper_new(p->o.by);
+		t[i].igrp = p->igrp ? mf_grouper_new((p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL) : NULL;
+		t[i].lgrp = p->lgrp ? mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR) : NULL;
+		t[i].dd = mf_dedup_new();
+		t[i].s = malloc(sizeof(*t[i].s));
+		if (!t[i].tab || !t[i].grp || (p->igrp && !t[i].igrp) || (p->lgrp && !t[i].lgrp) || !t[i].dd || !t[i].s)
+			t[i].fallback = true;
+		if (t[i].grp)
+			mf_grouper_set_tz(t[i].grp, p->o.tz);
+		if (t[i].igrp)
+			mf_grouper_set_tz(t[i].igrp, p->o.tz);
+		at = end;
+	}
+	for (i = 0; i < nt; i++)
+		if (t[i].fallback || pthread_create(&t[i].thread, NULL, part_run, &t[i]) != 0) {
+			t[i].fallback = true;
+			t[i].thread = 0;
+		}
+	for (i = 0; i < nt; i++)
+		if (t[i].thread)
+			pthread_join(t[i].thread, NULL);
+
+	for (i = 0; i < nt; i++)
+		if (t[i].fallback)
+			break;
+	if (i == nt)
+		rc = merge_parts(p, t, nt, name, err);
+
+	for (i = 0; i < nt; i++)
+		part_free(&t[i]);
+	free(t);
+	munmap((void *)map, size);
+	return rc;
+}
+
 static int add(struct mf_pipeline *p, const char *name, const void *data, size_t len, bool mem, struct mf_error *err)
 {
 	struct mf_reader *r = NULL;
@@ -315,6 +726,13 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 
 	mf_error_clear(err);
 	p->nfiles++;
+	if (flush_pending(p))
+		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+	if (!mem) {
+		got = add_parts(p, name, err);
+		if (got != 1)
+			return got;
+	}
 	got = mem ? mf_reader_open_mem(&r, name, data, len, &p->ro, err) : mf_reader_open(&r, name, &p->ro, err);
 	if (got) {
 		tell(p, MF_PIPELINE_ERROR, err);
@@ -549,6 +967,8 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->ninputs = p->ninputs;
 	rep->inputs = p->inputs;
 	rep->duplicates = mf_dedup_duplicates(p->dd);
+	for (i = 0; i < p->npend; i++)
+		rep->duplicates += mf_dedup_duplicates(p->pend[i].d);
 	mf_lparmap_warnings(p->lpar, p->tab, lpar_warning, p);
 	if (mf_lparmap_nintervals(p->lpar)) {
 		free(p->lpar_rows);
@@ -602,6 +1022,13 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	mf_grouper_free(p->grp);
 	mf_grouper_free(p->igrp);
 	mf_dedup_free(p->dd);
+	for (i = 0; i < p->npend; i++) {
+		mf_dedup_free((struct mf_dedup *)p->pend[i].d);
+		free(p->pend_maps[2 * i]);
+		free(p->pend_maps[2 * i + 1]);
+	}
+	free(p->pend);
+	free(p->pend_maps);
 	mf_lparmap_free(p->lpar);
 	mf_results_free(p->lres, p->nlres);
 	mf_grouper_free(p->lgrp);

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/* mfstat export: read counter files like report, group, write the groups back as counter CSV. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mfstat/base/zout.h"
+#include "mfstat/report/export.h"
+
+#define MAX_SHOWN_SKIPS 10
+
+/* The finest identity: one row per sample (README "Scaling out: mfstat export"). */
+#define EXPORT_BY_DEFAULT (MF_BY_SYSTEM | MF_BY_LPAR | MF_BY_POOL | MF_BY_CPU | MF_BY_INTERVAL | MF_BY_PLACE)
+
+static const char export_help[] =
+	"Usage: mfstat export [OPTIONS] FILE... [-o OUT.csv[.zst|.gz]]\n"
+	"\n"
+	"Reads counter files as report does (duplicates dropped, the selection\n"
+	"applied), groups the rows and writes one row of summed counter deltas per\n"
+	"group as the canonical counter CSV that report reads.  With the default\n"
+	"grouping, report of the export prints what report of the files prints, for\n"
+	"any --by: export each file on its own (GNU parallel, a batch system, Spark)\n"
+	"and report all the exports together.  FILE - is standard input.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE  write the CSV to FILE (default: standard output; -\n"
+	"                     too); a name ending in .zst or .gz is compressed;\n"
+	"                     FILE is replaced only when the export is complete\n"
+	"  --by LIST          group by these keys, as report's --by (no file);\n"
+	"                     default: system,lpar,pool,cpu,interval and where the\n"
+	"                     engines ran (polarity,lpar_weight,drawer,chip), the\n"
+	"                     finest: one row per sample\n"
+	"  --input FORMAT     input format: csv, smf, perf or lshwc (default: detected)\n"
+	"  --machine F        family or machine type for rows whose data names none\n"
+	"  --tz ZONE          time zone of --hours, --weekdays, a --from date and the\n"
+	"                     calendar keys: UTC (default), +hh:mm, a name, or smf\n"
+	"  --from TIME        keep intervals starting at or after TIME\n"
+	"  --to TIME          keep intervals starting before TIME\n"
+	"  --system LIST      keep these systems (comma-separated)\n"
+	"  --pool LIST        keep these pools (GCP, ZIIP, ZAAP, ZCBP, IFL, ICF)\n"
+	"  --hours H1-H2      keep intervals starting from H1:00 to before H2:00\n"
+	"  --weekdays LIST    keep intervals starting on these days (Mon-Fri)\n"
+	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
+	"                     counting them by reason; also --skip-bad-records\n"
+	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
+	"  -j, --jobs N       threads reading a large plain CSV file (as for report)\n"
+	"  --max-groups N     stop with an error beyond N groups (default 2000000;\n"
+	"                     0: no limit)\n"
+	"  -q, --quiet        no warnings on standard error\n"
+	"  -h, --help         this help\n"
+	"  --version          the version and the knowledge base's revision\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat export dump.smf -o dump.csv.zst     # a dump as counter CSV\n"
+	"  parallel mfstat export -o {.}.csv.zst {} ::: dumps/*.smf\n"
+	"  mfstat report --by system,day dumps/*.csv.zst\n"
+	"  mfstat export --by system,pool,interval --system SYSA -o - week.smf\n";
+
+struct export_opts {
+	const char *input, *out, *machine, *tables;
+	struct cli_period period;
+	bool skip;
+	unsigned by;
+	unsigned long long max_groups;
+	unsigned jobs;
+};
+
+struct diag_state {
+	unsigned long long shown;
+};
+
+static void export_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	struct diag_state *st = ctx;
+	switch (kind) {
+	case MF_PIPELINE_SKIPPED:
+		if (st->shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
+			cli_diag(e, "skipped");
+		break;
+	case MF_PIPELINE_ERROR: cli_diag(e, "error"); break;
+	case MF_PIPELINE_FAILED: cli_err("%s", e->msg); break;
+	case MF_PIPELINE_HINT: fprintf(stderr, "mfstat: %s\n", e->msg); break;
+	}
+}
+
+static int parse_opts(int argc, char **argv, struct export_opts *o)
+{
+	static const struct option opts[] = {{"input", required_argument, NULL, 'I'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"machine", required_argument, NULL, 'm'},
+					     {"by", required_argument, NULL, 'b'},
+					     {"skip-bad-rows", no_argument, NULL, 's'},
+					     {"skip-bad-records", no_argument, NULL, 's'},
+					     {"tables", required_argument, NULL, 'T'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {"max-groups", required_argument, NULL, 'G'},
+					     {"jobs", required_argument, NULL, 'j'},
+					     CLI_ZONE_SELECT_OPTIONS,
+					     CLI_RANGE_OPTIONS,
+					     {NULL, 0, NULL, 0}};
+	const char *by_s = NULL;
+	size_t i;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->max_groups = 2000000ULL;
+	o->jobs = cli_jobs_default();
+	o->by = EXPORT_BY_DEFAULT;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:j:qh", opts, NULL)) != -1) {
+		if (cli_period_option(c, optarg, &o->period))
+			continue;
+		switch (c) {
+		case 'j':
+			if (!cli_jobs("export", optarg, &o->jobs))
+				return EXIT_USAGE;
+			break;
+		case 'I': o->input = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'm': o->machine = optarg; break;
+		case 'b': by_s = optarg; break;
+		case 's': o->skip = true; break;
+		case 'T': o->tables = optarg; break;
+		case 'q': cli_quiet = true; break;
+		case 'G': {
+			char *end;
+			errno = 0;
+			o->max_groups = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || optarg[0] == '-')
+				return cli_usage("export",
+						 "export: --max-groups takes a number of groups (0: no limit), not "
+						 "'%s'",
+						 optarg);
+			break;
+		}
+		case 'h': fputs(export_help, stdout); return EXIT_OK;
+		case 'V': return cli_version();
+		default: return cli_bad_option("export", c, argv, opts);
+		}
+	}
+	if (o->input) {
+		const char *const *f = mf_reader_formats();
+		while (*f && strcmp(*f, o->input))
+			f++;
+		if (!*f)
+			return cli_usage("export", "export: --input must be csv, smf, perf or lshwc (not '%s')",
+					 o->input);
+	}
+	if (by_s) {
+		size_t bad;
+		int got = mf_by_parse(by_s, &o->by, &bad);
+		if (got == -2)
+			return cli_usage("export",
+					 "export: --by: '%s' is a second time key: give one of interval, hour, day, "
+					 "week, month, hour-of-day or weekday",
+					 by_s + bad);
+		if (got)
+			return cli_usage("export",
+					 "export: --by: '%s' is not one of "
+					 "system,lpar,pool,cpu,polarity,lpar_weight,drawer,chip,"
+					 "interval,hour,day,week,month,hour-of-day,weekday",
+					 by_s + bad);
+		if (o->by & MF_BY_FILE)
+			return cli_usage("export",
+					 "export: --by: file is not a key of an export (export each file on its own "
+					 "and report the exports with --by file)");
+	}
+	if (optind >= argc)
+		return cli_usage("export", "export: no input files (give - to read standard input)");
+	for (i = (size_t)optind; o->out && i < (size_t)argc; i++)
+		if (cli_same_file(o->out, argv[i]))
+			return cli_usage("export", "export: -o %s names the input %s: refusing to overwrite an input",
+					 o->out, argv[i]);
+	return -1;
+}
+
+static int put_zout(void *ctx, const char *s, size_t len)
+{
+	return mf_zout_write(ctx, s, len);
+}
+
+/* Writes the groups of rep to out (NULL or "-": standard output), compressed as its name says. */
+static int write_export(const char *out, const struct mf_report *rep, struct mf_export_stats *st)
+{
+	struct mf_group **groups = malloc((rep->ngroups + 1) * sizeof(*groups));
+	struct mf_zout *z = NULL;
+	FILE *fp = NULL;
+	size_t i;
+	int got, rc;
+
+	if (!groups) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	for (i = 0; i < rep->ngroups; i++)
+		groups[i] = (struct mf_group *)rep->results[i].group;
+	fp = cli_open_out(out);
+	if (!fp) {
+		free(groups);
+		return EXIT_DATA;
+	}
+	z = mf_zout_new(fp, out && strcmp(out, "-") ? mf_zout_kind_for(out) : MF_ZOUT_PLAIN);
+	got = z ? mf_export_csv(groups, rep->ngroups, rep->tab, put_zout, z, st) : MF_ENOMEM;
+	if (!got)
+		got = mf_zout_finish(z);
+	if (got == MF_ENOMEM)
+		cli_err("out of memory");
+	mf_zout_free(z);
+	free(groups);
+	rc = cli_close_out(fp, out);
+	return got && !rc ? EXIT_DATA : rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_opts o;
+	struct mf_kb *kb = NULL;
+	struct mf_pipeline *pl = NULL;
+	struct mf_pipeline_opts po;
+	struct diag_state st = {0};
+	struct mf_report rep;
+	struct mf_export_stats xs;
+	struct mf_tz *tz = NULL;
+	struct mf_select sel;
+	char text[1024];
+	size_t i;
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	rc = cli_period_setup(&o.period, "export", &tz, &sel);
+	if (rc >= 0) {
+		mf_tz_free(tz);
+		return rc;
+	}
+	kb = cli_load_kb(o.tables);
+	if (!kb) {
+		mf_tz_free(tz);
+		return EXIT_DATA;
+	}
+	memset(&po, 0, sizeof(po));
+	po.kb = kb;
+	po.format = o.input;
+	po.by = o.by;
+	po.skip_bad = o.skip;
+	po.max_groups = (size_t)o.max_groups;
+	po.jobs = o.jobs;
+	po.metrics.mem_peak_gbs = 0;
+	po.diag = export_diag;
+	po.ctx = &st;
+	po.tz = tz;
+	po.select = mf_select_active(&sel) ? &sel : NULL;
+	if (o.machine && (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
+			  po.family == mf_kb_generic(kb))) {
+		rc = cli_usage("export", "export: unknown machine '%s' (see mfstat machines)", o.machine);
+		goto out;
+	}
+	pl = mf_pipeline_new(&po);
+	if (!pl) {
+		cli_err("out of memory");
+		rc = EXIT_DATA;
+		goto out;
+	}
+	for (i = (size_t)optind; i < (size_t)argc; i++)
+		mf_pipeline_prescan_file(pl, argv[i]);
+	for (i = (size_t)optind; i < (size_t)argc; i++) {
+		struct mf_error e;
+		int got = mf_pipeline_add_file(pl, argv[i], &e);
+		if (got) {
+			rc = cli_exit_for(got);
+			goto out;
+		}
+	}
+	if (mf_pipeline_finish(pl, &rep)) {
+		cli_err("out of memory");
+		rc = EXIT_DATA;
+		goto out;
+	}
+	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
+		cli_warn("%llu more rows skipped (not shown)",
+			 (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
+	mf_report_left_out_text(&rep, text, sizeof(text));
+	if (rep.selected && rep.ngroups == 0 && text[0]) {
+		cli_err("export: nothing left after the selection: %s", text);
+		rc = EXIT_DATA;
+		goto out;
+	}
+	if (rep.rows_read == 0 && rep.nlpars) {
+		cli_err("export: no SMF type 113 records in the inputs: type 70 and 99 records describe the "
+			"LPARs, the counters are in type 113 records (give the dump that holds them too)");
+		rc = EXIT_DATA;
+		goto out;
+	}
+	for (i = 0; i < rep.nwarnings; i++)
+		cli_warn("%s", rep.warnings[i]);
+	rc = write_export(o.out, &rep, &xs);
+	if (rc == EXIT_OK) {
+		if (xs.partial)
+			cli_warn(
+				"export: %zu group%s had a counter in some of their rows only: written empty (not "
+				"available), as the report of the inputs says",
+				xs.partial, xs.partial == 1 ? "" : "s");
+		if (xs.overflow)
+			cli_warn("export: %zu group%s summed a counter beyond 64 bits: written empty", xs.overflow,
+				 xs.overflow == 1 ? "" : "s");
+		if (xs.mixed_cpsp)
+			cli_warn("export: %zu group%s mixed CPU speeds: cpsp written empty", xs.mixed_cpsp,
+				 xs.mixed_cpsp == 1 ? "" : "s");
+	}
+out:
+	mf_pipeline_free(pl);
+	mf_kb_free(kb);
+	mf_tz_free(tz);
+	return rc;
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# -j N reads a large plain CSV file in parts at once; the report must be the one of reading it
+# whole (-j 1), byte for byte and with the same exit status and messages: every output format,
+# several groupings, a selection, duplicates inside the file and across files, a bad row (the
+# file is then read again whole, so the error is the same), and every other input format.
+# Usage: jobs_identical.sh MFSTAT GENCSV GENSMF DATADIR
+set -u
+M=$1 GENCSV=$2 GENSMF=$3 DATA=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+# 12 MB: cut into parts (a part is at least 4 MiB).
+"$GENCSV" --systems 2 --lpars 2 --cpus 8 --ziip 2 --rows 60000 --seed 3 >big.csv || exit 1
+"$GENCSV" --systems 3 --lpars 1 --cpus 6 --ziip 1 --rows 60000 --seed 4 >other.csv || exit 1
+[ "$(stat -c %s big.csv)" -gt 9000000 ] || { echo "FAIL: big.csv is too small to be cut"; exit 1; }
+# A copy with a duplicate row near the end (the same sample twice: dropped and counted once).
+{ cat big.csv; sed -n 2p big.csv; } >dup.csv
+# A copy with a bad row in the second half.
+{ cat big.csv; echo "SYSA,PROD1,GCP,0,2099-01-01T00:00:00Z,900,x,1,2"; } >bad.csv
+same() { # NAME ARGS...: mfstat ARGS with -j 1 and -j 2 give the same stdout, stderr and status
+	local name=$1
+	shift
+	"$M" "$@" -j 1 >o1 2>e1
+	echo $? >>o1
+	"$M" "$@" -j 2 >o2 2>e2
+	echo $? >>o2
+	if ! cmp -s o1 o2 || ! cmp -s e1 e2; then
+		echo "FAIL: $name: -j 2 differs from -j 1"
+		diff o1 o2 | head -5
+		diff e1 e2 | head -5
+		fail=1
+	fi
+}
+for f in text csv json html; do
+	same "report -f $f" report -f "$f" big.csv
+done
+same "--by system,pool" report -f csv --by system,pool big.csv
+same "--by cpu,interval" report -f csv --by cpu,interval big.csv
+same "--by \"\"" report -f csv --by "" big.csv
+same "--by system,day --tz" report -f csv --by system,day --tz Europe/Berlin big.csv
+same "selection" report -f csv --system SYSA --hours 8-17 big.csv
+same "two files" report -f csv big.csv other.csv
+same "a file twice" report -f csv big.csv big.csv
+same "a duplicate row" report -f csv dup.csv
+same "a bad row" report -f csv bad.csv
+same "a bad row skipped" report -f csv --skip-bad-rows bad.csv
+same "--max-groups" report -f csv --by cpu,interval --max-groups 1000 big.csv
+same "diff" diff -f csv big.csv other.csv
+# Every other format: -j is one thread there.
+"$GENSMF" -q --systems 2 --cpus 4 --ziip 1 --intervals 8 --rmf -o d.smf || exit 1
+same "smf" report -f csv d.smf
+for f in "$DATA"/lshwc/*.csv "$DATA"/perf/*.csv; do
+	[ -f "$f" ] && same "$(basename "$f")" report -f csv "$f"
+done
+# -j takes 1 to 256.
+"$M" report -j 0 big.csv >/dev/null 2>&1
+[ $? = 2 ] || { echo "FAIL: -j 0 is not a usage error"; fail=1; }
+[ $fail = 0 ] && echo "-j 2 gives the report of -j 1"
+exit $fail
