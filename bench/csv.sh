@@ -1,20 +1,55 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# Benchmark of mfstat's CSV path (not a test): generates a large synthetic z16 counter CSV with
-# bench/gencsv.c and compares `mfstat report -f csv FILE -o /dev/null` with `cat FILE` (the
-# floor: reading the same bytes from the page cache). Best of 3 runs each; peak RSS of mfstat for
-# the large file and for a smaller one, to show that memory does not grow with the row count.
+# Benchmark of mfstat's CSV path (not a test).  For each data shape it generates a large synthetic
+# z16 counter CSV with bench/gencsv.c and a zstd copy of it, then times on the same files, in the
+# same run, warm cache, best of RUNS:
+#   cat FILE >/dev/null                                  the floor: the bytes from the page cache
+#   mfstat report -f csv -j 1 FILE -o /dev/null          one thread
+#   mfstat report -f csv -j N FILE -o /dev/null          N threads (N = JOBS, default the online CPUs)
+#   DuckDB, SET threads=1 and SET threads=N              bench/duckdb.mjs: read_csv, GROUP BY system,
+#                                                        lpar, pool, interval_start, SUM of every
+#                                                        counter, mfstat's z16 formulas, COPY TO;
+#                                                        once with read_csv detecting the types (its
+#                                                        sniffer costs about 0.5 s), once with them given
+#   zstd -dc FILE.zst >/dev/null, mfstat report on FILE.zst
+# The runs of the tools alternate (run 1 of each, then run 2 of each, ...) so that other work on
+# the machine hits them alike.  Prints a table per shape with MB/s and the ratio to cat, the
+# ratios -jN/-j1, -jN/DuckDB N and -j1/DuckDB 1 (against the faster of DuckDB's two forms), and
+# mfstat's peak RSS and bytes per group.
 #
-# Usage: bench/csv.sh            (ROWS=1000000 SMALL_ROWS=200000 RUNS=3 in the environment
-#                                 change the sizes; TMPDIR chooses where the files go)
-# Needs: cc, cmake (only if build/mfstat must be built), about 1.2 GB free in TMPDIR.
+# DuckDB is @duckdb/node-api from the npm registry, installed by this script with npm into
+# MFSTAT_BENCH_CACHE (default ~/.cache/mfstat-bench); if node, npm, the install or the import
+# fails, it prints "DuckDB: skipped (reason)" and goes on.  DUCKDB=0 skips it.
+#
+# Usage: bench/csv.sh
+# Environment:
+#   ROWS=1000000 SMALL_ROWS=200000   data rows of the large file and of the small one (the small
+#                                    one only measures how memory grows with the groups)
+#   RUNS=3  JOBS=$(nproc)  TMPDIR   runs per tool, mfstat's -j N and DuckDB's threads, file place
+#   SHAPES="2x2x24x4 4x2x8x2"        SYSTEMSxLPARSxCPUSxZIIP per shape.  The first: 96 rows and 8
+#                                    groups (GCP and zIIP per LPAR) per 900 s interval, 875 MB and
+#                                    83,336 groups at 1,000,000 rows; the second, group-heavy:
+#                                    64 rows and 16 groups per interval, 877 MB and 250,000 groups.
+#                                    SYSTEMS= LPARS= CPUS= ZIIP= choose one shape instead.
+#   DUCKDB_PACKAGE=@duckdb/node-api@1.5.6-r.1   the npm package installed
+# Quick check of the script: ROWS=20000 SMALL_ROWS=5000 RUNS=1 bench/csv.sh
+# Needs: cc, cmake (if build/mfstat must be built), zstd, GNU time for memory, node and npm for
+# DuckDB; about 2.5 GB free in TMPDIR at the default size (one shape's files at a time).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 rows=${ROWS:-1000000}
 small_rows=${SMALL_ROWS:-200000}
 runs=${RUNS:-3}
+jobs=${JOBS:-$(nproc)}
+if [[ -n ${SYSTEMS:-}${LPARS:-}${CPUS:-}${ZIIP:-} ]]; then
+	shapes=${SHAPES:-${SYSTEMS:-2}x${LPARS:-2}x${CPUS:-24}x${ZIIP:-4}}
+else
+	shapes=${SHAPES:-2x2x24x4 4x2x8x2}
+fi
+duck_pkg=${DUCKDB_PACKAGE:-@duckdb/node-api@1.5.6-r.1}
+export MFSTAT_BENCH_CACHE=${MFSTAT_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mfstat-bench}
 mfstat=$root/build/mfstat
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mfstat-bench.XXXXXX")
@@ -24,119 +59,176 @@ trap 'exit 130' INT TERM
 
 die() { echo "csv.sh: $*" >&2; exit 1; }
 now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
+max() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a > b) ? a : b }'; }
 
 # ---------------------------------------------------------------- build
 cc -O2 -std=c17 -Wall -Wextra -o "$tmp/gencsv" "$root/bench/gencsv.c" || die "cannot build gencsv"
-
 if [[ ! -f $root/build/CMakeCache.txt ]]; then
 	cmake -S "$root" -B "$root/build" >/dev/null || die "cmake configure failed"
 fi
 cmake --build "$root/build" >/dev/null || die "cmake --build failed"
 [[ -x $mfstat ]] || die "no $mfstat after the build"
+command -v zstd >/dev/null || die "zstd is needed for the compressed runs"
 
-# ---------------------------------------------------------------- data
-# Shape (environment): SYSTEMS x LPARS x CPUS per LPAR, ZIIP of them zIIPs; by default 2 x 2 x 24
-# (4 zIIPs) = 96 rows and 8 groups (GCP and zIIP per LPAR) per 900 s interval.  SYSTEMS=4 LPARS=2
-# CPUS=8 ZIIP=2 is the group-heavy worst case (4 rows per group).
-systems=${SYSTEMS:-2} lpars=${LPARS:-2} cpus=${CPUS:-24} ziip=${ZIIP:-4}
-per_interval=$((systems * lpars * cpus))
-groups_per_interval=$((systems * lpars * (ziip > 0 ? 2 : 1)))
-gen() {
-	"$tmp/gencsv" --systems "$systems" --lpars "$lpars" --cpus "$cpus" --ziip "$ziip" --rows "$1" --seed 1 >"$2"
+have_time=0
+/usr/bin/time -f %M -o "$tmp/t" true 2>/dev/null && have_time=1
+
+# ---------------------------------------------------------------- DuckDB
+# duck_ok=1 when bench/duckdb.mjs ran a query on a small file; else duck_why says why not.
+duck_ok=0 duck_why=
+setup_duckdb() {
+	[[ ${DUCKDB:-1} != 0 ]] || { duck_why="DUCKDB=0"; return; }
+	command -v node >/dev/null || { duck_why="no node"; return; }
+	local want=${duck_pkg##*@} have=
+	have=$(node -p "require('$MFSTAT_BENCH_CACHE/node_modules/@duckdb/node-api/package.json').version" 2>/dev/null || true)
+	if [[ $have != "$want" ]]; then
+		command -v npm >/dev/null || { duck_why="no npm"; return; }
+		mkdir -p "$MFSTAT_BENCH_CACHE"
+		[[ -f $MFSTAT_BENCH_CACHE/package.json ]] || echo '{"private": true}' >"$MFSTAT_BENCH_CACHE/package.json"
+		echo "installing $duck_pkg with npm into $MFSTAT_BENCH_CACHE" >&2
+		if ! npm install --prefix "$MFSTAT_BENCH_CACHE" --no-audit --no-fund --loglevel=error "$duck_pkg" >"$tmp/npm.log" 2>&1; then
+			duck_why="npm install $duck_pkg failed: $(grep -m1 -i 'err' "$tmp/npm.log" || tail -n 1 "$tmp/npm.log")"
+			return
+		fi
+	fi
+	"$tmp/gencsv" --systems 1 --lpars 1 --cpus 4 --ziip 1 --intervals 2 >"$tmp/tiny.csv"
+	if ! node "$root/bench/duckdb.mjs" "$tmp/tiny.csv" 1 1 >/dev/null 2>"$tmp/duck.err"; then
+		duck_why="bench/duckdb.mjs failed: $(grep -m1 -i 'error' "$tmp/duck.err" || head -n 1 "$tmp/duck.err")"
+		return
+	fi
+	duck_ok=1
 }
-big=$tmp/z16-big.csv
-small=$tmp/z16-small.csv
-gen "$rows" "$big"
-gen "$small_rows" "$small"
-size=$(stat -c %s "$big")
-
-# ---------------------------------------------------------------- peak RSS support
-rss_mode=none
-if /usr/bin/time -f %M -o "$tmp/t" true 2>/dev/null; then
-	rss_mode=f
-elif command time -v true 2>"$tmp/t" >/dev/null && grep -q 'Maximum resident' "$tmp/t"; then
-	rss_mode=v
+setup_duckdb
+if ((duck_ok)); then
+	duck_version=$(node -p "require('$MFSTAT_BENCH_CACHE/node_modules/@duckdb/node-api/package.json').version")
+else
+	echo "DuckDB: skipped ($duck_why)"
 fi
 
-# run_mfstat FILE [OPTION...]: runs mfstat once; sets $elapsed (seconds) and $rss_kb (or empty)
-run_mfstat() {
-	local t0 t1 st=0 f=$1
+# ---------------------------------------------------------------- timing
+# timed NAME command...: runs the command once with stdout to /dev/null; keeps the best time in
+# best[NAME] and the peak RSS (KB) in rss[NAME].  A command that prints "best SECONDS" (DuckDB,
+# whose time is the query alone, without node's start) reports its own time.
+declare -A best rss
+timed() {
+	local name=$1 t0 t1 st=0 t
 	shift
-	rss_kb=
 	t0=$(now)
-	case $rss_mode in
-	f) /usr/bin/time -f %M -o "$tmp/rss" "$mfstat" report -f csv "$@" "$f" -o /dev/null 2>"$tmp/err" || st=$? ;;
-	v) command time -v "$mfstat" report -f csv "$@" "$f" -o /dev/null 2>"$tmp/err" || st=$? ;;
-	*) "$mfstat" report -f csv "$@" "$f" -o /dev/null 2>"$tmp/err" || st=$? ;;
-	esac
+	if ((have_time)); then
+		/usr/bin/time -f %M -o "$tmp/rss" "$@" >"$tmp/out" 2>"$tmp/err" || st=$?
+	else
+		"$@" >"$tmp/out" 2>"$tmp/err" || st=$?
+	fi
 	t1=$(now)
 	if ((st != 0)); then
-		echo "csv.sh: mfstat failed (exit $st): mfstat report -f csv $* $f -o /dev/null" >&2
-		grep -v -e '^	' -e 'Command exited with non-zero' "$tmp/err" | head -20 >&2
+		echo "csv.sh: failed (exit $st): $*" >&2
+		grep -v 'Command exited with non-zero' "$tmp/err" | head -20 >&2
 		exit 1
 	fi
-	elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
-	case $rss_mode in
-	f) rss_kb=$(tail -n 1 "$tmp/rss") ;;
-	v) rss_kb=$(awk -F': *' '/Maximum resident set size/ { print $2 }' "$tmp/err") ;;
-	esac
+	t=$(secs "$t0" "$t1")
+	grep -q '^best ' "$tmp/out" && t=$(awk '/^best / { print $2 }' "$tmp/out")
+	best[$name]=$(min "$t" "${best[$name]:-}")
+	((have_time)) && rss[$name]=$(max "$(tail -n 1 "$tmp/rss")" "${rss[$name]:-}")
+	return 0
+}
+rss_of() { # peak RSS in KB of one run of the command (stdout to /dev/null), empty without GNU time
+	((have_time)) || return 0
+	/usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>"$tmp/err" || die "failed: $*"
+	tail -n 1 "$tmp/rss"
 }
 
-min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
-max() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a > b) ? a : b }'; }
-
-# ---------------------------------------------------------------- measure
-cat "$big" >/dev/null # warm the page cache
-best_cat=
-for ((i = 0; i < runs; i++)); do
-	t0=$(now)
-	cat "$big" >/dev/null
-	t1=$(now)
-	best_cat=$(min "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" "$best_cat")
-done
-
-best_mf='' rss_big=''
-for ((i = 0; i < runs; i++)); do
-	run_mfstat "$big"
-	best_mf=$(min "$elapsed" "$best_mf")
-	[[ -n $rss_kb ]] && rss_big=$(max "$rss_kb" "$rss_big")
-done
-
-run_mfstat "$small"
-rss_small=$rss_kb
-
-# The default grouping (system,lpar,pool,interval) has one group per interval, so its memory
-# may follow the number of intervals; with --by system,lpar,pool the group count is fixed
-# (SYSTEMS x LPARS x pools), which isolates any per-row growth.
-run_mfstat "$big" --by system,lpar,pool
-rss_big_fixed=$rss_kb
-run_mfstat "$small" --by system,lpar,pool
-rss_small_fixed=$rss_kb
-
-# ---------------------------------------------------------------- report
 cpu_model=$(awk -F': *' '/^(model name|cpu model|Model Name)/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 if [[ -z $cpu_model ]]; then # s390x: "processor 0: version = ..., machine = 3931"
 	cpu_model=$(awk -F'machine = ' '/^processor 0/ { print "IBM Z machine " $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 fi
 [[ -n $cpu_model ]] || cpu_model=$(uname -m)
+echo "machine: $(nproc) online cpus, $cpu_model, $(uname -sr); load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
+echo "mfstat:  $("$mfstat" --version 2>/dev/null | head -n 1); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+((duck_ok)) && echo "DuckDB:  @duckdb/node-api $duck_version (node $(node --version)), query time without node's start"
+echo "runs:    best of $runs, the tools alternating; ROWS=$rows SMALL_ROWS=$small_rows JOBS=$jobs"
 
-awk -v size="$size" -v rows="$rows" -v tc="$best_cat" -v tm="$best_mf" \
-	-v rb="$rss_big" -v rs="$rss_small" -v rbf="$rss_big_fixed" -v rsf="$rss_small_fixed" \
-	-v srows="$small_rows" -v runs="$runs" \
-	-v gpi="$groups_per_interval" -v shape="${systems}x${lpars}x${cpus} (${ziip} zIIP)" \
-	-v groups="$((groups_per_interval * ((rows + per_interval - 1) / per_interval)))" \
-	-v sgroups="$((groups_per_interval * ((small_rows + per_interval - 1) / per_interval)))" '
-function mb(kb) { return kb == "" ? "n/a" : sprintf("%.1f MB", kb / 1024) }
-BEGIN {
-	printf "file:              %.1f MB (10^6 bytes), %d rows, z16, 98 counter columns, shape %s\n", size / 1e6, rows, shape
-	printf "cat:               %.3f s  %8.1f MB/s   (best of %d)\n", tc, size / 1e6 / tc, runs
-	printf "mfstat report:     %.3f s  %8.1f MB/s  %.0f rows/s   (best of %d, -f csv -o /dev/null)\n", \
-		tm, size / 1e6 / tm, rows / tm, runs
-	printf "time mfstat/cat:   %.1fx\n", tm / tc
-	printf "peak RSS mfstat:   %s for %d rows (%d groups), %s for %d rows (%d groups)\n", \
-		mb(rb), rows, groups, mb(rs), srows, sgroups
-	printf "  --by system,lpar,pool (%d groups): %s for %d rows, %s for %d rows\n", gpi, mb(rbf), rows, mb(rsf), srows
-}'
-[[ $rss_mode == none ]] && echo "                   (peak RSS not measured: no GNU time in /usr/bin/time or \`command time\`)"
-echo "machine:           $(nproc) cpus, $cpu_model, $(uname -sr)"
-echo "mfstat:            $("$mfstat" --version 2>/dev/null | head -n 1), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+# ---------------------------------------------------------------- shapes
+for shape in $shapes; do
+	IFS=x read -r systems lpars cpus ziip <<<"$shape"
+	[[ -n $ziip ]] || die "shape '$shape' is not SYSTEMSxLPARSxCPUSxZIIP"
+	big=$tmp/z16-big.csv small=$tmp/z16-small.csv
+	gen() { "$tmp/gencsv" --systems "$systems" --lpars "$lpars" --cpus "$cpus" --ziip "$ziip" --rows "$1" --seed 1 >"$2"; }
+	gen "$rows" "$big"
+	gen "$small_rows" "$small"
+	zstd -q -f -3 -T0 -o "$big.zst" "$big"
+	size=$(stat -c %s "$big") zsize=$(stat -c %s "$big.zst")
+
+	# groups, and -j N against -j 1 byte for byte (not timed)
+	"$mfstat" report -q -f csv -j 1 "$big" -o "$tmp/r1.csv"
+	"$mfstat" report -q -f csv -j "$jobs" "$big" -o "$tmp/rN.csv"
+	cmp -s "$tmp/r1.csv" "$tmp/rN.csv" || die "shape $shape: -j $jobs and -j 1 reports differ"
+	groups=$(($(wc -l <"$tmp/r1.csv") - 1))
+	"$mfstat" report -q -f csv -j 1 "$small" -o "$tmp/r1.csv"
+	sgroups=$(($(wc -l <"$tmp/r1.csv") - 1))
+	rm -f "$tmp/r1.csv" "$tmp/rN.csv"
+
+	best=() rss=()
+	cat "$big" "$big.zst" >/dev/null # warm the page cache
+	for ((i = 0; i < runs; i++)); do
+		timed cat cat "$big"
+		timed mf1 "$mfstat" report -q -f csv -j 1 "$big" -o /dev/null
+		timed mfN "$mfstat" report -q -f csv -j "$jobs" "$big" -o /dev/null
+		if ((duck_ok)); then
+			timed duck1 node "$root/bench/duckdb.mjs" "$big" 1 1 auto
+			timed duckN node "$root/bench/duckdb.mjs" "$big" "$jobs" 1 auto
+			timed duck1t node "$root/bench/duckdb.mjs" "$big" 1 1 typed
+			timed duckNt node "$root/bench/duckdb.mjs" "$big" "$jobs" 1 typed
+		fi
+		timed zcat zstd -dc "$big.zst"
+		timed mfz "$mfstat" report -q -f csv -j "$jobs" "$big.zst" -o /dev/null
+	done
+	rss_small=$(rss_of "$mfstat" report -q -f csv -j 1 "$small" -o /dev/null)
+	rss_fixed=$(rss_of "$mfstat" report -q -f csv -j 1 --by system,lpar,pool "$big" -o /dev/null)
+
+	echo
+	awk -v shape="$systems x $lpars x $cpus ($ziip zIIP)" -v rows="$rows" -v size="$size" -v zsize="$zsize" \
+		-v groups="$groups" -v gpi="$((systems * lpars * (ziip > 0 ? 2 : 1)))" -v sgroups="$sgroups" -v srows="$small_rows" -v n="$jobs" -v duck="$duck_ok" \
+		-v tc="${best[cat]}" -v t1="${best[mf1]}" -v tn="${best[mfN]}" -v d1="${best[duck1]:-}" -v dn="${best[duckN]:-}" -v d1t="${best[duck1t]:-}" -v dnt="${best[duckNt]:-}" \
+		-v tzc="${best[zcat]}" -v tzm="${best[mfz]}" \
+		-v r1="${rss[mf1]:-}" -v rn="${rss[mfN]:-}" -v rz="${rss[mfz]:-}" -v rd1="${rss[duck1]:-}" -v rdn="${rss[duckN]:-}" \
+		-v rs="$rss_small" -v rf="$rss_fixed" '
+	function row(tool, th, t, base, bname) {
+		printf "| %-38s | %7s | %7.3f | %8.1f | %8.2f |%s\n", tool, th, t, size / 1e6 / t, t / tc, \
+			base == "" ? "" : sprintf(" %.2fx %s", t / base, bname)
+	}
+	function mb(kb) { return kb == "" ? "n/a" : sprintf("%.1f MB", kb / 1024) }
+	BEGIN {
+		printf "shape %s: %d rows, %.1f MB CSV (.zst %.1f MB), %d groups (%d per interval)\n", \
+			shape, rows, size / 1e6, zsize / 1e6, groups, gpi
+		printf "| %-38s | %7s | %7s | %8s | %8s |\n", "tool", "threads", "seconds", "MB/s", "x cat"
+		printf "|%s|%s|%s|%s|%s|\n", "----------------------------------------", "---------", "---------", "----------", "----------"
+		row("cat FILE", 1, tc)
+		row("mfstat report -f csv -j 1", 1, t1)
+		row("mfstat report -f csv -j " n, n, tn)
+		if (duck) {
+			row("DuckDB, read_csv detecting types", 1, d1)
+			row("DuckDB, read_csv detecting types", n, dn)
+			row("DuckDB, read_csv with the column types", 1, d1t)
+			row("DuckDB, read_csv with the column types", n, dnt)
+		}
+		row("zstd -dc FILE.zst", 1, tzc)
+		row("mfstat report -f csv FILE.zst", "1 (-j " n ")", tzm, tzc, "zstd -dc")
+		printf "mfstat -j %d over -j 1:          %.2fx   (goal: at least 1.7x)\n", n, t1 / tn
+		if (duck) {
+			# against the faster of the two DuckDB forms
+			dbn = dnt < dn ? dnt : dn; db1 = d1t < d1 ? d1t : d1
+			printf "mfstat -j %d over DuckDB %d thr.: %.2fx   (goal: at least 1.5x; the faster DuckDB form)\n", n, n, dbn / tn
+			printf "mfstat -j 1 over DuckDB 1 thr.: %.2fx   (the faster DuckDB form)\n", db1 / t1
+		}
+		if (r1 != "") {
+			printf "peak RSS mfstat: -j 1 %s, -j %d %s (%.0f and %.0f bytes per group); .zst %s\n", \
+				mb(r1), n, mb(rn), r1 * 1024 / groups, rn * 1024 / groups, mb(rz)
+			printf "  %d rows (%d groups): %s, so %.0f bytes per added group; --by system,lpar,pool: %s\n", \
+				srows, sgroups, mb(rs), (groups > sgroups ? (r1 - rs) * 1024 / (groups - sgroups) : 0), mb(rf)
+			if (duck) printf "peak RSS DuckDB (node): 1 thread %s, %d threads %s\n", mb(rd1), n, mb(rdn)
+		}
+	}'
+	rm -f "$big" "$big.zst" "$small"
+done

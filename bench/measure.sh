@@ -1,21 +1,82 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Overhead of `mfstat measure profile` at its default rate: a fixed-work
-# program (tests/progs/mprog_hot.c) timed alone and under measure, best of
-# RUNS each, in the same run of this script.  Target: at most 5 % slower.
-#   bench/measure.sh [UNITS]      (build first: make build)
+# Overhead of `mfstat measure profile` at its default rate, in the same run of
+# this script (build first: make build).
+#
+#   bench/measure.sh [UNITS]
+#     A fixed-work program (tests/progs/mprog_hot.c) timed alone and under
+#     measure, best of RUNS each.  Target: at most 5 % slower.
+#
+#   bench/measure.sh compiler [NFUNCS]
+#     `gcc -O2 -c` of a generated file of NFUNCS (3000) small functions
+#     (bench/gen_functions.sh), RUNS rounds, each timing in turn: the compiler
+#     alone; under `mfstat measure profile` (report and run file included);
+#     `perf record -e cpu-clock` at perf's default rate then `perf report`; the
+#     same at measure's rate (-F 1000).  Targets: measure within 5 % of the
+#     compiler alone plus 0.1 s, and at most half of perf record + report.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
-MFSTAT=$build/mfstat
-PROG=$build/tests/mprog_hot_O2
-UNITS=${1:-4}
+MFSTAT=${MFSTAT:-$build/mfstat}
 RUNS=${RUNS:-3}
-[ -x "$MFSTAT" ] && [ -x "$PROG" ] || { echo "build first: make build" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 best() { sort -g | head -1; }
+# Wall seconds of a command (its output discarded).
+wall() {
+	local t0 t1
+	t0=$(now)
+	"$@" >/dev/null 2>&1
+	t1=$(now)
+	awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f\n", b-a}'
+}
+
+if [ "${1:-}" = compiler ]; then
+	NFUNCS=${2:-3000}
+	CC=${CC:-gcc}
+	[ -x "$MFSTAT" ] || { echo "build first: make build" >&2; exit 2; }
+	command -v "$CC" >/dev/null || { echo "no $CC" >&2; exit 2; }
+	"$root/bench/gen_functions.sh" "$NFUNCS" >"$tmp/funcs.c"
+	cc=("$CC" -O2 -c "$tmp/funcs.c" -o "$tmp/funcs.o")
+	have_perf=1
+	if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >/dev/null 2>&1; then
+		have_perf=0
+		echo "perf record unavailable here: the perf columns are skipped" >&2
+	fi
+	printf '%s -O2 -c on %d functions (%s lines), %d rounds\n' "$CC" "$NFUNCS" "$(wc -l <"$tmp/funcs.c")" "$RUNS"
+	printf '%-6s %9s %9s %9s %9s %9s %9s %9s\n' round alone measure m/alone perf_rec perf_rep perf_1k m/perf
+	: >"$tmp/rounds"
+	for i in $(seq "$RUNS"); do
+		alone=$(wall "${cc[@]}")
+		meas=$(wall "$MFSTAT" measure profile -q -d "$tmp/run$i.mfdb" -o "$tmp/report$i.txt" -- "${cc[@]}")
+		prec=nan prep=nan p1k=nan
+		if [ $have_perf = 1 ]; then
+			prec=$(wall perf record -q -e cpu-clock -o "$tmp/perf.data" -- "${cc[@]}")
+			prep=$(wall perf report -i "$tmp/perf.data" --stdio)
+			p1k=$(wall perf record -q -e cpu-clock -F 1000 -o "$tmp/perf1k.data" -- "${cc[@]}")
+			p1k=$(awk -v a="$p1k" -v b="$(wall perf report -i "$tmp/perf1k.data" --stdio)" 'BEGIN{printf "%.3f", a+b}')
+		fi
+		echo "$alone $meas $prec $prep $p1k" >>"$tmp/rounds"
+		awk -v r="$i" -v a="$alone" -v m="$meas" -v pr="$prec" -v pp="$prep" -v pk="$p1k" 'BEGIN{
+			printf "%-6s %9.3f %9.3f %9.3f %9s %9s %9s %9s\n", r, a, m, m/a, pr, pp, pk,
+				(pr == "nan" ? "nan" : sprintf("%.3f", m/(pr+pp)))}'
+	done
+	samples=$("$MFSTAT" measure report -f json "$tmp/run1.mfdb" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(f.get("samples") or 0 for f in d["functions"]))' 2>/dev/null || echo '?')
+	echo "samples of measure's first run: $samples"
+	# Per round: measure against the target 1.05 x alone + 0.1 s and against half of perf record + report.
+	awk '{ a=$1; m=$2; lim=1.05*a+0.1; ok1 += (m <= lim); if ($3 != "nan") { p=$3+$4; ok2 += (m <= p/2) } n++;
+		printf "round %d: measure - alone = %+.3f s (%+.1f %%), limit %.3f s: %s", n, m-a, (m/a-1)*100, lim, (m <= lim ? "met" : "MISSED");
+		if ($3 != "nan") printf "; perf record + report %.3f s, ratio %.2f: %s", p, m/p, (m <= p/2 ? "met" : "MISSED");
+		printf "\n" }
+		END { printf "rounds within 1.05 x alone + 0.1 s: %d of %d\n", ok1, n }' "$tmp/rounds"
+	exit 0
+fi
+
+PROG=$build/tests/mprog_hot_O2
+UNITS=${1:-4}
+[ -x "$MFSTAT" ] && [ -x "$PROG" ] || { echo "build first: make build" >&2; exit 2; }
 alone=$(for i in $(seq "$RUNS"); do t0=$(now); "$PROG" "$UNITS"; t1=$(now); awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.6f\n", b-a}'; done | best)
 measured=$(for i in $(seq "$RUNS"); do
   t0=$(now); "$MFSTAT" measure profile -q -d "$tmp/run$i.mfdb" -o /dev/null -- "$PROG" "$UNITS" 2>/dev/null; t1=$(now)

@@ -4,13 +4,17 @@
 # Benchmark of mfstat's SMF path (not a test): generates a ~600 MB RDW dump with tools/gensmf.c,
 # about 10 % of it type 113, and times `mfstat report -f csv DUMP -o /dev/null` against
 # `cat DUMP >/dev/null` in the same run (warm cache), then the .zst form of the same dump against
-# `zstd -dc`.  Best of RUNS runs each; peak memory of mfstat from GNU time.
+# `zstd -dc`, mfstat with -j 1 and with -j N (N = JOBS, default the online CPUs; an SMF dump is
+# read by one thread today, so the two should match).  Best of RUNS runs each; peak memory of
+# mfstat from GNU time.
 #
-# Usage: bench/smf.sh   (INTERVALS=..., SYSTEMS=..., CPUS=..., RUNS=3 in the environment)
+# Usage: bench/smf.sh   (INTERVALS=..., SYSTEMS=..., CPUS=..., RUNS=3, JOBS=... in the environment)
+# Quick check of the script: INTERVALS=10 RUNS=1 bench/smf.sh
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=${RUNS:-3}
+jobs=${JOBS:-$(nproc)}
 systems=${SYSTEMS:-8} cpus=${CPUS:-16} ziip=${ZIIP:-4} intervals=${INTERVALS:-220}
 mfstat=$root/build/mfstat
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mfstat-smfbench.XXXXXX")
@@ -55,19 +59,21 @@ rss() { # peak RSS in MB of one run of the command
 
 cat "$dump" "$dump.zst" >/dev/null # warm the page cache
 time_cmd t_cat cat "$dump"
-time_cmd t_mf "$mfstat" report -q -f csv "$dump" -o /dev/null
+time_cmd t_mf "$mfstat" report -q -f csv -j 1 "$dump" -o /dev/null
+time_cmd t_mfn "$mfstat" report -q -f csv -j "$jobs" "$dump" -o /dev/null
 time_cmd t_zcat zstd -dc "$dump.zst"
 time_cmd t_zmf "$mfstat" report -q -f csv "$dump.zst" -o /dev/null
 r_mf=$(rss "$mfstat" report -q -f csv "$dump" -o /dev/null)
 r_zmf=$(rss "$mfstat" report -q -f csv "$dump.zst" -o /dev/null)
 t113=$("$mfstat" report -f text "$dump" 2>/dev/null | awk '/type 113:/ { print; exit }')
 
-awk -v size="$size" -v zsize="$zsize" -v tc="$t_cat" -v tm="$t_mf" -v tzc="$t_zcat" -v tzm="$t_zmf" \
+awk -v size="$size" -v zsize="$zsize" -v tc="$t_cat" -v tm="$t_mf" -v tmn="$t_mfn" -v n="$jobs" -v tzc="$t_zcat" -v tzm="$t_zmf" \
 	-v rm="$r_mf" -v rzm="$r_zmf" -v runs="$runs" -v shape="${systems} systems x ${cpus} CPUs (${ziip} zIIP), ${intervals} intervals" '
 BEGIN {
 	printf "dump:            %.1f MB RDW stream, %s; .zst %.1f MB\n", size / 1e6, shape, zsize / 1e6
 	printf "cat:             %.3f s  %7.1f MB/s   (best of %d)\n", tc, size / 1e6 / tc, runs
-	printf "mfstat report:   %.3f s  %7.1f MB/s   = %.2fx cat, peak RSS %s MB\n", tm, size / 1e6 / tm, tm / tc, rm
+	printf "mfstat report:   %.3f s  %7.1f MB/s   = %.2fx cat, peak RSS %s MB   (-j 1)\n", tm, size / 1e6 / tm, tm / tc, rm
+	printf "mfstat report:   %.3f s  %7.1f MB/s   = %.2fx cat   (-j %d)\n", tmn, size / 1e6 / tmn, tmn / tc, n
 	printf "zstd -dc:        %.3f s  %7.1f MB/s of dump\n", tzc, size / 1e6 / tzc
 	printf "mfstat on .zst:  %.3f s  %7.1f MB/s   = %.2fx zstd -dc, peak RSS %s MB\n", tzm, size / 1e6 / tzm, tzm / tzc, rzm
 }'

@@ -63,6 +63,9 @@ int cli_close_out(FILE *fp, const char *path);
  * (the error said).
  */
 int cli_write_report(const char *out, const char *format, const struct mf_report *rep);
+/* The same, calling tail(fp, ctx) after a report written without error (lines of its own after it). */
+int cli_write_report_tail(const char *out, const char *format, const struct mf_report *rep,
+			  void (*tail)(FILE *fp, const void *ctx), const void *ctx);
 /*
  * The exit status for a library code, the one place codes become statuses:
  * 0 EXIT_OK; MF_EUSAGE (asked for what cannot be done as asked) and

@@ -499,6 +499,12 @@ int cli_close_out(FILE *fp, const char *path)
 
 int cli_write_report(const char *out, const char *format, const struct mf_report *rep)
 {
+	return cli_write_report_tail(out, format, rep, NULL, NULL);
+}
+
+int cli_write_report_tail(const char *out, const char *format, const struct mf_report *rep,
+			  void (*tail)(FILE *fp, const void *ctx), const void *ctx)
+{
 	const struct mf_writer *w = mf_writer_find(format);
 	FILE *fp;
 	int c, rc;
@@ -511,6 +517,8 @@ int cli_write_report(const char *out, const char *format, const struct mf_report
 	c = w->write(fp, rep);
 	if (c == MF_ENOMEM)
 		cli_err("out of memory");
+	if (!c && tail)
+		tail(fp, ctx);
 	rc = cli_close_out(fp, out);
 	return c && !rc ? EXIT_DATA : rc;
 }

@@ -315,24 +315,17 @@ static void perf_lines(FILE *fp, const struct perf_tail *t)
 	fputc('\n', fp);
 }
 
+static void perf_tail(FILE *fp, const void *ctx)
+{
+	perf_lines(fp, ctx);
+}
+
 /* cli_write_report, with perf stat's lines after a text report when tail is set. */
 static int write_report(const char *out, const char *format, const struct mf_report *rep, const struct perf_tail *tail)
 {
-	const struct mf_writer *w = mf_writer_find(format);
-	FILE *fp;
-	int c, rc;
-	if (!tail || !w || strcmp(format, "text") != 0)
+	if (!tail || strcmp(format, "text") != 0)
 		return cli_write_report(out, format, rep);
-	fp = cli_open_out(out);
-	if (!fp)
-		return EXIT_DATA;
-	c = w->write(fp, rep);
-	if (c == MF_ENOMEM)
-		cli_err("out of memory");
-	if (!c)
-		perf_lines(fp, tail);
-	rc = cli_close_out(fp, out);
-	return c && !rc ? EXIT_DATA : rc;
+	return cli_write_report_tail(out, format, rep, perf_tail, tail);
 }
 
 /*

@@ -97,17 +97,24 @@ static int triplet(const unsigned char *rec, size_t len, size_t at, struct tri *
  * 0hhmmssF as four bytes: X'0h' X'hm' X'ms' X'sF' (one digit per nibble, a zero nibble first):
  * hours are nibbles 1-2, minutes 3-4, seconds 5-6, the sign nibble 7.
  */
-static int64_t hms_seconds(const unsigned char *p)
+/* The eight nibbles of a packed field p[0..4): 1 when the first seven are digits and the last the sign F. */
+static int nibbles(const unsigned char *p, unsigned d[8])
 {
-	unsigned d[8], i;
+	unsigned i;
 	for (i = 0; i < 4; i++) {
 		d[2 * i] = p[i] >> 4;
 		d[2 * i + 1] = p[i] & 15;
 	}
 	for (i = 0; i < 7; i++)
 		if (d[i] > 9)
-			return -1;
-	if (d[0] != 0 || d[7] != 15)
+			return 0;
+	return d[7] == 15;
+}
+
+static int64_t hms_seconds(const unsigned char *p)
+{
+	unsigned d[8];
+	if (!nibbles(p, d) || d[0] != 0)
 		return -1;
 	{
 		unsigned h = d[1] * 10 + d[2], m = d[3] * 10 + d[4], s = d[5] * 10 + d[6];
@@ -120,15 +127,8 @@ static int64_t hms_seconds(const unsigned char *p)
 /* SMF70INT mmsstttF: milliseconds, or -1. */
 static int64_t mst_ms(const unsigned char *p)
 {
-	unsigned d[8], i;
-	for (i = 0; i < 4; i++) {
-		d[2 * i] = p[i] >> 4;
-		d[2 * i + 1] = p[i] & 15;
-	}
-	for (i = 0; i < 7; i++)
-		if (d[i] > 9)
-			return -1;
-	if (d[7] != 15)
+	unsigned d[8];
+	if (!nibbles(p, d))
 		return -1;
 	{
 		unsigned m = d[0] * 10 + d[1], s = d[2] * 10 + d[3], t = d[4] * 100 + d[5] * 10 + d[6];

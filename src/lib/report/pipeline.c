@@ -58,25 +58,31 @@ struct mf_pipeline {
 	size_t nseen, nsystems;
 };
 
+/* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
+static int mark(uint8_t **flags, size_t *n, uint32_t id)
+{
+	if (id >= *n) {
+		size_t size = (size_t)id * 2 + 64;
+		uint8_t *f = realloc(*flags, size);
+		if (!f)
+			return MF_ENOMEM;
+		memset(f + *n, 0, size - *n);
+		*flags = f;
+		*n = size;
+	}
+	if ((*flags)[id])
+		return 0;
+	(*flags)[id] = 1;
+	return 1;
+}
+
 /* Counts the distinct systems of the samples kept. */
 static int see_system(struct mf_pipeline *p, uint32_t id)
 {
-	if (!id)
-		return 0;
-	if (id >= p->nseen) {
-		size_t n = (size_t)id * 2 + 64;
-		uint8_t *s = realloc(p->seen, n);
-		if (!s)
-			return MF_ENOMEM;
-		memset(s + p->nseen, 0, n - p->nseen);
-		p->seen = s;
-		p->nseen = n;
-	}
-	if (!p->seen[id]) {
-		p->seen[id] = 1;
+	int got = id ? mark(&p->seen, &p->nseen, id) : 0;
+	if (got == 1)
 		p->nsystems++;
-	}
-	return 0;
+	return got < 0 ? got : 0;
 }
 
 /* "system, LPAR, pool, interval and CPU": the keys of a --by, for messages. */
@@ -358,21 +364,6 @@ static void part_free(struct part *t)
 	free(t->kept);
 }
 
-static int part_keep_system(struct part *t, uint32_t id)
-{
-	if (id >= t->nkept) {
-		size_t n = (size_t)id * 2 + 64;
-		uint8_t *k = realloc(t->kept, n);
-		if (!k)
-			return MF_ENOMEM;
-		memset(k + t->nkept, 0, n - t->nkept);
-		t->kept = k;
-		t->nkept = n;
-	}
-	t->kept[id] = 1;
-	return 0;
-}
-
 /* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
 static void *part_run(void *arg)
 {
@@ -427,7 +418,7 @@ static void *part_run(void *arg)
 			break;
 		}
 		t->rows++;
-		if ((s->system && part_keep_system(t, s->system)) || mf_grouper_add(t->grp, s) ||
+		if ((s->system && mark(&t->kept, &t->nkept, s->system) < 0) || mf_grouper_add(t->grp, s) ||
 		    (t->igrp && mf_grouper_add(t->igrp, s)) ||
 		    (t->lgrp && s->lpar_joined && mf_grouper_add(t->lgrp, s)))
 			t->fallback = true;
