@@ -189,6 +189,19 @@ void mf_grouper_free(struct mf_grouper *g)
 	free(g);
 }
 
+/*
+ * Zeroed memory written at once: calloc leaves fresh pages unwritten, so the first read maps the
+ * shared zero page and the first write copies it, and with threads (-j) each such fault flushes
+ * every CPU's TLB.
+ */
+static void *zalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (p)
+		memset(p, 0, n ? n : 1);
+	return p;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -282,7 +295,7 @@ static bool key_eq(const struct mf_group *a, const struct mf_group *b)
 
 static int rehash(struct mf_grouper *g, size_t nslots)
 {
-	struct mf_group **s = calloc(nslots, sizeof(*s));
+	struct mf_group **s = zalloc(nslots * sizeof(*s));
 	size_t i;
 	if (!s)
 		return MF_ENOMEM;
@@ -315,7 +328,7 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 		g->limit_hit = true;
 		return NULL;
 	}
-	p = calloc(1, sizeof(*p));
+	p = zalloc(sizeof(*p));
 	if (!p)
 		return NULL;
 	grp = &p->pub;
@@ -335,7 +348,7 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->chip = k->chip;
 	/* One block: the sums, then the three bitmaps. */
 	grp->nwords = (k->family->ncounters + 63) / 64;
-	grp->sum = calloc(k->family->ncounters + 3 * grp->nwords + 1, sizeof(*grp->sum));
+	grp->sum = zalloc((k->family->ncounters + 3 * grp->nwords + 1) * sizeof(*grp->sum));
 	if (!grp->sum) {
 		free(p);
 		return NULL;
