@@ -17,6 +17,8 @@ fail=0
 [ "$(stat -c %s big.csv)" -gt 9000000 ] || { echo "FAIL: big.csv is too small to be cut"; exit 1; }
 # A copy with a duplicate row near the end (the same sample twice: dropped and counted once).
 { cat big.csv; sed -n 2p big.csv; } >dup.csv
+# A row of big.csv's second half with other counters: a conflict whose message names big.csv's line.
+{ sed -n 1p big.csv; sed -n '50000p' big.csv | awk -F, -v OFS=, '{ $NF = $NF "1"; print }'; } >conflict.csv
 # A copy with a bad row in the second half.
 { cat big.csv; echo "SYSA,PROD1,GCP,0,2099-01-01T00:00:00Z,900,x,1,2"; } >bad.csv
 same() { # NAME ARGS...: mfstat ARGS with -j 1 and -j 2 give the same stdout, stderr and status
@@ -44,6 +46,7 @@ same "selection" report -f csv --system SYSA --hours 8-17 big.csv
 same "two files" report -f csv big.csv other.csv
 same "a file twice" report -f csv big.csv big.csv
 same "a duplicate row" report -f csv dup.csv
+same "a conflict with an earlier file" report -f csv big.csv conflict.csv
 same "a bad row" report -f csv bad.csv
 same "a bad row skipped" report -f csv --skip-bad-rows bad.csv
 same "--max-groups" report -f csv --by cpu,interval --max-groups 1000 big.csv

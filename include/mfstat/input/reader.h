@@ -60,12 +60,13 @@ int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *dat
 		       const struct mf_reader_opts *opts, struct mf_error *err);
 
 /*
- * Like mf_reader_open_mem over head[0..hlen) followed by body[0..blen), as if
- * one input: the header line of a CSV file and one part of its rows, for
- * reading the parts of a file at once.  Lines count from head's first.
+ * Like mf_reader_open_mem over head[0..hlen) followed by bytes [off, off + len)
+ * of the open file fd (not owned), as if one input: the header line of a CSV
+ * file and one part of its rows, for reading the parts of a file at once.
+ * Lines count from head's first.
  */
-int mf_reader_open_mem2(struct mf_reader **out, const char *name, const void *head, size_t hlen, const void *body,
-			size_t blen, const struct mf_reader_opts *opts, struct mf_error *err);
+int mf_reader_open_range(struct mf_reader **out, const char *name, const void *head, size_t hlen, int fd, long long off,
+			 long long len, const struct mf_reader_opts *opts, struct mf_error *err);
 
 int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err);
 
@@ -89,6 +90,9 @@ typedef void mf_count_fn(void *ctx, enum mf_count_kind kind, const char *what, u
  * nothing for readers whose every record is a sample or an error.
  */
 void mf_reader_counts(struct mf_reader *r, mf_count_fn *fn, void *ctx);
+
+/* The lines read so far of a text input (CSV), 0 for the others. */
+long mf_reader_lines(struct mf_reader *r);
 
 /* The name of the format being read ("csv", "smf"). */
 const char *mf_reader_format(const struct mf_reader *r);

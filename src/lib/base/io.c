@@ -21,8 +21,8 @@ struct mf_source {
 	const char *name;
 	const unsigned char *mem; /* memory source, or NULL */
 	size_t mem_len, mem_pos;
-	const unsigned char *mem2; /* a second piece read after mem (a header, then a part of a file) */
-	size_t mem2_len;
+	int range_fd; /* after mem: bytes [range_off, range_end) of this file (a header, then a part of a file) */
+	long long range_off, range_end;
 	int kind;
 	bool raw_eof;
 	long long raw_bytes;
@@ -38,14 +38,20 @@ struct mf_source {
 static long raw_read(struct mf_source *s, unsigned char *dst, size_t n, struct mf_error *err)
 {
 	ssize_t got;
+	if (s->mem && s->mem_pos == s->mem_len && s->range_fd >= 0) {
+		long long left = s->range_end - s->range_off;
+		size_t k = left < (long long)n ? (size_t)left : n;
+		do
+			got = k ? pread(s->range_fd, dst, k, (off_t)s->range_off) : 0;
+		while (got < 0 && errno == EINTR);
+		if (got < 0)
+			return mf_error_set(err, MF_EIO, s->name, 0, 0, "read error: %s", strerror(errno));
+		s->range_off += got;
+		s->raw_bytes += got;
+		return (long)got;
+	}
 	if (s->mem) {
 		size_t k;
-		if (s->mem_pos == s->mem_len && s->mem2) {
-			s->mem = s->mem2;
-			s->mem_len = s->mem2_len;
-			s->mem_pos = 0;
-			s->mem2 = NULL;
-		}
 		k = s->mem_len - s->mem_pos < n ? s->mem_len - s->mem_pos : n;
 		memcpy(dst, s->mem + s->mem_pos, k);
 		s->mem_pos += k;
@@ -119,6 +125,7 @@ int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name,
 		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
 	s->fd = fd;
 	s->own = own;
+	s->range_fd = -1;
 	s->name = name;
 	rc = start(s, err);
 	if (rc) {
@@ -131,11 +138,11 @@ int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name,
 
 int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name, struct mf_error *err)
 {
-	return mf_source_open_mem2(out, data, len, NULL, 0, name, err);
+	return mf_source_open_head_range(out, data, len, -1, 0, 0, name, err);
 }
 
-int mf_source_open_mem2(struct mf_source **out, const void *data, size_t len, const void *data2, size_t len2,
-			const char *name, struct mf_error *err)
+int mf_source_open_head_range(struct mf_source **out, const void *head, size_t hlen, int fd, long long off,
+			      long long len, const char *name, struct mf_error *err)
 {
 	struct mf_source *s = calloc(1, sizeof(*s));
 	int rc;
@@ -144,10 +151,11 @@ int mf_source_open_mem2(struct mf_source **out, const void *data, size_t len, co
 		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
 	s->fd = -1;
 	s->name = name;
-	s->mem = data;
-	s->mem_len = len;
-	s->mem2 = len2 ? data2 : NULL;
-	s->mem2_len = len2;
+	s->mem = head;
+	s->mem_len = hlen;
+	s->range_fd = fd;
+	s->range_off = off;
+	s->range_end = off + len;
 	rc = start(s, err);
 	if (rc) {
 		mf_source_close(s);

@@ -16,9 +16,12 @@ struct mf_source;
 /* Opens a source over fd (closed by mf_source_close when own) or over data[0..len) (borrowed). */
 int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name, struct mf_error *err);
 int mf_source_open_mem(struct mf_source **out, const void *data, size_t len, const char *name, struct mf_error *err);
-/* The same over two pieces read one after the other (a file's header, then a part of it). */
-int mf_source_open_mem2(struct mf_source **out, const void *data, size_t len, const void *data2, size_t len2,
-			const char *name, struct mf_error *err);
+/*
+ * The same over head[0..hlen), then bytes [off, off + len) of the open file fd (read with pread,
+ * fd not owned): a file's header line, then a part of its rows.
+ */
+int mf_source_open_head_range(struct mf_source **out, const void *head, size_t hlen, int fd, long long off,
+			      long long len, const char *name, struct mf_error *err);
 
 /*
  * Reads up to n decompressed bytes into dst.  Returns the count, 0 at the

@@ -823,7 +823,14 @@ static void close_csv(struct mf_reader *r)
 	r->state = NULL;
 }
 
+static long lines_csv(struct mf_reader *r)
+{
+	const struct csv *c = r->state;
+	return c ? c->lines.line : 0;
+}
+
 const struct mf_reader_ops mf_csv_reader = {
+	.lines = lines_csv,
 	.name = "csv",
 	.probe = probe,
 	.open = open_csv,

@@ -371,11 +371,11 @@ fail:
 int mf_reader_open_mem(struct mf_reader **out, const char *name, const void *data, size_t len,
 		       const struct mf_reader_opts *opts, struct mf_error *err)
 {
-	return mf_reader_open_mem2(out, name, data, len, NULL, 0, opts, err);
+	return mf_reader_open_range(out, name, data, len, -1, 0, 0, opts, err);
 }
 
-int mf_reader_open_mem2(struct mf_reader **out, const char *name, const void *head, size_t hlen, const void *body,
-			size_t blen, const struct mf_reader_opts *opts, struct mf_error *err)
+int mf_reader_open_range(struct mf_reader **out, const char *name, const void *head, size_t hlen, int fd, long long off,
+			 long long len, const struct mf_reader_opts *opts, struct mf_error *err)
 {
 	struct mf_reader *r;
 	int rc;
@@ -383,7 +383,7 @@ int mf_reader_open_mem2(struct mf_reader **out, const char *name, const void *he
 	rc = new_reader(&r, name, opts, err);
 	if (rc)
 		goto fail;
-	rc = mf_source_open_mem2(&r->st.src, head, hlen, body, blen, r->path, err);
+	rc = mf_source_open_head_range(&r->st.src, head, hlen, fd, off, len, r->path, err);
 	if (rc)
 		goto fail;
 	rc = first_block(r, err);
@@ -433,6 +433,11 @@ void mf_reader_counts(struct mf_reader *r, mf_count_fn *fn, void *ctx)
 {
 	if (r->ops->counts && r->state)
 		r->ops->counts(r, fn, ctx);
+}
+
+long mf_reader_lines(struct mf_reader *r)
+{
+	return r->ops->lines ? r->ops->lines(r) : 0;
 }
 
 const char *mf_reader_format(const struct mf_reader *r)

@@ -66,6 +66,8 @@ struct mf_reader_ops {
 	void (*summary)(struct mf_reader *r, struct mf_strbuf *sb);
 	/* Optional: the same counts, one call of fn per (kind, what, count) (mf_reader_counts). */
 	void (*counts)(struct mf_reader *r, mf_count_fn *fn, void *ctx);
+	/* Optional: the lines read so far (mf_reader_lines). */
+	long (*lines)(struct mf_reader *r);
 };
 
 struct mf_reader {

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
-#define _DEFAULT_SOURCE /* MAP_POPULATE */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mfstat/input/reader.h"
@@ -338,8 +336,10 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 struct part {
 	const struct mf_pipeline *p;
 	const char *name;
-	const char *head, *body;
-	size_t hlen, blen;
+	const char *head; /* the header line */
+	size_t hlen;
+	int fd;             /* the file, read with pread */
+	long long off, len; /* the part's bytes */
 	uint32_t input;
 	struct mf_strtab *tab;
 	struct mf_grouper *grp, *igrp, *lgrp;
@@ -348,7 +348,7 @@ struct part {
 	uint8_t *kept; /* by the part's name id: a kept sample named this system */
 	size_t nkept;
 	uint64_t rows, duplicates, no_offset, left_out[MF_SELECT_NREASONS];
-	long lines;    /* lines of the body */
+	long lines;    /* lines of the part (its rows, the header's line not counted) */
 	bool fallback; /* what reading the file whole gives differs (an error, a warning, a limit) */
 	pthread_t thread;
 };
@@ -372,21 +372,13 @@ static void *part_run(void *arg)
 	struct mf_reader_opts ro = p->ro;
 	struct mf_reader *r = NULL;
 	struct mf_error e;
-	const char *q;
 	int got;
 
-	for (q = t->body; (q = memchr(q, '\n', (size_t)(t->body + t->blen - q))) != NULL; q++)
-		t->lines++;
-	/* Room for every row at once: growing the table would fault pages in, each fault flushing the TLBs. */
-	if (mf_dedup_reserve(t->dd, (size_t)t->lines + 1)) {
-		t->fallback = true;
-		return NULL;
-	}
 	ro.strtab = t->tab;
 	ro.lpar = NULL;
 	ro.format = "csv";
 	mf_error_clear(&e);
-	if (mf_reader_open_mem2(&r, t->name, t->head, t->hlen, t->body, t->blen, &ro, &e)) {
+	if (mf_reader_open_range(&r, t->name, t->head, t->hlen, t->fd, t->off, t->len, &ro, &e)) {
 		t->fallback = true;
 		return NULL;
 	}
@@ -425,6 +417,7 @@ static void *part_run(void *arg)
 	}
 	if (mf_reader_nwarnings(r))
 		t->fallback = true; /* a reader's warning counts rows of the whole file */
+	t->lines = mf_reader_lines(r) - 1;
 	mf_reader_close(r);
 	return NULL;
 }
@@ -607,9 +600,11 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *err)
 {
 	struct stat st;
-	const unsigned char *map;
-	const char *data, *hend;
-	size_t size, nt, i, at;
+	char head[1 << 16], win[1 << 12];
+	const char *hend;
+	long long size, at;
+	size_t nt, i;
+	ssize_t got;
 	struct part *t;
 	int fd, rc = 1;
 
@@ -618,20 +613,17 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < 2 * PART_MIN) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < 2 * PART_MIN ||
+	    (got = pread(fd, head, sizeof(head), 0)) < 4) {
 		close(fd);
 		return 1;
 	}
-	size = (size_t)st.st_size;
-	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0); /* one fault, not one per page */
-	close(fd);
-	if (map == MAP_FAILED)
-		return 1;
-	data = (const char *)map;
-	/* Compressed (gzip, zstd) and quoted (a '\n' may be inside a field) files are read whole. */
-	if ((map[0] == 0x1f && map[1] == 0x8b) || (map[0] == 0x28 && map[1] == 0xb5 && map[2] == 0x2f) ||
-	    memchr(data, '"', size) || !(hend = memchr(data, '\n', size))) {
-		munmap((void *)map, size);
+	size = (long long)st.st_size;
+	/* Compressed files (gzip, zstd) are read whole; so is a header longer than the window. */
+	if ((head[0] == 0x1f && (unsigned char)head[1] == 0x8b) ||
+	    (head[0] == 0x28 && (unsigned char)head[1] == 0xb5 && head[2] == 0x2f) ||
+	    !(hend = memchr(head, '\n', (size_t)got))) {
+		close(fd);
 		return 1;
 	}
 	hend++;
@@ -641,38 +633,54 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 		struct mf_error e;
 		bool csv = false;
 		mf_error_clear(&e);
-		if (!mf_reader_open_mem(&r, name, data, (size_t)(hend - data), &p->ro, &e))
+		if (!mf_reader_open_mem(&r, name, head, (size_t)(hend - head), &p->ro, &e))
 			csv = strcmp(mf_reader_format(r), "csv") == 0;
 		mf_reader_close(r);
 		if (!csv) {
-			munmap((void *)map, size);
+			close(fd);
 			return 1;
 		}
 	}
+	at = hend - head;
 	nt = p->o.jobs;
-	if (nt > (size - (size_t)(hend - data)) / PART_MIN)
-		nt = (size - (size_t)(hend - data)) / PART_MIN;
+	if ((long long)nt > (size - at) / (long long)PART_MIN)
+		nt = (size_t)((size - at) / (long long)PART_MIN);
 	if (nt < 2) {
-		munmap((void *)map, size);
+		close(fd);
 		return 1;
 	}
 	t = calloc(nt, sizeof(*t));
 	if (!t) {
-		munmap((void *)map, size);
+		close(fd);
 		return fail_plain(p, err, MF_ENOMEM, "out of memory");
 	}
-	posix_madvise((void *)map, size, POSIX_MADV_SEQUENTIAL);
-	at = (size_t)(hend - data);
 	for (i = 0; i < nt; i++) {
-		size_t end = i + 1 == nt ? size : at + (size - at) / (nt - i);
-		const char *nl = end < size ? memchr(data + end, '\n', size - end) : NULL;
-		end = nl ? (size_t)(nl - data) + 1 : size;
+		long long end = i + 1 == nt ? size : at + (size - at) / (long long)(nt - i);
+		/*
+		 * The part ends after the first '\n' from end on.  A '\n' inside a quoted field ends
+		 * a part in the middle of it: that part's last row is then unterminated, an error,
+		 * and the file is read whole.
+		 */
+		while (end < size) {
+			const char *nl;
+			got = pread(fd, win, sizeof(win), (off_t)end);
+			if (got <= 0) {
+				end = size;
+				break;
+			}
+			if ((nl = memchr(win, '\n', (size_t)got)) != NULL) {
+				end += nl - win + 1;
+				break;
+			}
+			end += got;
+		}
 		t[i].p = p;
 		t[i].name = name;
-		t[i].head = data;
-		t[i].hlen = (size_t)(hend - data);
-		t[i].body = data + at;
-		t[i].blen = end - at;
+		t[i].head = head;
+		t[i].hlen = (size_t)(hend - head);
+		t[i].fd = fd;
+		t[i].off = at;
+		t[i].len = end - at;
 		t[i].input = (uint32_t)p->ninputs + 1;
 		t[i].tab = mf_strtab_new();
 		t[i].grp = mf_grouper_new(p->o.by);
@@ -696,17 +704,15 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	for (i = 0; i < nt; i++)
 		if (t[i].thread)
 			pthread_join(t[i].thread, NULL);
-
 	for (i = 0; i < nt; i++)
 		if (t[i].fallback)
 			break;
 	if (i == nt)
 		rc = merge_parts(p, t, nt, name, err);
-
 	for (i = 0; i < nt; i++)
 		part_free(&t[i]);
 	free(t);
-	munmap((void *)map, size);
+	close(fd);
 	return rc;
 }
 

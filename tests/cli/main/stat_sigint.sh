@@ -27,7 +27,14 @@ interrupt() {
 		(( 0x$(awk '/^SigCgt/ { print $2 }' /proc/$pid/status 2> /dev/null || echo 0) & 2 )) && break
 		sleep 0.05
 	done
-	sleep "$pause"
+	case $pause in
+	rows:*) # until the output holds that many lines (intervals written), at most 10 s: not a race under load
+		for i in $(seq 200); do
+			[ "$(wc -l < "$tmp/out")" -ge "${pause#rows:}" ] && break
+			sleep 0.05
+		done ;;
+	*) sleep "$pause" ;;
+	esac
 	kill -INT $pid
 	for i in $(seq 100); do
 		kill -0 $pid 2> /dev/null || break
@@ -45,8 +52,8 @@ echo "-- stat -a -f json, SIGINT after 0.2 s:"
 interrupt 0.2 -q -a -f json
 grep -o '"CPI":[0-9.]*,' "$tmp/out"
 awk -F'"interval_seconds":' 'NF > 1 { split($2, a, ","); print (a[1] >= 0.2 && a[1] < 10) ? "counted for the time until SIGINT" : "counted " a[1] " s" }' "$tmp/out" | head -1
-echo "-- stat -a -I 100 -f csv, SIGINT after 0.35 s:"
-interrupt 0.35 -q -a -I 100 -f csv
+echo "-- stat -a -I 100 -f csv, SIGINT after 3 intervals:"
+interrupt rows:4 -q -a -I 100 -f csv
 rows=$(($(wc -l < "$tmp/out") - 1))
 [ "$rows" -ge 3 ] && echo "at least 3 intervals" || echo "only $rows intervals"
 echo "-- stat -a --duration 60 -o raw.csv, SIGINT after 0.1 s (CSV from the name):"
