@@ -1374,6 +1374,128 @@ static void test_many_samples(void **state)
 	mf_mrun_free(&run);
 }
 
+/* Adds a sample at every step-th byte of the executable segments of path; returns how many. */
+static size_t add_code_bytes(struct mf_mrun *run, uint32_t mod, const char *path, uint64_t step)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	size_t phnum, i, n = 0;
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(e);
+	assert_int_equal(elf_getphdrnum(e, &phnum), 0);
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		uint64_t o;
+		assert_non_null(gelf_getphdr(e, (int)i, &ph));
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		for (o = ph.p_offset; o < ph.p_offset + ph.p_filesz; o += step, n++)
+			add_sample(run, mod, o);
+	}
+	elf_end(e);
+	close(fd);
+	return n;
+}
+
+/*
+ * Every byte of the code of a program and of a library with aliases: the
+ * functions between, before and after the sized symbols too (padding, .init,
+ * .plt), where only a sizeless label or nothing may name an address, and a
+ * sizeless label only one nm lists at that start.
+ */
+static void test_every_code_byte(void **state)
+{
+	static const char *const paths[] = {MPROG_HOT_O2, MPROG_LIB};
+	size_t p;
+	(void)state;
+	for (p = 0; p < sizeof(paths) / sizeof(paths[0]); p++) {
+		struct mf_mrun run;
+		struct nmtab nm;
+		uint32_t mod;
+		size_t i, n, sizeless = 0;
+		mf_mrun_init(&run);
+		nm_load(paths[p], &nm);
+		mod = add_mod(&run, paths[p]);
+		n = add_code_bytes(&run, mod, paths[p], 1);
+		assert_true(n > 100);
+		symbolize_ok(&run);
+		check_tools(&run, mod, paths[p]);
+		for (i = 0; i < run.nsyms; i++) {
+			const struct mf_msym *s = &run.syms[i];
+			size_t k;
+			bool listed = false;
+			if (!s->func || s->func_size)
+				continue;
+			sizeless++;
+			assert_true(s->func_start <= s->addr);
+			for (k = 0; k < nm.n && !listed; k++)
+				listed = nm.s[k].addr == s->func_start && nm.s[k].size == 0 &&
+					 strcmp(nm.s[k].name, s->func) == 0;
+			if (!listed)
+				fail_msg("%s 0x%" PRIx64 ": sizeless %s at 0x%" PRIx64 " is not in nm", paths[p],
+					 s->addr, s->func, s->func_start);
+		}
+		print_message("%s: %zu code bytes, %zu named by a sizeless label\n", paths[p], n, sizeless);
+		free(nm.s);
+		mf_mrun_free(&run);
+	}
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *slash = strrchr(info->dlpi_name, '/');
+	(void)size;
+	if (slash && strncmp(slash + 1, "libc.so", 7) == 0) {
+		snprintf(data, 4096, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Speed on a large symbol table (§3, issue 18: each address a binary search,
+ * not a pass over the table): every 16th byte of this process's C library,
+ * tens of thousands of distinct addresses, in well under a second; each
+ * named address lies in its function.
+ */
+static void test_large_table(void **state)
+{
+	char path[4096] = "";
+	struct mf_mrun run;
+	struct timespec t0, t1;
+	uint32_t mod;
+	size_t i, n, named = 0;
+	double secs;
+	(void)state;
+	dl_iterate_phdr(find_libc, path);
+	if (!path[0] || path[0] != '/') {
+		print_message("skipped: the C library's path is not known\n");
+		return;
+	}
+	mf_mrun_init(&run);
+	mod = add_mod(&run, path);
+	n = add_code_bytes(&run, mod, path, 16);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	symbolize_ok(&run);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	for (i = 0; i < run.nsyms; i++) {
+		const struct mf_msym *s = &run.syms[i];
+		if (!s->func)
+			continue;
+		named++;
+		assert_true(s->func_start <= s->addr);
+		assert_true(s->func_size == 0 || s->addr - s->func_start < s->func_size);
+	}
+	print_message("%s: %zu samples, %zu addresses, %zu named: %.1f ms\n", path, n, run.nsyms, named, secs * 1e3);
+	assert_true(n > 10000);
+	assert_true(named > run.nsyms / 2);
+	assert_true(secs < 1.0);
+	mf_mrun_free(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1394,6 +1516,8 @@ int main(void)
 		cmocka_unit_test(test_run_line_size),
 		cmocka_unit_test(test_empty_run),
 		cmocka_unit_test(test_many_samples),
+		cmocka_unit_test(test_every_code_byte),
+		cmocka_unit_test(test_large_table),
 	};
 	const char *tools[] = {"nm", "addr2line", "readelf"};
 	size_t i;

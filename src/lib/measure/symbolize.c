@@ -20,11 +20,14 @@
  * (cu_at), and lines are looked up in that CU (line_at), so clang-built code,
  * DWARF 4 or 5, gets its files and lines like gcc-built code.
  *
- * Speed (§3: a one-second program must stay within 5 % extra): each distinct
- * (module, address) is resolved once; addresses are resolved in address order
- * so consecutive addresses inside one function reuse its symbol instead of
- * another symbol-table search; inlined ranges and line tables are read once
- * per compilation unit.
+ * Speed (§3: a one-second program must stay within 5 % extra; issue 18: a
+ * compiler run of thousands of sampled addresses in a 29,000-symbol cc1 too):
+ * each distinct (module, address) is resolved once; a module's symbol table is
+ * read once into an array sorted by address and cut into segments, each named
+ * by one symbol (load_syms), so a function is a binary search, not
+ * dwfl_module_addrinfo's pass over the whole table per address, with the same
+ * answers (sizeless labels included); CUs are found by a hash of their DIEs,
+ * and inlined ranges and line tables are read once per compilation unit.
  */
 #include "mfstat/measure/symbolize.h"
 #include "mfstat/measure/run.h"
@@ -446,11 +449,20 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.debuginfo_path = NULL,
 };
 
-/* A symbol of the module's table (dwfl addresses), for aliases and for reusing a look-up. */
+/*
+ * A symbol of the module's table (dwfl addresses).  A sizeless symbol (a
+ * hand-written assembly label) names only addresses that libdwfl places in
+ * the same section as the symbol (scn, looked up when first needed), an
+ * absolute one only its own address.
+ */
 struct fsym {
 	uint64_t start, size;
-	const char *name; /* libdwfl's, valid until dwfl_end */
-	int rank;         /* 0 global, 1 weak, 2 local, 3 other */
+	uint64_t reach;    /* the furthest end of this symbol and of those sorted before it */
+	const char *name;  /* libdwfl's, valid until dwfl_end */
+	const char *iname; /* the name as reported (func_name), interned when first needed */
+	Elf_Scn *scn;      /* libdwfl's section of start, when scn_known */
+	bool scn_known, abs;
+	int rank; /* 0 global, 1 weak, 2 local, 3 other */
 };
 
 static int cmp_fsym(const void *a, const void *b)
@@ -462,6 +474,13 @@ static int cmp_fsym(const void *a, const void *b)
 		return x->rank - y->rank;
 	return strcmp(x->name, y->name);
 }
+
+/* Where the function of an address changes: from lo up to the next segment's lo, symbol sym (NOSYM: none sized). */
+struct fseg {
+	uint64_t lo;
+	uint32_t sym;
+};
+#define NOSYM UINT32_MAX
 
 /* A compilation unit met, with its own and its inlined code ranges (dwfl addresses, merged). */
 struct cuinfo {
@@ -486,11 +505,15 @@ struct sess {
 	uint32_t mod;
 	Dwfl *dwfl;
 	Dwfl_Module *dm;
-	uint64_t bias; /* dwfl address = vaddr + bias */
-	struct fsym *syms;
+	uint64_t bias;     /* dwfl address = vaddr + bias */
+	struct fsym *syms; /* sorted by start, rank, name (cmp_fsym) */
 	size_t nsyms;
+	struct fseg *segs; /* sorted by lo, disjoint: the sized symbol of each address */
+	size_t nsegs, capsegs;
 	struct cuinfo *cus;
 	size_t ncus, capcus;
+	uint32_t *cuslot; /* s->cus by DIE pointer, open addressing: 1 + index, 0 empty */
+	size_t ncuslot;
 	struct curange *cur; /* every CU's ranges (sorted by start), read once when first needed */
 	size_t ncur, capcur;
 	bool cur_read;
@@ -512,13 +535,110 @@ static int binding_rank(unsigned char info)
 	}
 }
 
-/* Reads the module's symbol table (what dwfl_module_addrinfo searches), sorted by address, rank, name. */
+/* The end of f's code (saturated). */
+static uint64_t fsym_end(const struct fsym *f)
+{
+	return f->start + f->size < f->start ? UINT64_MAX : f->start + f->size;
+}
+
+/*
+ * The section holding dwfl address a as libdwfl sees it (NULL: none), which
+ * dwfl_module_addrinfo compares between an address and a sizeless symbol.
+ */
+static Elf_Scn *section_of(const struct sess *s, uint64_t a)
+{
+	Dwarf_Addr v = a, sbias = 0;
+	return dwfl_module_address_section(s->dm, &v, &sbias);
+}
+
+/* Sets the function of the addresses from lo on to symbol k (NOSYM: none); false on ENOMEM. */
+static bool seg_set(struct sess *s, uint64_t lo, uint32_t k)
+{
+	struct fseg *ns;
+	if (s->nsegs && s->segs[s->nsegs - 1].lo == lo)
+		s->nsegs--;
+	if (s->nsegs ? s->segs[s->nsegs - 1].sym == k : k == NOSYM)
+		return true;
+	ns = grow(s->segs, &s->capsegs, s->nsegs + 1, sizeof(*s->segs));
+	if (!ns)
+		return false;
+	s->segs = ns;
+	s->segs[s->nsegs].lo = lo;
+	s->segs[s->nsegs].sym = k;
+	s->nsegs++;
+	return true;
+}
+
+/*
+ * Pops the sized symbols of the stack that end at or below x, recording at
+ * each end the symbol then innermost (the one below on the stack that still
+ * runs).  Popping lazily is enough: a symbol on the stack started no earlier
+ * than those under it, so while it runs it is the closest.
+ */
+static bool seg_close(struct sess *s, uint32_t *stack, size_t *sp, uint64_t x)
+{
+	while (*sp && fsym_end(&s->syms[stack[*sp - 1]]) <= x) {
+		uint64_t e = fsym_end(&s->syms[stack[*sp - 1]]);
+		for ((*sp)--; *sp && fsym_end(&s->syms[stack[*sp - 1]]) <= e; (*sp)--)
+			;
+		if (!seg_set(s, e, *sp ? stack[*sp - 1] : NOSYM))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Cuts the address space into segments each named by one sized symbol (or
+ * none): of the sized symbols containing an address the one starting
+ * closest below it, then by the alias order of cmp_fsym (global, weak, local,
+ * then the name), so that nested and overlapping symbols and aliases of
+ * different sizes resolve the same way at every address.
+ */
+static void build_segs(struct sess *s)
+{
+	uint32_t *stack = malloc((s->nsyms ? s->nsyms : 1) * sizeof(*stack));
+	size_t sp = 0, i, g, j;
+	if (!stack) {
+		s->oom = true;
+		return;
+	}
+	for (i = 0; i < s->nsyms && !s->oom; i = g) {
+		uint64_t start = s->syms[i].start;
+		size_t before;
+		for (g = i; g < s->nsyms && s->syms[g].start == start; g++)
+			;
+		if (!seg_close(s, stack, &sp, start)) {
+			s->oom = true;
+			break;
+		}
+		/* The aliases pushed in reverse order: the first by cmp_fsym on top, the next once it ends. */
+		before = sp;
+		for (j = g; j-- > i;)
+			if (s->syms[j].size)
+				stack[sp++] = (uint32_t)j;
+		if (sp > before && !seg_set(s, start, stack[sp - 1]))
+			s->oom = true;
+	}
+	if (!s->oom && !seg_close(s, stack, &sp, UINT64_MAX))
+		s->oom = true;
+	free(stack);
+}
+
+/*
+ * Reads the module's symbol table once (libdwfl's choice, as
+ * dwfl_module_addrinfo would search it: .symtab of the file or of its debug
+ * file, else .dynsym), sorted by address, rank, name, and cut into segments
+ * (build_segs), so that each address is then a binary search.
+ */
 static void load_syms(struct sess *s)
 {
 	int n = dwfl_module_getsymtab(s->dm), i;
 	size_t k = 0;
+	uint64_t reach = 0;
 	if (n <= 1)
 		return;
+	if ((size_t)n >= NOSYM) /* segments index symbols with 32 bits */
+		n = (int)(NOSYM - 1);
 	s->syms = malloc((size_t)n * sizeof(*s->syms));
 	if (!s->syms) {
 		s->oom = true;
@@ -527,20 +647,29 @@ static void load_syms(struct sess *s)
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		GElf_Word shndx;
+		GElf_Word shndx = SHN_UNDEF;
 		const char *name = dwfl_module_getsym_info(s->dm, i, &sym, &addr, &shndx, NULL, NULL);
+		struct fsym *f = &s->syms[k];
 		int type = GELF_ST_TYPE(sym.st_info);
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE ||
 		    type == STT_TLS)
 			continue;
-		s->syms[k].start = addr;
-		s->syms[k].size = sym.st_size;
-		s->syms[k].name = name;
-		s->syms[k].rank = binding_rank(sym.st_info);
+		memset(f, 0, sizeof(*f));
+		f->start = addr;
+		f->size = sym.st_size;
+		f->name = name;
+		f->rank = binding_rank(sym.st_info);
+		f->abs = shndx >= SHN_LORESERVE;
 		k++;
 	}
 	s->nsyms = k;
 	qsort(s->syms, k, sizeof(*s->syms), cmp_fsym);
+	for (k = 0; k < s->nsyms; k++) {
+		if (fsym_end(&s->syms[k]) > reach)
+			reach = fsym_end(&s->syms[k]);
+		s->syms[k].reach = reach;
+	}
+	build_segs(s);
 }
 
 /* Index of the first symbol starting at or after a (n when none). */
@@ -555,6 +684,56 @@ static size_t sym_lower(const struct sess *s, uint64_t a)
 			hi = mid;
 	}
 	return lo;
+}
+
+/*
+ * The symbol naming dwfl address a (§3): of the sized symbols containing a,
+ * the one starting closest below it, then global, weak, local, then the name
+ * as stored (the segments of build_segs).  Else, as dwfl_module_addrinfo
+ * has it, a sizeless symbol (an assembly label) in a's section that no
+ * symbol at or below a runs past: one starting at the furthest end of those
+ * symbols, the first there by the same order.  NULL when none.
+ */
+static struct fsym *func_at(struct sess *s, uint64_t a)
+{
+	size_t lo = 0, hi = s->nsegs, i;
+	uint64_t m;
+	Elf_Scn *scn = NULL;
+	bool have_scn = false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->segs[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && s->segs[lo - 1].sym != NOSYM)
+		return &s->syms[s->segs[lo - 1].sym];
+	i = a == UINT64_MAX ? s->nsyms : sym_lower(s, a + 1); /* the symbols at or below a: [0, i) */
+	if (i == 0)
+		return NULL;
+	m = s->syms[i - 1].reach;
+	for (i = sym_lower(s, m); i < s->nsyms && s->syms[i].start == m; i++) {
+		struct fsym *f = &s->syms[i];
+		if (f->size != 0)
+			continue;
+		if (f->abs) {
+			if (f->start == a)
+				return f;
+			continue;
+		}
+		if (!have_scn) {
+			scn = section_of(s, a);
+			have_scn = true;
+		}
+		if (!f->scn_known) {
+			f->scn = section_of(s, f->start);
+			f->scn_known = true;
+		}
+		if (f->scn == scn)
+			return f;
+	}
+	return NULL;
 }
 
 /* Appends the code ranges of die, in dwfl addresses, to the n spans of *arr; false on ENOMEM. */
@@ -581,19 +760,52 @@ static bool append_ranges(Dwarf_Die *die, Dwarf_Addr dwbias, struct span **arr, 
 static void add_inlined(struct sess *s, struct cuinfo *c, Dwarf_Die *die, Dwarf_Addr dwbias, int depth);
 
 /* The CU of DIE cu, met once: its own and its inlined ranges read on the first meeting. */
+static size_t cu_hash(const Dwarf_Die *cu)
+{
+	uint64_t h = (uint64_t)(uintptr_t)cu * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Makes the CU index hold one more CU; false on ENOMEM. */
+static bool cuslot_room(struct sess *s)
+{
+	size_t n, i;
+	uint32_t *ns;
+	if ((s->ncus + 1) * 2 <= s->ncuslot)
+		return true;
+	n = s->ncuslot ? s->ncuslot * 2 : 64;
+	ns = calloc(n, sizeof(*ns));
+	if (!ns)
+		return false;
+	for (i = 0; i < s->ncus; i++) {
+		size_t j = cu_hash(s->cus[i].cu) & (n - 1);
+		while (ns[j])
+			j = (j + 1) & (n - 1);
+		ns[j] = (uint32_t)(i + 1);
+	}
+	free(s->cuslot);
+	s->cuslot = ns;
+	s->ncuslot = n;
+	return true;
+}
+
 static struct cuinfo *cu_info(struct sess *s, Dwarf_Die *cu, Dwarf_Addr dwbias)
 {
 	struct cuinfo *c, *nc;
-	size_t i, capown = 0;
-	for (i = 0; i < s->ncus; i++)
-		if (s->cus[i].cu == cu)
-			return &s->cus[i];
-	nc = grow(s->cus, &s->capcus, s->ncus + 1, sizeof(*s->cus));
+	size_t j, capown = 0;
+	if (s->ncuslot)
+		for (j = cu_hash(cu) & (s->ncuslot - 1); s->cuslot[j]; j = (j + 1) & (s->ncuslot - 1))
+			if (s->cus[s->cuslot[j] - 1].cu == cu)
+				return &s->cus[s->cuslot[j] - 1];
+	nc = s->ncus < UINT32_MAX - 1 && cuslot_room(s) ? grow(s->cus, &s->capcus, s->ncus + 1, sizeof(*s->cus)) : NULL;
 	if (!nc) {
 		s->oom = true;
 		return NULL;
 	}
 	s->cus = nc;
+	for (j = cu_hash(cu) & (s->ncuslot - 1); s->cuslot[j]; j = (j + 1) & (s->ncuslot - 1))
+		;
+	s->cuslot[j] = (uint32_t)(s->ncus + 1);
 	c = &s->cus[s->ncus++];
 	memset(c, 0, sizeof(*c));
 	c->cu = cu;
@@ -770,51 +982,6 @@ static const char *func_name(struct mf_mrun *run, const char *name)
 	return mf_mrun_str(run, buf);
 }
 
-/* The symbol last found, reused for the next addresses while no other symbol starts before them. */
-struct lastfunc {
-	bool valid;
-	uint64_t start, end, next; /* dwfl addresses; next: the next symbol's start */
-	const char *name;          /* interned */
-	uint64_t size;
-};
-
-/*
- * The function containing dwfl address a: dwfl_module_addrinfo's symbol
- * (.symtab, else .dynsym), then among the symbols starting at the same
- * address and containing a, the best by the §3 alias rule (global, weak,
- * local, then name as stored).  Fills *lf; lf->name NULL when there is none.
- */
-static void func_at(struct sess *s, uint64_t a, struct lastfunc *lf)
-{
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name = dwfl_module_addrinfo(s->dm, a, &off, &sym, NULL, NULL, NULL);
-	size_t i;
-	memset(lf, 0, sizeof(*lf));
-	if (!name)
-		return;
-	lf->start = a - off;
-	lf->size = sym.st_size;
-	for (i = sym_lower(s, lf->start); i < s->nsyms && s->syms[i].start == lf->start; i++) {
-		const struct fsym *f = &s->syms[i];
-		if (f->size ? a - f->start < f->size : sym.st_size == 0) {
-			name = f->name;
-			lf->size = f->size;
-			break;
-		}
-	}
-	lf->name = func_name(s->run, name);
-	if (!lf->name) {
-		s->oom = true;
-		return;
-	}
-	lf->end = lf->start + lf->size;
-	i = sym_lower(s, lf->start + 1);
-	lf->next = i < s->nsyms ? s->syms[i].start : UINT64_MAX;
-	/* Reuse only a sized symbol that the table knows (else another look-up is needed). */
-	lf->valid = lf->size != 0 && s->nsyms != 0;
-}
-
 /* Index of the first line row of CU c at or after dwfl address a. */
 static size_t first_row(Dwarf_Die *cu, size_t n, uint64_t a)
 {
@@ -856,18 +1023,19 @@ static Dwfl_Line *line_at(const struct cuinfo *c, uint64_t a)
 }
 
 /* Resolves module-relative address w->addr into a new mf_msym. */
-static void resolve(struct sess *s, const struct want *w, struct lastfunc *lf)
+static void resolve(struct sess *s, const struct want *w)
 {
 	uint64_t a = w->addr + s->bias;
+	struct fsym *f = func_at(s, a);
 	struct mf_msym *sym;
 	struct cuinfo *c;
 	Dwfl_Line *line;
 	const char *fname = NULL;
 
-	if (!(lf->valid && a >= lf->start && a < lf->end && a < lf->next))
-		func_at(s, a, lf);
-	if (s->oom)
+	if (f && !f->iname && !(f->iname = func_name(s->run, f->name))) {
+		s->oom = true;
 		return;
+	}
 	sym = mf_mrun_add_sym(s->run);
 	if (!sym) {
 		s->oom = true;
@@ -875,10 +1043,10 @@ static void resolve(struct sess *s, const struct want *w, struct lastfunc *lf)
 	}
 	sym->mod = s->mod;
 	sym->addr = w->addr;
-	if (lf->name) {
-		sym->func = lf->name;
-		sym->func_start = lf->start - s->bias;
-		sym->func_size = lf->size;
+	if (f) {
+		sym->func = f->iname;
+		sym->func_start = f->start - s->bias;
+		sym->func_size = f->size;
 	}
 	c = cu_at(s, a);
 	if (s->oom)
@@ -1012,8 +1180,10 @@ static void sess_free(struct sess *s)
 		free(s->cus[i].inl);
 	}
 	free(s->cus);
+	free(s->cuslot);
 	free(s->cur);
 	free(s->syms);
+	free(s->segs);
 	free(s->ranges);
 	free(s->probes);
 	if (s->dwfl)
@@ -1029,14 +1199,12 @@ static int resolve_module(struct mf_mrun *run, uint32_t mod, const struct want *
 {
 	struct mf_mmod *m = &run->mods[mod];
 	struct sess s;
-	struct lastfunc lf;
 	char why[512];
 	GElf_Addr bias = 0;
 	size_t i;
 	int fd, rc = 0;
 
 	memset(&s, 0, sizeof(s));
-	memset(&lf, 0, sizeof(lf));
 	s.run = run;
 	s.mod = mod;
 	fd = open_module(m, vdso_fd, why, sizeof(why));
@@ -1061,7 +1229,7 @@ static int resolve_module(struct mf_mrun *run, uint32_t mod, const struct want *
 	s.bias = bias;
 	load_syms(&s);
 	for (i = 0; i < n && !s.oom; i++)
-		resolve(&s, &w[i], &lf);
+		resolve(&s, &w[i]);
 
 	if (!s.oom)
 		add_rows(&s);
