@@ -51,9 +51,22 @@ same "a bad row" report -f csv bad.csv
 same "a bad row skipped" report -f csv --skip-bad-rows bad.csv
 same "--max-groups" report -f csv --by cpu,interval --max-groups 1000 big.csv
 same "diff" diff -f csv big.csv other.csv
-# Every other format: -j is one thread there.
+# SMF dumps read at once, one per thread: alike with their footers, warnings and duplicates;
+# with the LPAR view (type 70 records) they are read one after the other.
 "$GENSMF" -q --systems 2 --cpus 4 --ziip 1 --intervals 8 --rmf -o d.smf || exit 1
+"$GENSMF" -q --systems 2 --cpus 4 --ziip 1 --intervals 8 --seed 2 -o e.smf || exit 1
+"$GENSMF" -q --systems 3 --cpus 2 --ziip 0 --intervals 8 --subtype 2 --framing vbs --seed 3 -o f.smf || exit 1
+"$GENSMF" -q --systems 1 --cpus 2 --ziip 0 --intervals 4 --start 2025-05-01T00:00:00Z -o g.smf || exit 1
+head -c 30000 g.smf >cut.smf
 same "smf" report -f csv d.smf
+same "smf dumps" report e.smf f.smf g.smf
+same "smf dumps, csv" report -f csv --by system,pool,cpu e.smf f.smf g.smf
+same "a dump twice" report e.smf g.smf e.smf
+same "a cut dump" report e.smf cut.smf g.smf
+same "a cut dump skipped" report --skip-bad-records e.smf cut.smf g.smf
+same "dumps with the LPAR view" report --by lpar d.smf e.smf
+same "smf export" export e.smf f.smf g.smf
+# Every other format: -j is one thread there.
 for f in "$DATA"/lshwc/*.csv "$DATA"/perf/*.csv; do
 	[ -f "$f" ] && same "$(basename "$f")" report -f csv "$f"
 done

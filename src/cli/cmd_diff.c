@@ -274,9 +274,13 @@ static int run_side(const struct diff_opts *o, int k, const struct mf_pipeline_o
 	}
 	for (i = 1; o->sides[k][i]; i++)
 		mf_pipeline_prescan_file(*pl, o->sides[k][i]);
-	for (i = 1; o->sides[k][i]; i++) {
+	{
 		struct mf_error e;
-		int got = mf_pipeline_add_file(*pl, o->sides[k][i], &e);
+		size_t n = 0;
+		int got;
+		while (o->sides[k][n + 1])
+			n++;
+		got = mf_pipeline_add_files(*pl, (const char *const *)o->sides[k] + 1, n, &e);
 		if (got)
 			return cli_exit_for(got);
 	}

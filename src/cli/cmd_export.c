@@ -270,9 +270,9 @@ int cmd_export(int argc, char **argv)
 	}
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		mf_pipeline_prescan_file(pl, argv[i]);
-	for (i = (size_t)optind; i < (size_t)argc; i++) {
+	{
 		struct mf_error e;
-		int got = mf_pipeline_add_file(pl, argv[i], &e);
+		int got = mf_pipeline_add_files(pl, (const char *const *)argv + optind, (size_t)(argc - optind), &e);
 		if (got) {
 			rc = cli_exit_for(got);
 			goto out;

@@ -427,9 +427,9 @@ int cmd_report(int argc, char **argv)
 	/* The LPAR view first: type 70 records of any dump join the type 113 samples of every one. */
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		mf_pipeline_prescan_file(pl, argv[i]);
-	for (i = (size_t)optind; i < (size_t)argc; i++) {
+	{
 		struct mf_error e;
-		int got = mf_pipeline_add_file(pl, argv[i], &e);
+		int got = mf_pipeline_add_files(pl, (const char *const *)argv + optind, (size_t)(argc - optind), &e);
 		if (got) {
 			/* A family that the data cannot name (several fit) is for the user to say: usage. */
 			rc = cli_exit_for(got);

@@ -86,6 +86,14 @@ int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_erro
 void mf_pipeline_prescan_file(struct mf_pipeline *p, const char *path);
 void mf_pipeline_prescan_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len);
 
+/*
+ * mf_pipeline_add_file for each of paths, in order; with jobs, consecutive
+ * SMF dumps are read at once, each by a thread (when no LPAR view is to be
+ * joined), and merged in their order: the report is the one of reading them
+ * one after the other.  Returns 0 or the first error's code.
+ */
+int mf_pipeline_add_files(struct mf_pipeline *p, const char *const *paths, size_t n, struct mf_error *err);
+
 /* Like mf_pipeline_add_file, reading data[0..len) named name. */
 int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len, struct mf_error *err);
 

@@ -348,8 +348,11 @@ struct part {
 	uint8_t *kept; /* by the part's name id: a kept sample named this system */
 	size_t nkept;
 	uint64_t rows, duplicates, no_offset, left_out[MF_SELECT_NREASONS];
-	long lines;    /* lines of the part (its rows, the header's line not counted) */
-	bool fallback; /* what reading the file whole gives differs (an error, a warning, a limit) */
+	long lines; /* lines of the part (its rows, the header's line not counted) */
+	bool whole; /* a whole file (an SMF dump): its reader is kept for its counts and warnings */
+	struct mf_reader *r;
+	struct mf_lparmap *lpar; /* whole: an LPAR view of its own (the records a first pass did not find) */
+	bool fallback;           /* what reading the file whole gives differs (an error, a warning, a limit) */
 	pthread_t thread;
 };
 
@@ -362,6 +365,8 @@ static void part_free(struct part *t)
 	mf_strtab_free(t->tab);
 	free(t->s);
 	free(t->kept);
+	mf_reader_close(t->r);
+	mf_lparmap_free(t->lpar);
 }
 
 /* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
@@ -375,10 +380,12 @@ static void *part_run(void *arg)
 	int got;
 
 	ro.strtab = t->tab;
-	ro.lpar = NULL;
-	ro.format = "csv";
+	ro.lpar = t->lpar;
+	if (!t->whole)
+		ro.format = "csv";
 	mf_error_clear(&e);
-	if (mf_reader_open_range(&r, t->name, t->head, t->hlen, t->fd, t->off, t->len, &ro, &e)) {
+	if (t->whole ? mf_reader_open(&r, t->name, &ro, &e)
+		     : mf_reader_open_range(&r, t->name, t->head, t->hlen, t->fd, t->off, t->len, &ro, &e)) {
 		t->fallback = true;
 		return NULL;
 	}
@@ -414,6 +421,14 @@ static void *part_run(void *arg)
 		    (t->igrp && mf_grouper_add(t->igrp, s)) ||
 		    (t->lgrp && s->lpar_joined && mf_grouper_add(t->lgrp, s)))
 			t->fallback = true;
+	}
+	if (t->whole) {
+		/* A whole file's warnings are its own: kept with its reader.  Records of the LPAR view
+		 * that the first pass did not see would join otherwise: read it alone. */
+		if (mf_lparmap_nintervals(t->lpar) || mf_lparmap_ntopos(t->lpar))
+			t->fallback = true;
+		t->r = r;
+		return NULL;
 	}
 	if (mf_reader_nwarnings(r))
 		t->fallback = true; /* a reader's warning counts rows of the whole file */
@@ -582,8 +597,18 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	p->npend = nt;
 	for (i = 0; i < nt; i++)
 		t[i].dd = NULL;
-	in->file = strdup(name);
-	in->format = "csv";
+	if (t[0].whole) {
+		/* What the reader of a whole file says, as drain says it. */
+		size_t w;
+		for (w = 0; w < mf_reader_nwarnings(t[0].r); w++)
+			mf_notes_warn(&p->notes, "%s", mf_reader_warning(t[0].r, w));
+		mf_reader_summary(t[0].r, &p->summary);
+		if (!rc && mf_input_collect(in, name, t[0].r))
+			rc = MF_ENOMEM;
+	} else {
+		in->file = strdup(name);
+		in->format = "csv";
+	}
 	p->ninputs++;
 	if (rc || !in->file)
 		return fail_plain(p, err, rc == MF_ELIMIT ? MF_ELIMIT : MF_ENOMEM,
@@ -770,6 +795,103 @@ void mf_pipeline_prescan_file(struct mf_pipeline *p, const char *path)
 void mf_pipeline_prescan_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len)
 {
 	prescan(p, name, data, len, true);
+}
+
+/* Whether path is an SMF dump, a regular file (not standard input). */
+static bool is_smf_file(const struct mf_pipeline *p, const char *path)
+{
+	struct mf_reader *r = NULL;
+	struct mf_error e;
+	struct stat st;
+	bool smf = false;
+	if (strcmp(path, "-") == 0 || stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	mf_error_clear(&e);
+	if (!mf_reader_open(&r, path, &p->ro, &e))
+		smf = strcmp(mf_reader_format(r), "smf") == 0;
+	mf_reader_close(r);
+	return smf;
+}
+
+/*
+ * SMF dumps read at once, each by a thread into tables of its own, merged in
+ * their order: each as mf_pipeline_add_file would read it, or read so when
+ * its reading differs (an error, a sample also in an earlier file, records
+ * of the LPAR view).
+ */
+static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size_t n, struct mf_error *err)
+{
+	struct part *t = calloc(n, sizeof(*t));
+	size_t i;
+	int rc = 0;
+	if (!t)
+		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		t[i].p = p;
+		t[i].name = paths[i];
+		t[i].whole = true;
+		t[i].input = (uint32_t)(p->ninputs + 1 + i);
+		t[i].tab = mf_strtab_new();
+		t[i].grp = mf_grouper_new(p->o.by);
+		t[i].igrp = p->igrp ? mf_grouper_new((p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL) : NULL;
+		t[i].lgrp = p->lgrp ? mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR) : NULL;
+		t[i].dd = mf_dedup_new();
+		t[i].lpar = mf_lparmap_new();
+		t[i].s = malloc(sizeof(*t[i].s));
+		if (!t[i].tab || !t[i].grp || (p->igrp && !t[i].igrp) || (p->lgrp && !t[i].lgrp) || !t[i].dd ||
+		    !t[i].lpar || !t[i].s)
+			t[i].fallback = true;
+		if (t[i].grp)
+			mf_grouper_set_tz(t[i].grp, p->o.tz);
+		if (t[i].igrp)
+			mf_grouper_set_tz(t[i].igrp, p->o.tz);
+	}
+	for (i = 0; i < n; i++)
+		if (t[i].fallback || pthread_create(&t[i].thread, NULL, part_run, &t[i]) != 0) {
+			t[i].fallback = true;
+			t[i].thread = 0;
+		}
+	for (i = 0; i < n; i++)
+		if (t[i].thread)
+			pthread_join(t[i].thread, NULL);
+	for (i = 0; i < n && !rc; i++) {
+		mf_error_clear(err);
+		if (!t[i].fallback) {
+			if (flush_pending(p))
+				rc = fail_plain(p, err, MF_ENOMEM, "out of memory");
+			else if ((rc = merge_parts(p, &t[i], 1, paths[i], err)) == 0)
+				p->nfiles++;
+		}
+		if (t[i].fallback || rc == 1)
+			rc = add(p, paths[i], NULL, 0, false, err);
+	}
+	for (i = 0; i < n; i++)
+		part_free(&t[i]);
+	free(t);
+	return rc;
+}
+
+int mf_pipeline_add_files(struct mf_pipeline *p, const char *const *paths, size_t n, struct mf_error *err)
+{
+	size_t i = 0;
+	bool view = mf_lparmap_nintervals(p->lpar) || mf_lparmap_ntopos(p->lpar);
+	while (i < n) {
+		size_t k = 0;
+		int rc;
+		/* Consecutive SMF dumps, as many as there are threads, when no LPAR view is to be joined. */
+		while (p->o.jobs >= 2 && !view && i + k < n && k < p->o.jobs && is_smf_file(p, paths[i + k]))
+			k++;
+		if (k >= 2) {
+			rc = add_whole_files(p, paths + i, k, err);
+			i += k;
+		} else {
+			rc = mf_pipeline_add_file(p, paths[i], err);
+			i++;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int mf_pipeline_add_file(struct mf_pipeline *p, const char *path, struct mf_error *err)
