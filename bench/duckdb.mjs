@@ -13,7 +13,7 @@
 // The package @duckdb/node-api is looked up in $MFSTAT_BENCH_CACHE (where bench/csv.sh installed
 // it with npm), else next to this script.
 import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -31,7 +31,9 @@ const req = createRequire(join(cache, 'package.json'));
 const duckdb = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
 
 // ------------------------------------------------------------ the query
-const header = readFileSync(file, { encoding: 'latin1', flag: 'r' }).slice(0, 65536).split('\n')[0].split(',');
+const head = Buffer.alloc(65536), fd = openSync(file, 'r');
+const header = head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0)).split('\n')[0].split(',');
+closeSync(fd);
 const ident = ['system', 'lpar', 'cpu', 'pool', 'machine', 'cpsp', 'interval_start', 'interval_seconds'];
 const counters = header.filter((c) => !ident.includes(c));
 const q = (s) => '"' + s.replace(/"/g, '""') + '"';
