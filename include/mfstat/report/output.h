@@ -54,6 +54,7 @@ size_t mf_html_peaks(const double *v, size_t n, size_t k, size_t *idx);
 #define MF_BUSY_FINDING 5
 
 struct mf_report {
+	unsigned jobs; /* threads a writer may use for many groups (-j); the output is the same */
 	const struct mf_kb *kb;
 	const struct mf_strtab *tab;
 	unsigned by; /* MF_BY_* bits */

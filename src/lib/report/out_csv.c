@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* CSV writer: one tidy table, one row per group (README "CSV output"). */
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,35 +25,28 @@ static void csv_num(FILE *fp, double v)
 	}
 }
 
-int mf_out_csv(FILE *fp, const struct mf_report *rep)
-{
-	size_t nkeys, i, k;
-	const char **keys = mf_report_keys(rep, &nkeys);
-	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
-	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
-	char tbuf[48];
-	int64_t ps, pe;
+/* What every row needs, computed once. */
+struct rows {
+	const struct mf_report *rep;
+	const char **keys;
+	size_t nkeys;
+	const int *map;
+	const uint64_t *expected;
 	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
+};
 
-	if (!keys || !map || !expected) {
-		free(keys);
-		free(map);
-		free(expected);
-		return MF_ENOMEM;
-	}
-	mf_report_cpus_expected(rep, expected);
-	nextra = mf_report_extra_keys(rep, extra);
-	fputs("system,lpar,pool,cpu", fp);
-	for (k = 0; k < nextra; k++)
-		fprintf(fp, ",%s", mf_by_name(extra[k]));
-	fputs(",interval_start,period_start,period_end,interval_seconds,machine,cpus,cpus_expected", fp);
-	for (k = 0; k < nkeys; k++) {
-		fputc(',', fp);
-		fputs(keys[k], fp);
-	}
-	fputc('\n', fp);
-	for (i = 0; i < rep->ngroups; i++) {
+/* Writes the rows of groups [from, to). */
+static void write_rows(FILE *fp, const struct rows *w, size_t from, size_t to)
+{
+	const struct mf_report *rep = w->rep;
+	const int *map = w->map;
+	const uint64_t *expected = w->expected;
+	const unsigned *extra = w->extra;
+	size_t nkeys = w->nkeys, nextra = w->nextra, i, k;
+	char tbuf[48];
+	int64_t ps, pe;
+	for (i = from; i < to; i++) {
 		const struct mf_result *r = &rep->results[i];
 		const struct mf_group *g = r->group;
 		csv_str(fp, mf_strtab_get(rep->tab, g->system));
@@ -101,8 +96,103 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		}
 		fputc('\n', fp);
 	}
+}
+
+/* One thread's rows, into a buffer of its own. */
+struct row_share {
+	const struct rows *w;
+	size_t from, to;
+	char *buf;
+	size_t len;
+	bool failed;
+	pthread_t thread;
+};
+
+static void *rows_run(void *arg)
+{
+	struct row_share *r = arg;
+	FILE *fp = open_memstream(&r->buf, &r->len);
+	if (!fp) {
+		r->failed = true;
+		return NULL;
+	}
+	write_rows(fp, r->w, r->from, r->to);
+	if (ferror(fp))
+		r->failed = true;
+	if (fclose(fp))
+		r->failed = true;
+	return NULL;
+}
+
+/*
+ * The rows, with the threads of -j for many groups: each formats a share into memory, and the
+ * shares are written in order, so the bytes are those of one thread.
+ */
+static int write_all_rows(FILE *fp, const struct rows *w)
+{
+	struct row_share share[64];
+	size_t n = w->rep->ngroups, nt = w->rep->jobs < 64 ? w->rep->jobs : 64, i;
+	int rc = 0;
+	if (nt < 2 || n < 4096) {
+		write_rows(fp, w, 0, n);
+		return 0;
+	}
+	memset(share, 0, sizeof(share));
+	for (i = 0; i < nt; i++) {
+		share[i].w = w;
+		share[i].from = n * i / nt;
+		share[i].to = n * (i + 1) / nt;
+		if (pthread_create(&share[i].thread, NULL, rows_run, &share[i]) != 0) {
+			share[i].thread = 0;
+			rows_run(&share[i]);
+		}
+	}
+	for (i = 0; i < nt; i++) {
+		if (share[i].thread)
+			pthread_join(share[i].thread, NULL);
+		if (share[i].failed)
+			rc = MF_ENOMEM;
+		else if (!rc)
+			fwrite(share[i].buf, 1, share[i].len, fp);
+		free(share[i].buf);
+	}
+	return rc;
+}
+
+int mf_out_csv(FILE *fp, const struct mf_report *rep)
+{
+	size_t nkeys, k;
+	const char **keys = mf_report_keys(rep, &nkeys);
+	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
+	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
+	unsigned extra[MF_EXTRA_KEYS_MAX];
+	size_t nextra;
+	int rc;
+
+	if (!keys || !map || !expected) {
+		free(keys);
+		free(map);
+		free(expected);
+		return MF_ENOMEM;
+	}
+	mf_report_cpus_expected(rep, expected);
+	nextra = mf_report_extra_keys(rep, extra);
+	fputs("system,lpar,pool,cpu", fp);
+	for (k = 0; k < nextra; k++)
+		fprintf(fp, ",%s", mf_by_name(extra[k]));
+	fputs(",interval_start,period_start,period_end,interval_seconds,machine,cpus,cpus_expected", fp);
+	for (k = 0; k < nkeys; k++) {
+		fputc(',', fp);
+		fputs(keys[k], fp);
+	}
+	fputc('\n', fp);
+	{
+		struct rows w = {rep, keys, nkeys, map, expected, {0}, nextra};
+		memcpy(w.extra, extra, sizeof(extra));
+		rc = write_all_rows(fp, &w);
+	}
 	free(keys);
 	free(map);
 	free(expected);
-	return ferror(fp) ? MF_EIO : 0;
+	return rc ? rc : ferror(fp) ? MF_EIO : 0;
 }

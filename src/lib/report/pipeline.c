@@ -1013,11 +1013,53 @@ static int rank_results(struct mf_pipeline *p, size_t *n)
 	return 0;
 }
 
+/* One thread's share of compute_all. */
+struct compute_share {
+	const struct mf_pipeline *p;
+	struct mf_group *const *groups;
+	struct mf_result *res;
+	size_t from, to;
+	pthread_t thread;
+};
+
+static void *compute_run(void *arg)
+{
+	struct compute_share *c = arg;
+	size_t i;
+	for (i = c->from; i < c->to; i++)
+		mf_metrics_compute(c->p->o.kb, c->groups[i], &c->p->o.metrics, &c->res[i]);
+	return NULL;
+}
+
+/* The metrics of every group, with the threads of -j for many groups (each group's alone). */
+static void compute_all(const struct mf_pipeline *p, struct mf_group *const *groups, struct mf_result *res, size_t n)
+{
+	struct compute_share share[64];
+	size_t nt = p->o.jobs < 64 ? p->o.jobs : 64, i;
+	if (nt < 2 || n < 4096)
+		nt = 1;
+	for (i = 0; i < nt; i++) {
+		share[i].p = p;
+		share[i].groups = groups;
+		share[i].res = res;
+		share[i].from = n * i / nt;
+		share[i].to = n * (i + 1) / nt;
+		share[i].thread = 0;
+		if (i && pthread_create(&share[i].thread, NULL, compute_run, &share[i]) != 0) {
+			share[i].thread = 0;
+			compute_run(&share[i]);
+		}
+	}
+	compute_run(&share[0]);
+	for (i = 1; i < nt; i++)
+		if (share[i].thread)
+			pthread_join(share[i].thread, NULL);
+}
+
 /* keep_intervals: the results by series and interval (those of the report when --by is by interval). */
 static int interval_results(struct mf_pipeline *p, struct mf_report *rep)
 {
 	struct mf_group *const *groups;
-	size_t i;
 	if (!p->o.keep_intervals)
 		return 0;
 	rep->interval_by = (p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL;
@@ -1038,8 +1080,7 @@ static int interval_results(struct mf_pipeline *p, struct mf_report *rep)
 	p->ires = mf_results_new(groups, p->nires);
 	if (!p->ires)
 		return MF_ENOMEM;
-	for (i = 0; i < p->nires; i++)
-		mf_metrics_compute(p->o.kb, groups[i], &p->o.metrics, &p->ires[i]);
+	compute_all(p, groups, p->ires, p->nires);
 	rep->interval_results = p->ires;
 	rep->ninterval_results = p->nires;
 	return 0;
@@ -1062,11 +1103,11 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	p->res = mf_results_new(groups, p->ngroups);
 	if (!p->res)
 		return MF_ENOMEM;
-	for (i = 0; i < p->ngroups; i++)
-		mf_metrics_compute(p->o.kb, groups[i], &p->o.metrics, &p->res[i]);
+	compute_all(p, groups, p->res, p->ngroups);
 	memset(rep, 0, sizeof(*rep));
 	rep->kb = p->o.kb;
 	rep->tab = p->tab;
+	rep->jobs = p->o.jobs;
 	rep->by = p->o.by;
 	rep->ngroups = p->ngroups;
 	rep->results = p->res;
