@@ -133,6 +133,9 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s);
  */
 struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n);
 
+/* The groups in the order they were made (not sorted: cheaper, for merging). */
+struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n);
+
 /*
  * Adds a whole group into g, as if its samples were added one by one: the key
  * is src's under g's grouping (a coarser one folds many groups into one), and

@@ -664,6 +664,12 @@ static int cmp_group(const void *pa, const void *pb)
 	return 0;
 }
 
+struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n)
+{
+	*n = g->n;
+	return g->list;
+}
+
 struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n)
 {
 	if (!g->sorted && g->n) {

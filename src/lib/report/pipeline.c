@@ -468,8 +468,9 @@ static uint32_t *name_map(struct mf_pipeline *p, const struct mf_strtab *tab, si
 static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab)
 {
 	size_t n = 0;
+	(void)tab;
 	if (g)
-		mf_grouper_groups(g, tab, &n);
+		mf_grouper_list(g, &n);
 	return n;
 }
 
@@ -568,16 +569,16 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		struct mf_group *const *g;
 		size_t n;
 		const uint32_t *map = dp[i].map;
-		g = mf_grouper_groups(t[i].grp, t[i].tab, &n);
+		g = mf_grouper_list(t[i].grp, &n);
 		for (k = 0; k < n && !rc; k++)
 			rc = mf_grouper_merge_ids(p->grp, g[k], map, dp[i].nmap);
 		if (p->igrp && !rc) {
-			g = mf_grouper_groups(t[i].igrp, t[i].tab, &n);
+			g = mf_grouper_list(t[i].igrp, &n);
 			for (k = 0; k < n && !rc; k++)
 				rc = mf_grouper_merge_ids(p->igrp, g[k], map, dp[i].nmap);
 		}
 		if (p->lgrp && !rc) {
-			g = mf_grouper_groups(t[i].lgrp, t[i].tab, &n);
+			g = mf_grouper_list(t[i].lgrp, &n);
 			for (k = 0; k < n && !rc; k++)
 				rc = mf_grouper_merge_ids(p->lgrp, g[k], map, dp[i].nmap);
 		}
