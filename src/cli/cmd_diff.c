@@ -45,7 +45,7 @@ static const char diff_help[] =
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
 	"                     ones\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
-	"  -j, --jobs N       threads reading a large plain CSV file (as for report)\n"
+	"  -j, --jobs N       threads reading the inputs (as for report)\n"
 	"  --skip-bad-rows    skip rows or records with bad data, counting them\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -h, --help         this help\n"

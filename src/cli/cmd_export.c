@@ -46,7 +46,7 @@ static const char export_help[] =
 	"  --skip-bad-rows    skip rows (CSV) or records (SMF) with bad data,\n"
 	"                     counting them by reason; also --skip-bad-records\n"
 	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
-	"  -j, --jobs N       threads reading a large plain CSV file (as for report)\n"
+	"  -j, --jobs N       threads reading the inputs (as for report)\n"
 	"  --max-groups N     stop with an error beyond N groups (default 2000000;\n"
 	"                     0: no limit)\n"
 	"  -q, --quiet        no warnings on standard error\n"
