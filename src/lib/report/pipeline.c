@@ -437,6 +437,39 @@ static void *part_run(void *arg)
 	return NULL;
 }
 
+/* A part's own tables, like the pipeline's; a table that cannot be made leaves the part to the whole reading. */
+static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t input)
+{
+	t->p = p;
+	t->input = input;
+	t->tab = mf_strtab_new();
+	t->grp = mf_grouper_new(p->o.by);
+	t->igrp = p->igrp ? mf_grouper_new((p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL) : NULL;
+	t->lgrp = p->lgrp ? mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR) : NULL;
+	t->dd = mf_dedup_new();
+	t->s = malloc(sizeof(*t->s));
+	if (!t->tab || !t->grp || (p->igrp && !t->igrp) || (p->lgrp && !t->lgrp) || !t->dd || !t->s)
+		t->fallback = true;
+	if (t->grp)
+		mf_grouper_set_tz(t->grp, p->o.tz);
+	if (t->igrp)
+		mf_grouper_set_tz(t->igrp, p->o.tz);
+}
+
+/* Reads the parts, a thread each, and waits for them (a part without a thread falls back). */
+static void run_parts(struct part *t, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (t[i].fallback || pthread_create(&t[i].thread, NULL, part_run, &t[i]) != 0) {
+			t[i].fallback = true;
+			t[i].thread = 0;
+		}
+	for (i = 0; i < n; i++)
+		if (t[i].thread)
+			pthread_join(t[i].thread, NULL);
+}
+
 /* The name ids of tab mapped to p's string table (map[0] = 0); NULL on ENOMEM. */
 static uint32_t *name_map(struct mf_pipeline *p, const struct mf_strtab *tab, size_t *n)
 {
@@ -700,36 +733,16 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 			}
 			end += got;
 		}
-		t[i].p = p;
 		t[i].name = name;
 		t[i].head = head;
 		t[i].hlen = (size_t)(hend - head);
 		t[i].fd = fd;
 		t[i].off = at;
 		t[i].len = end - at;
-		t[i].input = (uint32_t)p->ninputs + 1;
-		t[i].tab = mf_strtab_new();
-		t[i].grp = mf_grouper_new(p->o.by);
-		t[i].igrp = p->igrp ? mf_grouper_new((p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL) : NULL;
-		t[i].lgrp = p->lgrp ? mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR) : NULL;
-		t[i].dd = mf_dedup_new();
-		t[i].s = malloc(sizeof(*t[i].s));
-		if (!t[i].tab || !t[i].grp || (p->igrp && !t[i].igrp) || (p->lgrp && !t[i].lgrp) || !t[i].dd || !t[i].s)
-			t[i].fallback = true;
-		if (t[i].grp)
-			mf_grouper_set_tz(t[i].grp, p->o.tz);
-		if (t[i].igrp)
-			mf_grouper_set_tz(t[i].igrp, p->o.tz);
+		part_init(p, &t[i], (uint32_t)p->ninputs + 1);
 		at = end;
 	}
-	for (i = 0; i < nt; i++)
-		if (t[i].fallback || pthread_create(&t[i].thread, NULL, part_run, &t[i]) != 0) {
-			t[i].fallback = true;
-			t[i].thread = 0;
-		}
-	for (i = 0; i < nt; i++)
-		if (t[i].thread)
-			pthread_join(t[i].thread, NULL);
+	run_parts(t, nt);
 	for (i = 0; i < nt; i++)
 		if (t[i].fallback)
 			break;
@@ -828,33 +841,14 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 	if (!t)
 		return fail_plain(p, err, MF_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
-		t[i].p = p;
 		t[i].name = paths[i];
 		t[i].whole = true;
-		t[i].input = (uint32_t)(p->ninputs + 1 + i);
-		t[i].tab = mf_strtab_new();
-		t[i].grp = mf_grouper_new(p->o.by);
-		t[i].igrp = p->igrp ? mf_grouper_new((p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL) : NULL;
-		t[i].lgrp = p->lgrp ? mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR) : NULL;
-		t[i].dd = mf_dedup_new();
 		t[i].lpar = mf_lparmap_new();
-		t[i].s = malloc(sizeof(*t[i].s));
-		if (!t[i].tab || !t[i].grp || (p->igrp && !t[i].igrp) || (p->lgrp && !t[i].lgrp) || !t[i].dd ||
-		    !t[i].lpar || !t[i].s)
+		if (!t[i].lpar)
 			t[i].fallback = true;
-		if (t[i].grp)
-			mf_grouper_set_tz(t[i].grp, p->o.tz);
-		if (t[i].igrp)
-			mf_grouper_set_tz(t[i].igrp, p->o.tz);
+		part_init(p, &t[i], (uint32_t)(p->ninputs + 1 + i));
 	}
-	for (i = 0; i < n; i++)
-		if (t[i].fallback || pthread_create(&t[i].thread, NULL, part_run, &t[i]) != 0) {
-			t[i].fallback = true;
-			t[i].thread = 0;
-		}
-	for (i = 0; i < n; i++)
-		if (t[i].thread)
-			pthread_join(t[i].thread, NULL);
+	run_parts(t, n);
 	for (i = 0; i < n && !rc; i++) {
 		mf_error_clear(err);
 		if (!t[i].fallback) {
