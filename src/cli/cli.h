@@ -40,6 +40,33 @@ const char *cli_out_format(const char *cmd, const char *given, const char *out, 
 /* -j: the online CPUs (at most 256); cli_jobs parses -j N (1-256), saying the usage error. */
 unsigned cli_jobs_default(void);
 bool cli_jobs(const char *cmd, const char *arg, unsigned *jobs);
+/* Skipped rows shown one by one; the rest are counted in one line. */
+#define CLI_MAX_SHOWN_SKIPS 10
+
+/* The state of cli_pipeline_diag: a prefix of FAILED messages ("diff: before: ", or NULL), rows shown. */
+struct cli_diag_state {
+	const char *prefix;
+	unsigned long long shown;
+};
+/* The pipeline's diagnostics (mf_pipeline_opts.diag, ctx a struct cli_diag_state): at most
+ * CLI_MAX_SHOWN_SKIPS skipped rows, unless -q. */
+void cli_pipeline_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
+
+/* --machine F into po (family and type): -1 to go on, else the usage error's status (said). */
+int cli_pipeline_machine(const char *cmd, const struct mf_kb *kb, const char *machine, struct mf_pipeline_opts *po);
+
+/*
+ * A command's reading of files: a pipeline (*pl, the caller's), the first pass of the LPAR view
+ * over every file, the files, the report into *rep, and the count of skipped rows not shown
+ * (side, "before" or "after", prefixes it, or NULL).  -1 to go on, else the exit status (said).
+ */
+int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t n, const char *side,
+	     struct mf_pipeline **pl, struct mf_report *rep);
+
+/* A report and an export need samples: the selection left some, and SMF 70 and 99 records alone
+ * are no counters.  -1 to go on, else EXIT_DATA (said). */
+int cli_report_usable(const char *cmd, const struct mf_report *rep);
+
 /* mfstat --version (every command): the version and the knowledge base's revision.  EXIT_OK. */
 int cli_version(void);
 /* Prints "mfstat: warning: ..." to stderr unless -q. */

@@ -620,3 +620,70 @@ bool cli_mem_peak(const char *cmd, const char *arg, double *v)
 	}
 	return true;
 }
+
+void cli_pipeline_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	struct cli_diag_state *st = ctx;
+	switch (kind) {
+	case MF_PIPELINE_SKIPPED:
+		if (st->shown++ < CLI_MAX_SHOWN_SKIPS && !cli_quiet)
+			cli_diag(e, "skipped");
+		break;
+	case MF_PIPELINE_ERROR: cli_diag(e, "error"); break;
+	case MF_PIPELINE_FAILED: cli_err("%s%s", st->prefix ? st->prefix : "", e->msg); break;
+	case MF_PIPELINE_HINT: fprintf(stderr, "mfstat: %s\n", e->msg); break;
+	}
+}
+
+int cli_pipeline_machine(const char *cmd, const struct mf_kb *kb, const char *machine, struct mf_pipeline_opts *po)
+{
+	if (machine && (mf_kb_resolve(kb, machine, strlen(machine), &po->family, &po->machine) != 0 ||
+			po->family == mf_kb_generic(kb)))
+		return cli_usage(cmd, "%s: unknown machine '%s' (see mfstat machines)", cmd, machine);
+	return -1;
+}
+
+int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t n, const char *side,
+	     struct mf_pipeline **pl, struct mf_report *rep)
+{
+	struct mf_error e;
+	size_t i;
+	int got;
+	*pl = mf_pipeline_new(po);
+	if (!*pl) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	/* The LPAR view first: type 70 records of any dump join the type 113 samples of every one. */
+	for (i = 0; i < n; i++)
+		mf_pipeline_prescan_file(*pl, files[i]);
+	got = mf_pipeline_add_files(*pl, files, n, &e);
+	if (got) /* a family that the data cannot name (several fit) is for the user to say: usage */
+		return cli_exit_for(got);
+	if (mf_pipeline_finish(*pl, rep)) {
+		cli_err("out of memory");
+		return EXIT_DATA;
+	}
+	if (rep->rows_skipped > CLI_MAX_SHOWN_SKIPS && !cli_quiet)
+		cli_warn("%s%s%llu more rows skipped (not shown)", side ? side : "", side ? ": " : "",
+			 (unsigned long long)(rep->rows_skipped - CLI_MAX_SHOWN_SKIPS));
+	return -1;
+}
+
+int cli_report_usable(const char *cmd, const struct mf_report *rep)
+{
+	char text[1024];
+	mf_report_left_out_text(rep, text, sizeof(text));
+	if (rep->selected && rep->ngroups == 0 && text[0]) {
+		cli_err("%s: nothing left after the selection: %s", cmd, text);
+		return EXIT_DATA;
+	}
+	if (rep->rows_read == 0 && rep->nlpars) {
+		/* Type 70 and 99 records alone: LPARs without counters, as a dump without type 113 is. */
+		cli_err("%s: no SMF type 113 records in the inputs: type 70 and 99 records describe the "
+			"LPARs, the counters are in type 113 records (give the dump that holds them too)",
+			cmd);
+		return EXIT_DATA;
+	}
+	return -1;
+}

@@ -10,8 +10,6 @@
 #include "cli.h"
 #include "mfstat/report/diff.h"
 
-#define MAX_SHOWN_SKIPS 10
-
 static const char diff_help[] =
 	"Usage: mfstat diff [OPTIONS] BEFORE AFTER\n"
 	"       mfstat diff [OPTIONS] --before FROM/TO --after FROM/TO INPUT\n"
@@ -67,24 +65,11 @@ struct diff_opts {
 	char **sides[2]; /* the files of each side, NULL-terminated */
 };
 
+/* The pipeline's diagnostics of a side, their FAILED messages named "diff: before: " or "after". */
 struct diag_state {
+	struct cli_diag_state diag; /* first: the pipeline's ctx */
 	const char *side;
-	unsigned long long shown;
 };
-
-static void diff_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
-{
-	struct diag_state *st = ctx;
-	switch (kind) {
-	case MF_PIPELINE_SKIPPED:
-		if (st->shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
-			cli_diag(e, "skipped");
-		break;
-	case MF_PIPELINE_ERROR: cli_diag(e, "error"); break;
-	case MF_PIPELINE_FAILED: cli_err("diff: %s: %s", st->side, e->msg); break;
-	case MF_PIPELINE_HINT: fprintf(stderr, "mfstat: %s\n", e->msg); break;
-	}
-}
 
 /* A comma-separated list of files as an array (NULL-terminated; the strings point into one copy in [0]'s block). */
 static char **split_files(const char *s)
@@ -262,35 +247,18 @@ static int run_side(const struct diff_opts *o, int k, const struct mf_pipeline_o
 {
 	struct mf_pipeline_opts po = *base;
 	char text[1024];
-	size_t i;
+	size_t i, n;
+	int got;
 
 	st->side = k ? "after" : "before";
-	po.ctx = st;
+	st->diag.prefix = k ? "diff: after: " : "diff: before: ";
+	po.ctx = &st->diag;
 	po.select = mf_select_active(sel) ? sel : NULL;
-	*pl = mf_pipeline_new(&po);
-	if (!*pl) {
-		cli_err("out of memory");
-		return EXIT_DATA;
-	}
-	for (i = 1; o->sides[k][i]; i++)
-		mf_pipeline_prescan_file(*pl, o->sides[k][i]);
-	{
-		struct mf_error e;
-		size_t n = 0;
-		int got;
-		while (o->sides[k][n + 1])
-			n++;
-		got = mf_pipeline_add_files(*pl, (const char *const *)o->sides[k] + 1, n, &e);
-		if (got)
-			return cli_exit_for(got);
-	}
-	if (mf_pipeline_finish(*pl, rep)) {
-		cli_err("out of memory");
-		return EXIT_DATA;
-	}
-	if (rep->rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
-		cli_warn("%s: %llu more rows skipped (not shown)", st->side,
-			 (unsigned long long)(rep->rows_skipped - MAX_SHOWN_SKIPS));
+	for (n = 0; o->sides[k][n + 1]; n++)
+		;
+	got = cli_read(&po, (const char *const *)o->sides[k] + 1, n, st->side, pl, rep);
+	if (got >= 0)
+		return got;
 	mf_report_left_out_text(rep, text, sizeof(text));
 	if (rep->ngroups == 0) {
 		cli_err("diff: nothing to compare %s%s%s", k ? "after" : "before", text[0] ? ": " : " (no data)", text);
@@ -306,13 +274,14 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 {
 	struct mf_pipeline *pl[2] = {NULL, NULL};
 	struct mf_report rep[2];
-	struct diag_state st[2] = {{0}, {0}};
+	struct diag_state st[2];
 	struct mf_select side[2];
 	struct mf_diff *d = NULL;
 	struct mf_error e;
 	int k, rc = EXIT_OK, got;
 	FILE *fp;
 
+	memset(st, 0, sizeof(st));
 	for (k = 0; k < 2 && rc == EXIT_OK; k++) {
 		side[k] = *sel;
 		rc = side_select(o, k, sel->tz, &side[k]);
@@ -369,14 +338,11 @@ int cmd_diff(int argc, char **argv)
 	po.skip_bad = o.skip;
 	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = o.mem_peak;
-	po.diag = diff_diag;
+	po.diag = cli_pipeline_diag;
 	po.tz = tz;
-	if (o.machine && (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
-			  po.family == mf_kb_generic(kb))) {
-		rc = cli_usage("diff", "diff: unknown machine '%s' (see mfstat machines)", o.machine);
-		goto out;
-	}
-	rc = compare(&o, &po, &sel);
+	rc = cli_pipeline_machine("diff", kb, o.machine, &po);
+	if (rc < 0)
+		rc = compare(&o, &po, &sel);
 out:
 	free_files(o.sides[0]);
 	free_files(o.sides[1]);

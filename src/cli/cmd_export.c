@@ -10,8 +10,6 @@
 #include "mfstat/base/zout.h"
 #include "mfstat/report/export.h"
 
-#define MAX_SHOWN_SKIPS 10
-
 /* The finest identity: one row per sample (README "Scaling out: mfstat export"). */
 #define EXPORT_BY_DEFAULT (MF_BY_SYSTEM | MF_BY_LPAR | MF_BY_POOL | MF_BY_CPU | MF_BY_INTERVAL | MF_BY_PLACE)
 
@@ -67,24 +65,6 @@ struct export_opts {
 	unsigned long long max_groups;
 	unsigned jobs;
 };
-
-struct diag_state {
-	unsigned long long shown;
-};
-
-static void export_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
-{
-	struct diag_state *st = ctx;
-	switch (kind) {
-	case MF_PIPELINE_SKIPPED:
-		if (st->shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
-			cli_diag(e, "skipped");
-		break;
-	case MF_PIPELINE_ERROR: cli_diag(e, "error"); break;
-	case MF_PIPELINE_FAILED: cli_err("%s", e->msg); break;
-	case MF_PIPELINE_HINT: fprintf(stderr, "mfstat: %s\n", e->msg); break;
-	}
-}
 
 static int parse_opts(int argc, char **argv, struct export_opts *o)
 {
@@ -223,12 +203,11 @@ int cmd_export(int argc, char **argv)
 	struct mf_kb *kb = NULL;
 	struct mf_pipeline *pl = NULL;
 	struct mf_pipeline_opts po;
-	struct diag_state st = {0};
+	struct cli_diag_state st = {0};
 	struct mf_report rep;
 	struct mf_export_stats xs;
 	struct mf_tz *tz = NULL;
 	struct mf_select sel;
-	char text[1024];
 	size_t i;
 	int rc;
 
@@ -253,51 +232,17 @@ int cmd_export(int argc, char **argv)
 	po.max_groups = (size_t)o.max_groups;
 	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = 0;
-	po.diag = export_diag;
+	po.diag = cli_pipeline_diag;
 	po.ctx = &st;
 	po.tz = tz;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
-	if (o.machine && (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
-			  po.family == mf_kb_generic(kb))) {
-		rc = cli_usage("export", "export: unknown machine '%s' (see mfstat machines)", o.machine);
+	rc = cli_pipeline_machine("export", kb, o.machine, &po);
+	if (rc < 0)
+		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
+	if (rc < 0)
+		rc = cli_report_usable("export", &rep);
+	if (rc >= 0)
 		goto out;
-	}
-	pl = mf_pipeline_new(&po);
-	if (!pl) {
-		cli_err("out of memory");
-		rc = EXIT_DATA;
-		goto out;
-	}
-	for (i = (size_t)optind; i < (size_t)argc; i++)
-		mf_pipeline_prescan_file(pl, argv[i]);
-	{
-		struct mf_error e;
-		int got = mf_pipeline_add_files(pl, (const char *const *)argv + optind, (size_t)(argc - optind), &e);
-		if (got) {
-			rc = cli_exit_for(got);
-			goto out;
-		}
-	}
-	if (mf_pipeline_finish(pl, &rep)) {
-		cli_err("out of memory");
-		rc = EXIT_DATA;
-		goto out;
-	}
-	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
-		cli_warn("%llu more rows skipped (not shown)",
-			 (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
-	mf_report_left_out_text(&rep, text, sizeof(text));
-	if (rep.selected && rep.ngroups == 0 && text[0]) {
-		cli_err("export: nothing left after the selection: %s", text);
-		rc = EXIT_DATA;
-		goto out;
-	}
-	if (rep.rows_read == 0 && rep.nlpars) {
-		cli_err("export: no SMF type 113 records in the inputs: type 70 and 99 records describe the "
-			"LPARs, the counters are in type 113 records (give the dump that holds them too)");
-		rc = EXIT_DATA;
-		goto out;
-	}
 	for (i = 0; i < rep.nwarnings; i++)
 		cli_warn("%s", rep.warnings[i]);
 	rc = write_export(o.out, &rep, &xs);

@@ -11,29 +11,9 @@
 
 #include "cli.h"
 
-#define MAX_SHOWN_SKIPS 10
 /* A bound on memory (1-2 KiB a group) that no real study reaches: a year of 15-minute
  * intervals of 50 CPUs is 1.75 million groups with --by interval,cpu. */
 #define MAX_GROUPS_DEFAULT 2000000ULL
-
-/* Prints the pipeline's diagnostics: at most MAX_SHOWN_SKIPS skipped rows, unless -q. */
-struct diag_state {
-	unsigned long long shown;
-};
-
-static void report_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
-{
-	struct diag_state *st = ctx;
-	switch (kind) {
-	case MF_PIPELINE_SKIPPED:
-		if (st->shown++ < MAX_SHOWN_SKIPS && !cli_quiet)
-			cli_diag(e, "skipped");
-		break;
-	case MF_PIPELINE_ERROR: cli_diag(e, "error"); break;
-	case MF_PIPELINE_FAILED: cli_err("%s", e->msg); break;
-	case MF_PIPELINE_HINT: fprintf(stderr, "mfstat: %s\n", e->msg); break;
-	}
-}
 
 static const char report_help[] =
 	"Usage: mfstat report [OPTIONS] FILE...\n"
@@ -369,11 +349,11 @@ int cmd_report(int argc, char **argv)
 	struct mf_kb *kb = NULL;
 	struct mf_pipeline *pl = NULL;
 	struct mf_pipeline_opts po;
-	struct diag_state st = {0};
+	struct cli_diag_state st = {0};
 	struct mf_report rep;
 	struct mf_tz *tz = NULL;
 	struct mf_select sel;
-	char text[1024], **cols = NULL;
+	char **cols = NULL;
 	size_t ncols = 0;
 	size_t i;
 	int rc;
@@ -400,7 +380,7 @@ int cmd_report(int argc, char **argv)
 	po.max_groups = (size_t)o.max_groups;
 	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = o.mem_peak;
-	po.diag = report_diag;
+	po.diag = cli_pipeline_diag;
 	po.ctx = &st;
 	po.tz = tz;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
@@ -413,52 +393,14 @@ int cmd_report(int argc, char **argv)
 	po.top = (size_t)o.top;
 	po.columns = (const char *const *)cols;
 	po.ncolumns = ncols;
-	if (o.machine) {
-		if (mf_kb_resolve(kb, o.machine, strlen(o.machine), &po.family, &po.machine) != 0 ||
-		    po.family == mf_kb_generic(kb)) {
-			rc = cli_usage("report", "report: unknown machine '%s' (see mfstat machines)", o.machine);
-			goto out;
-		}
-	}
-	pl = mf_pipeline_new(&po);
-	if (!pl) {
-		cli_err("out of memory");
-		rc = EXIT_DATA;
+	rc = cli_pipeline_machine("report", kb, o.machine, &po);
+	if (rc < 0)
+		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
+	if (rc < 0)
+		rc = cli_report_usable("report", &rep);
+	if (rc >= 0)
 		goto out;
-	}
-	/* The LPAR view first: type 70 records of any dump join the type 113 samples of every one. */
-	for (i = (size_t)optind; i < (size_t)argc; i++)
-		mf_pipeline_prescan_file(pl, argv[i]);
-	{
-		struct mf_error e;
-		int got = mf_pipeline_add_files(pl, (const char *const *)argv + optind, (size_t)(argc - optind), &e);
-		if (got) {
-			/* A family that the data cannot name (several fit) is for the user to say: usage. */
-			rc = cli_exit_for(got);
-			goto out;
-		}
-	}
-	if (mf_pipeline_finish(pl, &rep)) {
-		cli_err("out of memory");
-		rc = EXIT_DATA;
-		goto out;
-	}
-	if (rep.rows_skipped > MAX_SHOWN_SKIPS && !cli_quiet)
-		cli_warn("%llu more rows skipped (not shown)",
-			 (unsigned long long)(rep.rows_skipped - MAX_SHOWN_SKIPS));
-	mf_report_left_out_text(&rep, text, sizeof(text));
-	if (rep.selected && rep.ngroups == 0 && text[0]) {
-		cli_err("report: nothing left after the selection: %s", text);
-		rc = EXIT_DATA;
-		goto out;
-	}
-	if (rep.rows_read == 0 && rep.nlpars) {
-		/* Type 70 and 99 records alone: LPARs without counters, as a dump without type 113 is. */
-		cli_err("report: no SMF type 113 records in the inputs: type 70 and 99 records describe the "
-			"LPARs, the counters are in type 113 records (give the dump that holds them too)");
-		rc = EXIT_DATA;
-		goto out;
-	}
+	rc = EXIT_OK;
 	if (o.by_given && (o.by & MF_BY_LPAR) && !rep.nlpars) {
 		/* --by lpar on SMF input without the LPAR view: say why the column is empty. */
 		bool smf = false;
