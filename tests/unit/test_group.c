@@ -304,7 +304,6 @@ static void doubts(void **state)
 	pipe_free(&p);
 }
 
-/* Merging per-interval groups into per-system ones gives exactly what grouping by system does. */
 /* --max-groups: a sample that needs a group beyond the cap is refused with MF_ELIMIT, not
  * taken for lack of memory, and the grouper is left as it was; existing groups still grow. */
 static void max_groups(void **state)
@@ -338,6 +337,7 @@ static void max_groups(void **state)
 	free(s);
 }
 
+/* Merging per-interval groups into per-system ones gives exactly what grouping by system does. */
 static void merge(void **state)
 {
 	char path[512], *text;
@@ -389,18 +389,115 @@ static void merge(void **state)
 	free(text);
 }
 
+/*
+ * Taking the groups of two parts, each read with its own string table, gives what adding every
+ * sample to one grouper gives: the groups only one part has are moved (renamed into the whole's
+ * names, CPUs re-sorted), the one both have is added up and stays with the later part.
+ */
+static void take_ids(void **state)
+{
+	/* system, lpar, cpu, start minute, part */
+	static const struct {
+		const char *sys, *lpar;
+		int cpu, minute, part;
+	} rows[] = {
+		{"SYSB", "L2", 3, 0, 0},  {"SYSA", "L1", 1, 0, 0},  {"SYSA", "L1", 0, 0, 0},  {"SYSB", "L2", 1, 15, 0},
+		{"SYSA", "L1", 2, 15, 1}, {"SYSB", "L2", 0, 15, 1}, {"SYSC", "L3", 7, 30, 1}, {"SYSA", "L1", 1, 30, 1},
+	};
+	const size_t nrows = sizeof(rows) / sizeof(rows[0]);
+	unsigned bys[] = {MF_BY_DEFAULT, MF_BY_SYSTEM, MF_BY_SYSTEM | MF_BY_LPAR | MF_BY_CPU};
+	size_t b, i, k, n, nw;
+	(void)state;
+	for (b = 0; b < sizeof(bys) / sizeof(bys[0]); b++) {
+		struct mf_strtab *wt = mf_strtab_new(), *pt[2] = {mf_strtab_new(), mf_strtab_new()};
+		struct mf_grouper *whole = mf_grouper_new(bys[b]), *g = mf_grouper_new(bys[b]);
+		struct mf_grouper *part[2] = {mf_grouper_new(bys[b]), mf_grouper_new(bys[b])};
+		struct mf_sample *s = calloc(1, sizeof(*s));
+		struct mf_group *const *gw, *const *gg;
+		uint32_t map[2][8];
+		assert_non_null(s);
+		/* The parts' tables name in another order than the whole's: part 1 sees SYSC first. */
+		mf_strtab_intern(pt[1], "SYSC", 4);
+		for (i = 0; i < nrows; i++) {
+			struct mf_strtab *tabs[2] = {wt, pt[rows[i].part]};
+			struct mf_grouper *into[2] = {whole, part[rows[i].part]};
+			for (k = 0; k < 2; k++) {
+				mf_sample_reset(s);
+				s->family = mf_kb_family(kb, "z16");
+				s->system = mf_strtab_intern(tabs[k], rows[i].sys, strlen(rows[i].sys));
+				s->lpar = mf_strtab_intern(tabs[k], rows[i].lpar, strlen(rows[i].lpar));
+				s->cpu = rows[i].cpu;
+				s->has_start = true;
+				s->start_us = (int64_t)rows[i].minute * 60000000;
+				s->seconds = 900;
+				s->n = 1;
+				s->slot[0] = 0;
+				s->value[0] = 1000 + i;
+				assert_int_equal(mf_grouper_add(into[k], s), 0);
+			}
+		}
+		for (k = 0; k < 2; k++) {
+			const char *name;
+			memset(map[k], 0, sizeof(map[k]));
+			for (i = 1; (name = mf_strtab_get(pt[k], (uint32_t)i)) != NULL; i++)
+				map[k][i] = mf_strtab_intern(wt, name, strlen(name));
+			assert_int_equal(mf_grouper_take_ids(g, part[k], map[k], i), 0);
+		}
+		/* Part 0 gave everything away; part 1 kept only what it shared with part 0. */
+		mf_grouper_list(part[0], &n);
+		assert_int_equal(n, 0);
+		mf_grouper_list(part[1], &n);
+		assert_int_equal(n, b == 1 ? 2 : 1);
+		gw = mf_grouper_groups(whole, wt, &nw);
+		gg = mf_grouper_groups(g, wt, &n);
+		assert_int_equal(n, nw);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(gg[i]->system, gw[i]->system);
+			assert_int_equal(gg[i]->lpar, gw[i]->lpar);
+			assert_int_equal(gg[i]->cpu, gw[i]->cpu);
+			assert_int_equal(gg[i]->start_us, gw[i]->start_us);
+			assert_int_equal(gg[i]->rows, gw[i]->rows);
+			assert_int_equal(gg[i]->sum[0], gw[i]->sum[0]);
+			assert_int_equal(mf_group_cpus(gg[i]), mf_group_cpus(gw[i]));
+			assert_true(mf_group_interval_seconds(gg[i]) == mf_group_interval_seconds(gw[i]));
+		}
+		/* Adding to a taken group after the take still finds it under the whole's names. */
+		mf_sample_reset(s);
+		s->family = mf_kb_family(kb, "z16");
+		s->system = mf_strtab_intern(wt, "SYSC", 4);
+		s->lpar = mf_strtab_intern(wt, "L3", 2);
+		s->cpu = 7;
+		s->has_start = true;
+		s->start_us = (int64_t)30 * 60000000;
+		s->seconds = 900;
+		assert_int_equal(mf_grouper_add(g, s), 0);
+		assert_int_equal(mf_grouper_add(whole, s), 0);
+		gg = mf_grouper_groups(g, wt, &n);
+		gw = mf_grouper_groups(whole, wt, &nw);
+		assert_int_equal(n, nw);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(gg[i]->rows, gw[i]->rows);
+			assert_int_equal(mf_group_cpus(gg[i]), mf_group_cpus(gw[i]));
+		}
+		free(s);
+		mf_grouper_free(whole);
+		mf_grouper_free(g);
+		mf_grouper_free(part[0]);
+		mf_grouper_free(part[1]);
+		mf_strtab_free(wt);
+		mf_strtab_free(pt[0]);
+		mf_strtab_free(pt[1]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(by_parse),
-		cmocka_unit_test(sum_then_divide),
-		cmocka_unit_test(interval_length),
-		cmocka_unit_test(keys_and_order),
-		cmocka_unit_test(doubts),
-		cmocka_unit_test(merge),
-		cmocka_unit_test(interval_spans_systems),
-		cmocka_unit_test(dedup_smf),
-		cmocka_unit_test(max_groups),
+		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide),
+		cmocka_unit_test(interval_length), cmocka_unit_test(keys_and_order),
+		cmocka_unit_test(doubts),          cmocka_unit_test(merge),
+		cmocka_unit_test(take_ids),        cmocka_unit_test(interval_spans_systems),
+		cmocka_unit_test(dedup_smf),       cmocka_unit_test(max_groups),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

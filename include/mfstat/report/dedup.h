@@ -65,6 +65,13 @@ struct mf_dedup_part {
  * else 0 (the input is to be read again whole).
  */
 int mf_dedup_parts_disjoint(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n);
+/*
+ * The same check over share `share` of `nshares` (0 <= share < nshares) of
+ * the parts' identities, so that threads can each take a share (the tables
+ * are only read): the parts are disjoint when every share says 1.
+ */
+int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n,
+				  size_t share, size_t nshares);
 /* Adds the identities of disjoint parts, in order, to into: 0 or MF_ENOMEM. */
 int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n);
 

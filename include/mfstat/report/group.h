@@ -155,6 +155,14 @@ int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src);
 int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap);
 
 /*
+ * Every group of src into g, as mf_grouper_merge_ids of each in src's order:
+ * a group g has not is moved (its names renamed through map), not copied; one
+ * g has is added up and stays with src.  src is left with those alone (its
+ * lookup emptied: only for freeing).  Returns 0, MF_ENOMEM or MF_ELIMIT.
+ */
+int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint32_t *map, size_t nmap);
+
+/*
  * The interval length of a group (INTERVAL): the wall-clock time its
  * intervals cover, the length of the union of their spans.  An interval of a
  * system (system and LPAR) spans from its start for its length, the mean of

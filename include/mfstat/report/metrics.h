@@ -33,6 +33,7 @@ struct mf_result {
 	int lspr_why;               /* enum mf_lspr_why */
 	double lspr_l1mp, lspr_rni; /* the inputs the class was taken from */
 	double cpsp, interval;
+	uint64_t cpus; /* mf_group_cpus of the group */
 	unsigned doubts;
 	int negative_metric; /* first nonneg metric found negative, or -1 */
 	int partial_slot;    /* first counter slot present in only some rows, or -1 */

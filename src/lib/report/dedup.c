@@ -279,31 +279,50 @@ static void remap_entry(struct entry *e, const uint32_t *map, size_t nmap)
 		e->lpar = map[e->lpar];
 }
 
-int mf_dedup_parts_disjoint(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n)
+/* Whether identity e (in the whole's names) of part k is in into or in a part before k. */
+static bool seen_before(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t k, struct entry e)
 {
-	size_t k, i, j;
-	for (k = 0; k < n; k++) {
+	size_t j;
+	remap_entry(&e, parts[k].map, parts[k].nmap);
+	if (holds(into, &e))
+		return true;
+	/* The parts before, each in its own names: back through their reverse maps. */
+	for (j = 0; j < k; j++) {
+		struct entry f = e;
+		if ((f.system && (f.system >= parts[j].nrev || !parts[j].rev[f.system])) ||
+		    (f.lpar && (f.lpar >= parts[j].nrev || !parts[j].rev[f.lpar])))
+			continue; /* a name part j never read: not there */
+		remap_entry(&f, parts[j].rev, parts[j].nrev);
+		if (holds(parts[j].d, &f))
+			return true;
+	}
+	return false;
+}
+
+int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n,
+				  size_t share, size_t nshares)
+{
+	size_t k, i, total = 0, at = 0, from, to;
+	/* The slots to look at: those of part 0 only when something was read before. */
+	size_t first = into->n ? 0 : 1;
+	for (k = first; k < n; k++)
+		total += parts[k].d->nslots;
+	from = total / nshares * share + (share < total % nshares ? share : total % nshares);
+	to = from + total / nshares + (share < total % nshares ? 1 : 0);
+	for (k = first; k < n && at < to; k++) {
 		const struct mf_dedup *d = parts[k].d;
-		for (i = 0; i < d->nslots; i++) {
-			struct entry e = d->slots[i];
-			if (!e.file)
-				continue;
-			remap_entry(&e, parts[k].map, parts[k].nmap);
-			if (holds(into, &e))
+		size_t lo = from > at ? from - at : 0, hi = to - at < d->nslots ? to - at : d->nslots;
+		for (i = lo; i < hi; i++)
+			if (d->slots[i].file && seen_before(into, parts, k, d->slots[i]))
 				return 0;
-			/* The parts before, each in its own names: back through their reverse maps. */
-			for (j = 0; j < k; j++) {
-				struct entry f = e;
-				if ((f.system && (f.system >= parts[j].nrev || !parts[j].rev[f.system])) ||
-				    (f.lpar && (f.lpar >= parts[j].nrev || !parts[j].rev[f.lpar])))
-					continue; /* a name part j never read: not there */
-				remap_entry(&f, parts[j].rev, parts[j].nrev);
-				if (holds(parts[j].d, &f))
-					return 0;
-			}
-		}
+		at += d->nslots;
 	}
 	return 1;
+}
+
+int mf_dedup_parts_disjoint(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n)
+{
+	return mf_dedup_parts_disjoint_share(into, parts, n, 0, 1);
 }
 
 int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n)

@@ -311,9 +311,45 @@ static int rehash(struct mf_grouper *g, size_t nslots)
 	return 0;
 }
 
-static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group *k)
+/* The group of key k, or NULL with *slot the empty slot where it would go (g->slots made). */
+static struct mf_group *lookup(struct mf_grouper *g, const struct mf_group *k, size_t *slot)
 {
 	size_t j;
+	for (j = key_hash(k) & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
+		if (key_eq(g->slots[j], k))
+			return g->slots[j];
+	*slot = j;
+	return NULL;
+}
+
+/* Room in g's list for one more group: 0 or MF_ENOMEM. */
+static int list_room(struct mf_grouper *g)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		struct mf_group **nl = realloc(g->list, cap * sizeof(*nl));
+		if (!nl)
+			return MF_ENOMEM;
+		g->list = nl;
+		g->cap = cap;
+	}
+	return 0;
+}
+
+/* Lists grp (list_room done) in empty slot j; 0 or MF_ENOMEM (grp is listed either way). */
+static int enlist(struct mf_grouper *g, struct mf_group *grp, size_t j)
+{
+	g->list[g->n++] = grp;
+	g->slots[j] = grp;
+	g->sorted = false;
+	if (g->n * 2 > g->nslots && rehash(g, g->nslots * 2))
+		return MF_ENOMEM;
+	return 0;
+}
+
+static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group *k)
+{
+	size_t j = 0;
 	struct mf_group *grp;
 	struct group *p;
 
@@ -321,9 +357,8 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 		return g->last;
 	if (!g->slots && rehash(g, 256))
 		return NULL;
-	for (j = key_hash(k) & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
-		if (key_eq(g->slots[j], k))
-			return g->last = g->slots[j];
+	if ((grp = lookup(g, k, &j)) != NULL)
+		return g->last = grp;
 	if (g->max_groups && g->n >= g->max_groups) {
 		g->limit_hit = true;
 		return NULL;
@@ -361,21 +396,12 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	p->capintervals = 1;
 	grp->cpsp_min = INFINITY;
 	grp->cpsp_max = -INFINITY;
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
-		struct mf_group **nl = realloc(g->list, cap * sizeof(*nl));
-		if (!nl) {
-			group_free(grp);
-			return NULL;
-		}
-		g->list = nl;
-		g->cap = cap;
-	}
-	g->list[g->n++] = grp;
-	g->slots[j] = grp;
-	g->sorted = false;
-	if (g->n * 2 > g->nslots && rehash(g, g->nslots * 2))
+	if (list_room(g)) {
+		group_free(grp);
 		return NULL;
+	}
+	if (enlist(g, grp, j))
+		return NULL; /* listed: freed with g */
 	return g->last = grp;
 }
 
@@ -907,6 +933,28 @@ static uint32_t remap(const uint32_t *map, size_t nmap, uint32_t id)
 	return map && id < nmap ? map[id] : id;
 }
 
+/* The key of group src under g's grouping, its names through map. */
+static void merge_key(const struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap,
+		      struct mf_group *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->family = src->family;
+	key->system = remap(map, nmap, src->system);
+	key->lpar = remap(map, nmap, src->lpar);
+	key->pool = src->pool;
+	key->cpu = src->cpu;
+	key->has_start = src->has_start;
+	key->start_us = src->start_us;
+	key->input = src->input;
+	key->has_bucket = src->has_bucket && g->calendar;
+	key->bucket = src->bucket;
+	key->polarity = src->polarity;
+	key->lpar_weight = src->lpar_weight;
+	key->drawer = src->drawer;
+	key->chip = src->chip;
+	key_mask(g, key);
+}
+
 int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap)
 {
 	const struct group *sp = cpriv(src);
@@ -914,23 +962,7 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 	struct mf_sample probe;
 	size_t n = src->family->ncounters, i;
 
-	/* The key: src's fields that g groups on. */
-	memset(&key, 0, sizeof(key));
-	key.family = src->family;
-	key.system = remap(map, nmap, src->system);
-	key.lpar = remap(map, nmap, src->lpar);
-	key.pool = src->pool;
-	key.cpu = src->cpu;
-	key.has_start = src->has_start;
-	key.start_us = src->start_us;
-	key.input = src->input;
-	key.has_bucket = src->has_bucket && g->calendar;
-	key.bucket = src->bucket;
-	key.polarity = src->polarity;
-	key.lpar_weight = src->lpar_weight;
-	key.drawer = src->drawer;
-	key.chip = src->chip;
-	key_mask(g, &key);
+	merge_key(g, src, map, nmap, &key);
 	grp = find_or_add(g, &key);
 	if (!grp)
 		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
@@ -1009,4 +1041,70 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 			return MF_ENOMEM;
 	}
 	return 0;
+}
+
+static int cmp_cpu_q(const void *a, const void *b)
+{
+	return cmp_cpu(a, b);
+}
+
+/* A group's names (its own, its intervals' and CPUs') through map, key as given; 0 or MF_ENOMEM. */
+static int rename_group(struct group *grp, const struct mf_group *key, const uint32_t *map, size_t nmap)
+{
+	size_t i;
+	bool sorted = true;
+	grp->pub.system = key->system;
+	grp->pub.lpar = key->lpar;
+	for (i = 0; i < grp->nintervals; i++) {
+		grp->intervals[i].system = remap(map, nmap, grp->intervals[i].system);
+		grp->intervals[i].lpar = remap(map, nmap, grp->intervals[i].lpar);
+	}
+	for (i = 0; i < grp->ncpus; i++) {
+		grp->cpus[i].system = remap(map, nmap, grp->cpus[i].system);
+		grp->cpus[i].lpar = remap(map, nmap, grp->cpus[i].lpar);
+		if (i && cmp_cpu(&grp->cpus[i - 1], &grp->cpus[i]) > 0)
+			sorted = false;
+	}
+	if (!sorted) /* the new ids order the systems otherwise */
+		qsort(grp->cpus, grp->ncpus, sizeof(*grp->cpus), cmp_cpu_q);
+	return grp->ihash ? ihash_build(grp, grp->ihash_size) : 0;
+}
+
+int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint32_t *map, size_t nmap)
+{
+	size_t i, kept = 0;
+	int rc = 0;
+
+	if (src->by != g->by || src->calendar != g->calendar || src->cal != g->cal || src->tz != g->tz) {
+		for (i = 0; i < src->n && !rc; i++)
+			rc = mf_grouper_merge_ids(g, src->list[i], map, nmap);
+		return rc;
+	}
+	if (!g->slots && rehash(g, 256))
+		return MF_ENOMEM;
+	for (i = 0; i < src->n; i++) {
+		struct mf_group *sg = src->list[i], key;
+		size_t j = 0;
+		if (rc) {
+			src->list[kept++] = sg;
+			continue;
+		}
+		merge_key(g, sg, map, nmap, &key);
+		if (lookup(g, &key, &j) || (g->max_groups && g->n >= g->max_groups) || list_room(g)) {
+			/* g has it (or no room): added up, and left to src */
+			rc = mf_grouper_merge_ids(g, sg, map, nmap);
+			src->list[kept++] = sg;
+			continue;
+		}
+		rc = rename_group(priv(sg), &key, map, nmap);
+		if (enlist(g, sg, j) && !rc)
+			rc = MF_ENOMEM;
+	}
+	src->n = kept;
+	free(src->slots);
+	src->slots = NULL;
+	src->nslots = 0;
+	src->last = NULL;
+	g->last = NULL;
+	return rc;
 }

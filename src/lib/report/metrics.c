@@ -74,6 +74,7 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 	vars[MF_VAR_RMF_BUSY] = grp->rows > 0 && grp->rmf_rows == grp->rows ? (double)grp->rmf_busy_ns / 1e9 : NAN;
 	r->cpsp = vars[MF_VAR_CPSP];
 	r->interval = vars[MF_VAR_INTERVAL];
+	r->cpus = mf_group_cpus(grp);
 	evaluate(fam, grp->sum, present, vars, r->value, r->na);
 	for (i = 0; i < fam->nmetrics; i++) {
 		const struct mf_metric *m = &fam->metrics[i];

@@ -391,63 +391,74 @@ static void busy_finding(struct mf_notes *w, const struct mf_report *rep)
 	}
 }
 
-/* Groups in series order: family, system, LPAR, pool, CPU, then report order. */
-struct series_ref {
-	const struct mf_group *g;
-	size_t i;
-};
-
-static int cmp_series(const void *pa, const void *pb)
-{
-	const struct series_ref *ra = pa, *rb = pb;
-	const struct mf_group *a = ra->g, *b = rb->g;
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	if (a->system != b->system)
-		return a->system < b->system ? -1 : 1;
-	if (a->lpar != b->lpar)
-		return a->lpar < b->lpar ? -1 : 1;
-	if (a->pool != b->pool)
-		return a->pool < b->pool ? -1 : 1;
-	if (mf_group_place_cmp(a, b))
-		return mf_group_place_cmp(a, b);
-	if (a->cpu != b->cpu)
-		return a->cpu < b->cpu ? -1 : 1;
-	return (ra->i > rb->i) - (ra->i < rb->i);
-}
-
 static bool same_series(const struct mf_group *a, const struct mf_group *b)
 {
 	return a->family == b->family && a->system == b->system && a->lpar == b->lpar && a->pool == b->pool &&
 	       a->cpu == b->cpu && mf_group_place_cmp(a, b) == 0;
 }
 
+static uint64_t series_hash(const struct mf_group *g)
+{
+	uint64_t h = (uint64_t)(uintptr_t)g->family * 0x9e3779b97f4a7c15ULL;
+	uint64_t v[] = {g->system,
+			g->lpar,
+			(uint64_t)(uint32_t)g->pool,
+			(uint64_t)g->cpu,
+			(uint64_t)(uint32_t)g->polarity,
+			(uint64_t)(uint32_t)g->lpar_weight,
+			(uint64_t)(uint32_t)g->drawer,
+			(uint64_t)(uint32_t)g->chip};
+	size_t k;
+	for (k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		h = (h ^ v[k]) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/*
+ * Each timed group's expected CPUs: the most any interval of its series (same family, system,
+ * LPAR, pool, place and CPU) had.  One pass over the groups with a table of the series, each
+ * slot the index + 1 of the series' first group and the series' most.
+ */
 void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 {
-	struct series_ref *ref;
-	size_t i, j, k;
-	for (i = 0; i < rep->ngroups; i++)
-		out[i] = mf_group_cpus(rep->results[i].group);
-	if (!(rep->by & MF_BY_INTERVAL) || rep->ngroups < 2)
+	struct slot {
+		size_t first; /* index + 1; 0 empty */
+		uint64_t most;
+	} * tab;
+	size_t *series, i, n = rep->ngroups, size = 16, mask;
+	for (i = 0; i < n; i++)
+		out[i] = rep->results[i].cpus;
+	if (!(rep->by & MF_BY_INTERVAL) || n < 2)
 		return;
-	ref = malloc(rep->ngroups * sizeof(*ref));
-	if (!ref)
+	while (size < 2 * n)
+		size *= 2;
+	mask = size - 1;
+	tab = calloc(size, sizeof(*tab));
+	series = malloc(n * sizeof(*series));
+	if (!tab || !series) {
+		free(tab);
+		free(series);
 		return;
-	for (i = 0; i < rep->ngroups; i++) {
-		ref[i].g = rep->results[i].group;
-		ref[i].i = i;
 	}
-	qsort(ref, rep->ngroups, sizeof(*ref), cmp_series);
-	for (i = 0; i < rep->ngroups; i = j) {
-		uint64_t most = 0;
-		for (j = i; j < rep->ngroups && same_series(ref[j].g, ref[i].g); j++)
-			if (ref[j].g->has_start && out[ref[j].i] > most)
-				most = out[ref[j].i];
-		for (k = i; k < j; k++)
-			if (ref[k].g->has_start)
-				out[ref[k].i] = most;
+	for (i = 0; i < n; i++) {
+		const struct mf_group *g = rep->results[i].group;
+		size_t j;
+		for (j = series_hash(g) & mask; tab[j].first; j = (j + 1) & mask)
+			if (same_series(rep->results[tab[j].first - 1].group, g))
+				break;
+		if (!tab[j].first)
+			tab[j].first = i + 1;
+		series[i] = j;
+		if (g->has_start && out[i] > tab[j].most)
+			tab[j].most = out[i];
 	}
-	free(ref);
+	for (i = 0; i < n; i++)
+		if (rep->results[i].group->has_start)
+			out[i] = tab[series[i]].most;
+	free(tab);
+	free(series);
 }
 
 void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
@@ -473,7 +484,7 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 		if (exp) {
 			mf_report_cpus_expected(rep, exp);
 			for (i = 0; i < rep->ngroups; i++)
-				if (mf_group_cpus(rep->results[i].group) < exp[i] && !count++)
+				if (rep->results[i].cpus < exp[i] && !count++)
 					first = i;
 			if (count) {
 				char where[300];

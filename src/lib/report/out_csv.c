@@ -82,7 +82,7 @@ static void write_rows(FILE *fp, const struct rows *w, size_t from, size_t to)
 		csv_num(fp, r->interval);
 		fputc(',', fp);
 		csv_str(fp, g->family->display);
-		fprintf(fp, ",%llu,%llu", (unsigned long long)mf_group_cpus(g), (unsigned long long)expected[i]);
+		fprintf(fp, ",%llu,%llu", (unsigned long long)r->cpus, (unsigned long long)expected[i]);
 		for (k = 0; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			fputc(',', fp);

@@ -543,6 +543,46 @@ static uint32_t *reverse_map(const struct mf_pipeline *p, const uint32_t *map, s
 	return rev;
 }
 
+/* One thread's share of the check that no identity of the parts was read before them. */
+struct disjoint_share {
+	const struct mf_dedup *into;
+	const struct mf_dedup_part *parts;
+	size_t n, share, nshares;
+	int disjoint;
+	pthread_t thread;
+};
+
+static void *disjoint_run(void *arg)
+{
+	struct disjoint_share *d = arg;
+	d->disjoint = mf_dedup_parts_disjoint_share(d->into, d->parts, d->n, d->share, d->nshares);
+	return NULL;
+}
+
+/* mf_dedup_parts_disjoint with the threads of -j (the tables are only read). */
+static int parts_disjoint(const struct mf_pipeline *p, const struct mf_dedup_part *dp, size_t nt)
+{
+	struct disjoint_share sh[64];
+	size_t ns = p->o.jobs < 64 ? p->o.jobs : 64, i;
+	int all = 1;
+	if (ns < 1)
+		ns = 1;
+	for (i = 0; i < ns; i++) {
+		sh[i] = (struct disjoint_share){p->dd, dp, nt, i, ns, 1, 0};
+		if (i && pthread_create(&sh[i].thread, NULL, disjoint_run, &sh[i]) != 0) {
+			sh[i].thread = 0;
+			disjoint_run(&sh[i]);
+		}
+	}
+	disjoint_run(&sh[0]);
+	for (i = 0; i < ns; i++) {
+		if (i && sh[i].thread)
+			pthread_join(sh[i].thread, NULL);
+		all &= sh[i].disjoint;
+	}
+	return all;
+}
+
 /*
  * Merges the parts, in their order, into p after the check that they give
  * what reading the file whole gives: 0, 1 when they do not (nothing merged),
@@ -577,7 +617,7 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		dp[i].map = maps[2 * i];
 		dp[i].rev = maps[2 * i + 1];
 	}
-	if (!rc && !mf_dedup_parts_disjoint(p->dd, dp, nt))
+	if (!rc && !parts_disjoint(p, dp, nt))
 		rc = 1;
 	if (rc == 0 && p->ninputs == p->capinputs) {
 		size_t cap = p->capinputs ? 2 * p->capinputs : 4;
@@ -599,22 +639,13 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	in = &p->inputs[p->ninputs];
 	memset(in, 0, sizeof(*in));
 	for (i = 0; i < nt && !rc; i++) {
-		struct mf_group *const *g;
-		size_t n;
 		const uint32_t *map = dp[i].map;
-		g = mf_grouper_list(t[i].grp, &n);
-		for (k = 0; k < n && !rc; k++)
-			rc = mf_grouper_merge_ids(p->grp, g[k], map, dp[i].nmap);
-		if (p->igrp && !rc) {
-			g = mf_grouper_list(t[i].igrp, &n);
-			for (k = 0; k < n && !rc; k++)
-				rc = mf_grouper_merge_ids(p->igrp, g[k], map, dp[i].nmap);
-		}
-		if (p->lgrp && !rc) {
-			g = mf_grouper_list(t[i].lgrp, &n);
-			for (k = 0; k < n && !rc; k++)
-				rc = mf_grouper_merge_ids(p->lgrp, g[k], map, dp[i].nmap);
-		}
+		/* Groups one part alone has are moved, not added up (most of them, in a file in time order). */
+		rc = mf_grouper_take_ids(p->grp, t[i].grp, map, dp[i].nmap);
+		if (p->igrp && !rc)
+			rc = mf_grouper_take_ids(p->igrp, t[i].igrp, map, dp[i].nmap);
+		if (p->lgrp && !rc)
+			rc = mf_grouper_take_ids(p->lgrp, t[i].lgrp, map, dp[i].nmap);
 		for (k = 1; k < t[i].nkept && !rc; k++)
 			if (t[i].kept[k])
 				rc = see_system(p, map[k]);
