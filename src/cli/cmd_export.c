@@ -260,7 +260,7 @@ int cmd_export(int argc, char **argv)
 				 xs.mixed_cpsp == 1 ? "" : "s");
 	}
 out:
-	mf_pipeline_free(pl);
+	cli_pipeline_done(pl);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
 	return rc;

@@ -418,7 +418,7 @@ int cmd_report(int argc, char **argv)
 		cli_warn("%s", rep.warnings[i]);
 	rc = cli_write_report(o.out, o.format, &rep);
 out:
-	mf_pipeline_free(pl);
+	cli_pipeline_done(pl);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
 	if (cols)
