@@ -490,14 +490,66 @@ static void take_ids(void **state)
 	}
 }
 
+/* Sorting with threads (runs sorted apart, then merged) gives the order of one sort: 3 runs (one
+ * left over in the first round of merging) and 4, over groups made in a scrambled order. */
+static void sort_threads(void **state)
+{
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	size_t jobs[] = {2, 3, 4}, j, i, n1, n2;
+	(void)state;
+	assert_non_null(s);
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		struct mf_grouper *g1 = mf_grouper_new(MF_BY_SYSTEM | MF_BY_CPU | MF_BY_INTERVAL);
+		struct mf_grouper *g2 = mf_grouper_new(MF_BY_SYSTEM | MF_BY_CPU | MF_BY_INTERVAL);
+		struct mf_group *const *a, *const *b;
+		for (i = 0; i < 20011; i++) {
+			size_t x = (i * 7919) % 20011; /* a permutation */
+			char name[8];
+			snprintf(name, sizeof(name), "S%zu", x % 5);
+			mf_sample_reset(s);
+			s->family = mf_kb_generic(kb);
+			s->system = mf_strtab_intern(tab, name, strlen(name));
+			s->cpu = (int64_t)(x % 13);
+			s->has_start = true;
+			s->start_us = (int64_t)(x / 65) * 900000000;
+			s->seconds = 900;
+			assert_int_equal(mf_grouper_add(g1, s), 0);
+			assert_int_equal(mf_grouper_add(g2, s), 0);
+		}
+		a = mf_grouper_groups(g1, tab, &n1);
+		b = mf_grouper_sort(g2, tab, jobs[j], &n2);
+		assert_int_equal(n1, n2);
+		assert_true(n1 > 8192);
+		for (i = 0; i < n1; i++) {
+			assert_int_equal(a[i]->system, b[i]->system);
+			assert_int_equal(a[i]->cpu, b[i]->cpu);
+			assert_int_equal(a[i]->start_us, b[i]->start_us);
+		}
+		for (i = 1; i < n1; i++)
+			assert_true(strcmp(mf_strtab_get(tab, a[i - 1]->system), mf_strtab_get(tab, a[i]->system)) <=
+				    0);
+		mf_grouper_free(g1);
+		mf_grouper_free(g2);
+	}
+	free(s);
+	mf_strtab_free(tab);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(by_parse),        cmocka_unit_test(sum_then_divide),
-		cmocka_unit_test(interval_length), cmocka_unit_test(keys_and_order),
-		cmocka_unit_test(doubts),          cmocka_unit_test(merge),
-		cmocka_unit_test(take_ids),        cmocka_unit_test(interval_spans_systems),
-		cmocka_unit_test(dedup_smf),       cmocka_unit_test(max_groups),
+		cmocka_unit_test(by_parse),
+		cmocka_unit_test(sum_then_divide),
+		cmocka_unit_test(interval_length),
+		cmocka_unit_test(keys_and_order),
+		cmocka_unit_test(doubts),
+		cmocka_unit_test(merge),
+		cmocka_unit_test(take_ids),
+		cmocka_unit_test(sort_threads),
+		cmocka_unit_test(interval_spans_systems),
+		cmocka_unit_test(dedup_smf),
+		cmocka_unit_test(max_groups),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

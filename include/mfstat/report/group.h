@@ -132,6 +132,8 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s);
  * added to.
  */
 struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n);
+/* mf_grouper_groups sorting with up to jobs threads (the same order). */
+struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_strtab *tab, size_t jobs, size_t *n);
 
 /* The groups in the order they were made (not sorted: cheaper, for merging). */
 struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n);

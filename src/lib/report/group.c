@@ -2,6 +2,7 @@
 #include "mfstat/report/group.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -696,21 +697,92 @@ struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n)
 	return g->list;
 }
 
-struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n)
+/* One thread's run of the sort: qsort of e[from, to). */
+struct sort_run {
+	struct sort_entry *e;
+	size_t from, to;
+	pthread_t thread;
+};
+
+static void *sort_run(void *arg)
+{
+	struct sort_run *r = arg;
+	qsort(r->e + r->from, r->to - r->from, sizeof(*r->e), cmp_group);
+	return NULL;
+}
+
+/*
+ * e[0, n) sorted with up to jobs threads: each sorts a run, then the runs are merged pairwise
+ * (through tmp, n entries).  The order is total (no two groups share a key), so it is the order
+ * of one qsort.  Returns the sorted array: e or tmp.
+ */
+static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *tmp, size_t n, size_t jobs)
+{
+	struct sort_run run[64];
+	size_t nr = jobs < 64 ? jobs : 64, i, w;
+	if (!tmp || nr < 2 || n < 8192)
+		nr = 1;
+	for (i = 0; i < nr; i++) {
+		run[i].e = e;
+		run[i].from = n * i / nr;
+		run[i].to = n * (i + 1) / nr;
+		run[i].thread = 0;
+		if (i && pthread_create(&run[i].thread, NULL, sort_run, &run[i]) != 0) {
+			run[i].thread = 0;
+			sort_run(&run[i]);
+		}
+	}
+	sort_run(&run[0]);
+	for (i = 1; i < nr; i++)
+		if (run[i].thread)
+			pthread_join(run[i].thread, NULL);
+	/* Merge neighbouring runs until one is left. */
+	while (nr > 1) {
+		struct sort_entry *t;
+		for (i = 0, w = 0; i < nr; i += 2, w++) {
+			size_t a = run[i].from, ae = run[i].to, b, be, o = run[i].from;
+			if (i + 1 == nr) {
+				memcpy(tmp + a, e + a, (ae - a) * sizeof(*e));
+				run[w] = run[i];
+				continue;
+			}
+			b = run[i + 1].from;
+			be = run[i + 1].to;
+			while (a < ae && b < be)
+				tmp[o++] = cmp_group(&e[b], &e[a]) < 0 ? e[b++] : e[a++];
+			while (a < ae)
+				tmp[o++] = e[a++];
+			while (b < be)
+				tmp[o++] = e[b++];
+			run[w].from = run[i].from;
+			run[w].to = run[i + 1].to;
+		}
+		nr = w;
+		t = e;
+		e = tmp;
+		tmp = t;
+	}
+	return e;
+}
+
+struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_strtab *tab, size_t jobs, size_t *n)
 {
 	if (!g->sorted && g->n) {
-		struct sort_entry *e = malloc(g->n * sizeof(*e));
+		struct sort_entry *e = malloc(g->n * sizeof(*e)), *tmp = NULL, *sorted;
 		size_t i;
 		if (e) {
+			if (jobs > 1 && g->n >= 8192)
+				tmp = malloc(g->n * sizeof(*tmp));
 			for (i = 0; i < g->n; i++) {
 				e[i].g = g->list[i];
 				e[i].system = tab ? mf_strtab_get(tab, g->list[i]->system) : NULL;
 				e[i].lpar = tab ? mf_strtab_get(tab, g->list[i]->lpar) : NULL;
 			}
-			qsort(e, g->n, sizeof(*e), cmp_group);
+			sorted = sort_entries(e, tmp, g->n, jobs);
 			for (i = 0; i < g->n; i++)
-				g->list[i] = e[i].g;
+				g->list[i] = sorted[i].g;
 			free(e);
+			free(tmp);
 			g->sorted = true;
 		}
 		/* Without memory to sort, the groups stay in order of first appearance. */
@@ -718,6 +790,11 @@ struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_
 	}
 	*n = g->n;
 	return g->list;
+}
+
+struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_strtab *tab, size_t *n)
+{
+	return mf_grouper_sort(g, tab, 1, n);
 }
 
 /* A span on the time line, in seconds from the group's earliest start. */
@@ -1080,8 +1157,31 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 			rc = mf_grouper_merge_ids(g, src->list[i], map, nmap);
 		return rc;
 	}
-	if (!g->slots && rehash(g, 256))
-		return MF_ENOMEM;
+	if (g->n == 0 && (!g->max_groups || src->n <= g->max_groups)) {
+		/* Into an empty grouper under the same names: src's tables become g's as they are. */
+		bool same = true;
+		for (i = 1; i < nmap && same; i++)
+			same = map[i] == i;
+		if (same) {
+			struct mf_grouper t = *g;
+			size_t max = g->max_groups;
+			*g = *src;
+			g->max_groups = max;
+			g->limit_hit = false;
+			g->last = NULL;
+			*src = t; /* g's empty tables, freed with src */
+			src->last = NULL;
+			return 0;
+		}
+	}
+	{
+		/* Room for every group of src at once: the table grows once, not by doubling. */
+		size_t want = g->nslots ? g->nslots : 256;
+		while (want < 2 * (g->n + src->n) + 2)
+			want *= 2;
+		if (want != g->nslots && rehash(g, want))
+			return MF_ENOMEM;
+	}
 	for (i = 0; i < src->n; i++) {
 		struct mf_group *sg = src->list[i], key;
 		size_t j = 0;

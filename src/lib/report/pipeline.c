@@ -779,6 +779,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 			break;
 	if (i == nt)
 		rc = merge_parts(p, t, nt, name, err);
+
 	for (i = 0; i < nt; i++)
 		part_free(&t[i]);
 	free(t);
@@ -1102,7 +1103,7 @@ static int interval_results(struct mf_pipeline *p, struct mf_report *rep)
 		return 0;
 	}
 	mf_results_free(p->ires, p->nires);
-	groups = mf_grouper_groups(p->igrp, p->tab, &p->nires);
+	groups = mf_grouper_sort(p->igrp, p->tab, p->o.jobs, &p->nires);
 	p->ires = mf_results_new(groups, p->nires);
 	if (!p->ires)
 		return MF_ENOMEM;
@@ -1125,7 +1126,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 
 	mf_results_free(p->res, p->ngroups);
 	p->res = NULL;
-	groups = mf_grouper_groups(p->grp, p->tab, &p->ngroups);
+	groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
 	p->res = mf_results_new(groups, p->ngroups);
 	if (!p->res)
 		return MF_ENOMEM;
