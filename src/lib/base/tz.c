@@ -496,25 +496,72 @@ int64_t mf_tz_utc_of_local(const struct mf_tz *tz, int64_t local_us)
 	return utc;
 }
 
+/* d as exactly w digits at p (d >= 0, less than 10^w). */
+static char *digits(char *p, long long d, int w)
+{
+	int i;
+	for (i = w - 1; i >= 0; i--) {
+		p[i] = (char)('0' + d % 10);
+		d /= 10;
+	}
+	return p + w;
+}
+
 void mf_time_format_at(int64_t utc_us, int32_t off_s, bool utc, char *buf, size_t n)
 {
-	int64_t local = utc_us + (utc ? 0 : (int64_t)off_s * US_PER_S), days, rem, y;
+	int64_t local = utc_us + (utc ? 0 : (int64_t)off_s * US_PER_S), days, rem, y, us;
 	unsigned m, d;
 	int32_t a = off_s < 0 ? -off_s : off_s;
-	char frac[16] = "", zone[16];
+	char out[48], *p = out;
 
 	days = floor_div(local, 86400 * US_PER_S);
 	rem = local - days * 86400 * US_PER_S;
 	mf_civil_from_days(days, &y, &m, &d);
-	if (rem % US_PER_S)
-		snprintf(frac, sizeof(frac), ".%06lld", (long long)(rem % US_PER_S));
-	if (utc)
-		snprintf(zone, sizeof(zone), "Z");
-	else
-		snprintf(zone, sizeof(zone), "%c%02d:%02d", off_s < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
-	snprintf(buf, n, "%04lld-%02u-%02uT%02lld:%02lld:%02lld%s%s", (long long)y, m, d,
-		 (long long)(rem / (3600 * US_PER_S)), (long long)(rem / (60 * US_PER_S) % 60),
-		 (long long)(rem / US_PER_S % 60), frac, zone);
+	us = rem % US_PER_S;
+	if (y < 0 || y > 9999) { /* beyond four digits: printf's way */
+		char frac[16] = "", zone[16];
+		if (us)
+			snprintf(frac, sizeof(frac), ".%06lld", (long long)us);
+		if (utc)
+			snprintf(zone, sizeof(zone), "Z");
+		else
+			snprintf(zone, sizeof(zone), "%c%02d:%02d", off_s < 0 ? '-' : '+', (int)(a / 3600),
+				 (int)(a / 60 % 60));
+		snprintf(buf, n, "%04lld-%02u-%02uT%02lld:%02lld:%02lld%s%s", (long long)y, m, d,
+			 (long long)(rem / (3600 * US_PER_S)), (long long)(rem / (60 * US_PER_S) % 60),
+			 (long long)(rem / US_PER_S % 60), frac, zone);
+		return;
+	}
+	/* YYYY-MM-DDTHH:MM:SS[.ffffff](Z|+HH:MM), written digit by digit (a CSV report writes three a row). */
+	p = digits(p, y, 4);
+	*p++ = '-';
+	p = digits(p, m, 2);
+	*p++ = '-';
+	p = digits(p, d, 2);
+	*p++ = 'T';
+	p = digits(p, rem / (3600 * US_PER_S), 2);
+	*p++ = ':';
+	p = digits(p, rem / (60 * US_PER_S) % 60, 2);
+	*p++ = ':';
+	p = digits(p, rem / US_PER_S % 60, 2);
+	if (us) {
+		*p++ = '.';
+		p = digits(p, us, 6);
+	}
+	if (utc) {
+		*p++ = 'Z';
+	} else {
+		*p++ = off_s < 0 ? '-' : '+';
+		p = digits(p, a / 3600 % 100, 2);
+		*p++ = ':';
+		p = digits(p, a / 60 % 60, 2);
+	}
+	*p = '\0';
+	if (n) {
+		size_t len = (size_t)(p - out) < n - 1 ? (size_t)(p - out) : n - 1;
+		memcpy(buf, out, len);
+		buf[len] = '\0';
+	}
 }
 
 /* ---- calendar ---- */

@@ -12,17 +12,28 @@
 #include "mfstat/base/strbuf.h"
 
 /* A text cell (RFC 4180, with the formula guard: include/mfstat/base/escape.h). */
-static void csv_str(FILE *fp, const char *s)
+static void csv_str(struct mf_strbuf *sb, const char *s)
 {
-	mf_escape_csv_file(fp, s, MF_ESCAPE_CSV_TEXT);
+	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT);
 }
 
-static void csv_num(FILE *fp, double v)
+static void csv_num(struct mf_strbuf *sb, double v)
 {
 	if (!isnan(v) && !isinf(v)) {
 		char b[40];
-		fwrite(b, 1, (size_t)mf_fmt_g15(v == 0 ? 0.0 : v, b), fp);
+		mf_strbuf_add(sb, b, (size_t)mf_fmt_g15(v == 0 ? 0.0 : v, b));
 	}
+}
+
+static void csv_u64(struct mf_strbuf *sb, uint64_t v)
+{
+	char b[24];
+	size_t i = sizeof(b);
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	mf_strbuf_add(sb, b + i, sizeof(b) - i);
 }
 
 /* What every row needs, computed once. */
@@ -36,8 +47,8 @@ struct rows {
 	size_t nextra;
 };
 
-/* Writes the rows of groups [from, to). */
-static void write_rows(FILE *fp, const struct rows *w, size_t from, size_t to)
+/* Appends the rows of groups [from, to) to sb. */
+static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, size_t to)
 {
 	const struct mf_report *rep = w->rep;
 	const int *map = w->map;
@@ -49,119 +60,192 @@ static void write_rows(FILE *fp, const struct rows *w, size_t from, size_t to)
 	for (i = from; i < to; i++) {
 		const struct mf_result *r = &rep->results[i];
 		const struct mf_group *g = r->group;
-		csv_str(fp, mf_strtab_get(rep->tab, g->system));
-		fputc(',', fp);
-		csv_str(fp, mf_strtab_get(rep->tab, g->lpar));
-		fputc(',', fp);
-		csv_str(fp, mf_pool_name(g->pool));
-		fputc(',', fp);
+		csv_str(sb, mf_strtab_get(rep->tab, g->system));
+		mf_strbuf_putc(sb, ',');
+		csv_str(sb, mf_strtab_get(rep->tab, g->lpar));
+		mf_strbuf_putc(sb, ',');
+		csv_str(sb, mf_pool_name(g->pool));
+		mf_strbuf_putc(sb, ',');
 		if (g->cpu >= 0)
-			fprintf(fp, "%lld", (long long)g->cpu);
+			csv_u64(sb, (uint64_t)g->cpu);
 		for (k = 0; k < nextra; k++) {
 			const char *v = mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf));
-			fputc(',', fp);
+			mf_strbuf_putc(sb, ',');
 			if (v)
-				csv_str(fp, v);
+				csv_str(sb, v);
 		}
-		fputc(',', fp);
+		mf_strbuf_putc(sb, ',');
 		if (g->has_start) {
 			mf_report_time(rep, g, g->start_us, tbuf, sizeof(tbuf));
-			fputs(tbuf, fp);
+			mf_strbuf_puts(sb, tbuf);
 		}
-		fputc(',', fp);
+		mf_strbuf_putc(sb, ',');
 		if (mf_group_period(g, &ps, &pe)) {
 			mf_report_time(rep, g, ps, tbuf, sizeof(tbuf));
-			fputs(tbuf, fp);
-			fputc(',', fp);
+			mf_strbuf_puts(sb, tbuf);
+			mf_strbuf_putc(sb, ',');
 			mf_report_time(rep, g, pe, tbuf, sizeof(tbuf));
-			fputs(tbuf, fp);
+			mf_strbuf_puts(sb, tbuf);
 		} else {
-			fputc(',', fp);
+			mf_strbuf_putc(sb, ',');
 		}
-		fputc(',', fp);
-		csv_num(fp, r->interval);
-		fputc(',', fp);
-		csv_str(fp, g->family->display);
-		fprintf(fp, ",%llu,%llu", (unsigned long long)r->cpus, (unsigned long long)expected[i]);
+		mf_strbuf_putc(sb, ',');
+		csv_num(sb, r->interval);
+		mf_strbuf_putc(sb, ',');
+		csv_str(sb, g->family->display);
+		mf_strbuf_putc(sb, ',');
+		csv_u64(sb, r->cpus);
+		mf_strbuf_putc(sb, ',');
+		csv_u64(sb, expected[i]);
 		for (k = 0; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
-			fputc(',', fp);
+			mf_strbuf_putc(sb, ',');
 			if (idx == MF_REPORT_LSPR) {
 				const char *l = mf_lspr_name(r->lspr);
 				if (l)
-					fputs(l, fp);
+					mf_strbuf_puts(sb, l);
 			} else if (idx >= 0) {
-				csv_num(fp, r->value[idx]);
+				csv_num(sb, r->value[idx]);
 			}
 		}
-		fputc('\n', fp);
+		mf_strbuf_putc(sb, '\n');
 	}
-}
-
-/* One thread's rows, into a buffer of its own. */
-struct row_share {
-	const struct rows *w;
-	size_t from, to;
-	char *buf;
-	size_t len;
-	bool failed;
-	pthread_t thread;
-};
-
-static void *rows_run(void *arg)
-{
-	struct row_share *r = arg;
-	FILE *fp = open_memstream(&r->buf, &r->len);
-	if (!fp) {
-		r->failed = true;
-		return NULL;
-	}
-	write_rows(fp, r->w, r->from, r->to);
-	if (ferror(fp))
-		r->failed = true;
-	if (fclose(fp))
-		r->failed = true;
-	return NULL;
 }
 
 /*
- * The rows, with the threads of -j for many groups: each formats a share into memory, and the
- * shares are written in order, so the bytes are those of one thread.
+ * The rows with the threads of -j, for many groups: blocks of BLOCK_ROWS rows are formatted into
+ * memory by whichever thread is free and written in order by the thread whose block is next, so
+ * the bytes are those of one thread.  At most AHEAD blocks per thread wait to be written: the
+ * memory stays small and is reused, not faulted in afresh.
  */
+#define BLOCK_ROWS 512
+#define AHEAD 4
+
+struct block {
+	struct mf_strbuf sb; /* kept from block to block: its memory is reused */
+	bool ready;
+};
+
+struct conveyor {
+	const struct rows *w;
+	FILE *out;
+	size_t n, nblocks, nslots;
+	size_t next;    /* the next block to format */
+	size_t written; /* blocks written */
+	bool writing;   /* a thread is writing blocks */
+	int rc;
+	struct block *slot; /* block b in slot[b % nslots] */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* Formats block b into its slot (the lock not held). */
+static void format_block(struct conveyor *c, size_t b, struct block *k)
+{
+	size_t from = b * BLOCK_ROWS, to = from + BLOCK_ROWS < c->n ? from + BLOCK_ROWS : c->n;
+	k->sb.len = 0;
+	write_rows(&k->sb, c->w, from, to);
+}
+
+static void *conveyor_run(void *arg)
+{
+	struct conveyor *c = arg;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		struct block *k;
+		size_t b;
+		/* Write what is ready, in order, one thread at a time. */
+		if (!c->writing && c->written < c->nblocks && c->slot[c->written % c->nslots].ready) {
+			c->writing = true;
+			while (c->written < c->nblocks && (k = &c->slot[c->written % c->nslots])->ready) {
+				pthread_mutex_unlock(&c->lock);
+				if (k->sb.failed)
+					c->rc = MF_ENOMEM;
+				else if (!c->rc && fwrite(k->sb.buf, 1, k->sb.len, c->out) != k->sb.len)
+					c->rc = MF_EIO;
+				pthread_mutex_lock(&c->lock);
+				k->ready = false;
+				c->written++;
+			}
+			c->writing = false;
+			pthread_cond_broadcast(&c->cond);
+			continue;
+		}
+		if (c->written == c->nblocks)
+			break;
+		/* Else format the next block, if its slot is free. */
+		if (c->next < c->nblocks && c->next < c->written + c->nslots) {
+			b = c->next++;
+			k = &c->slot[b % c->nslots];
+			pthread_mutex_unlock(&c->lock);
+			format_block(c, b, k);
+			pthread_mutex_lock(&c->lock);
+			k->ready = true;
+			pthread_cond_broadcast(&c->cond);
+			continue;
+		}
+		pthread_cond_wait(&c->cond, &c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* The rows by one thread, a block at a time through one buffer. */
+static int write_serial(FILE *fp, const struct rows *w)
+{
+	struct mf_strbuf sb;
+	size_t n = w->rep->ngroups, from;
+	int rc = 0;
+	mf_strbuf_init(&sb);
+	for (from = 0; from < n && !rc; from += BLOCK_ROWS) {
+		sb.len = 0;
+		write_rows(&sb, w, from, from + BLOCK_ROWS < n ? from + BLOCK_ROWS : n);
+		if (sb.failed)
+			rc = MF_ENOMEM;
+		else if (fwrite(sb.buf, 1, sb.len, fp) != sb.len)
+			rc = MF_EIO;
+	}
+	mf_strbuf_free(&sb);
+	return rc;
+}
+
 static int write_all_rows(FILE *fp, const struct rows *w)
 {
-	struct row_share share[64];
+	pthread_t th[64];
+	bool started[64] = {false};
 	size_t n = w->rep->ngroups, nt = w->rep->jobs < 64 ? w->rep->jobs : 64, i;
-	int rc = 0;
-	if (nt < 2 || n < 4096) {
-		write_rows(fp, w, 0, n);
-		return 0;
-	}
-	memset(share, 0, sizeof(share));
-	for (i = 0; i < nt; i++) {
-		share[i].w = w;
-		share[i].from = n * i / nt;
-		share[i].to = n * (i + 1) / nt;
-		if (pthread_create(&share[i].thread, NULL, rows_run, &share[i]) != 0) {
-			share[i].thread = 0;
-			rows_run(&share[i]);
-		}
-	}
-	for (i = 0; i < nt; i++) {
-		if (share[i].thread)
-			pthread_join(share[i].thread, NULL);
-		if (share[i].failed)
-			rc = MF_ENOMEM;
-		else if (!rc)
-			fwrite(share[i].buf, 1, share[i].len, fp);
-		free(share[i].buf);
-	}
-	return rc;
+	struct conveyor c;
+	if (nt < 2 || n < 4096)
+		return write_serial(fp, w);
+	memset(&c, 0, sizeof(c));
+	c.w = w;
+	c.out = fp;
+	c.n = n;
+	c.nblocks = (n + BLOCK_ROWS - 1) / BLOCK_ROWS;
+	c.nslots = AHEAD * nt;
+	c.slot = calloc(c.nslots, sizeof(*c.slot));
+	if (!c.slot)
+		return write_serial(fp, w);
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_cond_init(&c.cond, NULL);
+	for (i = 1; i < nt; i++)
+		started[i] = pthread_create(&th[i], NULL, conveyor_run, &c) == 0;
+	conveyor_run(&c);
+	for (i = 1; i < nt; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&c.lock);
+	pthread_cond_destroy(&c.cond);
+	for (i = 0; i < c.nslots; i++)
+		mf_strbuf_free(&c.slot[i].sb);
+	free(c.slot);
+	return c.rc;
 }
 
 int mf_out_csv(FILE *fp, const struct mf_report *rep)
 {
 	size_t nkeys, k;
+
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
 	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
@@ -175,7 +259,9 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		free(expected);
 		return MF_ENOMEM;
 	}
+
 	mf_report_cpus_expected(rep, expected);
+
 	nextra = mf_report_extra_keys(rep, extra);
 	fputs("system,lpar,pool,cpu", fp);
 	for (k = 0; k < nextra; k++)
