@@ -26,6 +26,7 @@ struct entry {
 struct mf_dedup {
 	struct entry *slots;
 	size_t nslots, n;
+	int64_t min_start, max_start; /* of the identities held (start_s), when n > 0 */
 	char **files;
 	size_t nfiles, capfiles;
 	uint64_t duplicates, conflicts;
@@ -184,6 +185,21 @@ static uint32_t file_id(struct mf_dedup *d, const char *file)
 	return (uint32_t)++d->nfiles;
 }
 
+/* Keeps the range of the starts held, so that tables of other times are known apart at once. */
+static void note_start(struct mf_dedup *d, int64_t start)
+{
+	if (!d->n || start < d->min_start)
+		d->min_start = start;
+	if (!d->n || start > d->max_start)
+		d->max_start = start;
+}
+
+/* Whether d may hold an identity that starts at start (within its range). */
+static bool in_range(const struct mf_dedup *d, int64_t start)
+{
+	return d->n && start >= d->min_start && start <= d->max_start;
+}
+
 static void place(char *buf, size_t n, long long where)
 {
 	if (where >= 0)
@@ -238,6 +254,7 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	if (!k.file)
 		return MF_ENOMEM;
 	d->slots[j] = k;
+	note_start(d, k.start_s);
 	d->n++;
 	return MF_DEDUP_KEEP;
 }
@@ -266,6 +283,7 @@ static int insert(struct mf_dedup *d, struct entry k, const char *file)
 	for (j = key_hash(&k) & (d->nslots - 1); d->slots[j].file; j = (j + 1) & (d->nslots - 1))
 		;
 	d->slots[j] = k;
+	note_start(d, k.start_s);
 	d->n++;
 	return 0;
 }
@@ -284,11 +302,13 @@ static bool seen_before(const struct mf_dedup *into, const struct mf_dedup_part 
 {
 	size_t j;
 	remap_entry(&e, parts[k].map, parts[k].nmap);
-	if (holds(into, &e))
+	if (in_range(into, e.start_s) && holds(into, &e))
 		return true;
 	/* The parts before, each in its own names: back through their reverse maps. */
 	for (j = 0; j < k; j++) {
 		struct entry f = e;
+		if (!in_range(parts[j].d, f.start_s))
+			continue; /* another time: not there (most of a file in time order) */
 		if ((f.system && (f.system >= parts[j].nrev || !parts[j].rev[f.system])) ||
 		    (f.lpar && (f.lpar >= parts[j].nrev || !parts[j].rev[f.lpar])))
 			continue; /* a name part j never read: not there */

@@ -74,9 +74,14 @@ bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key)
 {
 	size_t i;
 	bool sparse = false;
+	const struct mf_family *fam = NULL;
+	int idx = -1;
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_group *g = rep->results[i].group;
-		int idx = mf_report_key_index(g->family, key);
+		if (g->family != fam) { /* the key's index, looked up once per run of a family */
+			fam = g->family;
+			idx = mf_report_key_index(fam, key);
+		}
 		if (idx < 0)
 			continue;
 		if (!(g->family->metrics[idx].flags & MF_METRIC_SPARSE))
