@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* mfstat: the command-line front end.  Options and printing only. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
@@ -132,7 +135,17 @@ static int run(int argc, char **argv, const char **usage_of)
 int main(int argc, char **argv)
 {
 	const char *usage_of = NULL;
-	int rc = run(argc, argv, &usage_of);
+	int rc;
+#if defined(__GLIBC__) && defined(M_TOP_PAD)
+	/*
+	 * The heaps of the reading threads (-j) grow by 64 MiB at a time, not by what each
+	 * allocation lacks: each growth is an mprotect call that stops the other threads' page
+	 * faults.  Reading an 877 MB CSV file in two parts spent 0.2 s less in the kernel.  Only
+	 * address space is taken: pages are still faulted in as they are used.
+	 */
+	mallopt(M_TOP_PAD, 64 << 20);
+#endif
+	rc = run(argc, argv, &usage_of);
 	/* Every usage error ends with the same pointer to the help of the command at fault. */
 	if (rc == EXIT_USAGE && usage_of)
 		fprintf(stderr, "Try 'mfstat %s%s--help'.\n", usage_of, usage_of[0] ? " " : "");
