@@ -200,6 +200,12 @@ static bool in_range(const struct mf_dedup *d, int64_t start)
 	return d->n && start >= d->min_start && start <= d->max_start;
 }
 
+/* Whether the time ranges of a and b meet. */
+static bool overlaps(const struct mf_dedup *a, const struct mf_dedup *b)
+{
+	return a->n && b->n && a->min_start <= b->max_start && b->min_start <= a->max_start;
+}
+
 static void place(char *buf, size_t n, long long where)
 {
 	if (where >= 0)
@@ -331,7 +337,13 @@ int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_d
 	to = from + total / nshares + (share < total % nshares ? 1 : 0);
 	for (k = first; k < n && at < to; k++) {
 		const struct mf_dedup *d = parts[k].d;
-		size_t lo = from > at ? from - at : 0, hi = to - at < d->nslots ? to - at : d->nslots;
+		size_t lo = from > at ? from - at : 0, hi = to - at < d->nslots ? to - at : d->nslots, j;
+		/* A part whose times lie apart from those read before it holds nothing seen before. */
+		bool apart = !d->n || !overlaps(into, d);
+		for (j = 0; j < k && apart; j++)
+			apart = !overlaps(parts[j].d, d);
+		if (apart)
+			lo = hi;
 		for (i = lo; i < hi; i++)
 			if (d->slots[i].file && seen_before(into, parts, k, d->slots[i]))
 				return 0;

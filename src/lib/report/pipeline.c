@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mfstat/report/dedup.h"
 #include "mfstat/report/group.h"
@@ -681,6 +682,97 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	return 0;
 }
 
+/* The column of interval_start in a header line (0-based; names as the reader takes them), or -1. */
+static int start_column(const char *head, size_t len)
+{
+	const char *p = head, *end = head + len;
+	int col = 0;
+	while (p < end && *p != '\n' && *p != '\r') {
+		const char *f = p, *e;
+		size_t n;
+		while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+			p++;
+		for (e = p; e > f && (e[-1] == ' ' || e[-1] == '"'); e--)
+			;
+		while (f < e && (*f == ' ' || *f == '"'))
+			f++;
+		n = (size_t)(e - f);
+		if (n == 14 && strncasecmp(f, "interval_start", 14) == 0)
+			return col;
+		col++;
+		if (p < end && *p == ',')
+			p++;
+	}
+	return -1;
+}
+
+/* Field col of the line at l (up to eol): its text in *f, *n; false when a quote comes first. */
+static bool line_field(const char *l, const char *eol, int col, const char **f, size_t *n)
+{
+	const char *p = l;
+	int c;
+	for (c = 0; c < col; c++) {
+		while (p < eol && *p != ',' && *p != '"')
+			p++;
+		if (p == eol || *p == '"')
+			return false;
+		p++;
+	}
+	*f = p;
+	while (p < eol && *p != ',' && *p != '"')
+		p++;
+	if (p < eol && *p == '"')
+		return false;
+	*n = (size_t)(p - *f);
+	return true;
+}
+
+/*
+ * A cut between intervals: from the line that starts at end, the start of the first line whose
+ * interval_start (column col) differs from that line's, so that in a file in time order each
+ * interval is read by one part and the parts' times do not overlap.  end itself when no such
+ * line comes within a few MiB (or a quote is in the way): the cut stays where it was.
+ */
+static long long interval_cut(int fd, long long end, long long size, int col)
+{
+	enum { WIN = 1 << 20, WINDOWS = 8 };
+	char *buf = malloc(WIN), first[64];
+	size_t nfirst = 0;
+	bool have = false;
+	long long at = end, found = end;
+	int w;
+	if (!buf)
+		return end;
+	for (w = 0; w < WINDOWS && at < size; w++) {
+		ssize_t got = pread(fd, buf, WIN, (off_t)at);
+		const char *l = buf, *stop, *eol;
+		if (got <= 0)
+			break;
+		stop = buf + got;
+		while ((eol = memchr(l, '\n', (size_t)(stop - l))) != NULL) {
+			const char *f;
+			size_t n;
+			if (!line_field(l, eol, col, &f, &n) || n > sizeof(first))
+				goto out;
+			if (!have) {
+				memcpy(first, f, n);
+				nfirst = n;
+				have = true;
+			} else if (n != nfirst || memcmp(f, first, n) != 0) {
+				found = at + (l - buf);
+				goto out;
+			}
+			l = eol + 1;
+		}
+		if (l == buf)
+			break; /* a line longer than the window */
+		at += l - buf;
+	}
+out:
+	free(buf);
+	return found;
+}
+
 /*
  * A plain CSV file read in parts at once: 0 when read, 1 when it is not for
  * parts (small, compressed, quoted fields, another format) or the parts did
@@ -696,7 +788,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	size_t nt, i;
 	ssize_t got;
 	struct part *t;
-	int fd, rc = 1;
+	int fd, rc = 1, scol;
 
 	if (p->o.jobs < 2 || (p->o.format && strcmp(p->o.format, "csv") != 0) || strcmp(name, "-") == 0)
 		return 1;
@@ -732,6 +824,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 		}
 	}
 	at = hend - head;
+	scol = start_column(head, (size_t)(hend - head));
 	nt = p->o.jobs;
 	if ((long long)nt > (size - at) / (long long)PART_MIN)
 		nt = (size_t)((size - at) / (long long)PART_MIN);
@@ -764,6 +857,8 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 			}
 			end += got;
 		}
+		if (scol >= 0 && end < size)
+			end = interval_cut(fd, end, size, scol);
 		t[i].name = name;
 		t[i].head = head;
 		t[i].hlen = (size_t)(hend - head);
