@@ -536,6 +536,146 @@ static void sort_threads(void **state)
 	mf_strtab_free(tab);
 }
 
+/* One sample of the wide cases below, identity i of n; line or offset as given. */
+static void wide_sample(struct mf_sample *s, int i, long line, long long offset)
+{
+	mf_sample_reset(s);
+	s->family = mf_kb_generic(kb);
+	s->system = 3;
+	s->lpar = 4;
+	s->cpu = 2;
+	s->pool = MF_POOL_GCP;
+	s->has_start = true;
+	s->start_us = INT64_C(1735689600) * 1000000; /* 2025-01-01 */
+	s->seconds = 900;
+	switch (i) {
+	case 0: s->cpu = 70000; break;                             /* beyond 16 bits */
+	case 1: s->start_us = INT64_C(-86400) * 1000000; break;    /* before 1970 */
+	case 2: s->system = (1u << 24) + 5; break;                 /* an id beyond 24 bits */
+	case 3: s->lpar = (1u << 24) + 7; break;                   /* the same for the LPAR */
+	case 4: s->seconds = 20000000; break;                      /* a length beyond 24 bits */
+	case 5: s->start_us = (INT64_C(1) << 35) * 1000000; break; /* a start beyond 34 bits */
+	default: break;                                            /* 6: fits */
+	}
+	s->n = 1;
+	s->slot[0] = 0;
+	s->value[0] = 100 + (uint64_t)i;
+	s->line = line;
+	s->offset = offset;
+}
+
+/*
+ * Identities and places that do not fit the table's packed slots are kept whole: each case is
+ * found again as a duplicate, a changed copy names the first place exactly (a line beyond 2^46,
+ * an offset), and a packed identity whose first place did not fit is found from a place that does.
+ */
+static void dedup_wide(void **state)
+{
+	struct mf_dedup *d = mf_dedup_new();
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	struct mf_error e;
+	const long big = (long)(INT64_C(1) << 47);
+	int i;
+	(void)state;
+	assert_non_null(s);
+	for (i = 0; i <= 6; i++) {
+		wide_sample(s, i, i == 6 ? big : 10 + i, 0);
+		assert_int_equal(mf_dedup_check(d, "a.csv", s, &e), MF_DEDUP_KEEP);
+	}
+	for (i = 0; i <= 6; i++) {
+		wide_sample(s, i, 100 + i, 0);
+		assert_int_equal(mf_dedup_check(d, "b.csv", s, &e), MF_DEDUP_DUPLICATE);
+	}
+	for (i = 0; i <= 6; i++) {
+		char want[64];
+		wide_sample(s, i, 200 + i, 0);
+		s->value[0]++;
+		mf_error_clear(&e);
+		assert_int_equal(mf_dedup_check(d, "c.csv", s, &e), MF_EFORMAT);
+		snprintf(want, sizeof(want), "a.csv line %ld", i == 6 ? big : 10L + i);
+		if (!strstr(e.msg, want))
+			fail_msg("case %d: \"%s\" does not name %s", i, e.msg, want);
+	}
+	/* A byte offset of an SMF record as the first place. */
+	wide_sample(s, 6, 0, 0x123456);
+	s->cpu = 9;
+	assert_int_equal(mf_dedup_check(d, "x.smf", s, &e), MF_DEDUP_KEEP);
+	s->value[0]++;
+	s->line = 5;
+	assert_int_equal(mf_dedup_check(d, "y.csv", s, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "x.smf offset 0x123456"));
+	assert_int_equal(mf_dedup_duplicates(d), 7);
+	assert_int_equal(mf_dedup_conflicts(d), 8);
+	mf_dedup_free(d);
+	free(s);
+}
+
+/* Parts with wide identities: the disjoint check sees one part's wide sample in another, and the
+ * tables added to the whole, renamed, find both packed and wide ones. */
+static void dedup_parts_wide(void **state)
+{
+	struct mf_dedup *into = mf_dedup_new(), *pt[2] = {mf_dedup_new(), mf_dedup_new()};
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	struct mf_dedup_part dp[2];
+	struct mf_error e;
+	/* Part names: 1..5 in each; the whole's names: part 0's k is k + 10, part 1's k is k + 20. */
+	uint32_t map0[8], map1[8], rev0[40] = {0}, rev1[40] = {0};
+	int i;
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		map0[i] = i ? (uint32_t)i + 10 : 0;
+		map1[i] = i ? (uint32_t)i + 20 : 0;
+		if (i) {
+			rev0[i + 10] = (uint32_t)i;
+			rev1[i + 20] = (uint32_t)i;
+		}
+	}
+	memset(dp, 0, sizeof(dp));
+	dp[0] = (struct mf_dedup_part){pt[0], map0, rev0, 8, 40, 0};
+	dp[1] = (struct mf_dedup_part){pt[1], map1, rev1, 8, 40, 1000};
+	wide_sample(s, 0, 5, 0); /* cpu 70000, system 3, LPAR 4 */
+	assert_int_equal(mf_dedup_check(pt[0], "f.csv", s, &e), MF_DEDUP_KEEP);
+	wide_sample(s, 6, 6, 0);
+	assert_int_equal(mf_dedup_check(pt[1], "f.csv", s, &e), MF_DEDUP_KEEP);
+	assert_int_equal(mf_dedup_parts_disjoint(into, dp, 2), 1);
+	/* Part 1's own names 3 and 4 are the whole's 23 and 24, part 0's 13 and 14: apart. */
+	wide_sample(s, 0, 7, 0);
+	assert_int_equal(mf_dedup_check(pt[1], "f.csv", s, &e), MF_DEDUP_KEEP);
+	assert_int_equal(mf_dedup_parts_disjoint(into, dp, 2), 1);
+	assert_int_equal(mf_dedup_add_parts(into, dp, 2), 0);
+	/* In the whole's names: part 0's wide one, and part 1's at its line plus the offset. */
+	wide_sample(s, 0, 9, 0);
+	s->system = 13;
+	s->lpar = 14;
+	assert_int_equal(mf_dedup_check(into, "g.csv", s, &e), MF_DEDUP_DUPLICATE);
+	wide_sample(s, 6, 9, 0);
+	s->system = 23;
+	s->lpar = 24;
+	s->value[0]++;
+	assert_int_equal(mf_dedup_check(into, "g.csv", s, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "f.csv line 1006"));
+	/* The same wide sample in both parts, under the same whole names: not disjoint. */
+	mf_dedup_free(pt[1]);
+	pt[1] = mf_dedup_new();
+	dp[1].d = pt[1];
+	map1[3] = 13;
+	map1[4] = 14;
+	rev1[23] = rev1[24] = 0;
+	rev1[13] = 3;
+	rev1[14] = 4;
+	wide_sample(s, 0, 3, 0);
+	assert_int_equal(mf_dedup_check(pt[1], "f.csv", s, &e), MF_DEDUP_KEEP);
+	{
+		struct mf_dedup *empty = mf_dedup_new();
+		assert_int_equal(mf_dedup_parts_disjoint(empty, dp, 2), 0);
+		mf_dedup_free(empty);
+	}
+	mf_dedup_free(into);
+	mf_dedup_free(pt[0]);
+	mf_dedup_free(pt[1]);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +689,8 @@ int main(void)
 		cmocka_unit_test(sort_threads),
 		cmocka_unit_test(interval_spans_systems),
 		cmocka_unit_test(dedup_smf),
+		cmocka_unit_test(dedup_wide),
+		cmocka_unit_test(dedup_parts_wide),
 		cmocka_unit_test(max_groups),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);

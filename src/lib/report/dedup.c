@@ -12,21 +12,43 @@
 
 #include "mfstat/kb/kb.h"
 
-struct entry {
+/* A sample's identity. */
+struct ident {
 	uint32_t system, lpar;
 	int64_t cpu;
 	int64_t start_s; /* interval start, seconds */
 	int64_t len_s;   /* length, seconds; -1 unknown */
 	int32_t pool;
-	uint32_t file;     /* index into files, + 1 (0 = empty slot) */
+};
+
+/*
+ * A slot of the table, 32 bytes: the identity packed into a and b when its fields fit (start
+ * from 1970 on, to 34 bits; length to 24 bits; pool to 4; system and LPAR ids to 24 bits each;
+ * CPU to 16), and where the first copy was read packed into pos (a line or byte offset to 46
+ * bits, the file's index to 16).  What does not fit is a wide entry, kept apart in full: then a
+ * is WIDE | its index, and pos is POS_WIDE.  pos 0 is an empty slot.
+ */
+struct entry {
+	uint64_t a, b;
 	uint64_t counters; /* hash of family, counter slots and values */
-	long long where;   /* line (>= 0) or, as -2 - offset, a byte offset; -1 unknown */
+	uint64_t pos;
+};
+
+#define WIDE (UINT64_C(1) << 63)
+#define POS_WIDE UINT64_MAX
+
+struct wide {
+	struct ident id;
+	long long where; /* line (>= 0) or, as -2 - offset, a byte offset; -1 unknown */
+	uint32_t file;   /* index into files, + 1 */
 };
 
 struct mf_dedup {
 	struct entry *slots;
 	size_t nslots, n;
 	int64_t min_start, max_start; /* of the identities held (start_s), when n > 0 */
+	struct wide *wide;
+	size_t nwide, capwide;
 	char **files;
 	size_t nfiles, capfiles;
 	uint64_t duplicates, conflicts;
@@ -47,6 +69,7 @@ void mf_dedup_free(struct mf_dedup *d)
 	for (i = 0; i < d->nfiles; i++)
 		free(d->files[i]);
 	free(d->files);
+	free(d->wide);
 	slots_free(d->slots, d->nslots);
 	free(d);
 }
@@ -71,7 +94,7 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static uint64_t key_hash(const struct entry *e)
+static uint64_t key_hash(const struct ident *e)
 {
 	uint64_t h = mix64(e->system ^ ((uint64_t)e->lpar << 32));
 	h = mix64(h ^ (uint64_t)e->cpu);
@@ -80,10 +103,90 @@ static uint64_t key_hash(const struct entry *e)
 	return h;
 }
 
-static bool key_eq(const struct entry *a, const struct entry *b)
+static bool ident_eq(const struct ident *a, const struct ident *b)
 {
 	return a->system == b->system && a->lpar == b->lpar && a->cpu == b->cpu && a->start_s == b->start_s &&
 	       a->len_s == b->len_s && a->pool == b->pool;
+}
+
+/* The identity packed into *a, *b; false when a field does not fit. */
+static bool pack_ident(const struct ident *id, uint64_t *a, uint64_t *b)
+{
+	if (id->start_s < 0 || id->start_s >= (INT64_C(1) << 34) || id->len_s < -1 ||
+	    id->len_s + 1 >= (INT64_C(1) << 24) || id->pool < 0 || id->pool >= 16 || id->system >= (1u << 24) ||
+	    id->lpar >= (1u << 24) || id->cpu < -1 || id->cpu + 1 >= (INT64_C(1) << 16))
+		return false;
+	*a = (uint64_t)id->start_s | (uint64_t)(id->len_s + 1) << 34 | (uint64_t)id->pool << 58;
+	*b = (uint64_t)id->system | (uint64_t)id->lpar << 24 | (uint64_t)(id->cpu + 1) << 48;
+	return true;
+}
+
+static void ident_of(const struct mf_dedup *d, const struct entry *e, struct ident *id)
+{
+	if (e->a & WIDE) {
+		*id = d->wide[e->a & ~WIDE].id;
+		return;
+	}
+	id->start_s = (int64_t)(e->a & ((UINT64_C(1) << 34) - 1));
+	id->len_s = (int64_t)((e->a >> 34) & ((UINT64_C(1) << 24) - 1)) - 1;
+	id->pool = (int32_t)((e->a >> 58) & 15);
+	id->system = (uint32_t)(e->b & ((1u << 24) - 1));
+	id->lpar = (uint32_t)((e->b >> 24) & ((1u << 24) - 1));
+	id->cpu = (int64_t)(e->b >> 48) - 1;
+}
+
+/* Where the entry's first copy was read: *where (as in struct wide) and the file's index + 1. */
+static void pos_of(const struct mf_dedup *d, const struct entry *e, long long *where, uint32_t *file)
+{
+	uint64_t kind = e->pos >> 62, v = (e->pos >> 16) & ((UINT64_C(1) << 46) - 1);
+	if (e->pos == POS_WIDE) {
+		*where = d->wide[e->a & ~WIDE].where;
+		*file = d->wide[e->a & ~WIDE].file;
+		return;
+	}
+	*file = (uint32_t)(e->pos & 0xffff);
+	*where = kind == 1 ? (long long)v : kind == 2 ? -2 - (long long)v : -1;
+}
+
+/* Whether slot e holds identity k (kp: k packed into ka, kb). */
+static bool holds_ident(const struct mf_dedup *d, const struct entry *e, const struct ident *k, bool kp, uint64_t ka,
+			uint64_t kb)
+{
+	struct ident id;
+	if (kp && !(e->a & WIDE))
+		return e->a == ka && e->b == kb;
+	if (!(e->a & WIDE))
+		return false; /* packed, and k does not pack */
+	ident_of(d, e, &id);
+	return ident_eq(&id, k);
+}
+
+/* Slot contents for identity id first read at where in file (index + 1): 0 or MF_ENOMEM. */
+static int make_entry(struct mf_dedup *d, const struct ident *id, uint64_t counters, long long where, uint32_t file,
+		      struct entry *e)
+{
+	uint64_t v = where >= 0 ? (uint64_t)where : where <= -2 ? (uint64_t)(-2 - where) : 0;
+	uint64_t kind = where >= 0 ? 1 : where <= -2 ? 2 : 3;
+	e->counters = counters;
+	if (pack_ident(id, &e->a, &e->b) && v < (UINT64_C(1) << 46) && file <= 0xffff) {
+		e->pos = kind << 62 | v << 16 | file;
+		return 0;
+	}
+	if (d->nwide == d->capwide) {
+		size_t cap = d->capwide ? 2 * d->capwide : 16;
+		struct wide *n = realloc(d->wide, cap * sizeof(*n));
+		if (!n)
+			return MF_ENOMEM;
+		d->wide = n;
+		d->capwide = cap;
+	}
+	d->wide[d->nwide].id = *id;
+	d->wide[d->nwide].where = where;
+	d->wide[d->nwide].file = file;
+	e->a = WIDE | d->nwide++;
+	e->b = 0;
+	e->pos = POS_WIDE;
+	return 0;
 }
 
 /*
@@ -138,10 +241,12 @@ static int grow_to(struct mf_dedup *d, size_t nslots)
 	if (!s)
 		return MF_ENOMEM;
 	for (i = 0; i < d->nslots; i++) {
+		struct ident id;
 		size_t j;
-		if (!d->slots[i].file)
+		if (!d->slots[i].pos)
 			continue;
-		for (j = key_hash(&d->slots[i]) & (nslots - 1); s[j].file; j = (j + 1) & (nslots - 1))
+		ident_of(d, &d->slots[i], &id);
+		for (j = key_hash(&id) & (nslots - 1); s[j].pos; j = (j + 1) & (nslots - 1))
 			;
 		s[j] = d->slots[i];
 	}
@@ -218,12 +323,15 @@ static void place(char *buf, size_t n, long long where)
 
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err)
 {
-	struct entry k, *e;
+	struct ident k;
+	struct entry *e;
+	uint64_t counters, ka = 0, kb = 0;
+	uint32_t fid;
+	bool kp;
 	size_t j;
 
 	if (!s->system || !s->has_start)
 		return MF_DEDUP_KEEP;
-	memset(&k, 0, sizeof(k));
 	k.system = s->system;
 	/* An LPAR joined from SMF type 70 is not the sample's own: the CSV made from the record has none. */
 	k.lpar = s->lpar_joined ? 0 : s->lpar;
@@ -232,70 +340,81 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	/* To the second: an SMF record's start is its label rounded so; a CSV row made from it has either. */
 	k.start_s = (s->start_us >= 0 ? s->start_us + 500000 : s->start_us - 499999) / 1000000;
 	k.len_s = isnan(s->seconds) ? -1 : (int64_t)llround(s->seconds);
-	k.counters = counters_hash(s);
-	k.where = s->line > 0 ? s->line : s->offset >= 0 ? -2 - s->offset : -1;
+	counters = counters_hash(s);
+	kp = pack_ident(&k, &ka, &kb);
 	if ((d->n + 1) * 2 > d->nslots && grow(d))
 		return MF_ENOMEM;
-	for (j = key_hash(&k) & (d->nslots - 1); d->slots[j].file; j = (j + 1) & (d->nslots - 1)) {
+	for (j = key_hash(&k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1)) {
 		char first[64], when[48];
+		long long where;
+		uint32_t ffile;
 		e = &d->slots[j];
-		if (!key_eq(e, &k))
+		if (!holds_ident(d, e, &k, kp, ka, kb))
 			continue;
-		if (e->counters == k.counters) {
+		if (e->counters == counters) {
 			d->duplicates++;
 			return MF_DEDUP_DUPLICATE;
 		}
 		d->conflicts++;
-		place(first, sizeof(first), e->where);
+		pos_of(d, e, &where, &ffile);
+		place(first, sizeof(first), where);
 		mf_time_format(k.start_s * 1000000, when, sizeof(when));
 		mf_error_set(err, MF_EFORMAT, file, s->line, 0,
 			     "a second copy of a sample (same system, LPAR, CPU, pool and interval %s, %lld s) "
 			     "with different counters; the first is at %s %s",
-			     when, (long long)k.len_s, d->files[e->file - 1], first);
+			     when, (long long)k.len_s, d->files[ffile - 1], first);
 		if (err && s->line <= 0)
 			err->offset = s->offset;
 		return MF_EFORMAT;
 	}
-	k.file = file_id(d, file);
-	if (!k.file)
+	fid = file_id(d, file);
+	if (!fid || make_entry(d, &k, counters,
+			       s->line > 0      ? s->line
+			       : s->offset >= 0 ? -2 - s->offset
+						: -1,
+			       fid, &d->slots[j]))
 		return MF_ENOMEM;
-	d->slots[j] = k;
 	note_start(d, k.start_s);
 	d->n++;
 	return MF_DEDUP_KEEP;
 }
 
 /* Whether d holds identity k (any counters). */
-static bool holds(const struct mf_dedup *d, const struct entry *k)
+static bool holds(const struct mf_dedup *d, const struct ident *k)
 {
+	uint64_t ka = 0, kb = 0;
+	bool kp;
 	size_t j;
 	if (!d->nslots)
 		return false;
-	for (j = key_hash(k) & (d->nslots - 1); d->slots[j].file; j = (j + 1) & (d->nslots - 1))
-		if (key_eq(&d->slots[j], k))
+	kp = pack_ident(k, &ka, &kb);
+	for (j = key_hash(k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1))
+		if (holds_ident(d, &d->slots[j], k, kp, ka, kb))
 			return true;
 	return false;
 }
 
-/* Inserts k (known not to be in d) with its place in file. */
-static int insert(struct mf_dedup *d, struct entry k, const char *file)
+/* Inserts identity k (known not to be in d) with its counters and its place in file. */
+static int insert(struct mf_dedup *d, const struct ident *k, uint64_t counters, long long where, const char *file)
 {
+	uint32_t fid;
 	size_t j;
 	if ((d->n + 1) * 2 > d->nslots && grow(d))
 		return MF_ENOMEM;
-	k.file = file_id(d, file);
-	if (!k.file)
+	fid = file_id(d, file);
+	if (!fid)
 		return MF_ENOMEM;
-	for (j = key_hash(&k) & (d->nslots - 1); d->slots[j].file; j = (j + 1) & (d->nslots - 1))
+	for (j = key_hash(k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1))
 		;
-	d->slots[j] = k;
-	note_start(d, k.start_s);
+	if (make_entry(d, k, counters, where, fid, &d->slots[j]))
+		return MF_ENOMEM;
+	note_start(d, k->start_s);
 	d->n++;
 	return 0;
 }
 
 /* e's name ids through map (ids from nmap on stay; 0 stays). */
-static void remap_entry(struct entry *e, const uint32_t *map, size_t nmap)
+static void remap_entry(struct ident *e, const uint32_t *map, size_t nmap)
 {
 	if (map && e->system < nmap)
 		e->system = map[e->system];
@@ -304,7 +423,7 @@ static void remap_entry(struct entry *e, const uint32_t *map, size_t nmap)
 }
 
 /* Whether identity e (in the whole's names) of part k is in into or in a part before k. */
-static bool seen_before(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t k, struct entry e)
+static bool seen_before(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t k, struct ident e)
 {
 	size_t j;
 	remap_entry(&e, parts[k].map, parts[k].nmap);
@@ -312,7 +431,7 @@ static bool seen_before(const struct mf_dedup *into, const struct mf_dedup_part 
 		return true;
 	/* The parts before, each in its own names: back through their reverse maps. */
 	for (j = 0; j < k; j++) {
-		struct entry f = e;
+		struct ident f = e;
 		if (!in_range(parts[j].d, f.start_s))
 			continue; /* another time: not there (most of a file in time order) */
 		if ((f.system && (f.system >= parts[j].nrev || !parts[j].rev[f.system])) ||
@@ -344,9 +463,14 @@ int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_d
 			apart = !overlaps(parts[j].d, d);
 		if (apart)
 			lo = hi;
-		for (i = lo; i < hi; i++)
-			if (d->slots[i].file && seen_before(into, parts, k, d->slots[i]))
+		for (i = lo; i < hi; i++) {
+			struct ident id;
+			if (!d->slots[i].pos)
+				continue;
+			ident_of(d, &d->slots[i], &id);
+			if (seen_before(into, parts, k, id))
 				return 0;
+		}
 		at += d->nslots;
 	}
 	return 1;
@@ -367,13 +491,17 @@ int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts,
 	for (k = 0; k < n; k++) {
 		const struct mf_dedup *d = parts[k].d;
 		for (i = 0; i < d->nslots; i++) {
-			struct entry e = d->slots[i];
-			if (!e.file)
+			struct ident id;
+			long long where;
+			uint32_t file;
+			if (!d->slots[i].pos)
 				continue;
-			remap_entry(&e, parts[k].map, parts[k].nmap);
-			if (e.where >= 0)
-				e.where += parts[k].line_offset;
-			if (insert(into, e, d->files[d->slots[i].file - 1]))
+			ident_of(d, &d->slots[i], &id);
+			pos_of(d, &d->slots[i], &where, &file);
+			remap_entry(&id, parts[k].map, parts[k].nmap);
+			if (where >= 0)
+				where += parts[k].line_offset;
+			if (insert(into, &id, d->slots[i].counters, where, d->files[file - 1]))
 				return MF_ENOMEM;
 		}
 		into->duplicates += d->duplicates;
