@@ -438,6 +438,45 @@ static void *part_run(void *arg)
 	return NULL;
 }
 
+/*
+ * Room in the duplicate table for the rows of a plain CSV file (path, or fd) from byte off for
+ * len bytes (-1: to its end), estimated from the lines of its first 64 KiB, so that the table is
+ * made once at its size rather than doubled and copied as it fills.  Nothing for a compressed
+ * file or one that cannot be read: the table then grows as before.
+ */
+static int column_of(const char *head, size_t len, const char *name);
+
+static void reserve_rows(struct mf_dedup *dd, const char *path, int fd, long long off, long long len)
+{
+	char buf[1 << 16];
+	struct stat st;
+	ssize_t got;
+	size_t lines = 0, i;
+	int own = -1;
+	if (fd < 0) {
+		if (!path || strcmp(path, "-") == 0 || (own = fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (got = pread(fd, buf, sizeof(buf), (off_t)off)) > 4 &&
+	    !((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) &&
+	    !((unsigned char)buf[0] == 0x28 && (unsigned char)buf[1] == 0xb5 && (unsigned char)buf[2] == 0x2f)) {
+		if (len < 0)
+			len = (long long)st.st_size - off;
+		const char *nl = memchr(buf, '\n', (size_t)got);
+		for (i = 0; i < (size_t)got; i++)
+			lines += buf[i] == '\n';
+		/* From the header (a whole file): only rows with a system and a start are checked. */
+		if (off == 0 && (!nl || column_of(buf, (size_t)(nl - buf), "system") < 0 ||
+				 column_of(buf, (size_t)(nl - buf), "interval_start") < 0))
+			lines = 0;
+		/* A sample of fewer than 16 lines says too little about the rest. */
+		if (lines >= 16)
+			(void)mf_dedup_reserve(dd, (size_t)((double)len * (double)lines / (double)got));
+	}
+	if (own >= 0)
+		close(own);
+}
+
 /* A part's own tables, like the pipeline's; a table that cannot be made leaves the part to the whole reading. */
 static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t input)
 {
@@ -682,9 +721,10 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	return 0;
 }
 
-/* The column of interval_start in a header line (0-based; names as the reader takes them), or -1. */
-static int start_column(const char *head, size_t len)
+/* The column named name in a header line (0-based; names as the reader takes them), or -1. */
+static int column_of(const char *head, size_t len, const char *name)
 {
+	size_t want = strlen(name);
 	const char *p = head, *end = head + len;
 	int col = 0;
 	while (p < end && *p != '\n' && *p != '\r') {
@@ -697,7 +737,7 @@ static int start_column(const char *head, size_t len)
 		while (f < e && (*f == ' ' || *f == '"'))
 			f++;
 		n = (size_t)(e - f);
-		if (n == 14 && strncasecmp(f, "interval_start", 14) == 0)
+		if (n == want && strncasecmp(f, name, want) == 0)
 			return col;
 		col++;
 		if (p < end && *p == ',')
@@ -789,6 +829,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	ssize_t got;
 	struct part *t;
 	int fd, rc = 1, scol;
+	bool checked; /* rows have what the duplicate check needs: a system and an interval start */
 
 	if (p->o.jobs < 2 || (p->o.format && strcmp(p->o.format, "csv") != 0) || strcmp(name, "-") == 0)
 		return 1;
@@ -824,7 +865,8 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 		}
 	}
 	at = hend - head;
-	scol = start_column(head, (size_t)(hend - head));
+	scol = column_of(head, (size_t)(hend - head), "interval_start");
+	checked = scol >= 0 && column_of(head, (size_t)(hend - head), "system") >= 0;
 	nt = p->o.jobs;
 	if ((long long)nt > (size - at) / (long long)PART_MIN)
 		nt = (size_t)((size - at) / (long long)PART_MIN);
@@ -866,6 +908,8 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 		t[i].off = at;
 		t[i].len = end - at;
 		part_init(p, &t[i], (uint32_t)p->ninputs + 1);
+		if (t[i].dd && checked)
+			reserve_rows(t[i].dd, NULL, fd, at, end - at);
 		at = end;
 	}
 	run_parts(t, nt);
@@ -903,6 +947,8 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 	}
 	if (!mem && strcmp(name, "-") == 0)
 		mf_lparmap_set_streamed(p->lpar);
+	if (!mem && strcmp(mf_reader_format(r), "csv") == 0)
+		reserve_rows(p->dd, name, -1, 0, -1);
 	got = drain(p, r, name, err);
 	mf_reader_close(r);
 	return got;
