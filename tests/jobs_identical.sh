@@ -66,6 +66,18 @@ same "a cut dump" report e.smf cut.smf g.smf
 same "a cut dump skipped" report --skip-bad-records e.smf cut.smf g.smf
 same "dumps with the LPAR view" report --by lpar d.smf e.smf
 same "smf export" export e.smf f.smf g.smf
+# Compressed files: with -j a thread decompresses ahead of the parsing; the bytes, and an error
+# of the compressed data after them, are those of decompressing in line.
+zstd -q -1 -c big.csv >big.csv.zst || exit 1
+gzip -1 -c big.csv >big.csv.gz || exit 1
+head -c 2500000 big.csv.zst >cut.csv.zst
+{ head -c 2000000 big.csv.gz; head -c 4000 /dev/zero; tail -c +2004001 big.csv.gz; } >bad.csv.gz
+same "zstd" report -f csv big.csv.zst
+same "gzip" report -f csv big.csv.gz
+same "zstd cut short" report -f csv cut.csv.zst
+same "gzip corrupt" report -f csv bad.csv.gz
+same "gzip corrupt, rows skipped" report -f csv --skip-bad-rows bad.csv.gz
+same "zstd and plain" report -f csv big.csv.zst other.csv
 # Every other format: -j is one thread there.
 for f in "$DATA"/lshwc/*.csv "$DATA"/perf/*.csv; do
 	[ -f "$f" ] && same "$(basename "$f")" report -f csv "$f"

@@ -37,6 +37,9 @@ struct mf_reader_opts {
 	 */
 	struct mf_lparmap *lpar;
 	bool lpar_scan;
+	/* -j: above 1, a compressed file (gzip, zstd) is decompressed by a thread of its own, ahead
+	 * of the parsing; 0 or 1: in line, as it is read. */
+	unsigned jobs;
 };
 
 /*

@@ -3,6 +3,7 @@
 #include "io.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,33 @@ struct mf_source {
 	bool zs_init, zs_end; /* zs_end: a gzip member just ended */
 	ZSTD_DStream *zd;
 	bool zd_frame_open;
+	struct ahead *ahead; /* a thread decompressing ahead (mf_source_decompress_ahead), or NULL */
+};
+
+/*
+ * Decompression ahead: a thread fills a ring of blocks with decompressed bytes; mf_source_read
+ * takes them in order.  The thread alone touches the decompressor; a block carries what the
+ * reading that filled it returned at its end (0, or an error with its message), so errors
+ * arrive after the bytes before them, as without the thread.
+ */
+#define AHEAD_BLOCK (1u << 20)
+#define AHEAD_BLOCKS 4
+
+struct ahead_block {
+	unsigned char *buf;
+	size_t len, pos;
+	long end; /* after these bytes: 0 the end, < 0 an error (err), 1 more to come */
+	struct mf_error err;
+	long long raw_bytes; /* compressed bytes read when the block was filled */
+};
+
+struct ahead {
+	struct ahead_block b[AHEAD_BLOCKS];
+	size_t filled, taken; /* blocks filled by the thread, and taken by the reader (the one in use counts) */
+	bool stop;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
 };
 
 /* Raw bytes from the file or memory. */
@@ -233,7 +261,112 @@ static long read_zstd(struct mf_source *s, void *dst, size_t n, struct mf_error 
 	}
 }
 
+static long read_direct(struct mf_source *s, void *dst, size_t n, struct mf_error *err);
+
+static void *ahead_run(void *arg)
+{
+	struct mf_source *s = arg;
+	struct ahead *a = s->ahead;
+	long end = 1;
+	pthread_mutex_lock(&a->lock);
+	while (end > 0) {
+		struct ahead_block *b;
+		/* One block in use by the reader, the others free to fill. */
+		while (!a->stop && a->filled - a->taken >= AHEAD_BLOCKS - 1)
+			pthread_cond_wait(&a->cond, &a->lock);
+		if (a->stop)
+			break;
+		b = &a->b[a->filled % AHEAD_BLOCKS];
+		pthread_mutex_unlock(&a->lock);
+		b->len = b->pos = 0;
+		mf_error_clear(&b->err);
+		while (b->len < AHEAD_BLOCK) {
+			long got = read_direct(s, b->buf + b->len, AHEAD_BLOCK - b->len, &b->err);
+			if (got <= 0) {
+				end = got;
+				break;
+			}
+			b->len += (size_t)got;
+		}
+		b->end = end;
+		b->raw_bytes = s->raw_bytes;
+		pthread_mutex_lock(&a->lock);
+		a->filled++;
+		pthread_cond_broadcast(&a->cond);
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+int mf_source_decompress_ahead(struct mf_source *s)
+{
+	struct ahead *a;
+	size_t i;
+	if (s->kind == SRC_NONE || s->ahead)
+		return 0;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return 0;
+	for (i = 0; i < AHEAD_BLOCKS; i++)
+		if (!(a->b[i].buf = malloc(AHEAD_BLOCK)))
+			break;
+	if (i < AHEAD_BLOCKS) {
+		while (i--)
+			free(a->b[i].buf);
+		free(a);
+		return 0;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	s->ahead = a;
+	if (pthread_create(&a->thread, NULL, ahead_run, s) != 0) {
+		s->ahead = NULL;
+		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->cond);
+		for (i = 0; i < AHEAD_BLOCKS; i++)
+			free(a->b[i].buf);
+		free(a);
+		return 0;
+	}
+	return 1;
+}
+
+/* mf_source_read from the blocks of the thread. */
+static long read_ahead(struct mf_source *s, void *dst, size_t n, struct mf_error *err)
+{
+	struct ahead *a = s->ahead;
+	for (;;) {
+		struct ahead_block *b;
+		pthread_mutex_lock(&a->lock);
+		while (a->filled == a->taken)
+			pthread_cond_wait(&a->cond, &a->lock);
+		b = &a->b[a->taken % AHEAD_BLOCKS];
+		pthread_mutex_unlock(&a->lock);
+		if (b->pos < b->len) {
+			size_t k = b->len - b->pos < n ? b->len - b->pos : n;
+			memcpy(dst, b->buf + b->pos, k);
+			b->pos += k;
+			return (long)k;
+		}
+		if (b->end <= 0) {
+			/* The end, or the error, stays: later reads say it again. */
+			if (b->end < 0 && err)
+				*err = b->err;
+			return b->end;
+		}
+		pthread_mutex_lock(&a->lock);
+		a->taken++;
+		pthread_cond_broadcast(&a->cond);
+		pthread_mutex_unlock(&a->lock);
+	}
+}
+
 long mf_source_read(struct mf_source *s, void *dst, size_t n, struct mf_error *err)
+{
+	return s->ahead ? read_ahead(s, dst, n, err) : read_direct(s, dst, n, err);
+}
+
+static long read_direct(struct mf_source *s, void *dst, size_t n, struct mf_error *err)
 {
 	long avail;
 	size_t k;
@@ -265,6 +398,17 @@ const char *mf_source_compression(const struct mf_source *s)
 
 long long mf_source_raw_bytes(const struct mf_source *s)
 {
+	if (s->ahead) {
+		struct ahead *a = s->ahead;
+		long long raw = 0;
+		pthread_mutex_lock(&a->lock);
+		if (a->filled > a->taken)
+			raw = a->b[a->taken % AHEAD_BLOCKS].raw_bytes;
+		else if (a->taken)
+			raw = a->b[(a->taken - 1) % AHEAD_BLOCKS].raw_bytes;
+		pthread_mutex_unlock(&a->lock);
+		return raw;
+	}
 	return s->raw_bytes;
 }
 
@@ -272,6 +416,20 @@ void mf_source_close(struct mf_source *s)
 {
 	if (!s)
 		return;
+	if (s->ahead) {
+		struct ahead *a = s->ahead;
+		size_t i;
+		pthread_mutex_lock(&a->lock);
+		a->stop = true;
+		pthread_cond_broadcast(&a->cond);
+		pthread_mutex_unlock(&a->lock);
+		pthread_join(a->thread, NULL);
+		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->cond);
+		for (i = 0; i < AHEAD_BLOCKS; i++)
+			free(a->b[i].buf);
+		free(a);
+	}
 	if (s->zs_init)
 		inflateEnd(&s->zs);
 	if (s->zd)

@@ -30,6 +30,15 @@ int mf_source_open_head_range(struct mf_source **out, const void *head, size_t h
  */
 long mf_source_read(struct mf_source *s, void *dst, size_t n, struct mf_error *err);
 
+/*
+ * A compressed source: starts a thread that decompresses ahead of the
+ * reads (for -j), so that decompressing and parsing run at once.  The
+ * bytes, errors and their order are those of reading without it.  Returns
+ * 1 when the thread runs, 0 when not (plain input, or no thread or memory:
+ * the reads decompress as before).
+ */
+int mf_source_decompress_ahead(struct mf_source *s);
+
 /* "none", "gzip" or "zstd". */
 const char *mf_source_compression(const struct mf_source *s);
 

@@ -357,6 +357,8 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
 	}
 	if (rc)
 		goto fail;
+	if (opts->jobs > 1)
+		mf_source_decompress_ahead(r->st.src);
 	rc = first_block(r, err);
 	if (rc)
 		goto fail;

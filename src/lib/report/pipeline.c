@@ -178,6 +178,7 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	p->ro.strtab = p->tab;
 	p->ro.per_cpu = (opts->by & MF_BY_CPU) != 0; /* lshwc: per-CPU rows instead of Total rows */
 	p->ro.lpar = p->lpar;
+	p->ro.jobs = opts->jobs;
 	return p;
 }
 
