@@ -676,22 +676,60 @@ static void dedup_parts_wide(void **state)
 	free(s);
 }
 
+/* Distinct CPUs: numbers of one system and LPAR kept short, then whole once another LPAR, a
+ * number beyond 32 bits or another system comes; the count is the same either way, and merging
+ * groups of both kinds counts each CPU once. */
+static void cpus_kinds(void **state)
+{
+	struct mf_grouper *g = mf_grouper_new(MF_BY_SYSTEM), *all = mf_grouper_new(0);
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	static const struct {
+		uint32_t sys, lpar;
+		int64_t cpu;
+		uint64_t want; /* CPUs of system 1 after the row */
+	} rows[] = {
+		{1, 1, 3, 1}, {1, 1, 1, 2}, {1, 1, 3, 2}, {1, 1, 2, 3},
+		{1, 2, 1, 4}, {1, 1, 1, 4}, {1, 2, 1, 4}, {1, 1, 5000000000LL, 5},
+		{2, 1, 1, 5}, {1, 1, 0, 6},
+	};
+	struct mf_group *const *gs;
+	size_t i, n;
+	(void)state;
+	assert_non_null(s);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		mf_sample_reset(s);
+		s->family = mf_kb_generic(kb);
+		s->system = rows[i].sys;
+		s->lpar = rows[i].lpar;
+		s->cpu = rows[i].cpu;
+		assert_int_equal(mf_grouper_add(g, s), 0);
+		gs = mf_grouper_list(g, &n);
+		assert_int_equal(mf_group_cpus(gs[0]), rows[i].want);
+	}
+	gs = mf_grouper_list(g, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(mf_group_cpus(gs[1]), 1);
+	/* Merged into one group: system 1's six and system 2's one. */
+	for (i = 0; i < n; i++)
+		assert_int_equal(mf_grouper_merge(all, gs[i]), 0);
+	gs = mf_grouper_list(all, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(mf_group_cpus(gs[0]), 7);
+	mf_grouper_free(g);
+	mf_grouper_free(all);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(by_parse),
-		cmocka_unit_test(sum_then_divide),
-		cmocka_unit_test(interval_length),
-		cmocka_unit_test(keys_and_order),
-		cmocka_unit_test(doubts),
-		cmocka_unit_test(merge),
-		cmocka_unit_test(take_ids),
-		cmocka_unit_test(sort_threads),
-		cmocka_unit_test(interval_spans_systems),
-		cmocka_unit_test(dedup_smf),
-		cmocka_unit_test(dedup_wide),
-		cmocka_unit_test(dedup_parts_wide),
-		cmocka_unit_test(max_groups),
+		cmocka_unit_test(by_parse),         cmocka_unit_test(sum_then_divide),
+		cmocka_unit_test(interval_length),  cmocka_unit_test(keys_and_order),
+		cmocka_unit_test(doubts),           cmocka_unit_test(merge),
+		cmocka_unit_test(take_ids),         cmocka_unit_test(sort_threads),
+		cmocka_unit_test(cpus_kinds),       cmocka_unit_test(interval_spans_systems),
+		cmocka_unit_test(dedup_smf),        cmocka_unit_test(dedup_wide),
+		cmocka_unit_test(dedup_parts_wide), cmocka_unit_test(max_groups),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }
