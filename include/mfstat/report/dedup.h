@@ -45,6 +45,14 @@ enum {
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err);
 
 /*
+ * Starts loading the slot where mf_dedup_check will look for s, so that a
+ * reader that reads the next row before checking this one finds it in cache
+ * (the table is far larger than the caches: each check was a miss).  Only a
+ * hint: nothing changes.
+ */
+void mf_dedup_prefetch(const struct mf_dedup *d, const struct mf_sample *s);
+
+/*
  * Reading one input in parts at once: each part has a table of its own, its
  * names in a string table of its own.  A part is described by its table, the
  * map of its name ids to the ids of the whole (map, nmap; ids from nmap on

@@ -321,6 +321,28 @@ static void place(char *buf, size_t n, long long where)
 		snprintf(buf, n, "an unknown place");
 }
 
+/* The identity of a sample (one with a system and a start). */
+static void sample_ident(const struct mf_sample *s, struct ident *k)
+{
+	k->system = s->system;
+	/* An LPAR joined from SMF type 70 is not the sample's own: the CSV made from the record has none. */
+	k->lpar = s->lpar_joined ? 0 : s->lpar;
+	k->cpu = s->cpu;
+	k->pool = s->pool;
+	/* To the second: an SMF record's start is its label rounded so; a CSV row made from it has either. */
+	k->start_s = (s->start_us >= 0 ? s->start_us + 500000 : s->start_us - 499999) / 1000000;
+	k->len_s = isnan(s->seconds) ? -1 : (int64_t)llround(s->seconds);
+}
+
+void mf_dedup_prefetch(const struct mf_dedup *d, const struct mf_sample *s)
+{
+	struct ident k;
+	if (!s->system || !s->has_start || !d->nslots)
+		return;
+	sample_ident(s, &k);
+	__builtin_prefetch(&d->slots[key_hash(&k) & (d->nslots - 1)], 1);
+}
+
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err)
 {
 	struct ident k;
@@ -332,14 +354,7 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 
 	if (!s->system || !s->has_start)
 		return MF_DEDUP_KEEP;
-	k.system = s->system;
-	/* An LPAR joined from SMF type 70 is not the sample's own: the CSV made from the record has none. */
-	k.lpar = s->lpar_joined ? 0 : s->lpar;
-	k.cpu = s->cpu;
-	k.pool = s->pool;
-	/* To the second: an SMF record's start is its label rounded so; a CSV row made from it has either. */
-	k.start_s = (s->start_us >= 0 ? s->start_us + 500000 : s->start_us - 499999) / 1000000;
-	k.len_s = isnan(s->seconds) ? -1 : (int64_t)llround(s->seconds);
+	sample_ident(s, &k);
 	counters = counters_hash(s);
 	kp = pack_ident(&k, &ka, &kb);
 	if ((d->n + 1) * 2 > d->nslots && grow(d))

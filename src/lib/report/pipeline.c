@@ -31,6 +31,8 @@ struct mf_pipeline {
 	bool idropped; /* igrp went beyond max_groups */
 	struct mf_dedup *dd;
 	struct mf_sample *s;
+	struct mf_sample *s_ahead; /* the row read ahead (drain) */
+	struct mf_error e_ahead;   /* and its error */
 	struct mf_notes notes;
 	struct mf_strbuf summary;
 	struct mf_input *inputs;
@@ -147,8 +149,9 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	p->grp = mf_grouper_new(opts->by);
 	p->dd = mf_dedup_new();
 	p->s = malloc(sizeof(*p->s));
+	p->s_ahead = malloc(sizeof(*p->s_ahead));
 	p->lpar = mf_lparmap_new();
-	if (!p->tab || !p->grp || !p->dd || !p->s || !p->lpar) {
+	if (!p->tab || !p->grp || !p->dd || !p->s || !p->s_ahead || !p->lpar) {
 		mf_pipeline_free(p);
 		return NULL;
 	}
@@ -228,13 +231,12 @@ static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const 
 
 /* One sample read from file: dedup, group.  0 to go on, else the code that stops. */
 static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *file, struct mf_input *in,
-		       struct mf_error *e)
+		       struct mf_sample *s, struct mf_error *e)
 {
-	const struct mf_sample *s = p->s;
 	bool smf = strcmp(mf_reader_format(r), "smf") == 0;
 	int got;
 
-	p->s->input = (uint32_t)p->ninputs + 1;
+	s->input = (uint32_t)p->ninputs + 1;
 	if (p->o.select) {
 		enum mf_select_why why = mf_select_check(p->o.select, s, p->tab);
 		if (why != MF_SELECT_KEEP) {
@@ -277,6 +279,7 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, struct mf_error *e)
 {
 	struct mf_input *in;
+	struct mf_sample *cur = p->s, *next = p->s_ahead;
 	size_t k;
 	int got;
 
@@ -290,15 +293,29 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 	}
 	in = &p->inputs[p->ninputs];
 	memset(in, 0, sizeof(*in));
+	/*
+	 * One row ahead: the next row is read before this one is checked for duplicates, while the
+	 * table's slot for this one is fetched into the cache.  Readers fill e completely when they
+	 * fail: no clearing per row; the row ahead has its own, taken over after this row.
+	 */
+	got = mf_reader_next(r, cur, e);
 	for (;;) {
-		/* Readers fill e completely when they fail: no clearing per row. */
-		got = mf_reader_next(r, p->s, e);
 		if (got == 0)
 			break;
 		if (got == 1) {
-			got = take_sample(p, r, file, in, e);
+			struct mf_sample *t;
+			int ahead;
+			mf_dedup_prefetch(p->dd, cur);
+			ahead = mf_reader_next(r, next, &p->e_ahead);
+			got = take_sample(p, r, file, in, cur, e);
 			if (got)
 				return got;
+			t = cur;
+			cur = next;
+			next = t;
+			got = ahead;
+			if (got < 0)
+				*e = p->e_ahead;
 			continue;
 		}
 		/* A file with no data at all is not a bad record: skipping does not hide it. */
@@ -318,6 +335,7 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 		skipped(p, in, got == MF_EIO ? "the rest of the file cannot be read" : e->msg, e);
 		if (got == MF_EIO)
 			break;
+		got = mf_reader_next(r, cur, e);
 	}
 	for (k = 0; k < mf_reader_nwarnings(r); k++)
 		mf_notes_warn(&p->notes, "%s", mf_reader_warning(r, k));
@@ -346,7 +364,8 @@ struct part {
 	struct mf_strtab *tab;
 	struct mf_grouper *grp, *igrp, *lgrp;
 	struct mf_dedup *dd;
-	struct mf_sample *s;
+	struct mf_sample *s, *s_ahead;
+	bool reserve;  /* make the duplicate table at the size the part's rows need */
 	uint8_t *kept; /* by the part's name id: a kept sample named this system */
 	size_t nkept;
 	uint64_t rows, duplicates, no_offset, left_out[MF_SELECT_NREASONS];
@@ -366,10 +385,13 @@ static void part_free(struct part *t)
 	mf_dedup_free(t->dd);
 	mf_strtab_free(t->tab);
 	free(t->s);
+	free(t->s_ahead);
 	free(t->kept);
 	mf_reader_close(t->r);
 	mf_lparmap_free(t->lpar);
 }
+
+static void reserve_rows(struct mf_dedup *dd, const char *path, int fd, long long off, long long len);
 
 /* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
 static void *part_run(void *arg)
@@ -379,25 +401,36 @@ static void *part_run(void *arg)
 	struct mf_reader_opts ro = p->ro;
 	struct mf_reader *r = NULL;
 	struct mf_error e;
-	int got;
+	struct mf_sample *cur = t->s, *next = t->s_ahead;
+	int got, dup;
 
 	ro.strtab = t->tab;
 	ro.lpar = t->lpar;
 	if (!t->whole)
 		ro.format = "csv";
 	mf_error_clear(&e);
+	if (t->reserve)
+		reserve_rows(t->dd, NULL, t->fd, t->off, t->len);
 	if (t->whole ? mf_reader_open(&r, t->name, &ro, &e)
 		     : mf_reader_open_range(&r, t->name, t->head, t->hlen, t->fd, t->off, t->len, &ro, &e)) {
 		t->fallback = true;
 		return NULL;
 	}
-	while (!t->fallback && (got = mf_reader_next(r, t->s, &e)) != 0) {
-		const struct mf_sample *s = t->s;
+	/* One row ahead, as drain reads (a part's errors are not said: the whole reading says them). */
+	got = mf_reader_next(r, cur, &e);
+	while (!t->fallback && got != 0) {
+		struct mf_sample *s = cur;
+		int ahead;
 		if (got != 1) {
 			t->fallback = true; /* errors and skipping are said exactly by the whole reading */
 			break;
 		}
-		t->s->input = t->input;
+		mf_dedup_prefetch(t->dd, s);
+		ahead = mf_reader_next(r, next, &e);
+		cur = next;
+		next = s;
+		got = ahead;
+		s->input = t->input;
 		if (p->o.select) {
 			enum mf_select_why why = mf_select_check(p->o.select, s, t->tab);
 			if (why != MF_SELECT_KEEP) {
@@ -408,13 +441,12 @@ static void *part_run(void *arg)
 		}
 		if (p->o.tz && mf_tz_per_record(p->o.tz) && !s->has_offset)
 			t->no_offset++;
-		got = mf_dedup_check(t->dd, t->name, s, &e);
-		if (got == MF_DEDUP_DUPLICATE) {
+		if ((dup = mf_dedup_check(t->dd, t->name, s, &e)) == MF_DEDUP_DUPLICATE) {
 			t->rows++;
 			t->duplicates++;
 			continue;
 		}
-		if (got != MF_DEDUP_KEEP) {
+		if (dup != MF_DEDUP_KEEP) {
 			t->fallback = true;
 			break;
 		}
@@ -489,7 +521,8 @@ static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t inpu
 	t->lgrp = p->lgrp ? mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR) : NULL;
 	t->dd = mf_dedup_new();
 	t->s = malloc(sizeof(*t->s));
-	if (!t->tab || !t->grp || (p->igrp && !t->igrp) || (p->lgrp && !t->lgrp) || !t->dd || !t->s)
+	t->s_ahead = malloc(sizeof(*t->s_ahead));
+	if (!t->tab || !t->grp || (p->igrp && !t->igrp) || (p->lgrp && !t->lgrp) || !t->dd || !t->s || !t->s_ahead)
 		t->fallback = true;
 	if (t->grp)
 		mf_grouper_set_tz(t->grp, p->o.tz);
@@ -909,8 +942,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 		t[i].off = at;
 		t[i].len = end - at;
 		part_init(p, &t[i], (uint32_t)p->ninputs + 1);
-		if (t[i].dd && checked)
-			reserve_rows(t[i].dd, NULL, fd, at, end - at);
+		t[i].reserve = checked; /* the part's thread makes its table (its pages faulted in at once) */
 		at = end;
 	}
 	run_parts(t, nt);
@@ -1364,6 +1396,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	free(p->lpar_rows);
 	mf_strtab_free(p->tab);
 	free(p->s);
+	free(p->s_ahead);
 	free(p->seen);
 	for (i = 0; i < p->ninputs; i++)
 		mf_input_free(&p->inputs[i]);
