@@ -12,7 +12,7 @@
 #                                                        counter, mfstat's z16 formulas, COPY TO;
 #                                                        once with read_csv detecting the types (its
 #                                                        sniffer costs about 0.5 s), once with them given
-#   zstd -dc FILE.zst >/dev/null, mfstat report on FILE.zst
+#   zstd -dc FILE.zst >/dev/null, mfstat report -j N on FILE.zst   (a thread decompresses, another parses)
 # The runs of the tools alternate (run 1 of each, then run 2 of each, ...) so that other work on
 # the machine hits them alike.  Prints a table per shape with MB/s and the ratio to cat, the
 # ratios -jN/-j1, -jN/DuckDB N and -j1/DuckDB 1 (against the faster of DuckDB's two forms), and
@@ -214,7 +214,7 @@ for shape in $shapes; do
 			row("DuckDB, read_csv with the column types", n, dnt)
 		}
 		row("zstd -dc FILE.zst", 1, tzc)
-		row("mfstat report -f csv FILE.zst", "1 (-j " n ")", tzm, tzc, "zstd -dc")
+		row("mfstat report -f csv FILE.zst", n " (-j " n ")", tzm, tzc, "zstd -dc")
 		printf "mfstat -j %d over -j 1:          %.2fx   (goal: at least 1.7x)\n", n, t1 / tn
 		if (duck) {
 			# against the faster of the two DuckDB forms
