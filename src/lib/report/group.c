@@ -176,8 +176,7 @@ void mf_grouper_set_max_groups(struct mf_grouper *g, size_t max)
 static void group_free(struct mf_group *grp)
 {
 	struct group *p = priv(grp);
-	free(grp->sum);
-	free(grp->sum_lspr);
+	free(grp->sum_lspr); /* sum is in the group's own block */
 	if (p->intervals != &p->iv_first)
 		free(p->intervals);
 	free(p->ihash);
@@ -372,7 +371,8 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 		g->limit_hit = true;
 		return NULL;
 	}
-	p = zalloc(sizeof(*p));
+	/* One block: the group, then its sums and the three bitmaps. */
+	p = zalloc(sizeof(*p) + (k->family->ncounters + 3 * ((k->family->ncounters + 63) / 64) + 1) * sizeof(uint64_t));
 	if (!p)
 		return NULL;
 	grp = &p->pub;
@@ -390,13 +390,8 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->lpar_weight = k->lpar_weight;
 	grp->drawer = k->drawer;
 	grp->chip = k->chip;
-	/* One block: the sums, then the three bitmaps. */
 	grp->nwords = (k->family->ncounters + 63) / 64;
-	grp->sum = zalloc((k->family->ncounters + 3 * grp->nwords + 1) * sizeof(*grp->sum));
-	if (!grp->sum) {
-		free(p);
-		return NULL;
-	}
+	grp->sum = (uint64_t *)(p + 1);
 	grp->present_all = grp->sum + k->family->ncounters;
 	grp->present_any = grp->present_all + grp->nwords;
 	grp->overflow = grp->present_any + grp->nwords;
