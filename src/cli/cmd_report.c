@@ -318,7 +318,14 @@ static int check_metrics(const struct mf_kb *kb, const struct report_opts *o, ch
 /* -v: why each metric not available is not, per group. */
 static void explain_unavailable(const struct mf_report *rep)
 {
-	size_t i, j;
+	/* Whether a sparse metric's column is left out (empty in every group): asked once per family
+	 * and metric, not once per group (that was a pass over all groups each time). */
+	struct memo {
+		const struct mf_family *fam;
+		signed char *empty; /* per metric: -1 not asked yet, else 0 or 1 */
+	} memo[16];
+	size_t nmemo = 0, i, j;
+	memset(memo, 0, sizeof(memo));
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_result *r = &rep->results[i];
 		const struct mf_family *fam = r->group->family;
@@ -336,12 +343,32 @@ static void explain_unavailable(const struct mf_report *rep)
 							: "L1MP or RNI not available");
 				continue;
 			}
-			if (!isnan(r->value[m]) || mf_report_key_sparse_empty(rep, fam->metrics[m].name))
+			if (!isnan(r->value[m]))
 				continue;
+			{
+				size_t k;
+				signed char *e = NULL;
+				for (k = 0; k < nmemo && memo[k].fam != fam; k++)
+					;
+				if (k == nmemo && nmemo < sizeof(memo) / sizeof(memo[0]) &&
+				    (memo[k].empty = malloc(fam->nmetrics + 1)) != NULL) {
+					memo[k].fam = fam;
+					memset(memo[k].empty, -1, fam->nmetrics + 1);
+					nmemo++;
+				}
+				if (k < nmemo)
+					e = &memo[k].empty[m];
+				if (e && *e < 0)
+					*e = mf_report_key_sparse_empty(rep, fam->metrics[m].name);
+				if (e ? *e : mf_report_key_sparse_empty(rep, fam->metrics[m].name))
+					continue;
+			}
 			mf_na_explain(fam, &r->na[m], why, sizeof(why));
 			fprintf(stderr, "mfstat: %s: %s n/a: %s\n", where, fam->metrics[m].name, why);
 		}
 	}
+	for (i = 0; i < nmemo; i++)
+		free(memo[i].empty);
 }
 
 int cmd_report(int argc, char **argv)
@@ -386,6 +413,7 @@ int cmd_report(int argc, char **argv)
 	po.tz = tz;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
 	po.keep_intervals = strcmp(o.format, "html") == 0; /* the page draws every series over its intervals */
+	po.explain = o.verbose;                            /* -v says why metrics are not available */
 	rc = check_metrics(kb, &o, &cols, &ncols);
 	if (rc >= 0)
 		goto out;

@@ -53,6 +53,7 @@ static inline void pipe_begin(struct pipe *p, struct mf_kb *kb, unsigned by, con
 	o.select = sel;
 	o.metrics.mem_peak_gbs = NAN;
 	o.diag = pipe_fail;
+	o.explain = true; /* the tests read why metrics are not available */
 	p->pl = mf_pipeline_new(&o);
 	assert_non_null(p->pl);
 }

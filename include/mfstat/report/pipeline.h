@@ -57,6 +57,11 @@ struct mf_pipeline_opts {
 	 * group per series and interval; beyond max_groups those are dropped.
 	 */
 	bool keep_intervals;
+	/*
+	 * Keep why each unavailable metric is (struct mf_result's na, for report -v); without it
+	 * the results' na is NULL, 8 bytes a metric a group fewer (184 bytes a z16 group).
+	 */
+	bool explain;
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;

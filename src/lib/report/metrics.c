@@ -39,6 +39,25 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 	double vars[MF_NVARS];
 	size_t i;
 
+	if (!r->na) {
+		/* A result without reasons (mf_results_new_na): they are worked out in a scratch array. */
+		struct mf_na small[128],
+			*scratch = fam->nmetrics <= 128 ? small : malloc(fam->nmetrics * sizeof(*scratch));
+		if (!scratch) {
+			r->group = grp;
+			for (i = 0; i < fam->nmetrics; i++)
+				r->value[i] = NAN;
+			r->lspr = MF_LSPR_NONE;
+			r->lspr_why = MF_LSPR_NO_INPUT;
+			return;
+		}
+		r->na = scratch;
+		mf_metrics_compute(kb, grp, opts, r);
+		r->na = NULL;
+		if (scratch != small)
+			free(scratch);
+		return;
+	}
 	r->group = grp;
 	r->doubts = 0;
 	r->negative_metric = -1;
@@ -117,6 +136,11 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 
 struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n)
 {
+	return mf_results_new_na(groups, n, true);
+}
+
+struct mf_result *mf_results_new_na(struct mf_group *const *groups, size_t n, bool with_na)
+{
 	struct mf_result *r = calloc(n ? n : 1, sizeof(*r));
 	size_t i, total = 0;
 	double *values;
@@ -128,8 +152,8 @@ struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n)
 	for (i = 0; i < n; i++)
 		total += groups[i]->family->nmetrics;
 	values = malloc((total + 1) * sizeof(*values));
-	na = calloc(total + 1, sizeof(*na));
-	if (!values || !na) {
+	na = with_na ? calloc(total + 1, sizeof(*na)) : NULL;
+	if (!values || (with_na && !na)) {
 		free(values);
 		free(na);
 		free(r);
@@ -140,7 +164,8 @@ struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n)
 		r[i].value = values;
 		r[i].na = na;
 		values += groups[i]->family->nmetrics;
-		na += groups[i]->family->nmetrics;
+		if (na)
+			na += groups[i]->family->nmetrics;
 	}
 	if (n == 0) {
 		r[0].value = values;

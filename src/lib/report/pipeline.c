@@ -1290,7 +1290,7 @@ static int interval_results(struct mf_pipeline *p, struct mf_report *rep)
 	}
 	mf_results_free(p->ires, p->nires);
 	groups = mf_grouper_sort(p->igrp, p->tab, p->o.jobs, &p->nires);
-	p->ires = mf_results_new(groups, p->nires);
+	p->ires = mf_results_new_na(groups, p->nires, p->o.explain);
 	if (!p->ires)
 		return MF_ENOMEM;
 	compute_all(p, groups, p->ires, p->nires);
@@ -1327,7 +1327,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 		p->read_done = true;
 	}
 	groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
-	p->res = mf_results_new(groups, p->ngroups);
+	p->res = mf_results_new_na(groups, p->ngroups, p->o.explain);
 	if (!p->res)
 		return MF_ENOMEM;
 	compute_all(p, groups, p->res, p->ngroups);
@@ -1364,7 +1364,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 		if (p->lgrp) {
 			struct mf_group *const *lg = mf_grouper_groups(p->lgrp, p->tab, &p->nlres);
 			mf_results_free(p->lres, p->nlres);
-			p->lres = mf_results_new(lg, p->nlres);
+			p->lres = mf_results_new_na(lg, p->nlres, p->o.explain);
 			if (!p->lres)
 				return MF_ENOMEM;
 			for (i = 0; i < p->nlres; i++)
