@@ -66,6 +66,37 @@ same "a cut dump" report e.smf cut.smf g.smf
 same "a cut dump skipped" report --skip-bad-records e.smf cut.smf g.smf
 same "dumps with the LPAR view" report --by lpar d.smf e.smf
 same "smf export" export e.smf f.smf g.smf
+# One dump alone: one thread reads its records, others decode them; every record, error and count
+# comes in the order of decoding in line.
+"$GENSMF" -q --systems 3 --cpus 4 --ziip 1 --intervals 300 --subtype both --lost 7 --mt-lost 5 --seed 5 -o h.smf || exit 1
+"$GENSMF" -q --systems 2 --cpus 3 --ziip 1 --intervals 200 --subtype 2 --framing vbs --seed 6 -o v.smf || exit 1
+head -c 400000 h.smf >hcut.smf
+# Records 500 and 900 of type 113 with a subtype no one knows (bytes 22-23 of the record): bad
+# records in the middle, each an error, or skipped and counted.
+cp h.smf hbad.smf
+for n in 500 900; do
+	off=$("$M" smf list -f csv h.smf | awk -F, -v n="$n" '$3 == 113 && ++k == n { print $2 }')
+	[ -n "$off" ] || { echo "FAIL: no type 113 record $n in h.smf"; exit 1; }
+	printf '\0\7' | dd of=hbad.smf bs=1 seek=$((off + 22)) conv=notrunc status=none
+done
+gzip -1 -c h.smf >h.smf.gz
+# A VBS dump whose 300th type 113 record starts with a middle segment (SDW flags 3): a broken
+# chain found while deblocking, after which the reading goes on.
+off=$("$M" smf list -f csv v.smf | awk -F, '$3 == 113 && ++k == 300 { print $2 }')
+[ -n "$off" ] || { echo "FAIL: no type 113 record 300 in v.smf"; exit 1; }
+cp v.smf vbad.smf
+printf '\3' | dd of=vbad.smf bs=1 seek=$((off + 2)) conv=notrunc status=none
+same "one dump" report -f csv h.smf
+same "one dump, by cpu" report -f csv --by system,cpu,interval h.smf
+same "one VBS dump, subtype 2" report -f csv v.smf
+same "one cut dump" report -f csv hcut.smf
+same "one cut dump skipped" report -f csv --skip-bad-records hcut.smf
+same "one dump with bad records" report -f csv hbad.smf
+same "one dump with bad records skipped" report -f csv --skip-bad-records hbad.smf
+same "one dump, gzip" report -f csv h.smf.gz
+same "one VBS dump with a broken chain" report -f csv vbad.smf
+same "one VBS dump with a broken chain skipped" report -f csv --skip-bad-records vbad.smf
+same "one dump with the LPAR view" report -f csv --by lpar d.smf
 # Compressed files: with -j a thread decompresses ahead of the parsing; the bytes, and an error
 # of the compressed data after them, are those of decompressing in line.
 zstd -q -1 -c big.csv >big.csv.zst || exit 1
