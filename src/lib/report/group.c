@@ -536,11 +536,60 @@ static int widen_cpus(struct group *grp)
 	return 0;
 }
 
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+static int cmp_cpu_q(const void *a, const void *b)
+{
+	return cmp_cpu(a, b);
+}
+
+/*
+ * Adds x (size bytes) to the sorted set arr[0, *n) of capacity *cap unless it is there: 0 or
+ * MF_ENOMEM.  Rows usually repeat the CPU order of the previous interval, so a value beyond the
+ * last is appended at once.
+ */
+static int set_add(void **arr, size_t *n, size_t *cap, size_t size, const void *x,
+		   int (*cmp)(const void *, const void *))
+{
+	char *a = *arr;
+	size_t lo = 0, hi = *n;
+	if (*n && cmp(a + (*n - 1) * size, x) < 0) {
+		lo = *n;
+	} else {
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (cmp(a + mid * size, x) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < *n && cmp(a + lo * size, x) == 0)
+			return 0;
+	}
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+		char *na = realloc(a, c * size);
+		if (!na)
+			return MF_ENOMEM;
+		*arr = a = na;
+		*cap = c;
+	}
+	memmove(a + (lo + 1) * size, a + lo * size, (*n - lo) * size);
+	memcpy(a + lo * size, x, size);
+	(*n)++;
+	return 0;
+}
+
 /* Adds a CPU to the group's sorted set of distinct CPUs. */
 static int add_cpu(struct group *grp, const struct mf_sample *s)
 {
 	struct mf_cpu_id id = {s->system, s->lpar, s->cpu};
-	size_t lo = 0, hi = grp->ncpus;
+	void *arr;
+	int rc;
 
 	if (!grp->cpus && grp->ncpus == 0 && s->cpu >= 0 && s->cpu <= UINT32_MAX) {
 		grp->csys = s->system;
@@ -551,58 +600,15 @@ static int add_cpu(struct group *grp, const struct mf_sample *s)
 		return MF_ENOMEM;
 	if (!grp->cpus) {
 		uint32_t c = (uint32_t)s->cpu;
-		if (grp->ncpus && grp->cpu32[grp->ncpus - 1] < c) {
-			lo = grp->ncpus; /* rows usually repeat the CPU order of the previous interval */
-		} else {
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-				if (grp->cpu32[mid] < c)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < grp->ncpus && grp->cpu32[lo] == c)
-				return 0;
-		}
-		if (grp->ncpus == grp->capcpus) {
-			size_t cap = grp->capcpus ? grp->capcpus * 2 : 8;
-			uint32_t *n = realloc(grp->cpu32, cap * sizeof(*n));
-			if (!n)
-				return MF_ENOMEM;
-			grp->cpu32 = n;
-			grp->capcpus = cap;
-		}
-		memmove(&grp->cpu32[lo + 1], &grp->cpu32[lo], (grp->ncpus - lo) * sizeof(*grp->cpu32));
-		grp->cpu32[lo] = c;
-		grp->ncpus++;
-		return 0;
+		arr = grp->cpu32;
+		rc = set_add(&arr, &grp->ncpus, &grp->capcpus, sizeof(c), &c, cmp_u32);
+		grp->cpu32 = arr;
+		return rc;
 	}
-	/* Rows usually repeat the CPU order of the previous interval. */
-	if (grp->ncpus && cmp_cpu(&grp->cpus[grp->ncpus - 1], &id) < 0) {
-		lo = grp->ncpus;
-	} else {
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (cmp_cpu(&grp->cpus[mid], &id) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < grp->ncpus && cmp_cpu(&grp->cpus[lo], &id) == 0)
-			return 0;
-	}
-	if (grp->ncpus == grp->capcpus) {
-		size_t cap = grp->capcpus ? grp->capcpus * 2 : 8;
-		struct mf_cpu_id *n = realloc(grp->cpus, cap * sizeof(*n));
-		if (!n)
-			return MF_ENOMEM;
-		grp->cpus = n;
-		grp->capcpus = cap;
-	}
-	memmove(&grp->cpus[lo + 1], &grp->cpus[lo], (grp->ncpus - lo) * sizeof(*grp->cpus));
-	grp->cpus[lo] = id;
-	grp->ncpus++;
-	return 0;
+	arr = grp->cpus;
+	rc = set_add(&arr, &grp->ncpus, &grp->capcpus, sizeof(id), &id, cmp_cpu_q);
+	grp->cpus = arr;
+	return rc;
 }
 
 int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
@@ -1185,11 +1191,6 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 			return MF_ENOMEM;
 	}
 	return 0;
-}
-
-static int cmp_cpu_q(const void *a, const void *b)
-{
-	return cmp_cpu(a, b);
 }
 
 /* A group's names (its own, its intervals' and CPUs') through map, key as given; 0 or MF_ENOMEM. */
