@@ -8,6 +8,7 @@
  */
 #include "mfstat/base/error.h"
 #include "mfstat/base/escape.h"
+#include "mfstat/base/shares.h"
 #include "mfstat/base/strbuf.h"
 #include "mfstat/base/strtab.h"
 #include "mfstat/base/timefmt.h"

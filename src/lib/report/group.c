@@ -2,10 +2,11 @@
 #include "mfstat/report/group.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "mfstat/base/shares.h"
 
 struct mf_grouper {
 	unsigned by;
@@ -769,18 +770,17 @@ struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n)
 	return g->list;
 }
 
-/* One thread's run of the sort: qsort of e[from, to). */
-struct sort_run {
+/* The runs of sort_entries: run i of nr is e[n * i / nr, n * (i + 1) / nr). */
+struct sort_work {
 	struct sort_entry *e;
-	size_t from, to;
-	pthread_t thread;
+	size_t n, nr;
 };
 
-static void *sort_run(void *arg)
+static void sort_share(void *ctx, size_t i)
 {
-	struct sort_run *r = arg;
-	qsort(r->e + r->from, r->to - r->from, sizeof(*r->e), cmp_group);
-	return NULL;
+	const struct sort_work *w = ctx;
+	size_t from = w->n * i / w->nr, to = w->n * (i + 1) / w->nr;
+	qsort(w->e + from, to - from, sizeof(*w->e), cmp_group);
 }
 
 /*
@@ -790,24 +790,21 @@ static void *sort_run(void *arg)
  */
 static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *tmp, size_t n, size_t jobs)
 {
-	struct sort_run run[64];
+	struct {
+		size_t from, to;
+	} run[64];
 	size_t nr = jobs < 64 ? jobs : 64, i, w;
+	struct sort_work sw;
 	if (!tmp || nr < 2 || n < 8192)
 		nr = 1;
+	sw.e = e;
+	sw.n = n;
+	sw.nr = nr;
+	mf_run_shares(nr, sort_share, &sw);
 	for (i = 0; i < nr; i++) {
-		run[i].e = e;
 		run[i].from = n * i / nr;
 		run[i].to = n * (i + 1) / nr;
-		run[i].thread = 0;
-		if (i && pthread_create(&run[i].thread, NULL, sort_run, &run[i]) != 0) {
-			run[i].thread = 0;
-			sort_run(&run[i]);
-		}
 	}
-	sort_run(&run[0]);
-	for (i = 1; i < nr; i++)
-		if (run[i].thread)
-			pthread_join(run[i].thread, NULL);
 	/* Merge neighbouring runs until one is left. */
 	while (nr > 1) {
 		struct sort_entry *t;

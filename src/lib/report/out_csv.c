@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mfstat/base/escape.h"
+#include "mfstat/base/shares.h"
 #include "mfstat/report/output.h"
 #include "mfstat/base/strbuf.h"
 
@@ -209,10 +210,14 @@ static int write_serial(FILE *fp, const struct rows *w)
 	return rc;
 }
 
+static void conveyor_share(void *ctx, size_t i)
+{
+	(void)i;
+	conveyor_run(ctx);
+}
+
 static int write_all_rows(FILE *fp, const struct rows *w)
 {
-	pthread_t th[64];
-	bool started[64] = {false};
 	size_t n = w->rep->ngroups, nt = w->rep->jobs < 64 ? w->rep->jobs : 64, i;
 	struct conveyor c;
 	if (nt < 2 || n < 4096)
@@ -228,12 +233,8 @@ static int write_all_rows(FILE *fp, const struct rows *w)
 		return write_serial(fp, w);
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_cond_init(&c.cond, NULL);
-	for (i = 1; i < nt; i++)
-		started[i] = pthread_create(&th[i], NULL, conveyor_run, &c) == 0;
-	conveyor_run(&c);
-	for (i = 1; i < nt; i++)
-		if (started[i])
-			pthread_join(th[i], NULL);
+	/* Every share runs the conveyor until the last block is written. */
+	mf_run_shares(nt, conveyor_share, &c);
 	pthread_mutex_destroy(&c.lock);
 	pthread_cond_destroy(&c.cond);
 	for (i = 0; i < c.nslots; i++)

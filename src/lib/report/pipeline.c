@@ -13,11 +13,11 @@
 #include "mfstat/report/pipeline.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mfstat/input/reader.h"
 #include "mfstat/input/sample.h"
+#include "mfstat/base/shares.h"
 #include "mfstat/base/strbuf.h"
 
 struct mf_pipeline {
@@ -376,7 +376,6 @@ struct part {
 	struct mf_reader *r;
 	struct mf_lparmap *lpar; /* whole: an LPAR view of its own (the records a first pass did not find) */
 	bool fallback;           /* what reading the file whole gives differs (an error, a warning, a limit) */
-	pthread_t thread;
 };
 
 static void part_free(struct part *t)
@@ -396,9 +395,8 @@ static void part_free(struct part *t)
 static void reserve_rows(struct mf_dedup *dd, const char *path, int fd, long long off, long long len);
 
 /* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
-static void *part_run(void *arg)
+static void part_run(struct part *t)
 {
-	struct part *t = arg;
 	const struct mf_pipeline *p = t->p;
 	struct mf_reader_opts ro = p->ro;
 	struct mf_reader *r = NULL;
@@ -416,7 +414,7 @@ static void *part_run(void *arg)
 	if (t->whole ? mf_reader_open(&r, t->name, &ro, &e)
 		     : mf_reader_open_range(&r, t->name, t->head, t->hlen, t->fd, t->off, t->len, &ro, &e)) {
 		t->fallback = true;
-		return NULL;
+		return;
 	}
 	/* One row ahead, as drain reads (a part's errors are not said: the whole reading says them). */
 	got = mf_reader_next(r, cur, &e);
@@ -464,13 +462,12 @@ static void *part_run(void *arg)
 		if (mf_lparmap_nintervals(t->lpar) || mf_lparmap_ntopos(t->lpar))
 			t->fallback = true;
 		t->r = r;
-		return NULL;
+		return;
 	}
 	if (mf_reader_nwarnings(r))
 		t->fallback = true; /* a reader's warning counts rows of the whole file */
 	t->lines = mf_reader_lines(r) - 1;
 	mf_reader_close(r);
-	return NULL;
 }
 
 /*
@@ -532,18 +529,17 @@ static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t inpu
 		mf_grouper_set_tz(t->igrp, p->o.tz);
 }
 
-/* Reads the parts, a thread each, and waits for them (a part without a thread falls back). */
+static void part_share(void *ctx, size_t i)
+{
+	struct part *t = ctx;
+	if (!t[i].fallback) /* a part whose tables could not be made is left to the whole reading */
+		part_run(&t[i]);
+}
+
+/* Reads the parts at once, a thread each, and waits for them. */
 static void run_parts(struct part *t, size_t n)
 {
-	size_t i;
-	for (i = 0; i < n; i++)
-		if (t[i].fallback || pthread_create(&t[i].thread, NULL, part_run, &t[i]) != 0) {
-			t[i].fallback = true;
-			t[i].thread = 0;
-		}
-	for (i = 0; i < n; i++)
-		if (t[i].thread)
-			pthread_join(t[i].thread, NULL);
+	mf_run_shares(n, part_share, t);
 }
 
 /* The name ids of tab mapped to p's string table (map[0] = 0); NULL on ENOMEM. */
@@ -627,43 +623,31 @@ static uint32_t *reverse_map(const struct mf_pipeline *p, const uint32_t *map, s
 	return rev;
 }
 
-/* One thread's share of the check that no identity of the parts was read before them. */
-struct disjoint_share {
+/* parts_disjoint's work: share i of ns checks its share of the parts' identities. */
+struct disjoint_work {
 	const struct mf_dedup *into;
 	const struct mf_dedup_part *parts;
-	size_t n, share, nshares;
-	int disjoint;
-	pthread_t thread;
+	size_t n, ns;
+	int disjoint[64];
 };
 
-static void *disjoint_run(void *arg)
+static void disjoint_share(void *ctx, size_t i)
 {
-	struct disjoint_share *d = arg;
-	d->disjoint = mf_dedup_parts_disjoint_share(d->into, d->parts, d->n, d->share, d->nshares);
-	return NULL;
+	struct disjoint_work *w = ctx;
+	w->disjoint[i] = mf_dedup_parts_disjoint_share(w->into, w->parts, w->n, i, w->ns);
 }
 
 /* mf_dedup_parts_disjoint with the threads of -j (the tables are only read). */
 static int parts_disjoint(const struct mf_pipeline *p, const struct mf_dedup_part *dp, size_t nt)
 {
-	struct disjoint_share sh[64];
-	size_t ns = p->o.jobs < 64 ? p->o.jobs : 64, i;
+	struct disjoint_work w = {p->dd, dp, nt, p->o.jobs < 64 ? p->o.jobs : 64, {0}};
+	size_t i;
 	int all = 1;
-	if (ns < 1)
-		ns = 1;
-	for (i = 0; i < ns; i++) {
-		sh[i] = (struct disjoint_share){p->dd, dp, nt, i, ns, 1, 0};
-		if (i && pthread_create(&sh[i].thread, NULL, disjoint_run, &sh[i]) != 0) {
-			sh[i].thread = 0;
-			disjoint_run(&sh[i]);
-		}
-	}
-	disjoint_run(&sh[0]);
-	for (i = 0; i < ns; i++) {
-		if (i && sh[i].thread)
-			pthread_join(sh[i].thread, NULL);
-		all &= sh[i].disjoint;
-	}
+	if (w.ns < 1)
+		w.ns = 1;
+	mf_run_shares(w.ns, disjoint_share, &w);
+	for (i = 0; i < w.ns; i++)
+		all &= w.disjoint[i];
 	return all;
 }
 
@@ -1226,47 +1210,29 @@ static int rank_results(struct mf_pipeline *p, size_t *n)
 	return 0;
 }
 
-/* One thread's share of compute_all. */
-struct compute_share {
+/* compute_all's work: share i of nt computes groups [n * i / nt, n * (i + 1) / nt). */
+struct compute_work {
 	const struct mf_pipeline *p;
 	struct mf_group *const *groups;
 	struct mf_result *res;
-	size_t from, to;
-	pthread_t thread;
+	size_t n, nt;
 };
 
-static void *compute_run(void *arg)
+static void compute_share(void *ctx, size_t i)
 {
-	struct compute_share *c = arg;
-	size_t i;
-	for (i = c->from; i < c->to; i++)
-		mf_metrics_compute(c->p->o.kb, c->groups[i], &c->p->o.metrics, &c->res[i]);
-	return NULL;
+	const struct compute_work *w = ctx;
+	size_t k;
+	for (k = w->n * i / w->nt; k < w->n * (i + 1) / w->nt; k++)
+		mf_metrics_compute(w->p->o.kb, w->groups[k], &w->p->o.metrics, &w->res[k]);
 }
 
 /* The metrics of every group, with the threads of -j for many groups (each group's alone). */
 static void compute_all(const struct mf_pipeline *p, struct mf_group *const *groups, struct mf_result *res, size_t n)
 {
-	struct compute_share share[64];
-	size_t nt = p->o.jobs < 64 ? p->o.jobs : 64, i;
-	if (nt < 2 || n < 4096)
-		nt = 1;
-	for (i = 0; i < nt; i++) {
-		share[i].p = p;
-		share[i].groups = groups;
-		share[i].res = res;
-		share[i].from = n * i / nt;
-		share[i].to = n * (i + 1) / nt;
-		share[i].thread = 0;
-		if (i && pthread_create(&share[i].thread, NULL, compute_run, &share[i]) != 0) {
-			share[i].thread = 0;
-			compute_run(&share[i]);
-		}
-	}
-	compute_run(&share[0]);
-	for (i = 1; i < nt; i++)
-		if (share[i].thread)
-			pthread_join(share[i].thread, NULL);
+	struct compute_work w = {p, groups, res, n, p->o.jobs < 64 ? p->o.jobs : 64};
+	if (w.nt < 2 || n < 4096)
+		w.nt = 1;
+	mf_run_shares(w.nt, compute_share, &w);
 }
 
 /* keep_intervals: the results by series and interval (those of the report when --by is by interval). */
