@@ -141,6 +141,16 @@ enum {
 /* Takes getopt's option c with its argument into p when it is one of the planner's: true when taken. */
 bool cli_period_option(int c, const char *arg, struct cli_period *p);
 
+/*
+ * The start every command that reads data through a pipeline shares (report, export, diff):
+ * the period (*tz, *sel), the knowledge base (*kb, tables or the built-in one) and the pipeline
+ * options that do not depend on the command (kb, zone, diagnostics to cli_pipeline_diag with
+ * ctx); the command adds its own.  -1 to go on, else the exit status (said; *tz and *kb freed
+ * and NULL).
+ */
+int cli_pipeline_begin(const char *cmd, const struct cli_period *period, const char *tables, struct cli_diag_state *ctx,
+		       struct mf_tz **tz, struct mf_select *sel, struct mf_kb **kb, struct mf_pipeline_opts *po);
+
 /* Parses --mem-peak GB/s into *v: true, or false with the usage error said (cmd names the command). */
 bool cli_mem_peak(const char *cmd, const char *arg, double *v);
 

@@ -711,3 +711,27 @@ void cli_pipeline_done(struct mf_pipeline *pl)
 	else
 		kept[nkept++] = pl;
 }
+
+int cli_pipeline_begin(const char *cmd, const struct cli_period *period, const char *tables, struct cli_diag_state *ctx,
+		       struct mf_tz **tz, struct mf_select *sel, struct mf_kb **kb, struct mf_pipeline_opts *po)
+{
+	int rc = cli_period_setup(period, cmd, tz, sel);
+	*kb = NULL;
+	if (rc >= 0) {
+		mf_tz_free(*tz);
+		*tz = NULL;
+		return rc;
+	}
+	*kb = cli_load_kb(tables);
+	if (!*kb) {
+		mf_tz_free(*tz);
+		*tz = NULL;
+		return EXIT_DATA;
+	}
+	memset(po, 0, sizeof(*po));
+	po->kb = *kb;
+	po->tz = *tz;
+	po->diag = cli_pipeline_diag;
+	po->ctx = ctx;
+	return -1;
+}

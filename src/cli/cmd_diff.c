@@ -324,22 +324,13 @@ int cmd_diff(int argc, char **argv)
 
 	if (rc >= 0)
 		goto out;
-	rc = cli_period_setup(&o.period, "diff", &tz, &sel);
+	rc = cli_pipeline_begin("diff", &o.period, o.tables, NULL, &tz, &sel, &kb, &po);
 	if (rc >= 0)
 		goto out;
-	kb = cli_load_kb(o.tables);
-	if (!kb) {
-		rc = EXIT_DATA;
-		goto out;
-	}
-	memset(&po, 0, sizeof(po));
-	po.kb = kb;
 	po.by = o.by;
 	po.skip_bad = o.skip;
 	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = o.mem_peak;
-	po.diag = cli_pipeline_diag;
-	po.tz = tz;
 	rc = cli_pipeline_machine("diff", kb, o.machine, &po);
 	if (rc < 0)
 		rc = compare(&o, &po, &sel);

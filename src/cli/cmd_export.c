@@ -214,27 +214,14 @@ int cmd_export(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	rc = cli_period_setup(&o.period, "export", &tz, &sel);
-	if (rc >= 0) {
-		mf_tz_free(tz);
+	rc = cli_pipeline_begin("export", &o.period, o.tables, &st, &tz, &sel, &kb, &po);
+	if (rc >= 0)
 		return rc;
-	}
-	kb = cli_load_kb(o.tables);
-	if (!kb) {
-		mf_tz_free(tz);
-		return EXIT_DATA;
-	}
-	memset(&po, 0, sizeof(po));
-	po.kb = kb;
 	po.format = o.input;
 	po.by = o.by;
 	po.skip_bad = o.skip;
 	po.max_groups = (size_t)o.max_groups;
 	po.jobs = o.jobs;
-	po.metrics.mem_peak_gbs = 0;
-	po.diag = cli_pipeline_diag;
-	po.ctx = &st;
-	po.tz = tz;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
 	rc = cli_pipeline_machine("export", kb, o.machine, &po);
 	if (rc < 0)
