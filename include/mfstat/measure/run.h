@@ -194,6 +194,11 @@ struct mf_mrun {
 	size_t nsrc;
 	struct mf_msrc *src; /* sorted by (mod, addr, line) after mf_mrun_sort_syms */
 
+	/* work mf_symbolize did, counted so that tests bound its complexity without a clock */
+	uint64_t sym_table_entries; /* symbol-table entries loaded, over the modules read */
+	uint64_t sym_lookups;       /* addresses named through the symbol table */
+	uint64_t sym_probes;        /* symbol and segment entries looked at to name them */
+
 	/* private: allocation bookkeeping and ingest state */
 	struct mf_mrun_priv *priv;
 };

@@ -663,6 +663,7 @@ static void load_syms(struct sess *s)
 		k++;
 	}
 	s->nsyms = k;
+	s->run->sym_table_entries += k;
 	qsort(s->syms, k, sizeof(*s->syms), cmp_fsym);
 	for (k = 0; k < s->nsyms; k++) {
 		if (fsym_end(&s->syms[k]) > reach)
@@ -678,6 +679,7 @@ static size_t sym_lower(const struct sess *s, uint64_t a)
 	size_t lo = 0, hi = s->nsyms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		s->run->sym_probes++;
 		if (s->syms[mid].start < a)
 			lo = mid + 1;
 		else
@@ -700,8 +702,10 @@ static struct fsym *func_at(struct sess *s, uint64_t a)
 	uint64_t m;
 	Elf_Scn *scn = NULL;
 	bool have_scn = false;
+	s->run->sym_lookups++;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		s->run->sym_probes++;
 		if (s->segs[mid].lo <= a)
 			lo = mid + 1;
 		else
@@ -715,6 +719,7 @@ static struct fsym *func_at(struct sess *s, uint64_t a)
 	m = s->syms[i - 1].reach;
 	for (i = sym_lower(s, m); i < s->nsyms && s->syms[i].start == m; i++) {
 		struct fsym *f = &s->syms[i];
+		s->run->sym_probes++;
 		if (f->size != 0)
 			continue;
 		if (f->abs) {

@@ -15,7 +15,7 @@ if [ $st = 3 ]; then
 	echo "live run: sampling refused here (exit 3): not checked"
 else
 	echo "live run: exit $st"
-	grep 'no samples' r.txt | sed -E 's/[0-9]+\.[0-9]+ ms/N ms/; s/-s [0-9]+us/-s Nus/'
+	grep 'no samples' r.txt | sed -E 's/[0-9]+\.[0-9]+ ms/N ms/; s/-s [0-9]+(ns|us|ms|s)$/-s N/'
 	"$MFSTAT" measure profile -s 1s -o r2.txt -- true 2>&1 | grep 'warning: no samples' |
-		sed -E 's/[0-9]+\.[0-9]+ ms/N ms/; s/-s [0-9]+us/-s Nus/'
+		sed -E 's/[0-9]+\.[0-9]+ ms/N ms/; s/-s [0-9]+(ns|us|ms|s)$/-s N/'
 fi
