@@ -1127,7 +1127,8 @@ static void setup_columns(struct gen *g)
 			g->cols[g->ncols++] = (unsigned short)n;
 	if (g->o->csv_name) {
 		char *p = (char *)csv.b;
-		p += sprintf(p, "system,cpu,pool,machine,cpsp,interval_start,interval_seconds");
+		/* utc_offset_minutes: the local offset the SMF records carry, so that the CSV is the dump's twin */
+		p += sprintf(p, "system,cpu,pool,machine,cpsp,interval_start,interval_seconds,utc_offset_minutes");
 		for (unsigned j = 0; j < g->ncols; j++) {
 			*p++ = ',';
 			p = put_ctr_name(p, g->cols[j]);
@@ -1250,6 +1251,7 @@ static void csv_row(struct gen *g, const struct sysinfo *y, unsigned fi, uint64_
 	p += 20;
 	*p++ = ',';
 	p = put_secs(p, b - a);
+	p += sprintf(p, ",%lld", (long long)(utc_offset_us / 60000000));
 	const unsigned char *cl = col[fi];
 	for (unsigned j = 0; j < g->ncols; j++) {
 		unsigned n = g->cols[j];

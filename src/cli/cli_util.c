@@ -551,7 +551,8 @@ int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz *
 
 	memset(sel, 0, sizeof(*sel));
 	*tz = NULL;
-	rc = mf_tz_open(tz, o->tz ? o->tz : "UTC", NULL, &e);
+	/* Without --tz, each record's own offset (SMF's), UTC for data that gives none (tz_default). */
+	rc = mf_tz_open(tz, o->tz ? o->tz : "smf", NULL, &e);
 	if (rc) {
 		if (rc == MF_EUSAGE)
 			cli_err("%s: %s", cmd, e.msg);
@@ -565,12 +566,14 @@ int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz *
 				 cmd, o->from);
 	}
 	sel->has_from = o->from != NULL;
+	sel->from_local = o->from && mf_select_time_local(o->from, *tz);
 	if (o->to && mf_select_parse_time(o->to, *tz, &sel->to_us)) {
 		return cli_usage(cmd, "%s: --to: '%s' is not a time such as 2025-04-11 or 2025-04-10T17:00:00Z", cmd,
 				 o->to);
 	}
 	sel->has_to = o->to != NULL;
-	if (sel->has_from && sel->has_to && sel->to_us <= sel->from_us) {
+	sel->to_local = o->to && mf_select_time_local(o->to, *tz);
+	if (sel->has_from && sel->has_to && sel->from_local == sel->to_local && sel->to_us <= sel->from_us) {
 		return cli_usage(cmd, "%s: --to %s is not after --from %s: nothing could be selected", cmd, o->to,
 				 o->from);
 	}
@@ -731,6 +734,7 @@ int cli_pipeline_begin(const char *cmd, const struct cli_period *period, const c
 	memset(po, 0, sizeof(*po));
 	po->kb = *kb;
 	po->tz = *tz;
+	po->tz_default = !period->tz;
 	po->diag = cli_pipeline_diag;
 	po->ctx = ctx;
 	return -1;

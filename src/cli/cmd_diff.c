@@ -34,7 +34,8 @@ static const char diff_help[] =
 	"                     or html (one page, the findings first)\n"
 	"  -o, --output FILE  write to FILE instead of standard output (never to an\n"
 	"                     input; replaced only when complete)\n"
-	"  --tz ZONE          time zone: UTC (default), +hh:mm, a name or smf\n"
+	"  --tz ZONE          time zone: UTC, +hh:mm, a name or smf (default: smf\n"
+	"                     when every sample carries an offset, else UTC)\n"
 	"  --system LIST      keep these systems on both sides\n"
 	"  --pool LIST        keep these pools on both sides\n"
 	"  --hours H1-H2      keep intervals starting in these hours (8-17)\n"
@@ -238,6 +239,13 @@ static int side_select(const struct diff_opts *o, int k, const struct mf_tz *tz,
 				 k ? "after" : "before", range);
 	}
 	sel->has_from = sel->has_to = true;
+	{
+		const char *slash = strchr(range, '/');
+		char from[64];
+		snprintf(from, sizeof(from), "%.*s", (int)(slash - range), range);
+		sel->from_local = mf_select_time_local(from, tz);
+		sel->to_local = mf_select_time_local(slash + 1, tz);
+	}
 	return -1;
 }
 

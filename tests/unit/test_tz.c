@@ -183,6 +183,35 @@ static void calendar(void **state)
 	assert_true(mf_cal_key(MF_CAL_MONTH, at("2024-12-31T00:00:00Z")) < mf_cal_key(MF_CAL_MONTH, thu));
 }
 
+/* --by hour keeps the offset: the repeated hour is two keys, in time order, each labelled with its offset. */
+static void hour_keys(void **state)
+{
+	char buf[48];
+	/* 2025-10-26 in Berlin: 00:00Z is 02:00+02:00, 01:00Z is 02:00+01:00, 02:00Z is 03:00+01:00. */
+	int64_t a = mf_cal_hour_key(at("2025-10-26T02:00:00Z"), 7200);
+	int64_t b = mf_cal_hour_key(at("2025-10-26T02:59:59Z"), 7200);
+	int64_t c = mf_cal_hour_key(at("2025-10-26T02:00:00Z"), 3600);
+	int64_t d = mf_cal_hour_key(at("2025-10-26T03:00:00Z"), 3600);
+	(void)state;
+	assert_true(a == b);
+	assert_true(a < c && c < d);
+	mf_cal_hour_format(a, false, buf, sizeof(buf));
+	assert_string_equal(buf, "2025-10-26T02:00+02:00");
+	mf_cal_hour_format(c, false, buf, sizeof(buf));
+	assert_string_equal(buf, "2025-10-26T02:00+01:00");
+	mf_cal_hour_format(mf_cal_hour_key(at("2025-11-02T01:00:00Z"), -18000), false, buf, sizeof(buf));
+	assert_string_equal(buf, "2025-11-02T01:00-05:00");
+	mf_cal_hour_format(mf_cal_hour_key(at("2025-04-07T05:30:00Z"), 19800), false, buf, sizeof(buf));
+	assert_string_equal(buf, "2025-04-07T05:00+05:30");
+	/* An offset of seconds (local mean time) keeps them; UTC keeps the short label. */
+	mf_cal_hour_format(mf_cal_hour_key(at("1890-01-01T00:53:28Z"), 3208), false, buf, sizeof(buf));
+	assert_string_equal(buf, "1890-01-01T00:00+00:53:28");
+	mf_cal_hour_format(mf_cal_hour_key(at("1969-12-31T23:30:00Z"), 0), true, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-31T23");
+	mf_cal_hour_format(mf_cal_hour_key(at("1969-12-31T23:30:00Z"), 0), false, buf, sizeof(buf));
+	assert_string_equal(buf, "1969-12-31T23:00+00:00");
+}
+
 static void bad_specs(void **state)
 {
 	static const char *const bad[] =
@@ -242,7 +271,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(zones_match_libc), cmocka_unit_test(fixed_and_utc), cmocka_unit_test(local_to_utc),
-		cmocka_unit_test(calendar),         cmocka_unit_test(bad_specs),     cmocka_unit_test(bad_files),
+		cmocka_unit_test(calendar),         cmocka_unit_test(hour_keys),     cmocka_unit_test(bad_specs),
+		cmocka_unit_test(bad_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,6 +79,20 @@ enum mf_cal {
  */
 int64_t mf_cal_key(enum mf_cal c, int64_t local_us);
 
+/*
+ * The bucket of --by hour: the local hour and the offset it was read at, so
+ * that the hour a clock repeats when summer time ends (02:00+02:00 and
+ * 02:00+01:00 in Europe/Berlin) is two buckets, as it is two hours.  Keys sort
+ * by local hour, then the larger offset first: in time order across a change.
+ */
+int64_t mf_cal_hour_key(int64_t local_us, int32_t off_s);
+
+/*
+ * Writes an hour key: "2025-10-26T02:00+02:00", or with utc "2025-10-26T02"
+ * (the offset is always 0 there).
+ */
+void mf_cal_hour_format(int64_t key, bool utc, char *buf, size_t n);
+
 /* Writes the bucket key as the names above show. */
 void mf_cal_format(enum mf_cal c, int64_t key, char *buf, size_t n);
 

@@ -183,6 +183,15 @@ double mf_group_interval_seconds(const struct mf_group *grp);
  */
 bool mf_group_period(const struct mf_group *grp, int64_t *start_us, int64_t *end_us);
 
+/*
+ * The local time offset the group's rows gave at the instant utc_us (SMF: z/OS's
+ * offset when it wrote them): that of the interval starting there, else of the one
+ * ending there, else of one holding it, else of the last one before it, else the
+ * group's first.  So a period's start takes its first interval's offset and its end
+ * its last one's, across a change of summer time.  False when no row gave one.
+ */
+bool mf_group_offset_at(const struct mf_group *grp, int64_t utc_us, int32_t *off_s);
+
 /* The shortest and longest interval length of a group (seconds); false when none is known. */
 bool mf_group_interval_range(const struct mf_group *grp, double *lo, double *hi);
 

@@ -74,6 +74,7 @@ struct mf_report {
 	const struct mf_input *inputs;
 	uint64_t duplicates;        /* samples dropped as copies (mf_dedup) */
 	const struct mf_tz *tz;     /* times are written in it; NULL: UTC */
+	bool tz_default;            /* tz is the default rule (the records' own offsets, else UTC), not --tz */
 	const char *const *columns; /* the metric columns asked for (--metrics), in order; NULL: every reported one */
 	size_t ncolumns;
 	uint64_t groups_cut; /* groups left out by --top */
@@ -160,6 +161,13 @@ double mf_shown(double v, int digits);
 
 /* One line: "period FROM to TO (ZONE), N systems, 900 s intervals"; empty when no interval has a start. */
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);
+
+/*
+ * The zone rule of the report in words, for the period line: "UTC", "+02:00",
+ * "Europe/Berlin", "smf: local time, each record's own offset", or "UTC: the
+ * input gives no local offset" (the default rule on data without offsets).
+ */
+const char *mf_report_zone_rule(const struct mf_report *rep);
 
 /*
  * Skipped rows by reason and warnings, composed the same way for every

@@ -45,6 +45,12 @@ struct mf_pipeline_opts {
 	unsigned jobs;
 	struct mf_metrics_opts metrics; /* what the user says beyond the counters (--mem-peak) */
 	const struct mf_tz *tz;         /* the report's time zone (borrowed); NULL: UTC */
+	/*
+	 * tz is the default, not asked for: a per-record zone ("smf") that the report
+	 * keeps when the samples carry their local offsets (SMF, a CSV with
+	 * utc_offset_minutes) and turns into UTC when none does.
+	 */
+	bool tz_default;
 	const struct mf_select *select; /* samples to keep (borrowed); NULL: all */
 	const char *sort;               /* --sort METRIC: each series' groups by it, highest first; NULL: key order */
 	size_t top;                     /* --top N: the first N groups of each series after sorting; 0: all */

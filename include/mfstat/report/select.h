@@ -42,6 +42,9 @@ struct mf_select {
 	size_t nsystems;        /* 0: every system */
 	char systems[MF_SELECT_MAX_SYSTEMS][16];
 	const struct mf_tz *tz; /* hours and weekdays are local to it (borrowed); NULL: UTC */
+	/* With a per-record zone: from_us, to_us are local times (a date alone), compared
+	 * with each sample's start in its own local time. */
+	bool from_local, to_local;
 };
 
 /* True when sel selects anything at all (some option given). */
@@ -53,6 +56,9 @@ bool mf_select_active(const struct mf_select *sel);
  * Returns 0, or -1 when s is neither.
  */
 int mf_select_parse_time(const char *s, const struct mf_tz *tz, int64_t *us);
+
+/* True when mf_select_parse_time gives s in each record's local time (a date alone, tz per record). */
+bool mf_select_time_local(const char *s, const struct mf_tz *tz);
 
 /*
  * Parses --hours "H1-H2" (intervals starting at or after H1:00 and before

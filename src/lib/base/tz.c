@@ -592,6 +592,33 @@ int64_t mf_cal_key(enum mf_cal c, int64_t local_us)
 	return 0;
 }
 
+/* Offsets are kept in seconds, each hour a range of 2^18 of them (over +-36 h, no zone's). */
+#define HOUR_OFF_SPAN (INT64_C(1) << 18)
+#define HOUR_OFF_MAX (HOUR_OFF_SPAN / 2 - 1)
+
+int64_t mf_cal_hour_key(int64_t local_us, int32_t off_s)
+{
+	int64_t off = off_s > HOUR_OFF_MAX ? HOUR_OFF_MAX : off_s < -HOUR_OFF_MAX ? -HOUR_OFF_MAX : off_s;
+	return mf_cal_key(MF_CAL_HOUR, local_us) * HOUR_OFF_SPAN + (HOUR_OFF_MAX - off);
+}
+
+void mf_cal_hour_format(int64_t key, bool utc, char *buf, size_t n)
+{
+	int64_t hour = floor_div(key, HOUR_OFF_SPAN);
+	int64_t off = HOUR_OFF_MAX - (key - hour * HOUR_OFF_SPAN);
+	char day[32];
+	size_t used;
+	mf_cal_format(MF_CAL_HOUR, hour, day, sizeof(day));
+	if (utc || !n) {
+		snprintf(buf, n, "%s", day);
+		return;
+	}
+	used = (size_t)snprintf(buf, n, "%s:00%c%02lld:%02lld", day, off < 0 ? '-' : '+',
+				(long long)(llabs(off) / 3600), (long long)(llabs(off) / 60 % 60));
+	if (used < n && llabs(off) % 60)
+		snprintf(buf + used, n - used, ":%02lld", (long long)(llabs(off) % 60));
+}
+
 void mf_cal_format(enum mf_cal c, int64_t key, char *buf, size_t n)
 {
 	static const char *const wd[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};

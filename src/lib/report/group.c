@@ -119,6 +119,8 @@ struct mf_interval {
 	uint32_t system, lpar; /* 0 when the rows name none */
 	int64_t start_us;
 	bool has_start;
+	bool has_offset; /* the local time offset of its first row that gave one (SMF) */
+	int32_t utc_offset_s;
 	int64_t sum_ns; /* over the rows that gave a length, nanoseconds: exact, so any order of adding gives the same */
 	uint32_t nseconds;
 	uint32_t nrows;
@@ -256,6 +258,8 @@ static int64_t bucket_of(const struct mf_grouper *g, const struct mf_sample *s)
 		off = s->has_offset ? s->utc_offset_s : 0;
 	else if (g->tz)
 		off = mf_tz_offset(g->tz, s->start_us);
+	if (g->cal == MF_CAL_HOUR)
+		return mf_cal_hour_key(s->start_us + (int64_t)off * 1000000, off);
 	return mf_cal_key(g->cal, s->start_us + (int64_t)off * 1000000);
 }
 
@@ -690,6 +694,10 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	iv = find_interval(priv(grp), s);
 	if (!iv)
 		return MF_ENOMEM;
+	if (s->has_offset && !iv->has_offset) {
+		iv->has_offset = true;
+		iv->utc_offset_s = s->utc_offset_s;
+	}
 	iv->nrows++;
 	if (!isnan(s->seconds)) {
 		iv->sum_ns += llround(s->seconds * 1e9);
@@ -1012,6 +1020,39 @@ bool mf_group_period(const struct mf_group *group, int64_t *start_us, int64_t *e
 	return any;
 }
 
+bool mf_group_offset_at(const struct mf_group *group, int64_t utc_us, int32_t *off_s)
+{
+	const struct group *grp = cpriv(group);
+	const struct mf_interval *starts = NULL, *ends = NULL, *holds = NULL, *before = NULL;
+	size_t i;
+	for (i = 0; i < grp->nintervals && !starts; i++) {
+		const struct mf_interval *iv = &grp->intervals[i];
+		int64_t end;
+		if (!iv->has_start || !iv->has_offset)
+			continue;
+		end = iv->start_us + (iv->nseconds ? llround(iv_len(iv) * 1e6) : 0);
+		if (iv->start_us == utc_us)
+			starts = iv;
+		else if (end == utc_us)
+			ends = iv;
+		else if (iv->start_us < utc_us && utc_us < end)
+			holds = iv;
+		else if (iv->start_us < utc_us && (!before || iv->start_us > before->start_us))
+			before = iv;
+	}
+	if (!starts)
+		starts = ends ? ends : holds ? holds : before;
+	if (starts) {
+		*off_s = starts->utc_offset_s;
+		return true;
+	}
+	if (group->has_offset) {
+		*off_s = group->utc_offset_s;
+		return true;
+	}
+	return false;
+}
+
 bool mf_group_interval_range(const struct mf_group *group, double *lo, double *hi)
 {
 	const struct group *grp = cpriv(group);
@@ -1175,6 +1216,10 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 		iv = find_interval(priv(grp), &probe);
 		if (!iv)
 			return MF_ENOMEM;
+		if (si->has_offset && !iv->has_offset) {
+			iv->has_offset = true;
+			iv->utc_offset_s = si->utc_offset_s;
+		}
 		iv->nrows += si->nrows;
 		iv->sum_ns += si->sum_ns;
 		iv->nseconds += si->nseconds;

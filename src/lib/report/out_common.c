@@ -536,8 +536,10 @@ int32_t mf_report_offset(const struct mf_report *rep, const struct mf_group *g, 
 {
 	if (!rep->tz || mf_tz_is_utc(rep->tz))
 		return 0;
-	if (mf_tz_per_record(rep->tz))
-		return g && g->has_offset ? g->utc_offset_s : 0;
+	if (mf_tz_per_record(rep->tz)) {
+		int32_t off = 0;
+		return g && mf_group_offset_at(g, utc_us, &off) ? off : 0;
+	}
 	return mf_tz_offset(rep->tz, utc_us);
 }
 
@@ -629,8 +631,20 @@ const char *mf_report_key_text(const struct mf_report *rep, const struct mf_grou
 	}
 	if (!(bit & MF_BY_CALENDAR) || !g->has_bucket || !mf_by_calendar(bit, &cal))
 		return NULL;
-	mf_cal_format(cal, g->bucket, buf, n);
+	if (cal == MF_CAL_HOUR)
+		mf_cal_hour_format(g->bucket, !rep->tz || mf_tz_is_utc(rep->tz), buf, n);
+	else
+		mf_cal_format(cal, g->bucket, buf, n);
 	return buf;
+}
+
+const char *mf_report_zone_rule(const struct mf_report *rep)
+{
+	if (rep->tz && mf_tz_per_record(rep->tz))
+		return "smf: local time, each record's own offset";
+	if (rep->tz_default)
+		return "UTC: the input gives no local offset";
+	return rep->tz ? mf_tz_name(rep->tz) : "UTC";
 }
 
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n)
@@ -644,7 +658,7 @@ void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n)
 	buf[0] = '\0';
 	if (!mf_report_period(rep, a, b, sizeof(a)))
 		return;
-	used = (size_t)snprintf(buf, n, "period %s to %s (%s)", a, b, rep->tz ? mf_tz_name(rep->tz) : "UTC");
+	used = (size_t)snprintf(buf, n, "period %s to %s (%s)", a, b, mf_report_zone_rule(rep));
 	if (used < n && rep->nsystems)
 		used += (size_t)snprintf(buf + used, n - used, ", %zu system%s", rep->nsystems,
 					 rep->nsystems == 1 ? "" : "s");

@@ -44,6 +44,8 @@ struct mf_pipeline {
 	uint64_t rows;
 	uint64_t left_out[MF_SELECT_NREASONS];
 	uint64_t no_offset;      /* --tz smf: samples without a local offset of their own */
+	uint64_t with_offset;    /* --tz smf: samples with one */
+	struct mf_tz *utc;       /* the zone reported when the default zone found no offset */
 	struct mf_lparmap *lpar; /* the LPAR view of SMF inputs (types 70 and 99.14) */
 	/*
 	 * The duplicate tables of the parts of the last file read in parts, not yet
@@ -248,8 +250,12 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 			return 0;
 		}
 	}
-	if (p->o.tz && mf_tz_per_record(p->o.tz) && !s->has_offset)
-		p->no_offset++;
+	if (p->o.tz && mf_tz_per_record(p->o.tz)) {
+		if (s->has_offset)
+			p->with_offset++;
+		else
+			p->no_offset++;
+	}
 	got = mf_dedup_check(p->dd, file, s, e);
 
 	if (got >= 0) {
@@ -370,7 +376,7 @@ struct part {
 	bool reserve;  /* make the duplicate table at the size the part's rows need */
 	uint8_t *kept; /* by the part's name id: a kept sample named this system */
 	size_t nkept;
-	uint64_t rows, duplicates, no_offset, left_out[MF_SELECT_NREASONS];
+	uint64_t rows, duplicates, no_offset, with_offset, left_out[MF_SELECT_NREASONS];
 	long lines; /* lines of the part (its rows, the header's line not counted) */
 	bool whole; /* a whole file (an SMF dump): its reader is kept for its counts and warnings */
 	struct mf_reader *r;
@@ -439,8 +445,12 @@ static void part_run(struct part *t)
 				continue;
 			}
 		}
-		if (p->o.tz && mf_tz_per_record(p->o.tz) && !s->has_offset)
-			t->no_offset++;
+		if (p->o.tz && mf_tz_per_record(p->o.tz)) {
+			if (s->has_offset)
+				t->with_offset++;
+			else
+				t->no_offset++;
+		}
 		if ((dup = mf_dedup_check(t->dd, t->name, s, &e)) == MF_DEDUP_DUPLICATE) {
 			t->rows++;
 			t->duplicates++;
@@ -721,6 +731,7 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		in->samples += t[i].rows;
 		in->duplicates += t[i].duplicates;
 		p->no_offset += t[i].no_offset;
+		p->with_offset += t[i].with_offset;
 		for (k = 0; k < MF_SELECT_NREASONS; k++)
 			p->left_out[k] += t[i].left_out[k];
 	}
@@ -1339,12 +1350,26 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 			rep->nlpar_results = p->nlres;
 		}
 	}
-	if (p->no_offset)
+	rep->tz = p->o.tz;
+	rep->tz_default = p->o.tz_default && p->o.tz && mf_tz_per_record(p->o.tz);
+	if (rep->tz_default && !p->with_offset) {
+		/* The default zone, and no sample gave an offset: the report is in UTC, and says so. */
+		struct mf_error e;
+		if (!p->utc && mf_tz_open(&p->utc, "UTC", NULL, &e))
+			return MF_ENOMEM;
+		rep->tz = p->utc;
+		if ((p->o.by & MF_BY_CALENDAR) || (p->o.select && (p->o.select->hours || p->o.select->weekdays ||
+								   p->o.select->from_local || p->o.select->to_local)))
+			mf_notes_warn(&p->notes,
+				      "the input gives no local time offset, so calendar keys and --hours, --weekdays "
+				      "and dates alone are in UTC; --tz ZONE cuts them in another zone");
+	} else if (p->no_offset) {
 		mf_notes_warn(&p->notes,
-			      "%llu sample%s carry no local time offset of their own (--tz smf takes it from SMF "
-			      "records): %s times are UTC",
+			      "%llu sample%s carry no local time offset of their own (%s takes it from each record, "
+			      "as SMF gives it): %s times are UTC; --tz ZONE puts every sample in one zone",
 			      (unsigned long long)p->no_offset, p->no_offset == 1 ? "" : "s",
-			      p->no_offset == 1 ? "its" : "their");
+			      rep->tz_default ? "the default zone" : "--tz smf", p->no_offset == 1 ? "its" : "their");
+	}
 	mf_notes_report(&p->notes, rep);
 	rep->rows_skipped = p->notes.skipped;
 	rep->nreasons = p->notes.nreasons;
@@ -1355,7 +1380,6 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->nfiles = p->nfiles;
 	rep->input_summary = mf_strbuf_str(&p->summary);
 	rep->metrics = p->o.metrics;
-	rep->tz = p->o.tz;
 	rep->nsystems = p->nsystems;
 	rep->selected = p->o.select && mf_select_active(p->o.select);
 	memcpy(rep->left_out, p->left_out, sizeof(rep->left_out));
@@ -1385,6 +1409,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	mf_grouper_free(p->lgrp);
 	free(p->lpar_rows);
 	mf_strtab_free(p->tab);
+	mf_tz_free(p->utc);
 	free(p->s);
 	free(p->s_ahead);
 	free(p->seen);

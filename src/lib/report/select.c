@@ -31,6 +31,11 @@ int mf_select_parse_time(const char *s, const struct mf_tz *tz, int64_t *us)
 	return mf_time_parse(s, n, us) ? -1 : 0;
 }
 
+bool mf_select_time_local(const char *s, const struct mf_tz *tz)
+{
+	return tz && mf_tz_per_record(tz) && strlen(s) == 10;
+}
+
 /* A number 0..max at *p (one or two digits): 0 with *v, else -1. */
 static int small_number(const char **p, int max, int *v)
 {
@@ -172,11 +177,7 @@ enum mf_select_why mf_select_check(const struct mf_select *sel, const struct mf_
 		return MF_SELECT_KEEP;
 	if (!s->has_start)
 		return MF_SELECT_NO_START;
-	if (sel->has_from && s->start_us < sel->from_us)
-		return MF_SELECT_BEFORE;
-	if (sel->has_to && s->start_us >= sel->to_us)
-		return MF_SELECT_AFTER;
-	if (sel->hours || sel->weekdays) {
+	if (sel->has_from || sel->has_to || sel->hours || sel->weekdays) {
 		int32_t off = 0;
 		int64_t local;
 		if (sel->tz && mf_tz_per_record(sel->tz))
@@ -184,6 +185,10 @@ enum mf_select_why mf_select_check(const struct mf_select *sel, const struct mf_
 		else if (sel->tz)
 			off = mf_tz_offset(sel->tz, s->start_us);
 		local = s->start_us + (int64_t)off * US_PER_S;
+		if (sel->has_from && (sel->from_local ? local : s->start_us) < sel->from_us)
+			return MF_SELECT_BEFORE;
+		if (sel->has_to && (sel->to_local ? local : s->start_us) >= sel->to_us)
+			return MF_SELECT_AFTER;
 		if (sel->hours && !(sel->hours & (UINT32_C(1) << mf_cal_hour(local))))
 			return MF_SELECT_HOURS;
 		if (sel->weekdays && !(sel->weekdays & (1u << mf_cal_weekday(local))))
