@@ -78,7 +78,10 @@ struct mf_report {
 	const char *const *columns; /* the metric columns asked for (--metrics), in order; NULL: every reported one */
 	size_t ncolumns;
 	uint64_t groups_cut; /* groups left out by --top */
-	bool has_period;     /* the period of all groups, --top's cut ones too (mf_report_fix_period) */
+	/* Text and HTML labels of times are rounded to this many microseconds (mf_report_label):
+	 * a second, or finer when the shortest interval is under a second; 0: not rounded. */
+	int64_t label_unit_us;
+	bool has_period; /* the period of all groups, --top's cut ones too (mf_report_fix_period) */
 	int64_t period_start_us, period_end_us;
 	const struct mf_group *period_first, *period_last; /* the groups it starts and ends in */
 	size_t nsystems;                                   /* distinct systems among the samples kept */
@@ -168,6 +171,18 @@ void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);
  * input gives no local offset" (the default rule on data without offsets).
  */
 const char *mf_report_zone_rule(const struct mf_report *rep);
+
+/*
+ * A time as text and HTML show it (mf_report_time's ISO 8601 in the report's
+ * zone), rounded to rep->label_unit_us: "2025-03-05T00:00:00Z" for an end at
+ * 00:00:00.207810 of 15-minute intervals, "10:01:00.1Z" for intervals of 0.1 s.
+ * CSV and JSON keep every digit (mf_report_time).
+ */
+void mf_report_label(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n);
+
+/* The unit labels are rounded to for the report's intervals: the largest power of ten of
+ * microseconds, at most a second, not longer than the shortest interval (1 s when none). */
+int64_t mf_report_label_unit(const struct mf_report *rep);
 
 /*
  * Skipped rows by reason and warnings, composed the same way for every

@@ -587,6 +587,39 @@ void mf_report_fix_period(struct mf_report *rep)
 		period_of(rep, &rep->period_start_us, &rep->period_end_us, &rep->period_first, &rep->period_last);
 }
 
+int64_t mf_report_label_unit(const struct mf_report *rep)
+{
+	double lo = 0, hi = 0;
+	int64_t unit = 1000000;
+	if (!mf_report_interval_range(rep, &lo, &hi) || !(lo > 0))
+		return unit;
+	while (unit > 1 && (double)unit > lo * 1e6)
+		unit /= 10;
+	return unit;
+}
+
+void mf_report_label(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n)
+{
+	int64_t u = rep->label_unit_us;
+	char *dot, *end;
+	size_t keep = 0;
+	if (u > 1) {
+		int64_t r = utc_us % u;
+		if (r < 0)
+			r += u;
+		utc_us = utc_us - r + (r * 2 >= u ? u : 0);
+	}
+	mf_report_time(rep, g, utc_us, buf, n);
+	if (u <= 1 || !(dot = strchr(buf, '.')))
+		return;
+	/* The fraction to the unit's digits: 1 s none, 100 ms one, ... */
+	for (int64_t k = u; k < 1000000; k *= 10)
+		keep++;
+	for (end = dot + 1; *end >= '0' && *end <= '9'; end++)
+		;
+	memmove(keep ? dot + 1 + keep : dot, end, strlen(end) + 1);
+}
+
 bool mf_report_period(const struct mf_report *rep, char *start, char *end, size_t n)
 {
 	const struct mf_group *gs = NULL, *ge = NULL;
@@ -656,17 +689,27 @@ void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n)
 	if (!n)
 		return;
 	buf[0] = '\0';
-	if (!mf_report_period(rep, a, b, sizeof(a)))
-		return;
+	{
+		const struct mf_group *gs = NULL, *ge = NULL;
+		int64_t ps, pe;
+		if (!period_of(rep, &ps, &pe, &gs, &ge))
+			return;
+		mf_report_label(rep, gs, ps, a, sizeof(a));
+		mf_report_label(rep, ge, pe, b, sizeof(b));
+	}
 	used = (size_t)snprintf(buf, n, "period %s to %s (%s)", a, b, mf_report_zone_rule(rep));
 	if (used < n && rep->nsystems)
 		used += (size_t)snprintf(buf + used, n - used, ", %zu system%s", rep->nsystems,
 					 rep->nsystems == 1 ? "" : "s");
 	if (used < n && mf_report_interval_range(rep, &lo, &hi)) {
-		if (hi - lo < 0.5)
-			snprintf(buf + used, n - used, ", intervals of %.0f s", (lo + hi) / 2);
+		/* Seconds to the labels' digits: "900 s", "0.1 s" for perf -I 100, not "0 s". */
+		int dec = 0;
+		for (int64_t u = rep->label_unit_us > 0 ? rep->label_unit_us : 1000000; u < 1000000; u *= 10)
+			dec++;
+		if (hi - lo < 0.5 * (dec ? pow(10, -dec) : 1))
+			snprintf(buf + used, n - used, ", intervals of %.*f s", dec, (lo + hi) / 2);
 		else
-			snprintf(buf + used, n - used, ", intervals of %.0f to %.0f s", lo, hi);
+			snprintf(buf + used, n - used, ", intervals of %.*f to %.*f s", dec, lo, dec, hi);
 	}
 }
 

@@ -210,7 +210,7 @@ out:
 static void fmt_time(const struct mf_report *rep, char *buf, size_t n, const struct mf_group *g)
 {
 	if (g->has_start)
-		mf_report_time(rep, g, g->start_us, buf, n);
+		mf_report_label(rep, g, g->start_us, buf, n);
 	else
 		snprintf(buf, n, "-");
 }
@@ -437,8 +437,8 @@ static void summary_table(struct mf_strbuf *sb, const struct page *pg, const str
 		series_name(sb, rep, s->first);
 		mf_strbuf_puts(sb, "</td><td class=\"id\">");
 		if (s->total && mf_group_period(s->total, &a, &b)) {
-			mf_report_time(rep, s->pts[0]->group, a, ta, sizeof(ta));
-			mf_report_time(rep, s->pts[s->n - 1]->group, b, tb, sizeof(tb));
+			mf_report_label(rep, s->pts[0]->group, a, ta, sizeof(ta));
+			mf_report_label(rep, s->pts[s->n - 1]->group, b, tb, sizeof(tb));
 			mf_strbuf_printf(sb, "%s<br>to %s", ta, tb);
 		} else {
 			mf_strbuf_puts(sb, "-");

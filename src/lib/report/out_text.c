@@ -139,7 +139,7 @@ static char *key_cell(const struct mf_report *rep, const struct mf_group *g, uns
 	case MF_BY_INTERVAL:
 		if (!g->has_start)
 			return strdup("-");
-		mf_report_time(rep, g, g->start_us, tbuf, sizeof(tbuf));
+		mf_report_label(rep, g, g->start_us, tbuf, sizeof(tbuf));
 		return strdup(tbuf);
 	default: s = mf_report_key_text(rep, g, bit, tbuf, sizeof(tbuf)); return s ? text_dup(s) : strdup("-");
 	}

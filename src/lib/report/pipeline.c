@@ -1380,6 +1380,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->nfiles = p->nfiles;
 	rep->input_summary = mf_strbuf_str(&p->summary);
 	rep->metrics = p->o.metrics;
+	rep->label_unit_us = mf_report_label_unit(rep);
 	rep->nsystems = p->nsystems;
 	rep->selected = p->o.select && mf_select_active(p->o.select);
 	memcpy(rep->left_out, p->left_out, sizeof(rep->left_out));
