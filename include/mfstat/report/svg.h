@@ -51,6 +51,10 @@ struct mf_svg_chart {
 	/* With a zone whose offset changes (summer time), the offset at each tick's instant: ticks
 	 * stay on round local times on both sides of a change.  NULL: x_offset throughout. */
 	const struct mf_tz *x_tz;
+	/* Or, with offsets that come with the data (--tz smf), the offset at an instant (Unix
+	 * microseconds) from x_offset_at(x_offset_ctx, ...).  NULL: none. */
+	int32_t (*x_offset_at)(const void *ctx, int64_t utc_us);
+	const void *x_offset_ctx;
 	/* A dashed line across the plot at ref_y with ref_label at its right end (escaped), e.g. the
 	 * engine count; the automatic y range includes it.  NULL: none. */
 	const char *ref_label;

@@ -37,10 +37,32 @@ struct series {
 	const struct mf_result **pts; /* per-interval results, in time order */
 	struct mf_group *total;       /* merged over the period */
 	struct mf_result total_res;
-	uint64_t engines;   /* the most CPUs of an interval */
-	size_t peak;        /* the interval of the highest LPARCPU, or n when none */
-	double zone_offset; /* seconds east of UTC of the report's zone at its first interval */
+	uint64_t engines;            /* the most CPUs of an interval */
+	size_t peak;                 /* the interval of the highest LPARCPU, or n when none */
+	double zone_offset;          /* seconds east of UTC of the report's zone at its first interval */
+	const struct mf_report *rep; /* for the offsets of its points (--tz smf) */
 };
+
+/*
+ * The offset in force at utc_us in a series of a per-record zone (smf): that of
+ * the last point starting at or before it (the first point's before them all),
+ * so ticks after a change of summer time carry the records' new offset.
+ */
+static int32_t series_offset_at(const void *ctx, int64_t utc_us)
+{
+	const struct series *s = ctx;
+	size_t lo = 0, hi = s->n;
+	const struct mf_group *g;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->pts[mid]->group->has_start && s->pts[mid]->group->start_us <= utc_us)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	g = s->pts[lo ? lo - 1 : 0]->group;
+	return mf_report_offset(s->rep, g, g->has_start ? g->start_us : utc_us);
+}
 
 static bool same_series(const struct mf_group *a, const struct mf_group *b)
 {
@@ -141,6 +163,10 @@ static void chart_frame(struct mf_svg_chart *c, const struct page *pg, const str
 	c->x_is_time = s->n && s->pts[0]->group->has_start;
 	c->x_offset = s->zone_offset;
 	c->x_tz = pg->rep->tz && !mf_tz_is_utc(pg->rep->tz) && !mf_tz_per_record(pg->rep->tz) ? pg->rep->tz : NULL;
+	if (pg->rep->tz && mf_tz_per_record(pg->rep->tz) && s->n) {
+		c->x_offset_at = series_offset_at;
+		c->x_offset_ctx = s;
+	}
 	c->x_zone = pg->zone;
 	c->stacked = lk->stacked;
 	c->y_min = c->y_max = NAN;
@@ -366,6 +392,7 @@ static void series_facts(const struct page *pg, struct series *s)
 {
 	size_t i;
 	double best = NAN;
+	s->rep = pg->rep;
 	s->peak = s->n;
 	s->engines = 0;
 	for (i = 0; i < s->n; i++) {

@@ -992,6 +992,8 @@ static void x_axis(struct axis *xa, const struct mf_svg_chart *c, const struct p
 		double o = off;
 		if (c->x_is_time && c->x_tz) /* the offset at the tick's own instant */
 			o = mf_tz_offset(c->x_tz, (int64_t)llround((xa->v[i] - off) * 1e6));
+		else if (c->x_is_time && c->x_offset_at)
+			o = c->x_offset_at(c->x_offset_ctx, (int64_t)llround((xa->v[i] - off) * 1e6));
 		xa->v[i] -= o;
 	}
 }

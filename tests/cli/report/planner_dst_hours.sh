@@ -91,3 +91,11 @@ echo "== --hours 8-17 without --tz: local 08:00-17:00, 36 samples (by hand: 9 ho
 "$MFSTAT" report --by "" --hours 8-17 -f json --metrics CPI "$tmp/smf.csv" | grep -o '"left_out":{[^}]*}'
 echo "== --from 2025-10-26 --to 2025-10-27: the local day, 25 hours"
 "$MFSTAT" report --by "" --from 2025-10-26 --to 2025-10-27 -f csv --metrics CPI "$tmp/smf.csv" | cut -d, -f6-8
+echo "== -f html without --tz: the time axis ticks fall on the records' local hours across the change,"
+echo "   where the Europe/Berlin page has them (quarter hours of the same day)"
+ticks() { grep -o '<text x="[0-9.]*" y="199">[^<]*</text>' "$1" | sed 's/<text x="\([0-9.]*\)" y="199">\([^<]*\)<\/text>/\1 \2/' | sort -u; }
+"$MFSTAT" report --by system -o "$tmp/smf.html" "$tmp/smf.csv"
+"$MFSTAT" report --by system --tz Europe/Berlin -o "$tmp/berlin.html" "$tmp/berlin.csv"
+ticks "$tmp/smf.html" > "$tmp/t1"
+ticks "$tmp/berlin.html" > "$tmp/t2"
+cmp -s "$tmp/t1" "$tmp/t2" && echo "the same $(grep -c . "$tmp/t1") ticks: $(cut -d' ' -f2- "$tmp/t1" | sort -u | tr '\n' ';')" || diff "$tmp/t1" "$tmp/t2"
