@@ -352,6 +352,85 @@ static void columns_any_case(void **state)
 	pipe_free(&p);
 }
 
+/* The glossary entries of an HTML page, one "<dt>...</dt><dd>...</dd>" a line. */
+static char *glossary_of(const char *page)
+{
+	const char *a = strstr(page, "<dl class=\"glossary\">"), *b = a ? strstr(a, "</dl>") : NULL;
+	char *g;
+	assert_non_null(a);
+	assert_non_null(b);
+	g = strndup(a, (size_t)(b - a));
+	assert_non_null(g);
+	return g;
+}
+
+/*
+ * The HTML glossary describes the families of the page's groups: a z16 page has z16's words, not
+ * z10's ("factor 0.84", "same book", "beyond L1.5": the first family of the knowledge base that
+ * defines a name); with z10 and z16 on one page, one entry per family where they differ.
+ */
+static void html_glossary_families(void **state)
+{
+	static const char z16[] =
+		"system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1,B2,B3,B4,B5\n"
+		"S16,0,z16,5200,2025-03-04T10:00:00Z,60,312000000000,100000000000,1000,50,3000,70\n";
+	static const char both[] =
+		"system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1,B2,B3,B4,B5\n"
+		"S10,0,z10,4400,2025-03-04T10:00:00Z,60,264000000000,100000000000,1000,50,3000,70\n"
+		"S16,0,z16,5200,2025-03-04T10:00:00Z,60,312000000000,100000000000,1000,50,3000,70\n";
+	struct pipe p;
+	char *out, *g;
+	(void)state;
+	pipe_run(&p, kb, z16, MF_BY_SYSTEM);
+	out = render(mf_out_html, &p);
+	g = glossary_of(out);
+	assert_null(strstr(g, "0.84"));
+	assert_null(strstr(g, "book"));
+	assert_null(strstr(g, "L1.5"));
+	assert_null(strstr(g, ", on ")); /* one family: no entry names it */
+	assert_non_null(strstr(g,
+			       "<dt>FINITE_CPI (cycles/instr)</dt><dd>Estimated CPI added by level-1 misses (cycles "
+			       "spent sourcing lines from beyond L1, per instruction)</dd>"));
+	assert_non_null(strstr(g,
+			       "<dt>RNI (ratio)</dt><dd>Relative nest intensity: how hard the workload drives the "
+			       "caches and memory beyond L2, weighted by their distance</dd>"));
+	assert_non_null(strstr(g,
+			       "<dt>L4LP (%)</dt><dd>Share of level-1 misses sourced from an L3 or L4 cache "
+			       "elsewhere on the same drawer</dd>"));
+	assert_non_null(strstr(g, "<dt>MEMP (%)</dt><dd>Share of level-1 misses sourced from memory</dd>"));
+	assert_non_null(
+		strstr(g,
+		       "<dt>LSPR</dt><dd>The LSPR workload class (LOW, AVERAGE or HIGH relative nest "
+		       "intensity), matched from L1MP and RNI; zIIP, zAAP and zCBP engines are left out.</dd>"));
+	free(g);
+	free(out);
+	pipe_free(&p);
+
+	pipe_run(&p, kb, both, MF_BY_SYSTEM);
+	out = render(mf_out_html, &p);
+	g = glossary_of(out);
+	/* Where the two differ, an entry each, in the knowledge base's family order. */
+	assert_non_null(strstr(g,
+			       "<dt>FINITE_CPI (cycles/instr), on z10</dt><dd>Estimated CPI added by level-1 "
+			       "misses, from the L1 penalty cycles times IBM&#39;s factor 0.84</dd>\n"
+			       "<dt>FINITE_CPI (cycles/instr), on z16</dt><dd>Estimated CPI added by level-1 misses "
+			       "(cycles spent sourcing lines from beyond L1, per instruction)</dd>"));
+	assert_non_null(strstr(g, "<dt>RNI (ratio), on z10</dt>"));
+	assert_non_null(strstr(g, "<dt>RNI (ratio), on z16</dt>"));
+	assert_non_null(strstr(g, "<dt>MEMP (%), on z10</dt>"));
+	assert_non_null(strstr(g, "<dt>MEMP (%), on z16</dt>"));
+	/* Where they agree, one entry; a name only one of them has says which. */
+	assert_non_null(strstr(g, "<dt>CPI (cycles/instr)</dt>"));
+	assert_non_null(strstr(g, "<dt>SCPL1M (cycles/miss)</dt>"));
+	assert_non_null(strstr(g, "<dt>L15P (%), on z10</dt>"));
+	assert_non_null(strstr(g, "<dt>L4LP (%), on z16</dt>"));
+	assert_non_null(strstr(g, "<dt>W_AIU_CPU (% engine), on z16</dt>"));
+	assert_non_null(strstr(g, "<dt>LSPR</dt>"));
+	free(g);
+	free(out);
+	pipe_free(&p);
+}
+
 /* The writer table: every format once, found by name, nothing else found. */
 static void writer_table(void **state)
 {
@@ -399,9 +478,15 @@ static void html_peaks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(json_reload),      cmocka_unit_test(csv_shape),        cmocka_unit_test(text_shape),
-		cmocka_unit_test(lost_cpus_marked), cmocka_unit_test(json_inputs),      cmocka_unit_test(writer_table),
-		cmocka_unit_test(html_peaks),       cmocka_unit_test(columns_any_case),
+		cmocka_unit_test(json_reload),
+		cmocka_unit_test(csv_shape),
+		cmocka_unit_test(text_shape),
+		cmocka_unit_test(lost_cpus_marked),
+		cmocka_unit_test(json_inputs),
+		cmocka_unit_test(writer_table),
+		cmocka_unit_test(html_peaks),
+		cmocka_unit_test(columns_any_case),
+		cmocka_unit_test(html_glossary_families),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }
