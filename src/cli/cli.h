@@ -161,6 +161,31 @@ bool cli_mem_peak(const char *cmd, const char *arg, double *v);
  */
 int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz **tz, struct mf_select *sel);
 
+/*
+ * The metric names of option opt of cmd (--metrics LIST, or --sort NAME with lspr false: the
+ * LSPR class ranks nothing), given in any case, as the knowledge base spells them, in order:
+ * *names (the caller frees the array; the names are kb's), *n of them.  An empty name, a name
+ * given twice or one no family defines (with the nearest names) is a usage error: it is known
+ * before reading.  -1 to go on, else the exit status (said).
+ */
+int cli_metric_names(const char *cmd, const char *opt, const struct mf_kb *kb, const char *list, bool lspr,
+		     const char ***names, size_t *n);
+/*
+ * The names of cli_metric_names against the families of the data read (the groups of
+ * reps[0..nreps)): a name none of them defines is a data error (it depends on the data: a
+ * z16 metric asked of z15 data), saying which families do; one that only some lack is a
+ * warning naming them.  -1 to go on, else EXIT_DATA (said).
+ */
+int cli_metrics_read(const char *cmd, const char *opt, const struct mf_kb *kb, const char *const *names, size_t n,
+		     const struct mf_report *const *reps, size_t nreps);
+/*
+ * What to add to "'NAME' is not a metric of FAM" into buf: with fam, for a metric of other
+ * families, ", only on z16, z17"; else the nearest metrics (of fam, or every family when NULL;
+ * LSPR too when lspr), ": did you mean CPI?" or ": did you mean one of L2P, L3P?"; "" when none.
+ */
+void cli_metric_hint(const struct mf_kb *kb, const struct mf_family *fam, const char *name, bool lspr, char *buf,
+		     size_t n);
+
 /* True when paths a and b name the same existing file (device and inode). */
 bool cli_same_file(const char *a, const char *b);
 

@@ -27,8 +27,8 @@ static const char diff_help[] =
 	"  --after FROM/TO    the period after, from INPUT\n"
 	"  --by LIST          match on any of system,lpar,pool,cpu (default\n"
 	"                     system,pool; no time key: each side is one period)\n"
-	"  --metrics LIST     the metrics to compare, in this order (default: every\n"
-	"                     metric the families report)\n"
+	"  --metrics LIST     the metrics to compare, in this order (any case;\n"
+	"                     default: every metric the families report)\n"
 	"  -f, --format FMT   text (default, or what -o's name ends in: .csv .json\n"
 	"                     .html .txt), csv (one row per group and metric), json\n"
 	"                     or html (one page, the findings first)\n"
@@ -63,7 +63,9 @@ struct diff_opts {
 	unsigned by;
 	unsigned jobs;
 	double mem_peak;
-	char **sides[2]; /* the files of each side, NULL-terminated */
+	char **sides[2];    /* the files of each side, NULL-terminated */
+	const char **names; /* --metrics as the knowledge base spells them */
+	size_t nnames;
 };
 
 /* The pipeline's diagnostics of a side, their FAILED messages named "diff: before: " or "after". */
@@ -297,6 +299,15 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 	}
 	if (rc != EXIT_OK)
 		goto out;
+	if (o->names) {
+		/* Names of the knowledge base, but perhaps of no family of either side: say so, never a silent gap. */
+		const struct mf_report *both[2] = {&rep[0], &rep[1]};
+		got = cli_metrics_read("diff", "--metrics", base->kb, o->names, o->nnames, both, 2);
+		if (got >= 0) {
+			rc = got;
+			goto out;
+		}
+	}
 	got = mf_diff_new(&rep[0], &rep[1], o->metrics, &d, &e);
 	if (got) {
 		cli_err("diff: %s", e.msg);
@@ -335,6 +346,12 @@ int cmd_diff(int argc, char **argv)
 	rc = cli_pipeline_begin("diff", &o.period, o.tables, NULL, &tz, &sel, &kb, &po);
 	if (rc >= 0)
 		goto out;
+	if (o.metrics) {
+		/* Before reading: a name of no family is a usage error, with the nearest names. */
+		rc = cli_metric_names("diff", "--metrics", kb, o.metrics, true, &o.names, &o.nnames);
+		if (rc >= 0)
+			goto out;
+	}
 	po.by = o.by;
 	po.skip_bad = o.skip;
 	po.jobs = o.jobs;
@@ -345,6 +362,7 @@ int cmd_diff(int argc, char **argv)
 out:
 	free_files(o.sides[0]);
 	free_files(o.sides[1]);
+	free(o.names);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
 	return rc;

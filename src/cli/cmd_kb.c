@@ -253,7 +253,7 @@ static void show_metric(const struct mf_family *fam, const struct mf_metric *m)
 	printf("    linux:     %s\n", mf_strbuf_str(&b));
 	printf("    revision:  %s%s\n", m->revision, fam->named ? "" : " (IBM CPU MF formulas)");
 	if (m->flags & MF_METRIC_AUX)
-		printf("    note:      a helper used by other metrics; not a report column\n");
+		printf("    note:      a helper used by other metrics; a report column only when --metrics names it\n");
 	if (m->flags & MF_METRIC_NONNEG)
 		printf("    note:      a negative value means inconsistent data and is reported as a warning\n");
 	mf_strbuf_free(&a);
@@ -359,10 +359,13 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 			}
 		}
 		if (m < 0) {
-			int rc = cli_usage("metrics",
-					   "metrics: --events: '%s' is not a metric of %s (see mfstat metrics "
-					   "--machine %s)",
-					   tok, fam->display, fam->key);
+			char near[300];
+			int rc;
+			cli_metric_hint(kb, fam, tok, true, near, sizeof(near));
+			rc = cli_usage("metrics",
+				       "metrics: --events: '%s' is not defined on %s%s (see mfstat metrics --machine "
+				       "%s)",
+				       tok, fam->display, near, fam->key);
 			free(copy);
 			return rc;
 		}
@@ -371,7 +374,6 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 					 used ? ", " : "", fam->metrics[m].name);
 	}
 	free(copy);
-	(void)kb;
 	for (i = 0; i < fam->ncounters; i++)
 		if (ctr[i]) {
 			n++;
@@ -461,11 +463,13 @@ int cmd_metrics(int argc, char **argv)
 			}
 		}
 		if (!n) {
+			char near[300];
+			cli_metric_hint(kb, fam, arg, true, near, sizeof(near));
 			if (fam)
-				cli_err("metric '%s' is not defined on %s (see mfstat metrics --machine %s)", arg,
-					fam->display, fam->key);
+				cli_err("metric '%s' is not defined on %s%s (see mfstat metrics --machine %s)", arg,
+					fam->display, near, fam->key);
 			else
-				cli_err("unknown metric '%s' (see mfstat metrics)", arg);
+				cli_err("unknown metric '%s'%s (see mfstat metrics)", arg, near);
 			rc = EXIT_DATA;
 		}
 	}

@@ -55,8 +55,8 @@ static const char report_help[] =
 	"  --sort METRIC      within each series (the groups that share every --by key\n"
 	"                     but the time key) the groups by METRIC, highest first\n"
 	"  --top N            with --sort: the first N groups of each series\n"
-	"  --metrics LIST     these metric columns, in this order (and LSPR for the\n"
-	"                     class); text: one table\n"
+	"  --metrics LIST     these metric columns, in this order (any case; LSPR for\n"
+	"                     the class); text: one table\n"
 	"  --html-intervals W the interval tables of -f html: peaks (default: the\n"
 	"                     busiest intervals of each series by LPARCPU), none or\n"
 	"                     all\n"
@@ -252,67 +252,33 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	return -1;
 }
 
-/* True when some family of kb defines metric name (or it is LSPR and lspr_ok). */
-static bool known_metric(const struct mf_kb *kb, const char *name, bool lspr_ok)
-{
-	size_t f;
-	if (lspr_ok && strcmp(name, "LSPR") == 0)
-		return true;
-	for (f = 0; f < kb->nfamilies; f++)
-		if (mf_family_metric(&kb->families[f], name) >= 0)
-			return true;
-	return false;
-}
-
 /*
- * --sort and --metrics against the knowledge base; the column list into
- * cols (the caller frees cols[0] and cols).  -1 to go on, else the exit status.
+ * --sort and --metrics against the knowledge base, before reading: each name as the knowledge
+ * base spells it (*sort; the columns into *cols, the caller frees the array).  -1 to go on,
+ * else the exit status.
  */
-static int check_metrics(const struct mf_kb *kb, const struct report_opts *o, char ***cols, size_t *ncols)
+static int check_metrics(const struct mf_kb *kb, const struct report_opts *o, const char **sort, const char ***cols,
+			 size_t *ncols)
 {
-	char *copy, *tok, *save = NULL;
+	*sort = NULL;
 	*cols = NULL;
 	*ncols = 0;
-	if (o->sort && !known_metric(kb, o->sort, false)) {
-		return cli_usage("report", "report: --sort: '%s' is not a metric of any family (see mfstat metrics)",
-				 o->sort);
+	if (o->sort) {
+		const char **one;
+		size_t n;
+		int rc = cli_metric_names("report", "--sort", kb, o->sort, false, &one, &n);
+		if (rc >= 0)
+			return rc;
+		if (n != 1) {
+			free(one);
+			return cli_usage("report", "report: --sort takes one metric, not the list '%s'", o->sort);
+		}
+		*sort = one[0];
+		free(one);
 	}
 	if (!o->metrics)
 		return -1;
-	if (!o->metrics[0] || o->metrics[0] == ',' || strstr(o->metrics, ",,") ||
-	    o->metrics[strlen(o->metrics) - 1] == ',') {
-		return cli_usage("report",
-				 "report: --metrics: '%s' has an empty name (give names such as CPI,RNI,LSPR)",
-				 o->metrics);
-	}
-	copy = strdup(o->metrics);
-	*cols = calloc(strlen(o->metrics) / 2 + 2, sizeof(**cols));
-	if (!copy || !*cols) {
-		free(copy);
-		free(*cols);
-		*cols = NULL;
-		cli_err("out of memory");
-		return EXIT_DATA;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!known_metric(kb, tok, true)) {
-			cli_err("report: --metrics: '%s' is not a metric of any family (see mfstat metrics)", tok);
-			free(copy);
-			free(*cols);
-			*cols = NULL;
-			return EXIT_USAGE;
-		}
-		(*cols)[(*ncols)++] = tok;
-	}
-	if (!*ncols) {
-		cli_err("report: --metrics: name at least one metric");
-		free(copy);
-		free(*cols);
-		*cols = NULL;
-		return EXIT_USAGE;
-	}
-	/* cols[0] is the start of copy: freeing it frees every name. */
-	return -1;
+	return cli_metric_names("report", "--metrics", kb, o->metrics, true, cols, ncols);
 }
 
 /* -v: why each metric not available is not, per group. */
@@ -381,7 +347,7 @@ int cmd_report(int argc, char **argv)
 	struct mf_report rep;
 	struct mf_tz *tz = NULL;
 	struct mf_select sel;
-	char **cols = NULL;
+	const char **cols = NULL, *sort = NULL;
 	size_t ncols = 0;
 	size_t i;
 	int rc;
@@ -401,19 +367,27 @@ int cmd_report(int argc, char **argv)
 	po.select = mf_select_active(&sel) ? &sel : NULL;
 	po.keep_intervals = strcmp(o.format, "html") == 0; /* the page draws every series over its intervals */
 	po.explain = o.verbose;                            /* -v says why metrics are not available */
-	rc = check_metrics(kb, &o, &cols, &ncols);
+	rc = check_metrics(kb, &o, &sort, &cols, &ncols);
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_OK;
-	po.sort = o.sort;
+	po.sort = sort;
 	po.top = (size_t)o.top;
-	po.columns = (const char *const *)cols;
+	po.columns = cols;
 	po.ncolumns = ncols;
 	rc = cli_pipeline_machine("report", kb, o.machine, &po);
 	if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)
 		rc = cli_report_usable("report", &rep);
+	if (rc < 0) {
+		/* Names of the knowledge base, but perhaps of no family read: say so, never an empty column. */
+		const struct mf_report *one = &rep;
+		if (sort)
+			rc = cli_metrics_read("report", "--sort", kb, &sort, 1, &one, 1);
+		if (rc < 0 && cols)
+			rc = cli_metrics_read("report", "--metrics", kb, cols, ncols, &one, 1);
+	}
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_OK;
@@ -437,8 +411,6 @@ out:
 	cli_pipeline_done(pl);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
-	if (cols)
-		free(cols[0]);
 	free(cols);
 	return rc;
 }

@@ -148,6 +148,59 @@ static void families_and_machines(void **state)
 	mf_kb_free(kb);
 }
 
+/* Metric names as the knowledge base spells them, and the nearest ones for a name that is none. */
+static void metric_names(void **state)
+{
+	struct mf_kb *kb = test_kb();
+	const char *near[4];
+	(void)state;
+	assert_string_equal(mf_kb_metric_name(kb, "cpi"), "CPI");
+	assert_string_equal(mf_kb_metric_name(kb, "Rni"), "RNI");
+	assert_string_equal(mf_kb_metric_name(kb, "l1m"), "L1M"); /* a helper is a metric too */
+	assert_string_equal(mf_kb_metric_name(kb, "w_aiu_cpu"), "W_AIU_CPU");
+	assert_string_equal(mf_kb_metric_name(kb, "l15p"), "L15P"); /* z10 only */
+	assert_string_equal(mf_kb_metric_name(kb, "lspr"), "LSPR");
+	assert_null(mf_kb_metric_name(kb, "CPX"));
+	assert_null(mf_kb_metric_name(kb, ""));
+	assert_true(mf_family_has_lspr(mf_kb_family(kb, "z16")));
+	assert_true(mf_family_has_lspr(mf_kb_family(kb, "z10")));
+	assert_false(mf_family_has_lspr(mf_kb_generic(kb)));
+	assert_false(mf_family_has_lspr(mf_kb_family(kb, "itanium2")));
+
+	/* One edit away in a short name. */
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "cpx", true, near, 4), 1);
+	assert_string_equal(near[0], "CPI");
+	/* All at the fewest edits, each once (L2P, L3P and L4RP are on several families), in the families' order. */
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "L4P", true, near, 4), 4);
+	assert_string_equal(near[0], "L2P");
+	assert_string_equal(near[1], "L3P");
+	assert_string_equal(near[2], "L4LP");
+	assert_string_equal(near[3], "L4RP");
+	/* No more than max. */
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "L4P", true, near, 2), 2);
+	assert_string_equal(near[1], "L3P");
+	/* Two edits in a longer name; a transposition is one. */
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "LPRACPU", true, near, 4), 1);
+	assert_string_equal(near[0], "LPARCPU");
+	/* LSPR only when asked for (--sort has no use for it). */
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "lsrp", true, near, 4), 3);
+	assert_string_equal(near[1], "LSPR");
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "lsrp", false, near, 4), 2);
+	assert_string_equal(near[0], "L2RP");
+	assert_string_equal(near[1], "L4RP");
+	/* None that near: the names containing it, from 3 characters on. */
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "tlb1", true, near, 4), 2);
+	assert_string_equal(near[0], "TLB1_CPU_MISS_PCT");
+	assert_string_equal(near[1], "TLB1_CYCLES_PER_MISS");
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "xyzzy", true, near, 4), 0);
+	assert_int_equal(mf_kb_metric_nearest(kb, NULL, "zz", true, near, 4), 0);
+	/* Within one family: z15 has no AI accelerator metrics. */
+	assert_int_equal(mf_kb_metric_nearest(kb, mf_kb_family(kb, "z15"), "aiu", true, near, 4), 0);
+	assert_int_equal(mf_kb_metric_nearest(kb, mf_kb_family(kb, "z16"), "aiu", true, near, 4), 3);
+	assert_string_equal(near[0], "W_AIU_CPU");
+	mf_kb_free(kb);
+}
+
 static void short_names(void **state)
 {
 	(void)state;
@@ -377,10 +430,10 @@ static void infer_family(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(lint_families), cmocka_unit_test(families_and_machines),
-		cmocka_unit_test(short_names),   cmocka_unit_test(lspr_boundaries),
-		cmocka_unit_test(table_errors),  cmocka_unit_test(overlay),
-		cmocka_unit_test(infer_family),
+		cmocka_unit_test(lint_families),   cmocka_unit_test(families_and_machines),
+		cmocka_unit_test(short_names),     cmocka_unit_test(metric_names),
+		cmocka_unit_test(lspr_boundaries), cmocka_unit_test(table_errors),
+		cmocka_unit_test(overlay),         cmocka_unit_test(infer_family),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,8 @@ static const char csv[] =
 	"\"S<1>\"\"\",LP,GCP,0,z16,5200,2025-03-04T10:00:00Z,60,312000000000,100000000000,1000,3000,5\n"
 	"\"S<1>\"\"\",LP,ZIIP,1,z16,5200,2025-03-04T10:00:00Z,60,10,0,0,0,0\n";
 
-static char *render(int (*writer)(FILE *, const struct mf_report *), struct pipe *p)
+static char *render_columns(int (*writer)(FILE *, const struct mf_report *), struct pipe *p, const char *const *columns,
+			    size_t ncolumns)
 {
 	struct mf_report rep = {0};
 	char *buf = NULL;
@@ -25,9 +26,16 @@ static char *render(int (*writer)(FILE *, const struct mf_report *), struct pipe
 	rep.results = p->res;
 	rep.rows_read = p->rows;
 	rep.nfiles = 1;
+	rep.columns = columns;
+	rep.ncolumns = ncolumns;
 	assert_int_equal(writer(fp, &rep), 0);
 	fclose(fp);
 	return buf;
+}
+
+static char *render(int (*writer)(FILE *, const struct mf_report *), struct pipe *p)
+{
+	return render_columns(writer, p, NULL, 0);
 }
 
 static void json_reload(void **state)
@@ -280,6 +288,149 @@ static void json_inputs(void **state)
 	pipe_free(&p);
 }
 
+/*
+ * --metrics columns given in any case: named as the knowledge base spells them and filled in
+ * every writer (they were named as typed and left empty); a helper (L1M) asked for is a
+ * column; LSPR is a column like the others.
+ */
+static void columns_any_case(void **state)
+{
+	static const char *const cols[] = {"cpi", "Lparcpu", "l1m", "lspr"};
+	struct pipe p;
+	json_error_t jerr;
+	json_t *root, *m;
+	const char *key;
+	json_t *v;
+	char *out, *nl;
+	size_t k = 0;
+	(void)state;
+	pipe_run(&p, kb, csv, MF_BY_POOL);
+
+	out = render_columns(mf_out_csv, &p, cols, 4);
+	nl = strchr(out, '\n');
+	assert_non_null(nl);
+	*nl = '\0';
+	assert_string_equal(out,
+			    "system,lpar,pool,cpu,interval_start,period_start,period_end,interval_seconds,machine,cpus,"
+			    "cpus_expected,CPI,LPARCPU,L1M,LSPR");
+	assert_non_null(strstr(nl + 1, ",GCP,,,2025-03-04T10:00:00Z,2025-03-04T10:01:00Z,60,z16,1,1,3.12,100,4000,\n"));
+	free(out);
+
+	out = render_columns(mf_out_text, &p, cols, 4);
+	assert_non_null(strstr(out, "  CPI  "));
+	assert_non_null(strstr(out, "LPARCPU  "));
+	assert_non_null(strstr(out, "L1M  LSPR"));
+	assert_null(strstr(out, "cpi"));
+	assert_non_null(strstr(out, "3.120"));
+	assert_non_null(strstr(out, "4000"));
+	free(out);
+
+	out = render_columns(mf_out_json, &p, cols, 4);
+	root = json_loads(out, JSON_PRESERVE_ORDER, &jerr);
+	if (!root)
+		fail_msg("JSON does not parse: %s at %d: %s", jerr.text, jerr.position, out);
+	m = json_object_get(json_array_get(json_object_get(root, "groups"), 0), "metrics");
+	json_object_foreach(m, key, v)
+	{
+		static const char *const want[] = {"CPI", "LPARCPU", "L1M", "LSPR"};
+		assert_true(k < 4);
+		assert_string_equal(key, want[k]);
+		k++;
+	}
+	assert_int_equal(k, 4);
+	assert_true(json_number_value(json_object_get(m, "CPI")) == 3.12);
+	assert_true(json_number_value(json_object_get(m, "LPARCPU")) == 100);
+	assert_true(json_number_value(json_object_get(m, "L1M")) == 4000);
+	assert_true(json_is_null(json_object_get(m, "LSPR"))); /* RNI not available here */
+	json_decref(root);
+	free(out);
+
+	out = render_columns(mf_out_html, &p, cols, 4);
+	assert_non_null(strstr(out, "<th>CPI</th><th>LPARCPU</th><th>L1M</th><th>LSPR</th></tr>"));
+	assert_non_null(strstr(out, "<dt>L1M (misses)</dt>"));
+	free(out);
+	pipe_free(&p);
+}
+
+/* The glossary entries of an HTML page, one "<dt>...</dt><dd>...</dd>" a line. */
+static char *glossary_of(const char *page)
+{
+	const char *a = strstr(page, "<dl class=\"glossary\">"), *b = a ? strstr(a, "</dl>") : NULL;
+	char *g;
+	assert_non_null(a);
+	assert_non_null(b);
+	g = strndup(a, (size_t)(b - a));
+	assert_non_null(g);
+	return g;
+}
+
+/*
+ * The HTML glossary describes the families of the page's groups: a z16 page has z16's words, not
+ * z10's ("factor 0.84", "same book", "beyond L1.5": the first family of the knowledge base that
+ * defines a name); with z10 and z16 on one page, one entry per family where they differ.
+ */
+static void html_glossary_families(void **state)
+{
+	static const char z16[] =
+		"system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1,B2,B3,B4,B5\n"
+		"S16,0,z16,5200,2025-03-04T10:00:00Z,60,312000000000,100000000000,1000,50,3000,70\n";
+	static const char both[] =
+		"system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1,B2,B3,B4,B5\n"
+		"S10,0,z10,4400,2025-03-04T10:00:00Z,60,264000000000,100000000000,1000,50,3000,70\n"
+		"S16,0,z16,5200,2025-03-04T10:00:00Z,60,312000000000,100000000000,1000,50,3000,70\n";
+	struct pipe p;
+	char *out, *g;
+	(void)state;
+	pipe_run(&p, kb, z16, MF_BY_SYSTEM);
+	out = render(mf_out_html, &p);
+	g = glossary_of(out);
+	assert_null(strstr(g, "0.84"));
+	assert_null(strstr(g, "book"));
+	assert_null(strstr(g, "L1.5"));
+	assert_null(strstr(g, ", on ")); /* one family: no entry names it */
+	assert_non_null(strstr(g,
+			       "<dt>FINITE_CPI (cycles/instr)</dt><dd>Estimated CPI added by level-1 misses (cycles "
+			       "spent sourcing lines from beyond L1, per instruction)</dd>"));
+	assert_non_null(strstr(g,
+			       "<dt>RNI (ratio)</dt><dd>Relative nest intensity: how hard the workload drives the "
+			       "caches and memory beyond L2, weighted by their distance</dd>"));
+	assert_non_null(strstr(g,
+			       "<dt>L4LP (%)</dt><dd>Share of level-1 misses sourced from an L3 or L4 cache "
+			       "elsewhere on the same drawer</dd>"));
+	assert_non_null(strstr(g, "<dt>MEMP (%)</dt><dd>Share of level-1 misses sourced from memory</dd>"));
+	assert_non_null(
+		strstr(g,
+		       "<dt>LSPR</dt><dd>The LSPR workload class (LOW, AVERAGE or HIGH relative nest "
+		       "intensity), matched from L1MP and RNI; zIIP, zAAP and zCBP engines are left out.</dd>"));
+	free(g);
+	free(out);
+	pipe_free(&p);
+
+	pipe_run(&p, kb, both, MF_BY_SYSTEM);
+	out = render(mf_out_html, &p);
+	g = glossary_of(out);
+	/* Where the two differ, an entry each, in the knowledge base's family order. */
+	assert_non_null(strstr(g,
+			       "<dt>FINITE_CPI (cycles/instr), on z10</dt><dd>Estimated CPI added by level-1 "
+			       "misses, from the L1 penalty cycles times IBM&#39;s factor 0.84</dd>\n"
+			       "<dt>FINITE_CPI (cycles/instr), on z16</dt><dd>Estimated CPI added by level-1 misses "
+			       "(cycles spent sourcing lines from beyond L1, per instruction)</dd>"));
+	assert_non_null(strstr(g, "<dt>RNI (ratio), on z10</dt>"));
+	assert_non_null(strstr(g, "<dt>RNI (ratio), on z16</dt>"));
+	assert_non_null(strstr(g, "<dt>MEMP (%), on z10</dt>"));
+	assert_non_null(strstr(g, "<dt>MEMP (%), on z16</dt>"));
+	/* Where they agree, one entry; a name only one of them has says which. */
+	assert_non_null(strstr(g, "<dt>CPI (cycles/instr)</dt>"));
+	assert_non_null(strstr(g, "<dt>SCPL1M (cycles/miss)</dt>"));
+	assert_non_null(strstr(g, "<dt>L15P (%), on z10</dt>"));
+	assert_non_null(strstr(g, "<dt>L4LP (%), on z16</dt>"));
+	assert_non_null(strstr(g, "<dt>W_AIU_CPU (% engine), on z16</dt>"));
+	assert_non_null(strstr(g, "<dt>LSPR</dt>"));
+	free(g);
+	free(out);
+	pipe_free(&p);
+}
+
 /* The writer table: every format once, found by name, nothing else found. */
 static void writer_table(void **state)
 {
@@ -327,9 +478,15 @@ static void html_peaks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(json_reload),      cmocka_unit_test(csv_shape),   cmocka_unit_test(text_shape),
-		cmocka_unit_test(lost_cpus_marked), cmocka_unit_test(json_inputs), cmocka_unit_test(writer_table),
+		cmocka_unit_test(json_reload),
+		cmocka_unit_test(csv_shape),
+		cmocka_unit_test(text_shape),
+		cmocka_unit_test(lost_cpus_marked),
+		cmocka_unit_test(json_inputs),
+		cmocka_unit_test(writer_table),
 		cmocka_unit_test(html_peaks),
+		cmocka_unit_test(columns_any_case),
+		cmocka_unit_test(html_glossary_families),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -165,6 +165,29 @@ const struct mf_counter *mf_family_counter_num(const struct mf_family *fam, unsi
 /* Index of a metric of fam by name (case-insensitive), or -1. */
 int mf_family_metric(const struct mf_family *fam, const char *name);
 
+/* Whether fam reports the LSPR workload class (a column LSPR). */
+bool mf_family_has_lspr(const struct mf_family *fam);
+
+/*
+ * The knowledge base's spelling of metric name, given in any case: the name
+ * as the first family defining it spells it ("cpi" gives "CPI"), "LSPR" for
+ * the workload class when some family reports it, or NULL when no family
+ * defines name.  The string is borrowed from kb.
+ */
+const char *mf_kb_metric_name(const struct mf_kb *kb, const char *name);
+
+/*
+ * The metric names nearest to name, for a message about a name that is none:
+ * those the fewest edits away (ignoring case; one edit for names of up to 4
+ * characters, two for longer ones), or when none is that near, those that
+ * contain name (of 3 characters or more).  Among the metrics of fam, or of
+ * every family when fam is NULL, and LSPR where reported when lspr is true.
+ * Writes up to max distinct names (borrowed from kb) in the families' order
+ * to out and returns how many; 0 when none is near.
+ */
+size_t mf_kb_metric_nearest(const struct mf_kb *kb, const struct mf_family *fam, const char *name, bool lspr,
+			    const char **out, size_t max);
+
 /*
  * The IBM Z families (not "generic") on which every one of the n counter names
  * (short or Linux names, case-insensitive) is defined.  Writes up to max

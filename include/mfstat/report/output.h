@@ -250,7 +250,9 @@ const struct mf_writer *mf_writer_find(const char *name);
 
 /*
  * The metric names (and LSPR) reported for the families present in rep, in
- * report order; *n receives the count.  The array is the caller's (free).
+ * report order, or with --metrics (rep->columns) the columns asked for in
+ * their order, named as the knowledge base spells them; *n receives the
+ * count.  The array is the caller's (free).
  */
 const char **mf_report_keys(const struct mf_report *rep, size_t *n);
 
@@ -263,5 +265,19 @@ int *mf_report_key_map(const struct mf_report *rep, const char *const *keys, siz
 
 /* Index of key k in family fam: a metric index, MF_REPORT_LSPR, or -1 when undefined. */
 int mf_report_key_index(const struct mf_family *fam, const char *key);
+
+/*
+ * Index of column key of rep in family fam, as the writers look it up: with
+ * --metrics (rep->columns) any metric of fam by name in any case, a helper
+ * (aux) too since it was asked for, and LSPR where fam reports the class;
+ * else mf_report_key_index.  A metric index, MF_REPORT_LSPR, or -1.
+ */
+int mf_report_column_index(const struct mf_report *rep, const struct mf_family *fam, const char *key);
+
+/*
+ * The families of rep's groups, in the knowledge base's order: writes up to
+ * max to out and returns how many there are (which may exceed max).
+ */
+size_t mf_report_families(const struct mf_report *rep, const struct mf_family **out, size_t max);
 
 #endif

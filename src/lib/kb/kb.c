@@ -177,6 +177,111 @@ int mf_family_metric(const struct mf_family *fam, const char *name)
 	return -1;
 }
 
+bool mf_family_has_lspr(const struct mf_family *fam)
+{
+	size_t j;
+	for (j = 0; j < fam->nreport; j++)
+		if (fam->report[j] == MF_REPORT_LSPR)
+			return true;
+	return false;
+}
+
+const char *mf_kb_metric_name(const struct mf_kb *kb, const char *name)
+{
+	size_t f;
+	for (f = 0; f < kb->nfamilies; f++) {
+		int m = mf_family_metric(&kb->families[f], name);
+		if (m >= 0)
+			return kb->families[f].metrics[m].name;
+	}
+	if (strcasecmp(name, "LSPR") == 0)
+		for (f = 0; f < kb->nfamilies; f++)
+			if (mf_family_has_lspr(&kb->families[f]))
+				return "LSPR";
+	return NULL;
+}
+
+/* Optimal string alignment distance of a and b ignoring case, capped: more than 8 is 9. */
+static size_t name_distance(const char *a, const char *b)
+{
+	size_t d[34][34], n = strlen(a), m = strlen(b), i, j;
+	if (n > 32 || m > 32)
+		return 9;
+	for (i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (i = 1; i <= n; i++)
+		for (j = 1; j <= m; j++) {
+			int x = tolower((unsigned char)a[i - 1]), y = tolower((unsigned char)b[j - 1]);
+			size_t v = d[i - 1][j - 1] + (x != y);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && x == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == y && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m] > 8 ? 9 : d[n][m];
+}
+
+/* Whether s contains w, ignoring case. */
+static bool contains_nocase(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++)
+		if (strncasecmp(s, w, n) == 0)
+			return true;
+	return false;
+}
+
+/* How near candidate c is to name: its distance, or 9 when too far (pass 1: containing name counts). */
+static size_t nearness(const char *name, const char *c, int pass)
+{
+	size_t len = strlen(name), d;
+	if (pass == 0) {
+		d = name_distance(name, c);
+		/* One edit in a short name, two in a longer one: beyond that most names are "near". */
+		return d <= (len <= 4 ? 1u : 2u) ? d : 9;
+	}
+	return len >= 3 && contains_nocase(c, name) ? 0 : 9;
+}
+
+size_t mf_kb_metric_nearest(const struct mf_kb *kb, const struct mf_family *fam, const char *name, bool lspr,
+			    const char **out, size_t max)
+{
+	size_t f, i, k, n = 0, best = 9;
+	int pass;
+	/* First the names an edit or two away; only when none is, the names that contain it (AIU). */
+	for (pass = 0; pass < 2 && n == 0; pass++) {
+		for (f = 0; f < kb->nfamilies; f++) {
+			const struct mf_family *fm = &kb->families[f];
+			if (fam && fm != fam)
+				continue;
+			for (i = 0; i <= fm->nmetrics; i++) {
+				const char *c = i < fm->nmetrics ? fm->metrics[i].name : "LSPR";
+				size_t d;
+				if (i == fm->nmetrics && (!lspr || !mf_family_has_lspr(fm)))
+					continue;
+				d = nearness(name, c, pass);
+				if (d >= 9 || d > best) /* too far, or farther than one already found */
+					continue;
+				if (d < best) { /* a nearer one: forget the others */
+					best = d;
+					n = 0;
+				}
+				for (k = 0; k < n && strcmp(out[k], c) != 0; k++)
+					;
+				if (k == n && n < max)
+					out[n++] = c;
+			}
+		}
+	}
+	return n;
+}
+
 const struct mf_family *mf_kb_family(const struct mf_kb *kb, const char *name)
 {
 	size_t i;

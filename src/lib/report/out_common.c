@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mfstat/report/output.h"
 #include "mfstat/input/reader.h"
@@ -22,6 +23,33 @@ int mf_report_key_index(const struct mf_family *fam, const char *key)
 		}
 	}
 	return -1;
+}
+
+int mf_report_column_index(const struct mf_report *rep, const struct mf_family *fam, const char *key)
+{
+	int m;
+	if (!rep->columns)
+		return mf_report_key_index(fam, key);
+	/* --metrics: any metric of the family (a helper too: it was asked for), in any case. */
+	if (strcasecmp(key, "LSPR") == 0)
+		return mf_family_has_lspr(fam) ? MF_REPORT_LSPR : -1;
+	m = mf_family_metric(fam, key);
+	return m >= 0 ? m : -1;
+}
+
+size_t mf_report_families(const struct mf_report *rep, const struct mf_family **out, size_t max)
+{
+	const struct mf_kb *kb = rep->kb;
+	size_t f, i, n = 0;
+	for (f = 0; f < kb->nfamilies; f++)
+		for (i = 0; i < rep->ngroups; i++)
+			if (rep->results[i].group->family == &kb->families[f]) {
+				if (n < max)
+					out[n] = &kb->families[f];
+				n++;
+				break;
+			}
+	return n;
 }
 
 /* A metric flagged sparse (the RMF view) that no group of the report has a value of: no column. */
@@ -107,14 +135,16 @@ const char **mf_report_keys(const struct mf_report *rep, size_t *n)
 		return NULL;
 	}
 	if (rep->columns) {
-		/* --metrics: the columns asked for, as asked. */
+		/* --metrics: the columns asked for, in that order, named as the knowledge base spells them. */
 		free(seen);
 		free(keys);
 		keys = malloc((rep->ncolumns + 1) * sizeof(*keys));
 		if (!keys)
 			return NULL;
-		for (k = 0; k < rep->ncolumns; k++)
-			keys[k] = rep->columns[k];
+		for (k = 0; k < rep->ncolumns; k++) {
+			const char *known = mf_kb_metric_name(kb, rep->columns[k]);
+			keys[k] = known ? known : rep->columns[k];
+		}
 		*n = rep->ncolumns;
 		return keys;
 	}
@@ -142,7 +172,7 @@ int *mf_report_key_map(const struct mf_report *rep, const char *const *keys, siz
 		return NULL;
 	for (f = 0; f < kb->nfamilies; f++)
 		for (k = 0; k < nkeys; k++)
-			map[f * nkeys + k] = mf_report_key_index(&kb->families[f], keys[k]);
+			map[f * nkeys + k] = mf_report_column_index(rep, &kb->families[f], keys[k]);
 	return map;
 }
 

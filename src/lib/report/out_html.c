@@ -789,34 +789,101 @@ static int series_section(struct mf_strbuf *sb, const struct page *pg, const str
 	return rc;
 }
 
-/* Every metric shown, with its unit and meaning from the knowledge base. */
+/* What the glossary says of column i on family fam: its unit (NULL: none) and meaning. */
+static void gloss_of(const struct page *pg, const struct mf_family *fam, size_t i, const char **unit, char *text,
+		     size_t n)
+{
+	int idx = pg->map[(size_t)(fam - pg->rep->kb->families) * pg->nkeys + i];
+	*unit = NULL;
+	text[0] = '\0';
+	if (idx == MF_REPORT_LSPR) {
+		/* The pools the family's table leaves out (cpumf-formulas.md, LSPR workload match), as IBM spells them. */
+		static const char *const ibm[MF_NPOOLS] = {NULL,  "general purpose", "zIIP", "zAAP", "IFL", "ICF",
+							   "zCBP"};
+		size_t used = 0, left = 0, p, k = 0;
+		char pools[128] = "";
+		for (p = 1; p < MF_NPOOLS; p++)
+			left += (fam->lspr_exclude >> p) & 1u;
+		for (p = 1; p < MF_NPOOLS && used < sizeof(pools); p++)
+			if ((fam->lspr_exclude >> p) & 1u) {
+				k++;
+				used += (size_t)snprintf(pools + used, sizeof(pools) - used, "%s%s",
+							 k == 1      ? ""
+							 : k == left ? " and "
+								     : ", ",
+							 ibm[p]);
+			}
+		snprintf(text, n,
+			 "The LSPR workload class (LOW, AVERAGE or HIGH relative nest intensity), matched from L1MP "
+			 "and RNI%s%s%s.",
+			 left ? "; " : "", pools, left ? " engines are left out" : "");
+	} else if (idx >= 0) {
+		const struct mf_metric *m = &fam->metrics[idx];
+		*unit = m->unit && m->unit[0] ? m->unit : NULL;
+		snprintf(text, n, "%s", m->desc ? m->desc : "");
+	}
+}
+
+/*
+ * Every column shown, with its unit and meaning from the knowledge base, as the families of the
+ * page's groups define it (a z16 page never shows z10's wording): one entry when they agree,
+ * else one per definition naming the families that share it; a column only some of them define
+ * names those.
+ */
 static void glossary(struct mf_strbuf *sb, const struct page *pg)
 {
 	const struct mf_kb *kb = pg->rep->kb;
-	size_t i, f;
+	const struct mf_family *fams[64];
+	size_t nfam = mf_report_families(pg->rep, fams, 64), i, f, g;
+	if (nfam > 64)
+		nfam = 64;
 	mf_strbuf_puts(sb, "<h2>Glossary</h2>\n<dl class=\"glossary\">\n");
 	for (i = 0; i < pg->nkeys; i++) {
-		const struct mf_metric *m = NULL;
-		for (f = 0; f < kb->nfamilies && !m; f++) {
-			int idx = mf_family_metric(&kb->families[f], pg->keys[i]);
-			if (idx >= 0 && pg->map[f * pg->nkeys + i] != -1)
-				m = &kb->families[f].metrics[idx];
+		char text[64][512];
+		const char *unit[64];
+		size_t def[64], ndef = 0, d, nhave = 0; /* each definition: the first family giving it */
+		int of[64]; /* per family: its definition, or -1 when it has no such column */
+		for (f = 0; f < nfam; f++) {
+			of[f] = -1;
+			if (pg->map[(size_t)(fams[f] - kb->families) * pg->nkeys + i] == -1)
+				continue;
+			nhave++;
+			gloss_of(pg, fams[f], i, &unit[f], text[f], sizeof(text[f]));
+			for (d = 0; d < ndef; d++)
+				if (!strcmp(text[def[d]], text[f]) &&
+				    !strcmp(unit[def[d]] ? unit[def[d]] : "", unit[f] ? unit[f] : ""))
+					break;
+			if (d == ndef)
+				def[ndef++] = f;
+			of[f] = (int)d;
 		}
-		mf_strbuf_puts(sb, "<dt>");
-		esc(sb, pg->keys[i]);
-		if (m && m->unit && m->unit[0]) {
-			mf_strbuf_puts(sb, " (");
-			esc(sb, m->unit);
-			mf_strbuf_puts(sb, ")");
+		if (!ndef) { /* a column asked for that no family of the page defines */
+			mf_strbuf_puts(sb, "<dt>");
+			esc(sb, pg->keys[i]);
+			mf_strbuf_puts(sb, "</dt><dd>Not defined on the machine families of this page.</dd>\n");
 		}
-		mf_strbuf_puts(sb, "</dt><dd>");
-		if (m && m->desc)
-			esc(sb, m->desc);
-		else if (!strcmp(pg->keys[i], "LSPR"))
-			mf_strbuf_puts(sb,
-				       "The LSPR workload class (LOW, AVERAGE or HIGH relative nest intensity), "
-				       "matched from L1MP and RNI; zIIP, zAAP and zCBP engines are left out.");
-		mf_strbuf_puts(sb, "</dd>\n");
+		for (d = 0; d < ndef; d++) {
+			const char *u = unit[def[d]];
+			mf_strbuf_puts(sb, "<dt>");
+			esc(sb, pg->keys[i]);
+			if (u) {
+				mf_strbuf_puts(sb, " (");
+				esc(sb, u);
+				mf_strbuf_puts(sb, ")");
+			}
+			if (nhave < nfam || ndef > 1) { /* the families whose definition this is */
+				size_t k = 0;
+				mf_strbuf_puts(sb, ", on ");
+				for (g = 0; g < nfam; g++)
+					if (of[g] == (int)d) {
+						mf_strbuf_puts(sb, k++ ? ", " : "");
+						esc(sb, fams[g]->display);
+					}
+			}
+			mf_strbuf_puts(sb, "</dt><dd>");
+			esc(sb, text[def[d]]);
+			mf_strbuf_puts(sb, "</dd>\n");
+		}
 	}
 	mf_strbuf_puts(sb, "</dl>\n");
 }

@@ -180,7 +180,7 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 		t->right[c] = true;
 		/* The unit from the first family that defines the key. */
 		for (i = 0; i < rep->ngroups && !fam; i++) {
-			int idx = mf_report_key_index(rep->results[i].group->family, keys[k]);
+			int idx = mf_report_column_index(rep, rep->results[i].group->family, keys[k]);
 			if (idx >= 0)
 				fam = rep->results[i].group->family;
 			if (idx >= 0)
@@ -205,7 +205,7 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 		else
 			row[c++] = dupf("%llu", (unsigned long long)mf_group_cpus(g));
 		for (k = 0; k < nkeys; k++, c++) {
-			int idx = mf_report_key_index(g->family, keys[k]);
+			int idx = mf_report_column_index(rep, g->family, keys[k]);
 			if (idx == MF_REPORT_LSPR) {
 				const char *l = mf_lspr_name(r->lspr);
 				row[c] = strdup(l ? l : "n/a");
