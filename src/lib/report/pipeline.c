@@ -1365,10 +1365,11 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 				      "and dates alone are in UTC; --tz ZONE cuts them in another zone");
 	} else if (p->no_offset) {
 		mf_notes_warn(&p->notes,
-			      "%llu sample%s no local time offset of its own (%s takes it from each record, "
+			      "%llu sample%s no local time offset of %s own (%s takes it from each record, "
 			      "as SMF gives it): %s times are UTC; --tz ZONE puts every sample in one zone",
 			      (unsigned long long)p->no_offset, p->no_offset == 1 ? " carries" : "s carry",
-			      rep->tz_default ? "the default zone" : "--tz smf", p->no_offset == 1 ? "its" : "their");
+			      p->no_offset == 1 ? "its" : "their", rep->tz_default ? "the default zone" : "--tz smf",
+			      p->no_offset == 1 ? "its" : "their");
 	}
 	mf_notes_report(&p->notes, rep);
 	rep->rows_skipped = p->notes.skipped;
