@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mfstat/base/distance.h"
 
 bool cli_quiet;
 bool cli_stdout_reported;
@@ -102,36 +103,12 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* Optimal string alignment distance of a[0..n) and b[0..m), capped: more than 8 is 9. */
-static size_t distance(const char *a, size_t n, const char *b, size_t m)
-{
-	size_t d[34][34], i, j;
-	if (n > 32 || m > 32)
-		return 9;
-	for (i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (i = 1; i <= n; i++)
-		for (j = 1; j <= m; j++) {
-			size_t cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	return d[n][m] > 8 ? 9 : d[n][m];
-}
-
 const char *cli_nearest(const char *word, size_t len, const char *const *names, size_t n)
 {
 	const char *best = NULL;
 	size_t bestd = 9, i, limit = len <= 4 ? 1 : 2;
 	for (i = 0; i < n; i++) {
-		size_t d = distance(word, len, names[i], strlen(names[i]));
+		size_t d = mf_name_distance(word, len, names[i], strlen(names[i]), false);
 		/* A prefix of a longer name is what getopt would have taken had it been unique. */
 		if (d < bestd) {
 			bestd = d;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "text.h"
+#include "mfstat/base/distance.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 
 /* A row without quotes: the fields point into it. */
@@ -95,4 +97,34 @@ void mf_csvsplit_free(struct mf_csvsplit *s)
 	free(s->unq);
 	s->unq = NULL;
 	s->unq_cap = 0;
+}
+
+static int fold(int c, bool nocase)
+{
+	return nocase ? tolower(c) : c;
+}
+
+size_t mf_name_distance(const char *a, size_t n, const char *b, size_t m, bool nocase)
+{
+	size_t d[34][34], i, j;
+	if (n > 32 || m > 32)
+		return 9;
+	for (i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (i = 1; i <= n; i++)
+		for (j = 1; j <= m; j++) {
+			int x = fold((unsigned char)a[i - 1], nocase), y = fold((unsigned char)b[j - 1], nocase);
+			size_t v = d[i - 1][j - 1] + (x != y);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && x == fold((unsigned char)b[j - 2], nocase) &&
+			    fold((unsigned char)a[i - 2], nocase) == y && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m] > 8 ? 9 : d[n][m];
 }

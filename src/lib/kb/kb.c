@@ -5,6 +5,7 @@
  * to.  The tables are loaded by kb_load.c.
  */
 #include "mfstat/kb/kb.h"
+#include "mfstat/base/distance.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -201,32 +202,6 @@ const char *mf_kb_metric_name(const struct mf_kb *kb, const char *name)
 	return NULL;
 }
 
-/* Optimal string alignment distance of a and b ignoring case, capped: more than 8 is 9. */
-static size_t name_distance(const char *a, const char *b)
-{
-	size_t d[34][34], n = strlen(a), m = strlen(b), i, j;
-	if (n > 32 || m > 32)
-		return 9;
-	for (i = 0; i <= n; i++)
-		d[i][0] = i;
-	for (j = 0; j <= m; j++)
-		d[0][j] = j;
-	for (i = 1; i <= n; i++)
-		for (j = 1; j <= m; j++) {
-			int x = tolower((unsigned char)a[i - 1]), y = tolower((unsigned char)b[j - 1]);
-			size_t v = d[i - 1][j - 1] + (x != y);
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && x == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == y && d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	return d[n][m] > 8 ? 9 : d[n][m];
-}
-
 /* Whether s contains w, ignoring case. */
 static bool contains_nocase(const char *s, const char *w)
 {
@@ -242,7 +217,7 @@ static size_t nearness(const char *name, const char *c, int pass)
 {
 	size_t len = strlen(name), d;
 	if (pass == 0) {
-		d = name_distance(name, c);
+		d = mf_name_distance(name, strlen(name), c, strlen(c), true);
 		/* One edit in a short name, two in a longer one: beyond that most names are "near". */
 		return d <= (len <= 4 ? 1u : 2u) ? d : 9;
 	}
