@@ -50,6 +50,37 @@ static void same_number(double a, double b)
 		assert_true(a == b); /* exactly: the same sums, divided the same way */
 }
 
+/* v as the writers write it: %.15g. */
+static double written(double v)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "%.15g", v);
+	return strtod(b, NULL);
+}
+
+/*
+ * The change and percent of diff.h: after - before of the values as written, to the 15th
+ * significant digit of the larger (so within a step of that digit of the plain difference, and
+ * 0 when both are written alike); no percent when before is within rounding of zero at the
+ * metric's decimals.
+ */
+static void check_change(const struct mf_diff_value *v, double b, double a, int digits)
+{
+	double big = fmax(fabs(written(a)), fabs(written(b))), step;
+	if (isnan(a) || isnan(b)) {
+		assert_true(isnan(v->delta) && isnan(v->percent));
+		return;
+	}
+	step = big > 0 ? pow(10, floor(log10(big)) - 14) : 0;
+	if (written(a) == written(b))
+		assert_true(v->delta == 0);
+	assert_true(fabs(v->delta - (a - b)) <= 1.5 * step);
+	if (fabs(b) < 0.5 * pow(10, -digits))
+		assert_true(isnan(v->percent));
+	else
+		same_number(v->percent, v->delta / fabs(written(b)) * 100);
+}
+
 /* Every matched value equals that of a report of its side made on its own. */
 static void check_against(const struct mf_diff *d, const struct mf_report *sep_b, const struct mf_report *sep_a)
 {
@@ -74,8 +105,10 @@ static void check_against(const struct mf_diff *d, const struct mf_report *sep_b
 			assert_int_equal(v->in_after, ma >= 0);
 			same_number(v->before, b);
 			same_number(v->after, a);
-			same_number(v->delta, a - b);
-			same_number(v->percent, b == 0 ? NAN : (a - b) / fabs(b) * 100);
+			int dg = mb >= 0   ? rb->group->family->metrics[mb].digits
+				 : ma >= 0 ? ra->group->family->metrics[ma].digits
+					   : 3;
+			check_change(v, b, a, dg);
 		}
 	}
 }
@@ -256,6 +289,51 @@ static void metrics_and_ranges_rejected(void **state)
 	pipe_free(&b);
 }
 
+/*
+ * Issue 24, item 9: one z16 CPU, one minute before and three after with three times the
+ * counters.  Every metric is the same on both sides, but LPARCPU's two divisions round apart
+ * (1.4e-14): its change is 0, as the two values are written alike.  W_AIU_CPU is 0.004 before,
+ * shown as 0.00: no percent from it (it was +12400%), though the change stays.
+ */
+static void change_precision(void **state)
+{
+	static const char head[] = "system,cpu,pool,machine,cpsp,interval_start,interval_seconds,B0,B1,E269,E270\n";
+	static const char one[] =
+		"SYSA,0,GCP,3931,5200,2025-04-07T10:00:00Z,60,242913549927,100000000000,12480000,"
+		"1560000000\n";
+	char before[512], after[1024];
+	struct pipe b, a;
+	struct mf_diff *d;
+	struct mf_error e;
+	const struct mf_diff_value *v;
+	int i;
+	(void)state;
+	snprintf(before, sizeof(before), "%s%s", head, one);
+	snprintf(after, sizeof(after), "%s", head);
+	for (i = 0; i < 3; i++)
+		snprintf(after + strlen(after), sizeof(after) - strlen(after),
+			 "SYSA,0,GCP,3931,5200,2025-04-07T10:0%d:00Z,60,242913549927,100000000000,1560000000,"
+			 "1560000000\n",
+			 i);
+	pipe_run(&b, kb, before, MF_BY_SYSTEM | MF_BY_POOL);
+	pipe_run(&a, kb, after, MF_BY_SYSTEM | MF_BY_POOL);
+	assert_int_equal(mf_diff_new(&b.rep, &a.rep, "CPI,LPARCPU,W_AIU_CPU,C_AIU_CPU", &d, &e), 0);
+	assert_int_equal(d->ngroups, 1);
+	v = &d->groups[0].values[metric_at(d, "LPARCPU")];
+	assert_true(v->before != v->after);                   /* the doubles differ... */
+	assert_true(written(v->before) == written(v->after)); /* ...but are written alike */
+	assert_true(v->delta == 0 && v->percent == 0);
+	v = &d->groups[0].values[metric_at(d, "CPI")];
+	assert_true(v->delta == 0 && v->percent == 0);
+	v = &d->groups[0].values[metric_at(d, "W_AIU_CPU")];
+	assert_true(fabs(v->before - 0.004) < 1e-12 && fabs(v->after - 0.5) < 1e-12);
+	same_number(v->delta, 0.496);
+	assert_true(isnan(v->percent));
+	mf_diff_free(d);
+	pipe_free(&b);
+	pipe_free(&a);
+}
+
 /* The JSON of a diff: schema 1, both periods, matched groups with their changes, one-sided lists. */
 static void json_shape(void **state)
 {
@@ -302,9 +380,14 @@ static void json_shape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(migration_against_reports),   cmocka_unit_test(ranges_against_reports),
-		cmocka_unit_test(one_sided_and_percent),       cmocka_unit_test(same_family_first),
-		cmocka_unit_test(metrics_and_ranges_rejected), cmocka_unit_test(json_shape),
+		cmocka_unit_test(migration_against_reports),
+		cmocka_unit_test(ranges_against_reports),
+		cmocka_unit_test(one_sided_and_percent),
+		cmocka_unit_test(same_family_first),
+		cmocka_unit_test(metrics_and_ranges_rejected),
+		cmocka_unit_test(json_shape),
+		cmocka_unit_test(change_precision),
+
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mfstat/base/strbuf.h"
 #include "mfstat/report/diff.h"
 #include "mfstat/report/select.h"
 
@@ -150,6 +151,52 @@ static double metric_value(const struct mf_result *r, const char *name, bool *de
 	return m >= 0 ? r->value[m] : NAN;
 }
 
+/* The decimals a metric is shown with: its family's on the before side, else the after side's (3). */
+static int shown_digits(const struct mf_diff_group *g, const char *name)
+{
+	const struct mf_result *side[2] = {g->before, g->after};
+	size_t k;
+	for (k = 0; k < 2; k++) {
+		int m = side[k] ? mf_family_metric(side[k]->group->family, name) : -1;
+		if (m >= 0)
+			return side[k]->group->family->metrics[m].digits;
+	}
+	return 3;
+}
+
+/* v as the writers write it: 15 significant digits (%.15g). */
+static double as_written(double v)
+{
+	char b[40];
+	if (isnan(v) || isinf(v))
+		return v;
+	b[mf_fmt_g15(v, b)] = '\0';
+	return strtod(b, NULL);
+}
+
+/*
+ * The change and the percent change of one metric (diff.h): after - before of the values as
+ * written, to the 15th significant digit of the larger (what the two carry, so that two values
+ * written alike differ by 0, not by 2.36e-09 of rounding); no percent when before is within
+ * rounding of zero at the metric's decimals (0.001 shown as 0.00 is no base for +49900%).
+ */
+static void change_of(struct mf_diff_value *v, int digits)
+{
+	double b = as_written(v->before), a = as_written(v->after), big = fmax(fabs(a), fabs(b));
+	v->delta = a - b;
+	if (!isnan(v->delta) && v->delta != 0 && big > 0) {
+		/* Steps of 10^e; a negative e divides by 10^-e, exact up to 10^22, so 0.496 stays 0.496. */
+		int e = (int)floor(log10(big)) - 14;
+		if (e < 0 && e >= -22)
+			v->delta = round(v->delta * pow(10, -e)) / pow(10, -e);
+		else
+			v->delta = round(v->delta / pow(10, e)) * pow(10, e);
+	}
+	if (v->delta == 0)
+		v->delta = 0; /* never -0 */
+	v->percent = isnan(v->delta) || mf_shown(b, digits) == 0 ? NAN : v->delta / fabs(b) * 100;
+}
+
 /* Fills a group's values and LSPR; a one-sided group gets no values. */
 static int fill_group(const struct mf_diff *d, struct mf_diff_group *g)
 {
@@ -167,8 +214,7 @@ static int fill_group(const struct mf_diff *d, struct mf_diff_group *g)
 		struct mf_diff_value *v = &g->values[k];
 		v->before = metric_value(g->before, d->metrics[k], &v->in_before);
 		v->after = metric_value(g->after, d->metrics[k], &v->in_after);
-		v->delta = v->after - v->before;
-		v->percent = isnan(v->delta) || v->before == 0 ? NAN : v->delta / fabs(v->before) * 100;
+		change_of(v, shown_digits(g, d->metrics[k]));
 	}
 	return 0;
 }
@@ -360,8 +406,7 @@ static bool both_values(const struct mf_diff_group *g, const char *name, struct 
 {
 	v->before = metric_value(g->before, name, &v->in_before);
 	v->after = metric_value(g->after, name, &v->in_after);
-	v->delta = v->after - v->before;
-	v->percent = isnan(v->delta) || v->before == 0 ? NAN : v->delta / fabs(v->before) * 100;
+	change_of(v, shown_digits(g, name));
 	return !isnan(v->delta);
 }
 
@@ -472,9 +517,10 @@ static void finding_text(const struct mf_diff *d, const struct finding *f, char 
 	}
 	v = &g->values[f->metric];
 	dg = digits_of(g, d->metrics[f->metric]);
-	used = (size_t)snprintf(buf, n, "%s: %s %s %.*f (%.*f -> %.*f, %+.1f%%)", name, d->metrics[f->metric],
-				v->delta > 0 ? "up" : "down", dg, fabs(v->delta), dg, v->before, dg, v->after,
-				v->percent);
+	used = (size_t)snprintf(buf, n, "%s: %s %s %.*f (%.*f -> %.*f", name, d->metrics[f->metric],
+				v->delta > 0 ? "up" : "down", dg, fabs(v->delta), dg, v->before, dg, v->after);
+	if (used < n)
+		used += (size_t)snprintf(buf + used, n - used, isnan(v->percent) ? ")" : ", %+.1f%%)", v->percent);
 	if (used + 2 >= n)
 		return;
 	if (strcmp(d->metrics[f->metric], "CPI") == 0)
@@ -500,8 +546,12 @@ size_t mf_diff_findings(const struct mf_diff *d, size_t max, void (*fn)(void *ct
 			f[nf++] = (struct finding){i, -1, 0};
 		for (k = 0; k < sizeof(watched) / sizeof(watched[0]); k++) {
 			int m = metric_index(d, watched[k]);
-			if (m >= 0 && !isnan(g->values[m].percent) && fabs(g->values[m].percent) >= 1)
-				f[nf++] = (struct finding){i, m, fabs(g->values[m].percent)};
+			const struct mf_diff_value *v = m >= 0 ? &g->values[m] : NULL;
+			if (v && !isnan(v->percent) && fabs(v->percent) >= 1)
+				f[nf++] = (struct finding){i, m, fabs(v->percent)};
+			else if (v && isnan(v->percent) && !isnan(v->delta) &&
+				 mf_shown(v->after, shown_digits(g, watched[k])) != 0)
+				f[nf++] = (struct finding){i, m, INFINITY}; /* from about zero: no percent, the most */
 		}
 	}
 	qsort(f, nf, sizeof(*f), cmp_finding);
