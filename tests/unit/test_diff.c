@@ -334,6 +334,86 @@ static void change_precision(void **state)
 	pipe_free(&a);
 }
 
+struct texts {
+	char t[16][1024];
+	size_t n;
+};
+
+static void keep_text(void *ctx, const char *text)
+{
+	struct texts *x = ctx;
+	if (x->n < 16)
+		snprintf(x->t[x->n++], sizeof(x->t[0]), "%s", text);
+}
+
+/* The finding of a group and metric ("SYSA / ZIIP: RNI "), or fail. */
+static const char *finding_of(const struct texts *x, const char *start)
+{
+	size_t i;
+	for (i = 0; i < x->n; i++)
+		if (strncmp(x->t[i], start, strlen(start)) == 0)
+			return x->t[i];
+	fail_msg("no finding starting \"%s\"", start);
+	return NULL;
+}
+
+/*
+ * Issue 24, item 9: an RNI move explained by the sourcing levels that moved it most, and in a
+ * migration by the formula's part and the sourcing's.  SYSA's zIIPs, z15 before and z16 after:
+ * RNI rose 0.031 while L3P, L4LP and MEMP each fell about a quarter ("no more sourcing beyond
+ * L2" before).  By hand from cpumf-formulas.md: z16's formula on the z15 sourcing, 4.1 * (0.45
+ * L3P + 1.3 L4LP + 5.0 L4RP + 6.1 MEMP) / 100, less z15's RNI is the formula's part; the rest
+ * is the sourcing's.
+ */
+static void rni_explained(void **state)
+{
+	const char *const fb[] = {Z15_DAY, NULL}, *const fa[] = {Z16_WEEK, NULL};
+	struct pipe b, a;
+	struct mf_diff *d;
+	struct mf_error e;
+	struct texts x = {0};
+	const struct mf_diff_group *g = NULL;
+	const char *text;
+	double l3, l4l, l4r, mem, rni_b, rni_a, formula, sourcing;
+	char want[128];
+	size_t i;
+	(void)state;
+	run_files(&b, fb, MF_BY_SYSTEM | MF_BY_POOL, NULL);
+	run_files(&a, fa, MF_BY_SYSTEM | MF_BY_POOL, NULL);
+	assert_int_equal(mf_diff_new(&b.rep, &a.rep, NULL, &d, &e), 0);
+	for (i = 0; i < d->ngroups; i++)
+		if (strcmp(mf_strtab_get(b.rep.tab, d->groups[i].before->group->system), "SYSA") == 0 &&
+		    d->groups[i].before->group->pool == MF_POOL_ZIIP)
+			g = &d->groups[i];
+	assert_non_null(g);
+	l3 = g->values[metric_at(d, "L3P")].before;
+	l4l = g->values[metric_at(d, "L4LP")].before;
+	l4r = g->values[metric_at(d, "L4RP")].before;
+	mem = g->values[metric_at(d, "MEMP")].before;
+	rni_b = g->values[metric_at(d, "RNI")].before;
+	rni_a = g->values[metric_at(d, "RNI")].after;
+	formula = 4.1 * (0.45 * l3 + 1.3 * l4l + 5.0 * l4r + 6.1 * mem) / 100 - rni_b;
+	sourcing = rni_a - rni_b - formula;
+	assert_true(formula > 0.3 && sourcing < -0.25); /* the formula lifts it, the sourcing pulls it down */
+	mf_diff_findings(d, 16, keep_text, &x);
+	text = finding_of(&x, "SYSA / ZIIP: RNI up 0.031");
+	snprintf(want, sizeof(want), ": %+.3f from the RNI formula of z16 instead of z15's, %+.3f from fewer L1 misses",
+		 formula, sourcing);
+	if (!strstr(text, want))
+		fail_msg("\"%s\" lacks \"%s\"", text, want);
+	/* The three levels that moved RNI most, memory first (6.1 a point), L4RP (0.1 points) left out. */
+	snprintf(want, sizeof(want), "memory (MEMP %.2f%% -> %.2f%%), an L3 on the same chip (L3P %.2f%%", mem,
+		 g->values[metric_at(d, "MEMP")].after, l3);
+	if (!strstr(text, want))
+		fail_msg("\"%s\" lacks \"%s\"", text, want);
+	assert_non_null(strstr(text, " and caches elsewhere on the same drawer (L4LP "));
+	assert_null(strstr(text, "L4RP"));
+	assert_null(strstr(text, "no more sourcing"));
+	mf_diff_free(d);
+	pipe_free(&b);
+	pipe_free(&a);
+}
+
 /* The JSON of a diff: schema 1, both periods, matched groups with their changes, one-sided lists. */
 static void json_shape(void **state)
 {
@@ -387,7 +467,7 @@ int main(void)
 		cmocka_unit_test(metrics_and_ranges_rejected),
 		cmocka_unit_test(json_shape),
 		cmocka_unit_test(change_precision),
-
+		cmocka_unit_test(rni_explained),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -80,11 +80,13 @@ void mf_diff_group_name(const struct mf_diff *d, const struct mf_diff_group *g, 
 /*
  * What moved most, in plain words, most important first: LSPR classes that
  * moved, then the largest changes of CPI, RNI, L1MP and LPARCPU (1% or more;
- * a move from about zero, without a percent, first),
- * a CPI or RNI move explained by the sourcing percentages that moved most
- * ("RNI up 0.21 (0.880 -> 1.090, +23.9%): more L1 misses sourced from memory
- * (MEMP 1.76 -> 2.40)").  Calls fn once per finding, at most max times;
- * returns how many there were in all.
+ * a move from about zero, without a percent, first), a CPI move explained by
+ * the instructions or the L1 misses, an RNI move by the sourcing levels that
+ * moved it most (each alone in the after side's formula) and, across two
+ * families, by the formula ("RNI up 0.031 (0.858 -> 0.889, +3.6%): +0.323 from
+ * the RNI formula of z16 instead of z15's, -0.292 from fewer L1 misses sourced
+ * from memory (MEMP 2.38% -> 1.77%), ...").  Calls fn once per finding, at
+ * most max times; returns how many there were in all.
  */
 size_t mf_diff_findings(const struct mf_diff *d, size_t max, void (*fn)(void *ctx, const char *text), void *ctx);
 
