@@ -18,7 +18,8 @@ static const char diff_help[] =
 	"groups of each side are matched on their keys (not their machine family),\n"
 	"and every metric is shown before, after, with its change and percent change,\n"
 	"with the LSPR class before and after.  BEFORE, AFTER and INPUT are a file or\n"
-	"a comma-separated list of files.\n"
+	"a comma-separated list of files.  Sides with no group in common are an error\n"
+	"(exit status 1).\n"
 	"\n"
 	"Options:\n"
 	"  --before FROM/TO   the period before, from INPUT (ISO 8601 times, UTC unless\n"
@@ -279,6 +280,43 @@ static int run_side(const struct diff_opts *o, int k, const struct mf_pipeline_o
 	return 0;
 }
 
+/* "system and pool": the keys groups are matched on, in words. */
+static void by_words(unsigned by, char *buf, size_t n)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} keys[] = {{MF_BY_SYSTEM, "system"}, {MF_BY_LPAR, "LPAR"}, {MF_BY_POOL, "pool"}, {MF_BY_CPU, "CPU"}};
+	size_t k, left = 0, used = 0;
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		left += (by & keys[k].bit) != 0;
+	buf[0] = '\0';
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (!(by & keys[k].bit))
+			continue;
+		mf_buf_appendf(buf, n, &used, "%s%s", used ? (left == 1 ? " and " : ", ") : "", keys[k].name);
+		left--;
+	}
+	if (!used)
+		snprintf(buf, n, "nothing (all data)");
+}
+
+/* "SYSA / GCP (z15), SYSA / ZIIP (z15)": the keys of one side's groups, the first few. */
+static void side_keys(const struct mf_diff *d, const struct mf_diff_group *gs, size_t n, char *buf, size_t len)
+{
+	enum { SHOWN = 6 };
+	size_t i, used = 0;
+	buf[0] = '\0';
+	for (i = 0; i < n && i < SHOWN; i++) {
+		const struct mf_result *r = gs[i].before ? gs[i].before : gs[i].after;
+		char name[200];
+		mf_diff_group_name(d, &gs[i], name, sizeof(name));
+		mf_buf_appendf(buf, len, &used, "%s%s (%s)", i ? ", " : "", name, r->group->family->display);
+	}
+	if (n > SHOWN)
+		mf_buf_appendf(buf, len, &used, " and %zu more", n - SHOWN);
+}
+
 /* Both sides read, compared and written.  Returns the exit status. */
 static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *base, const struct mf_select *sel)
 {
@@ -312,6 +350,19 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 	if (got) {
 		cli_err("diff: %s", e.msg);
 		rc = cli_exit_for(got);
+		goto out;
+	}
+	if (d->ngroups == 0) {
+		/* Nothing matched: not "nothing moved", but nothing compared. */
+		char keys[64], b[1600], a[1600];
+		by_words(d->by, keys, sizeof(keys));
+		side_keys(d, d->only_before, d->nonly_before, b, sizeof(b));
+		side_keys(d, d->only_after, d->nonly_after, a, sizeof(a));
+		cli_err("diff: no group matches between the sides (matched on %s): before has %s; after has %s", keys,
+			b, a);
+		fputs("mfstat: (--by chooses the keys: --by pool matches the pools of systems named otherwise)\n",
+		      stderr);
+		rc = EXIT_DATA;
 		goto out;
 	}
 	fp = cli_open_out(o->out);

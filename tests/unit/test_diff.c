@@ -50,6 +50,37 @@ static void same_number(double a, double b)
 		assert_true(a == b); /* exactly: the same sums, divided the same way */
 }
 
+/* v as the writers write it: %.15g. */
+static double written(double v)
+{
+	char b[64];
+	snprintf(b, sizeof(b), "%.15g", v);
+	return strtod(b, NULL);
+}
+
+/*
+ * The change and percent of diff.h: after - before of the values as written, to the 15th
+ * significant digit of the larger (so within a step of that digit of the plain difference, and
+ * 0 when both are written alike); no percent when before is within rounding of zero at the
+ * metric's decimals.
+ */
+static void check_change(const struct mf_diff_value *v, double b, double a, int digits)
+{
+	double big = fmax(fabs(written(a)), fabs(written(b))), step;
+	if (isnan(a) || isnan(b)) {
+		assert_true(isnan(v->delta) && isnan(v->percent));
+		return;
+	}
+	step = big > 0 ? pow(10, floor(log10(big)) - 14) : 0;
+	if (written(a) == written(b))
+		assert_true(v->delta == 0);
+	assert_true(fabs(v->delta - (a - b)) <= 1.5 * step);
+	if (fabs(b) < 0.5 * pow(10, -digits))
+		assert_true(isnan(v->percent));
+	else
+		same_number(v->percent, v->delta / fabs(written(b)) * 100);
+}
+
 /* Every matched value equals that of a report of its side made on its own. */
 static void check_against(const struct mf_diff *d, const struct mf_report *sep_b, const struct mf_report *sep_a)
 {
@@ -74,8 +105,10 @@ static void check_against(const struct mf_diff *d, const struct mf_report *sep_b
 			assert_int_equal(v->in_after, ma >= 0);
 			same_number(v->before, b);
 			same_number(v->after, a);
-			same_number(v->delta, a - b);
-			same_number(v->percent, b == 0 ? NAN : (a - b) / fabs(b) * 100);
+			int dg = mb >= 0   ? rb->group->family->metrics[mb].digits
+				 : ma >= 0 ? ra->group->family->metrics[ma].digits
+					   : 3;
+			check_change(v, b, a, dg);
 		}
 	}
 }
@@ -256,6 +289,131 @@ static void metrics_and_ranges_rejected(void **state)
 	pipe_free(&b);
 }
 
+/*
+ * Issue 24, item 9: one z16 CPU, one minute before and three after with three times the
+ * counters.  Every metric is the same on both sides, but LPARCPU's two divisions round apart
+ * (1.4e-14): its change is 0, as the two values are written alike.  W_AIU_CPU is 0.004 before,
+ * shown as 0.00: no percent from it (it was +12400%), though the change stays.
+ */
+static void change_precision(void **state)
+{
+	static const char head[] = "system,cpu,pool,machine,cpsp,interval_start,interval_seconds,B0,B1,E269,E270\n";
+	static const char one[] =
+		"SYSA,0,GCP,3931,5200,2025-04-07T10:00:00Z,60,242913549927,100000000000,12480000,"
+		"1560000000\n";
+	char before[512], after[1024];
+	struct pipe b, a;
+	struct mf_diff *d;
+	struct mf_error e;
+	const struct mf_diff_value *v;
+	int i;
+	(void)state;
+	snprintf(before, sizeof(before), "%s%s", head, one);
+	snprintf(after, sizeof(after), "%s", head);
+	for (i = 0; i < 3; i++)
+		snprintf(after + strlen(after), sizeof(after) - strlen(after),
+			 "SYSA,0,GCP,3931,5200,2025-04-07T10:0%d:00Z,60,242913549927,100000000000,1560000000,"
+			 "1560000000\n",
+			 i);
+	pipe_run(&b, kb, before, MF_BY_SYSTEM | MF_BY_POOL);
+	pipe_run(&a, kb, after, MF_BY_SYSTEM | MF_BY_POOL);
+	assert_int_equal(mf_diff_new(&b.rep, &a.rep, "CPI,LPARCPU,W_AIU_CPU,C_AIU_CPU", &d, &e), 0);
+	assert_int_equal(d->ngroups, 1);
+	v = &d->groups[0].values[metric_at(d, "LPARCPU")];
+	assert_true(v->before != v->after);                   /* the doubles differ... */
+	assert_true(written(v->before) == written(v->after)); /* ...but are written alike */
+	assert_true(v->delta == 0 && v->percent == 0);
+	v = &d->groups[0].values[metric_at(d, "CPI")];
+	assert_true(v->delta == 0 && v->percent == 0);
+	v = &d->groups[0].values[metric_at(d, "W_AIU_CPU")];
+	assert_true(fabs(v->before - 0.004) < 1e-12 && fabs(v->after - 0.5) < 1e-12);
+	same_number(v->delta, 0.496);
+	assert_true(isnan(v->percent));
+	mf_diff_free(d);
+	pipe_free(&b);
+	pipe_free(&a);
+}
+
+struct texts {
+	char t[16][1024];
+	size_t n;
+};
+
+static void keep_text(void *ctx, const char *text)
+{
+	struct texts *x = ctx;
+	if (x->n < 16)
+		snprintf(x->t[x->n++], sizeof(x->t[0]), "%s", text);
+}
+
+/* The finding of a group and metric ("SYSA / ZIIP: RNI "), or fail. */
+static const char *finding_of(const struct texts *x, const char *start)
+{
+	size_t i;
+	for (i = 0; i < x->n; i++)
+		if (strncmp(x->t[i], start, strlen(start)) == 0)
+			return x->t[i];
+	fail_msg("no finding starting \"%s\"", start);
+	return NULL;
+}
+
+/*
+ * Issue 24, item 9: an RNI move explained by the sourcing levels that moved it most, and in a
+ * migration by the formula's part and the sourcing's.  SYSA's zIIPs, z15 before and z16 after:
+ * RNI rose 0.031 while L3P, L4LP and MEMP each fell about a quarter ("no more sourcing beyond
+ * L2" before).  By hand from cpumf-formulas.md: z16's formula on the z15 sourcing, 4.1 * (0.45
+ * L3P + 1.3 L4LP + 5.0 L4RP + 6.1 MEMP) / 100, less z15's RNI is the formula's part; the rest
+ * is the sourcing's.
+ */
+static void rni_explained(void **state)
+{
+	const char *const fb[] = {Z15_DAY, NULL}, *const fa[] = {Z16_WEEK, NULL};
+	struct pipe b, a;
+	struct mf_diff *d;
+	struct mf_error e;
+	struct texts x = {0};
+	const struct mf_diff_group *g = NULL;
+	const char *text;
+	double l3, l4l, l4r, mem, rni_b, rni_a, formula, sourcing;
+	char want[128];
+	size_t i;
+	(void)state;
+	run_files(&b, fb, MF_BY_SYSTEM | MF_BY_POOL, NULL);
+	run_files(&a, fa, MF_BY_SYSTEM | MF_BY_POOL, NULL);
+	assert_int_equal(mf_diff_new(&b.rep, &a.rep, NULL, &d, &e), 0);
+	for (i = 0; i < d->ngroups; i++)
+		if (strcmp(mf_strtab_get(b.rep.tab, d->groups[i].before->group->system), "SYSA") == 0 &&
+		    d->groups[i].before->group->pool == MF_POOL_ZIIP)
+			g = &d->groups[i];
+	assert_non_null(g);
+	l3 = g->values[metric_at(d, "L3P")].before;
+	l4l = g->values[metric_at(d, "L4LP")].before;
+	l4r = g->values[metric_at(d, "L4RP")].before;
+	mem = g->values[metric_at(d, "MEMP")].before;
+	rni_b = g->values[metric_at(d, "RNI")].before;
+	rni_a = g->values[metric_at(d, "RNI")].after;
+	formula = 4.1 * (0.45 * l3 + 1.3 * l4l + 5.0 * l4r + 6.1 * mem) / 100 - rni_b;
+	sourcing = rni_a - rni_b - formula;
+	assert_true(formula > 0.3 && sourcing < -0.25); /* the formula lifts it, the sourcing pulls it down */
+	mf_diff_findings(d, 16, keep_text, &x);
+	text = finding_of(&x, "SYSA / ZIIP: RNI up 0.031");
+	snprintf(want, sizeof(want), ": %+.3f from the RNI formula of z16 instead of z15's, %+.3f from fewer L1 misses",
+		 formula, sourcing);
+	if (!strstr(text, want))
+		fail_msg("\"%s\" lacks \"%s\"", text, want);
+	/* The three levels that moved RNI most, memory first (6.1 a point), L4RP (0.1 points) left out. */
+	snprintf(want, sizeof(want), "memory (MEMP %.2f%% -> %.2f%%), an L3 on the same chip (L3P %.2f%%", mem,
+		 g->values[metric_at(d, "MEMP")].after, l3);
+	if (!strstr(text, want))
+		fail_msg("\"%s\" lacks \"%s\"", text, want);
+	assert_non_null(strstr(text, " and caches elsewhere on the same drawer (L4LP "));
+	assert_null(strstr(text, "L4RP"));
+	assert_null(strstr(text, "no more sourcing"));
+	mf_diff_free(d);
+	pipe_free(&b);
+	pipe_free(&a);
+}
+
 /* The JSON of a diff: schema 1, both periods, matched groups with their changes, one-sided lists. */
 static void json_shape(void **state)
 {
@@ -302,9 +460,14 @@ static void json_shape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(migration_against_reports),   cmocka_unit_test(ranges_against_reports),
-		cmocka_unit_test(one_sided_and_percent),       cmocka_unit_test(same_family_first),
-		cmocka_unit_test(metrics_and_ranges_rejected), cmocka_unit_test(json_shape),
+		cmocka_unit_test(migration_against_reports),
+		cmocka_unit_test(ranges_against_reports),
+		cmocka_unit_test(one_sided_and_percent),
+		cmocka_unit_test(same_family_first),
+		cmocka_unit_test(metrics_and_ranges_rejected),
+		cmocka_unit_test(json_shape),
+		cmocka_unit_test(change_precision),
+		cmocka_unit_test(rni_explained),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -676,6 +676,265 @@ static void dedup_parts_wide(void **state)
 	free(s);
 }
 
+/* True when some warning of the report holds all of the texts (NULL-terminated). */
+static bool warned(const struct pipe *p, const char *const *texts)
+{
+	size_t i, k;
+	for (i = 0; i < p->rep.nwarnings; i++) {
+		for (k = 0; texts[k] && strstr(p->rep.warnings[i], texts[k]); k++)
+			;
+		if (!texts[k])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Impossible busy (issue 24, item 7): the same system in two inputs whose intervals are shifted
+ * by 30 s.  Grouped by system, its two CPUs count 4 x 54 s of busy cycles in the 90 s the
+ * intervals cover: LPARCPU 240 with 2 CPUs, beyond the 202 they can be (101 each).  The group
+ * is flagged with two of its overlapping intervals, and the duplicate check's tables name the
+ * CPUs whose intervals overlap whatever the grouping.
+ */
+static void busy_beyond_cpus(void **state)
+{
+	/* 0.9 x 5200e6 x 60 = 280800000000 cycles: 90 % of a 60 s interval at 5200 MHz. */
+	static const char head[] = "system,cpu,pool,machine,cpsp,interval_start,interval_seconds,B0,B1\n";
+	static const char one[] =
+		"S,0,GCP,z16,5200,2025-01-01T00:00:00Z,60,280800000000,100000000000\n"
+		"S,1,GCP,z16,5200,2025-01-01T00:00:00Z,60,280800000000,100000000000\n";
+	static const char next[] =
+		"S,0,GCP,z16,5200,2025-01-01T00:01:00Z,60,280800000000,100000000000\n"
+		"S,1,GCP,z16,5200,2025-01-01T00:01:00Z,60,280800000000,100000000000\n";
+	static const char shifted[] =
+		"S,0,GCP,z16,5200,2025-01-01T00:00:30Z,60,280800000000,100000000000\n"
+		"S,1,GCP,z16,5200,2025-01-01T00:00:30Z,60,280800000000,100000000000\n";
+	static const char *const busy[] = {"impossible busy: LPARCPU 240.0 with 2 CPUs (at most 200)",
+					   "system S: 2025-01-01T00:00:00Z (60 s) and 2025-01-01T00:00:30Z (60 s)",
+					   NULL};
+	static const char *const overlap[] = {"intervals overlap within one CPU on 2 CPUs of 1 system",
+					      "first system S cpu 0: 2025-01-01T00:00:00Z (60 s) and "
+					      "2025-01-01T00:00:30Z (60 s)",
+					      NULL};
+	char csv[1024];
+	struct mf_group_overlap ov;
+	struct pipe p;
+	struct mf_error e;
+	(void)state;
+
+	/* Two intervals that follow each other: 90 % of each CPU, nothing to say. */
+	snprintf(csv, sizeof(csv), "%s%s%s", head, one, next);
+	pipe_run(&p, kb, csv, MF_BY_SYSTEM);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 180.0) < 1e-9);
+	assert_false(p.res[0].doubts & MF_DOUBT_BUSY);
+	assert_false(mf_group_find_overlap(p.groups[0], &ov));
+	assert_int_equal(p.rep.overlap.cpus, 0);
+	assert_false(warned(&p, busy) || warned(&p, overlap));
+	pipe_free(&p);
+
+	/* The shifted copy as a second input. */
+	snprintf(csv, sizeof(csv), "%s%s", head, one);
+	pipe_begin(&p, kb, MF_BY_SYSTEM, NULL, NULL);
+	assert_int_equal(mf_pipeline_add_mem(p.pl, "a.csv", csv, strlen(csv), &e), 0);
+	snprintf(csv, sizeof(csv), "%s%s", head, shifted);
+	assert_int_equal(mf_pipeline_add_mem(p.pl, "b.csv", csv, strlen(csv), &e), 0);
+	pipe_end(&p);
+	assert_int_equal(p.n, 1);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 240.0) < 1e-9); /* 4 x 54 s / 90 s */
+	assert_int_equal(p.res[0].cpus, 2);
+	assert_true(p.res[0].doubts & MF_DOUBT_BUSY);
+	assert_true(mf_group_find_overlap(p.groups[0], &ov));
+	assert_string_equal(mf_strtab_get(p.tab, ov.system), "S");
+	assert_true(ov.a_start_us == INT64_C(1735689600) * 1000000 && ov.a_seconds == 60);
+	assert_true(ov.b_start_us == INT64_C(1735689630) * 1000000 && ov.b_seconds == 60);
+	assert_true(warned(&p, busy));
+	assert_int_equal(p.rep.overlap.cpus, 2);
+	assert_int_equal(p.rep.overlap.systems, 1);
+	assert_int_equal(p.rep.overlap.cpu, 0);
+	assert_true(p.rep.overlap.pair);
+	assert_true(p.rep.overlap.a_start_s == 1735689600 && p.rep.overlap.a_len_s == 60);
+	assert_true(p.rep.overlap.b_start_s == 1735689630 && p.rep.overlap.b_len_s == 60);
+	assert_true(warned(&p, overlap));
+	pipe_free(&p);
+
+	/* By interval every group is possible: the overlap alone says it, naming the same two. */
+	snprintf(csv, sizeof(csv), "%s%s%s", head, one, shifted);
+	pipe_run(&p, kb, csv, MF_BY_DEFAULT);
+	assert_int_equal(p.n, 2);
+	assert_false((p.res[0].doubts | p.res[1].doubts) & MF_DOUBT_BUSY);
+	assert_false(warned(&p, busy));
+	assert_true(warned(&p, overlap));
+	pipe_free(&p);
+
+	/* Rows without a CPU number (totals of a system) are not counted as CPUs: no bound. */
+	pipe_run(&p, kb,
+		 "system,machine,cpsp,interval_start,interval_seconds,B0,B1\n"
+		 "S,z16,5200,2025-01-01T00:00:00Z,60,1092000000000,1\n",
+		 MF_BY_SYSTEM);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 350.0) < 1e-9);
+	assert_false(p.res[0].doubts & MF_DOUBT_BUSY);
+	assert_int_equal(p.rep.overlap.cpus, 0);
+	pipe_free(&p);
+
+	/* 101 % of one CPU is within rounding; 102 % is not. */
+	pipe_run(&p, kb,
+		 "system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1\n"
+		 "S,0,z16,5200,2025-01-01T00:00:00Z,60,315120000000,1\n"
+		 "T,0,z16,5200,2025-01-01T00:00:00Z,60,318240000000,1\n",
+		 MF_BY_SYSTEM);
+	assert_true(fabs(metric(&p, 0, "LPARCPU") - 101.0) < 1e-9);
+	assert_false(p.res[0].doubts & MF_DOUBT_BUSY);
+	assert_true(fabs(metric(&p, 1, "LPARCPU") - 102.0) < 1e-9);
+	assert_true(p.res[1].doubts & MF_DOUBT_BUSY);
+	{
+		static const char *const alone[] =
+			{"impossible busy: LPARCPU 102.0 with 1 CPU (at most 100) in 1 "
+			 "group, first z16 system T; a wrong CPU speed",
+			 NULL};
+		assert_true(warned(&p, alone));
+	}
+	pipe_free(&p);
+}
+
+/* A sample of one CPU of system 1 (LPAR 2) for the overlap check: start and length in seconds. */
+static void cpu_sample(struct mf_sample *s, int64_t cpu, int64_t start, double seconds)
+{
+	mf_sample_reset(s);
+	s->family = mf_kb_generic(kb);
+	s->system = 1;
+	s->lpar = 2;
+	s->cpu = cpu;
+	s->pool = MF_POOL_GCP;
+	s->has_start = true;
+	s->start_us = (INT64_C(1735689600) + start) * 1000000;
+	s->seconds = seconds;
+	s->n = 1;
+	s->slot[0] = 0;
+	s->value[0] = (uint64_t)(start + 7 * cpu);
+}
+
+/*
+ * The overlap check's work is counted, not timed: N intervals of a CPU in time order cost one
+ * step each, in reverse order (dumps given newest first) a few; intervals that only seem to meet
+ * because their starts and lengths are rounded to the second are not overlaps.
+ */
+static void overlap_work(void **state)
+{
+	enum { N = 4000 };
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	struct mf_dedup_overlap o;
+	struct mf_error e;
+	int i, pass;
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(mf_strtab_intern(tab, "SYSA", 4), 1);
+	assert_int_equal(mf_strtab_intern(tab, "LP1", 3), 2);
+	for (pass = 0; pass < 2; pass++) {
+		struct mf_dedup *d = mf_dedup_new();
+		for (i = 0; i < N; i++) {
+			int k = pass ? N - 1 - i : i;
+			/* 900 s intervals whose boundaries wander by up to 0.4 s (SMF jitter). */
+			double jitter = (k % 3 - 1) * 0.4, next = ((k + 1) % 3 - 1) * 0.4;
+			cpu_sample(s, 0, 0, 900 + next - jitter);
+			s->start_us = (INT64_C(1735689600) + 900 * (int64_t)k) * 1000000 + llround(jitter * 1e6);
+			assert_int_equal(mf_dedup_check(d, "a.csv", s, &e), MF_DEDUP_KEEP);
+		}
+		assert_true(mf_dedup_overlap_steps(d) >= N - 1);
+		if (pass == 0)
+			assert_true(mf_dedup_overlap_steps(d) <= N);
+		else
+			assert_true(mf_dedup_overlap_steps(d) <= 3 * N);
+		assert_int_equal(mf_dedup_overlaps(d, NULL, 0, tab, &o), 0);
+		assert_int_equal(o.cpus, 0);
+		assert_int_equal(o.cpu, -1);
+		mf_dedup_free(d);
+	}
+	mf_strtab_free(tab);
+	free(s);
+}
+
+/*
+ * Overlaps within one CPU found in every way the samples come: in one table, from parts read at
+ * once (their runs merged at the end or when the next file comes), in any order; two CPUs with
+ * the same number in two LPARs, or a CPU without a number, are never taken for one.
+ */
+static void overlap_tables(void **state)
+{
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	struct mf_dedup *d = mf_dedup_new(), *part = mf_dedup_new();
+	struct mf_dedup_part dp;
+	struct mf_dedup_overlap o;
+	struct mf_error e;
+	/* The part's names: 1 is the whole's 2 (LP1), 2 the whole's 1 (SYSA). */
+	uint32_t map[3] = {0, 2, 1}, rev[3] = {0, 2, 1};
+	int i;
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(mf_strtab_intern(tab, "SYSA", 4), 1);
+	assert_int_equal(mf_strtab_intern(tab, "LP1", 3), 2);
+	/* Four 900 s intervals of CPUs 0 and 1 in the whole's table; CPU 1 also in another LPAR. */
+	for (i = 0; i < 4; i++) {
+		cpu_sample(s, 0, 900 * i, 900);
+		assert_int_equal(mf_dedup_check(d, "a.smf", s, &e), MF_DEDUP_KEEP);
+		cpu_sample(s, 1, 900 * i, 900);
+		assert_int_equal(mf_dedup_check(d, "a.smf", s, &e), MF_DEDUP_KEEP);
+	}
+	cpu_sample(s, 1, 300, 900);
+	s->lpar = 3;
+	assert_int_equal(mf_dedup_check(d, "a.smf", s, &e), MF_DEDUP_KEEP);
+	/* No number: not checked. */
+	cpu_sample(s, -1, 300, 900);
+	assert_int_equal(mf_dedup_check(d, "a.smf", s, &e), MF_DEDUP_KEEP);
+	/* The same system 300 s later, in a part with its own names: CPU 1 only. */
+	for (i = 0; i < 4; i++) {
+		cpu_sample(s, 1, 300 + 900 * i, 900);
+		s->system = 2;
+		s->lpar = 1;
+		assert_int_equal(mf_dedup_check(part, "b.smf", s, &e), MF_DEDUP_KEEP);
+	}
+	memset(&dp, 0, sizeof(dp));
+	dp = (struct mf_dedup_part){part, map, rev, 3, 3, 0};
+	assert_int_equal(mf_dedup_overlaps(d, &dp, 1, tab, &o), 0);
+	assert_int_equal(o.cpus, 1);
+	assert_int_equal(o.systems, 1);
+	assert_int_equal(o.system, 1);
+	assert_int_equal(o.lpar, 2);
+	assert_int_equal(o.cpu, 1);
+	assert_true(o.pair);
+	assert_true(o.a_start_s == 1735689600 && o.a_len_s == 900);
+	assert_true(o.b_start_s == 1735689900 && o.b_len_s == 900);
+	mf_dedup_free(d);
+	mf_dedup_free(part);
+
+	/* The part added when the next file comes (mf_dedup_add_parts), its overlap found in it alone. */
+	d = mf_dedup_new();
+	part = mf_dedup_new();
+	dp.d = part;
+	for (i = 3; i >= 0; i--) { /* in reverse order */
+		cpu_sample(s, 0, 900 * i, 900);
+		s->system = 2;
+		s->lpar = 1;
+		assert_int_equal(mf_dedup_check(part, "b.smf", s, &e), MF_DEDUP_KEEP);
+	}
+	cpu_sample(s, 0, 1000, 60); /* within the second interval */
+	s->system = 2;
+	s->lpar = 1;
+	assert_int_equal(mf_dedup_check(part, "b.smf", s, &e), MF_DEDUP_KEEP);
+	assert_int_equal(mf_dedup_add_parts(d, &dp, 1), 0);
+	assert_int_equal(mf_dedup_overlaps(d, NULL, 0, tab, &o), 0);
+	assert_int_equal(o.cpus, 1);
+	assert_int_equal(o.cpu, 0);
+	assert_true(o.pair);
+	assert_true(o.a_start_s == 1735690500 && o.a_len_s == 900);
+	assert_true(o.b_start_s == 1735690600 && o.b_len_s == 60);
+	mf_dedup_free(d);
+	mf_dedup_free(part);
+	mf_strtab_free(tab);
+	free(s);
+}
+
 /* Distinct CPUs: numbers of one system and LPAR kept short, then whole once another LPAR, a
  * number beyond 32 bits or another system comes; the count is the same either way, and merging
  * groups of both kinds counts each CPU once. */
@@ -730,6 +989,8 @@ int main(void)
 		cmocka_unit_test(cpus_kinds),       cmocka_unit_test(interval_spans_systems),
 		cmocka_unit_test(dedup_smf),        cmocka_unit_test(dedup_wide),
 		cmocka_unit_test(dedup_parts_wide), cmocka_unit_test(max_groups),
+		cmocka_unit_test(busy_beyond_cpus), cmocka_unit_test(overlap_work),
+		cmocka_unit_test(overlap_tables),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

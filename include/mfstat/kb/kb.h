@@ -97,6 +97,7 @@ struct mf_family {
 	size_t nreport;
 	int *report;           /* reported metrics in order; MF_REPORT_LSPR for the class */
 	int idx_l1mp, idx_rni; /* metric indices used by LSPR, or -1 */
+	int idx_lparcpu;       /* LPARCPU, for the bound on busy (mf_metrics_compute), or -1 */
 
 	size_t ntopology;
 	struct mf_topology *topology;

@@ -2,10 +2,12 @@
 #ifndef MFSTAT_DEDUP_H
 #define MFSTAT_DEDUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "mfstat/base/error.h"
+#include "mfstat/base/strtab.h"
 #include "mfstat/input/sample.h"
 
 /*
@@ -80,11 +82,47 @@ int mf_dedup_parts_disjoint(const struct mf_dedup *into, const struct mf_dedup_p
  */
 int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n,
 				  size_t share, size_t nshares);
-/* Adds the identities of disjoint parts, in order, to into: 0 or MF_ENOMEM. */
+/* Adds the identities of disjoint parts, in order, to into, with their per-CPU runs: 0 or MF_ENOMEM. */
 int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n);
 
 /* Makes room for n more identities at once (no growing on the way): 0 or MF_ENOMEM. */
 int mf_dedup_reserve(struct mf_dedup *d, size_t n);
+
+/*
+ * Intervals that overlap within one CPU: two samples of the same system, LPAR
+ * and CPU whose intervals [start, start + length) share 2 seconds or more
+ * (identities are kept to the second, so adjacent intervals may seem to share
+ * one) without being the same sample.  That is the same time of a CPU counted
+ * twice, as when one system is read from two dumps whose intervals are
+ * shifted: the duplicate check cannot see it, since no two samples are alike.
+ *
+ * Each table keeps, per CPU, the time its intervals cover as sorted runs (one
+ * run while they follow each other), so a sample that comes in time order
+ * costs one comparison, and memory grows with the CPUs and the gaps, not the
+ * samples.  Samples without a CPU number, a length, a system or a start are
+ * not checked: the CPUs of their rows cannot be told apart.
+ */
+struct mf_dedup_overlap {
+	uint64_t cpus;    /* CPUs with overlapping intervals */
+	uint64_t systems; /* the systems of those CPUs */
+	/* The first such CPU, by system and LPAR name then CPU number, and two of its intervals. */
+	uint32_t system, lpar;                          /* string-table ids (lpar 0: none) */
+	int64_t cpu;                                    /* -1 when cpus is 0 */
+	bool pair;                                      /* the two intervals below are known */
+	int64_t a_start_s, a_len_s, b_start_s, b_len_s; /* a starts first; seconds */
+};
+
+/*
+ * Adds the per-CPU runs of the parts (read in parts, not yet added with
+ * mf_dedup_add_parts; n may be 0) to into's, then fills *out, naming the
+ * first CPU by the names of tab.  Call it once, after the last input: into
+ * keeps the parts' runs.  Returns 0 or MF_ENOMEM.
+ */
+int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n, const struct mf_strtab *tab,
+		      struct mf_dedup_overlap *out);
+
+/* The steps of d's overlap check so far (runs compared or moved): work counted for tests, never timed. */
+uint64_t mf_dedup_overlap_steps(const struct mf_dedup *d);
 
 /* Second copies dropped as duplicates, and conflicts found, so far. */
 uint64_t mf_dedup_duplicates(const struct mf_dedup *d);

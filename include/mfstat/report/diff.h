@@ -25,8 +25,15 @@
 struct mf_diff_value {
 	bool in_before, in_after; /* the metric is defined on that side's family */
 	double before, after;     /* NaN when not available (or not defined) */
-	double delta;             /* after - before; NaN when either is */
-	double percent;           /* delta in percent of |before|; NaN when before is 0 or either is NaN */
+	/*
+	 * after - before of the values as written (%.15g), to the 15th significant digit of the
+	 * larger: two values written alike differ by 0, not by the rounding of their doubles.
+	 * NaN when either is.
+	 */
+	double delta;
+	/* delta in percent of |before|; NaN when either is NaN or before is within rounding of zero
+	 * at the metric's decimals (0.004 shown as 0.00) */
+	double percent;
 };
 
 /* A group of both sides (before and after set) or of one side only (the other NULL). */
@@ -72,11 +79,14 @@ void mf_diff_group_name(const struct mf_diff *d, const struct mf_diff_group *g, 
 
 /*
  * What moved most, in plain words, most important first: LSPR classes that
- * moved, then the largest changes of CPI, RNI, L1MP and LPARCPU (1% or more),
- * a CPI or RNI move explained by the sourcing percentages that moved most
- * ("RNI up 0.21 (0.880 -> 1.090, +23.9%): more L1 misses sourced from memory
- * (MEMP 1.76 -> 2.40)").  Calls fn once per finding, at most max times;
- * returns how many there were in all.
+ * moved, then the largest changes of CPI, RNI, L1MP and LPARCPU (1% or more;
+ * a move from about zero, without a percent, first), a CPI move explained by
+ * the instructions or the L1 misses, an RNI move by the sourcing levels that
+ * moved it most (each alone in the after side's formula) and, across two
+ * families, by the formula ("RNI up 0.031 (0.858 -> 0.889, +3.6%): +0.323 from
+ * the RNI formula of z16 instead of z15's, -0.292 from fewer L1 misses sourced
+ * from memory (MEMP 2.38% -> 1.77%), ...").  Calls fn once per finding, at
+ * most max times; returns how many there were in all.
  */
 size_t mf_diff_findings(const struct mf_diff *d, size_t max, void (*fn)(void *ctx, const char *text), void *ctx);
 

@@ -93,6 +93,7 @@ struct mf_group {
 	uint64_t ncpsp;
 	uint64_t nnominal; /* rows whose cpsp was the nominal speed */
 	unsigned user_only;
+	bool cpu_unknown; /* a row carried no CPU number: the CPUs of the group are not all known */
 	/* RMF dispatch time summed over the rows that carry it, ns (exact in any order) */
 	int64_t rmf_busy_ns;
 	uint64_t rmf_rows; /* rows that carry it */
@@ -202,5 +203,21 @@ int mf_group_place_cmp(const struct mf_group *a, const struct mf_group *b);
  * no CPU number the most rows seen in one interval (all systems' rows with
  * the same start counted together). */
 uint64_t mf_group_cpus(const struct mf_group *grp);
+
+/* Two intervals of one system (system and LPAR) within a group that overlap. */
+struct mf_group_overlap {
+	uint32_t system, lpar;
+	int64_t a_start_us, b_start_us; /* a starts first (or with b, and is not longer) */
+	double a_seconds, b_seconds;
+};
+
+/*
+ * Finds two intervals of the same system within the group that overlap by a
+ * second or more (as mf_group_interval_seconds tells adjacent ones from
+ * overlapping ones): the pair whose later start is earliest, in system order.
+ * Returns false when there are none.  It sorts a copy of the intervals: for
+ * a warning about one group, not for every group.
+ */
+bool mf_group_find_overlap(const struct mf_group *grp, struct mf_group_overlap *out);
 
 #endif

@@ -18,12 +18,21 @@ enum mf_lspr_why {
 
 /* Data doubts found while computing a group, for warnings. */
 enum {
-	MF_DOUBT_MIXED_CPSP = 1u << 0,  /* rows disagree on the CPU speed: CPSP not available */
-	MF_DOUBT_PARTIAL = 1u << 1,     /* a counter is missing in some rows: treated as absent */
-	MF_DOUBT_OVERFLOW = 1u << 2,    /* a counter sum overflowed 64 bits: treated as absent */
-	MF_DOUBT_NEGATIVE = 1u << 3,    /* a metric outside its valid range (nonneg, max=N): inconsistent data */
-	MF_DOUBT_NOMINAL_CPSP = 1u << 4 /* CPSP is the machine's nominal speed */
+	MF_DOUBT_MIXED_CPSP = 1u << 0,   /* rows disagree on the CPU speed: CPSP not available */
+	MF_DOUBT_PARTIAL = 1u << 1,      /* a counter is missing in some rows: treated as absent */
+	MF_DOUBT_OVERFLOW = 1u << 2,     /* a counter sum overflowed 64 bits: treated as absent */
+	MF_DOUBT_NEGATIVE = 1u << 3,     /* a metric outside its valid range (nonneg, max=N): inconsistent data */
+	MF_DOUBT_NOMINAL_CPSP = 1u << 4, /* CPSP is the machine's nominal speed */
+	MF_DOUBT_BUSY = 1u << 5          /* LPARCPU above MF_BUSY_LIMIT per CPU: more busy than the CPUs can be */
 };
+
+/*
+ * LPARCPU per CPU beyond which a group's busy is impossible: 100 % of each of
+ * its CPUs, plus one point for interval lengths and CPU speeds rounded in the
+ * data.  Checked only when every row of the group carries a CPU number (rows
+ * without one, such as totals over a system, cannot be counted as CPUs).
+ */
+#define MF_BUSY_LIMIT 101.0
 
 struct mf_result {
 	const struct mf_group *group;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "mfstat/input/lpar.h"
+#include "mfstat/report/dedup.h"
 #include "mfstat/report/group.h"
 #include "mfstat/kb/kb.h"
 #include "mfstat/report/metrics.h"
@@ -72,9 +73,10 @@ struct mf_report {
 	struct mf_metrics_opts metrics; /* the metrics' options (HTML recomputes period totals) */
 	size_t ninputs;                 /* what was read from each file (JSON "inputs"); 0 = not told */
 	const struct mf_input *inputs;
-	uint64_t duplicates;        /* samples dropped as copies (mf_dedup) */
-	const struct mf_tz *tz;     /* times are written in it; NULL: UTC */
-	bool tz_default;            /* tz is the default rule (the records' own offsets, else UTC), not --tz */
+	uint64_t duplicates;             /* samples dropped as copies (mf_dedup) */
+	struct mf_dedup_overlap overlap; /* intervals that overlap within one CPU (mf_dedup_overlaps); cpus 0: none */
+	const struct mf_tz *tz;          /* times are written in it; NULL: UTC */
+	bool tz_default;                 /* tz is the default rule (the records' own offsets, else UTC), not --tz */
 	const char *const *columns; /* the metric columns asked for (--metrics), in order; NULL: every reported one */
 	size_t ncolumns;
 	uint64_t groups_cut; /* groups left out by --top */
@@ -213,6 +215,25 @@ void mf_notes_warn(struct mf_notes *n, const char *fmt, ...) __attribute__((form
  * rep->inputs says whether rows are SMF records.
  */
 void mf_notes_report(struct mf_notes *n, const struct mf_report *rep);
+
+/*
+ * Two overlapping intervals in words, into buf: "system SYSA lpar PROD1 cpu 0:
+ * 2025-03-04T10:00:00Z (60 s) and 2025-03-04T10:00:30Z (60 s)" (no lpar when
+ * 0, no cpu when negative; times in UTC).
+ */
+void mf_overlap_text(const struct mf_strtab *tab, uint32_t system, uint32_t lpar, int64_t cpu, int64_t a_start_us,
+		     double a_seconds, int64_t b_start_us, double b_seconds, char *buf, size_t n);
+
+/*
+ * Groups busier than their CPUs can be (MF_DOUBT_BUSY among res[0..n)) in
+ * words, into buf: the count, the first group with its LPARCPU and CPUs, and
+ * two of its intervals that overlap when it has them.  Returns the count (0:
+ * none, buf empty).
+ */
+size_t mf_busy_describe(const struct mf_result *res, size_t n, const struct mf_strtab *tab, char *buf, size_t len);
+
+/* The report's overlapping intervals (rep->overlap, cpus > 0) in words, for its warning and finding; into buf. */
+void mf_overlap_describe(const struct mf_report *rep, char *buf, size_t n);
 
 /* A group's identity in words ("z16 system SYSA pool GCP interval ..."), into buf. */
 void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, char *buf, size_t n);

@@ -598,6 +598,7 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 
 	fam->idx_l1mp = mf_family_metric(fam, "L1MP");
 	fam->idx_rni = mf_family_metric(fam, "RNI");
+	fam->idx_lparcpu = mf_family_metric(fam, "LPARCPU");
 	fam->report = mf_arena_alloc(L->a, (fam->nmetrics + 1) * sizeof(int));
 	if (!fam->report)
 		return mf_error_set(L->err, MF_ENOMEM, "report", 0, 0, "out of memory");

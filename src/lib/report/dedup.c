@@ -43,6 +43,22 @@ struct wide {
 	uint32_t file;   /* index into files, + 1 */
 };
 
+/* The time one CPU's intervals cover: [s, e) in seconds. */
+struct run {
+	int64_t s, e;
+};
+
+/* One CPU (system, LPAR, CPU number) of the overlap check: its runs, sorted and apart. */
+struct track {
+	uint32_t system, lpar;
+	int64_t cpu;
+	struct run *runs; /* NULL while there is one run: then in one */
+	struct run one;
+	uint32_t nruns, cap;
+	bool used;
+	bool overlap; /* two of its intervals overlap */
+};
+
 struct mf_dedup {
 	struct entry *slots;
 	size_t nslots, n;
@@ -52,6 +68,9 @@ struct mf_dedup {
 	char **files;
 	size_t nfiles, capfiles;
 	uint64_t duplicates, conflicts;
+	struct track *tracks; /* open addressing by CPU */
+	size_t ntracks, ntslots;
+	uint64_t steps; /* of the overlap check */
 };
 
 static void slots_free(struct entry *s, size_t nslots);
@@ -71,6 +90,9 @@ void mf_dedup_free(struct mf_dedup *d)
 	free(d->files);
 	free(d->wide);
 	slots_free(d->slots, d->nslots);
+	for (i = 0; i < d->ntslots; i++)
+		free(d->tracks[i].runs);
+	free(d->tracks);
 	free(d);
 }
 
@@ -334,6 +356,309 @@ static void sample_ident(const struct mf_sample *s, struct ident *k)
 	k->len_s = isnan(s->seconds) ? -1 : (int64_t)llround(s->seconds);
 }
 
+/* ---- Overlaps within one CPU (dedup.h) ---- */
+
+/*
+ * Identities are to the second (start and length each rounded), so two intervals that follow
+ * each other may seem to share a second, or to leave one between them: sharing OVERLAP_MIN
+ * seconds or more is an overlap, a gap of GAP_MAX or less joins two runs.
+ */
+#define OVERLAP_MIN 2
+#define GAP_MAX 1
+
+static void remap_entry(struct ident *e, const uint32_t *map, size_t nmap);
+
+static uint64_t track_hash(uint32_t system, uint32_t lpar, int64_t cpu)
+{
+	return mix64(mix64(system ^ ((uint64_t)lpar << 32)) ^ (uint64_t)cpu);
+}
+
+static int tracks_grow(struct mf_dedup *d)
+{
+	size_t n = d->ntslots ? d->ntslots * 2 : 64, i, j;
+	struct track *t = calloc(n, sizeof(*t));
+	if (!t)
+		return MF_ENOMEM;
+	for (i = 0; i < d->ntslots; i++) {
+		if (!d->tracks[i].used)
+			continue;
+		for (j = track_hash(d->tracks[i].system, d->tracks[i].lpar, d->tracks[i].cpu) & (n - 1); t[j].used;
+		     j = (j + 1) & (n - 1))
+			;
+		t[j] = d->tracks[i]; /* runs is a pointer of its own or NULL (one): moves as it is */
+	}
+	free(d->tracks);
+	d->tracks = t;
+	d->ntslots = n;
+	return 0;
+}
+
+/* The track of a CPU, made when new; NULL on ENOMEM.  Valid until the next call. */
+static struct track *track_of(struct mf_dedup *d, uint32_t system, uint32_t lpar, int64_t cpu)
+{
+	size_t j;
+	if ((d->ntracks + 1) * 2 > d->ntslots && tracks_grow(d))
+		return NULL;
+	for (j = track_hash(system, lpar, cpu) & (d->ntslots - 1); d->tracks[j].used; j = (j + 1) & (d->ntslots - 1))
+		if (d->tracks[j].system == system && d->tracks[j].lpar == lpar && d->tracks[j].cpu == cpu)
+			return &d->tracks[j];
+	d->tracks[j].used = true;
+	d->tracks[j].system = system;
+	d->tracks[j].lpar = lpar;
+	d->tracks[j].cpu = cpu;
+	d->ntracks++;
+	return &d->tracks[j];
+}
+
+static struct run *runs_of(struct track *t)
+{
+	return t->runs ? t->runs : &t->one;
+}
+
+/* Room for one more run: 0 or MF_ENOMEM. */
+static int runs_room(struct track *t)
+{
+	if (!t->runs && t->nruns < 1)
+		return 0;
+	if (!t->runs || t->nruns == t->cap) {
+		uint32_t cap = t->runs ? t->cap * 2 : 4;
+		struct run *r = t->runs ? realloc(t->runs, cap * sizeof(*r)) : malloc(cap * sizeof(*r));
+		if (!r)
+			return MF_ENOMEM;
+		if (!t->runs)
+			r[0] = t->one;
+		t->runs = r;
+		t->cap = cap;
+	}
+	return 0;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * Adds the interval [s, e) (or a run of another table) to a CPU's runs, flagging the CPU when it
+ * shares OVERLAP_MIN seconds or more with the time covered so far: 0 or MF_ENOMEM.  In time
+ * order only the last run is looked at; otherwise the runs it meets are found by bisection.
+ */
+static int track_add(struct mf_dedup *d, struct track *t, int64_t s, int64_t e)
+{
+	struct run *r = runs_of(t);
+	size_t lo = 0, hi = t->nruns, j;
+
+	if (t->nruns && s >= r[t->nruns - 1].s) {
+		struct run *last = &r[t->nruns - 1];
+		d->steps++;
+		if (s <= last->e + GAP_MAX) {
+			if (min64(e, last->e) - s >= OVERLAP_MIN)
+				t->overlap = true;
+			last->e = max64(last->e, e);
+			return 0;
+		}
+		lo = t->nruns;
+	} else {
+		/* The first run that ends no more than GAP_MAX before s. */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			d->steps++;
+			if (r[mid].e + GAP_MAX < s)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	/* Runs lo.. that start no more than GAP_MAX after e meet [s, e): joined into one. */
+	for (j = lo; j < t->nruns && r[j].s <= e + GAP_MAX; j++) {
+		d->steps++;
+		if (min64(e, r[j].e) - max64(s, r[j].s) >= OVERLAP_MIN)
+			t->overlap = true;
+	}
+	if (j > lo) {
+		r[lo].s = min64(s, r[lo].s);
+		r[lo].e = max64(e, r[j - 1].e);
+		memmove(&r[lo + 1], &r[j], (t->nruns - j) * sizeof(*r));
+		d->steps += t->nruns - j;
+		t->nruns -= (uint32_t)(j - lo - 1);
+		return 0;
+	}
+	if (runs_room(t))
+		return MF_ENOMEM;
+	r = runs_of(t);
+	memmove(&r[lo + 1], &r[lo], (t->nruns - lo) * sizeof(*r));
+	d->steps += t->nruns - lo;
+	r[lo].s = s;
+	r[lo].e = e;
+	t->nruns++;
+	return 0;
+}
+
+/* The runs of from's CPUs (names through map) added to into's: 0 or MF_ENOMEM. */
+static int tracks_merge(struct mf_dedup *into, const struct mf_dedup *from, const uint32_t *map, size_t nmap)
+{
+	size_t i, k;
+	for (i = 0; i < from->ntslots; i++) {
+		struct track *src = &from->tracks[i], *dst;
+		struct ident id;
+		if (!src->used)
+			continue;
+		id.system = src->system;
+		id.lpar = src->lpar;
+		remap_entry(&id, map, nmap);
+		dst = track_of(into, id.system, id.lpar, src->cpu);
+		if (!dst)
+			return MF_ENOMEM;
+		dst->overlap |= src->overlap;
+		for (k = 0; k < src->nruns; k++) {
+			const struct run *r = src->runs ? &src->runs[k] : &src->one;
+			if (track_add(into, dst, r->s, r->e))
+				return MF_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+uint64_t mf_dedup_overlap_steps(const struct mf_dedup *d)
+{
+	return d->steps;
+}
+
+/* Orders CPUs by system and LPAR name, then number. */
+static int cmp_track_names(const struct mf_strtab *tab, const struct track *a, const struct track *b)
+{
+	const char *x, *y;
+	int c;
+	x = mf_strtab_get(tab, a->system);
+	y = mf_strtab_get(tab, b->system);
+	if (x != y && (c = !x || !y ? (x ? 1 : -1) : strcmp(x, y)))
+		return c;
+	x = mf_strtab_get(tab, a->lpar);
+	y = mf_strtab_get(tab, b->lpar);
+	if (x != y && (c = !x || !y ? (x ? 1 : -1) : strcmp(x, y)))
+		return c;
+	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+}
+
+static int cmp_run(const void *pa, const void *pb)
+{
+	const struct run *a = pa, *b = pb;
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	return (a->e > b->e) - (a->e < b->e);
+}
+
+/* The intervals of one CPU (whole names) held by d, its names through rev (NULL: d's are the whole's). */
+static int collect(const struct mf_dedup *d, const uint32_t *rev, size_t nrev, const struct track *cpu, struct run **iv,
+		   size_t *n, size_t *cap)
+{
+	uint32_t sys = cpu->system, lpar = cpu->lpar;
+	size_t i;
+	if (rev) {
+		if ((sys && (sys >= nrev || !rev[sys])) || (lpar && (lpar >= nrev || !rev[lpar])))
+			return 0; /* a name d never read */
+		sys = sys ? rev[sys] : 0;
+		lpar = lpar ? rev[lpar] : 0;
+	}
+	for (i = 0; i < d->nslots; i++) {
+		struct ident id;
+		if (!d->slots[i].pos)
+			continue;
+		ident_of(d, &d->slots[i], &id);
+		if (id.system != sys || id.lpar != lpar || id.cpu != cpu->cpu || id.len_s <= 0)
+			continue;
+		if (*n == *cap) {
+			size_t c = *cap ? *cap * 2 : 64;
+			struct run *nv = realloc(*iv, c * sizeof(*nv));
+			if (!nv)
+				return MF_ENOMEM;
+			*iv = nv;
+			*cap = c;
+		}
+		(*iv)[(*n)++] = (struct run){id.start_s, id.start_s + id.len_s};
+	}
+	return 0;
+}
+
+/* Two overlapping intervals of one CPU from every table, into out: 0 or MF_ENOMEM. */
+static int find_pair(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t nparts,
+		     const struct track *cpu, struct mf_dedup_overlap *out)
+{
+	struct run *iv = NULL;
+	size_t n = 0, cap = 0, i, reach = 0, k;
+	int rc = collect(into, NULL, 0, cpu, &iv, &n, &cap);
+	for (k = 0; k < nparts && !rc; k++)
+		rc = collect(parts[k].d, parts[k].rev, parts[k].nrev, cpu, &iv, &n, &cap);
+	if (rc) {
+		free(iv);
+		return rc;
+	}
+	qsort(iv, n, sizeof(*iv), cmp_run);
+	/* In start order an interval overlaps an earlier one exactly when it does the one reaching furthest. */
+	for (i = 1; i < n && !out->pair; i++) {
+		if (min64(iv[i].e, iv[reach].e) - iv[i].s >= OVERLAP_MIN) {
+			out->pair = true;
+			out->a_start_s = iv[reach].s;
+			out->a_len_s = iv[reach].e - iv[reach].s;
+			out->b_start_s = iv[i].s;
+			out->b_len_s = iv[i].e - iv[i].s;
+		} else if (iv[i].e > iv[reach].e) {
+			reach = i;
+		}
+	}
+	free(iv);
+	return 0;
+}
+
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n, const struct mf_strtab *tab,
+		      struct mf_dedup_overlap *out)
+{
+	const struct track *first = NULL;
+	uint32_t *systems;
+	size_t i, k, ns = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->cpu = -1;
+	for (k = 0; k < n && !rc; k++)
+		rc = tracks_merge(into, parts[k].d, parts[k].map, parts[k].nmap);
+	if (rc)
+		return rc;
+	systems = malloc((into->ntracks + 1) * sizeof(*systems));
+	if (!systems)
+		return MF_ENOMEM;
+	for (i = 0; i < into->ntslots; i++) {
+		const struct track *t = &into->tracks[i];
+		if (!t->used || !t->overlap)
+			continue;
+		out->cpus++;
+		systems[ns++] = t->system;
+		if (!first || cmp_track_names(tab, t, first) < 0)
+			first = t;
+	}
+	qsort(systems, ns, sizeof(*systems), cmp_u32);
+	for (i = 0; i < ns; i++)
+		out->systems += i == 0 || systems[i] != systems[i - 1];
+	free(systems);
+	if (!first)
+		return 0;
+	out->system = first->system;
+	out->lpar = first->lpar;
+	out->cpu = first->cpu;
+	return find_pair(into, parts, n, first, out);
+}
+
 void mf_dedup_prefetch(const struct mf_dedup *d, const struct mf_sample *s)
 {
 	struct ident k;
@@ -391,6 +716,11 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 		return MF_ENOMEM;
 	note_start(d, k.start_s);
 	d->n++;
+	if (k.cpu >= 0 && k.len_s > 0) {
+		struct track *t = track_of(d, k.system, k.lpar, k.cpu);
+		if (!t || track_add(d, t, k.start_s, k.start_s + k.len_s))
+			return MF_ENOMEM;
+	}
 	return MF_DEDUP_KEEP;
 }
 
@@ -519,6 +849,8 @@ int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts,
 			if (insert(into, &id, d->slots[i].counters, where, d->files[file - 1]))
 				return MF_ENOMEM;
 		}
+		if (tracks_merge(into, d, parts[k].map, parts[k].nmap))
+			return MF_ENOMEM;
 		into->duplicates += d->duplicates;
 	}
 	return 0;

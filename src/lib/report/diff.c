@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mfstat/base/strbuf.h"
+#include "mfstat/kb/expr.h"
 #include "mfstat/report/diff.h"
 #include "mfstat/report/select.h"
 
@@ -150,6 +152,52 @@ static double metric_value(const struct mf_result *r, const char *name, bool *de
 	return m >= 0 ? r->value[m] : NAN;
 }
 
+/* The decimals a metric is shown with: its family's on the before side, else the after side's (3). */
+static int shown_digits(const struct mf_diff_group *g, const char *name)
+{
+	const struct mf_result *side[2] = {g->before, g->after};
+	size_t k;
+	for (k = 0; k < 2; k++) {
+		int m = side[k] ? mf_family_metric(side[k]->group->family, name) : -1;
+		if (m >= 0)
+			return side[k]->group->family->metrics[m].digits;
+	}
+	return 3;
+}
+
+/* v as the writers write it: 15 significant digits (%.15g). */
+static double as_written(double v)
+{
+	char b[40];
+	if (isnan(v) || isinf(v))
+		return v;
+	b[mf_fmt_g15(v, b)] = '\0';
+	return strtod(b, NULL);
+}
+
+/*
+ * The change and the percent change of one metric (diff.h): after - before of the values as
+ * written, to the 15th significant digit of the larger (what the two carry, so that two values
+ * written alike differ by 0, not by 2.36e-09 of rounding); no percent when before is within
+ * rounding of zero at the metric's decimals (0.001 shown as 0.00 is no base for +49900%).
+ */
+static void change_of(struct mf_diff_value *v, int digits)
+{
+	double b = as_written(v->before), a = as_written(v->after), big = fmax(fabs(a), fabs(b));
+	v->delta = a - b;
+	if (!isnan(v->delta) && v->delta != 0 && big > 0) {
+		/* Steps of 10^e; a negative e divides by 10^-e, exact up to 10^22, so 0.496 stays 0.496. */
+		int e = (int)floor(log10(big)) - 14;
+		if (e < 0 && e >= -22)
+			v->delta = round(v->delta * pow(10, -e)) / pow(10, -e);
+		else
+			v->delta = round(v->delta / pow(10, e)) * pow(10, e);
+	}
+	if (v->delta == 0)
+		v->delta = 0; /* never -0 */
+	v->percent = isnan(v->delta) || mf_shown(b, digits) == 0 ? NAN : v->delta / fabs(b) * 100;
+}
+
 /* Fills a group's values and LSPR; a one-sided group gets no values. */
 static int fill_group(const struct mf_diff *d, struct mf_diff_group *g)
 {
@@ -167,8 +215,7 @@ static int fill_group(const struct mf_diff *d, struct mf_diff_group *g)
 		struct mf_diff_value *v = &g->values[k];
 		v->before = metric_value(g->before, d->metrics[k], &v->in_before);
 		v->after = metric_value(g->after, d->metrics[k], &v->in_after);
-		v->delta = v->after - v->before;
-		v->percent = isnan(v->delta) || v->before == 0 ? NAN : v->delta / fabs(v->before) * 100;
+		change_of(v, shown_digits(g, d->metrics[k]));
 	}
 	return 0;
 }
@@ -360,51 +407,230 @@ static bool both_values(const struct mf_diff_group *g, const char *name, struct 
 {
 	v->before = metric_value(g->before, name, &v->in_before);
 	v->after = metric_value(g->after, name, &v->in_after);
-	v->delta = v->after - v->before;
-	v->percent = isnan(v->delta) || v->before == 0 ? NAN : v->delta / fabs(v->before) * 100;
+	change_of(v, shown_digits(g, name));
 	return !isnan(v->delta);
 }
 
+/* The words for where a sourcing metric's misses come from ("memory"), or its name. */
+static const char *source_words(const char *metric)
+{
+	size_t s;
+	for (s = 0; s < sizeof(sources) / sizeof(sources[0]); s++)
+		if (strcmp(sources[s].metric, metric) == 0)
+			return sources[s].words;
+	return metric;
+}
+
+/* One sourcing level of an RNI move: its values and what it moved RNI by. */
+struct level {
+	const char *metric;
+	double before, after;
+	int digits;
+	double rni; /* the RNI change it makes alone (under the after side's formula); NaN: not known */
+};
+
+#define MAX_LEVELS 16
+
+static int cmp_level(const void *pa, const void *pb)
+{
+	const struct level *a = pa, *b = pb;
+	double x = isnan(a->rni) ? fabs(a->after - a->before) : fabs(a->rni);
+	double y = isnan(b->rni) ? fabs(b->after - b->before) : fabs(b->rni);
+	return (x < y) - (x > y); /* largest first */
+}
+
 /*
- * "more L1 misses sourced from memory (MEMP 1.76% -> 2.40%)": of the sources
- * beyond the core's own caches, the one that moved most in direction dir (+1
- * up, -1 down), by at least 0.01 points.  Returns the length written, 0 when
+ * The RNI formula of family fam evaluated on metric values vals (fam's indices): only metrics,
+ * never counters or variables, so it needs nothing but the values.  NaN when it uses more.
+ */
+static double rni_of(const struct mf_family *fam, const double *vals)
+{
+	static const uint64_t none[MF_BITWORDS];
+	double vars[MF_NVARS];
+	struct mf_eval_env env = {NULL, none, vars, vals, NULL};
+	size_t k;
+	for (k = 0; k < MF_NVARS; k++)
+		vars[k] = NAN;
+	return fam->idx_rni >= 0 ? mf_expr_eval(fam->metrics[fam->idx_rni].expr, &env, NULL) : NAN;
+}
+
+/*
+ * The levels RNI weighs (the metrics its formula on the after side names, L3P, L4LP, L4RP and
+ * MEMP from z13 on) with their values on both sides, and each one's share of the move: the
+ * after side's formula with that level alone moved from before to after.  *formula gets the
+ * part of the move that is the formula's (the after side's formula on the before side's
+ * sourcing, against the before side's RNI): 0 for one family.  Returns the number of levels,
+ * 0 when a level is missing on a side (or the formula needs more than metrics): then nothing is
+ * attributed.
+ */
+static size_t rni_levels(const struct mf_diff_group *g, struct level *lv, double *formula)
+{
+	const struct mf_family *fa = g->after->group->family, *fb = g->before->group->family;
+	const struct mf_expr *e;
+	double *vals, base;
+	size_t n = 0, i, k;
+	*formula = NAN;
+	if (fa->idx_rni < 0 || fb->idx_rni < 0)
+		return 0;
+	e = fa->metrics[fa->idx_rni].expr;
+	for (i = 0; i < mf_expr_nrefs(e) && n < MAX_LEVELS; i++) {
+		int kind, index, mb;
+		mf_expr_ref(e, i, &kind, &index);
+		if (kind != MF_REF_METRIC)
+			return 0;
+		for (k = 0; k < n && strcmp(lv[k].metric, fa->metrics[index].name) != 0; k++)
+			;
+		if (k < n)
+			continue; /* named twice */
+		mb = mf_family_metric(fb, fa->metrics[index].name);
+		lv[n].metric = fa->metrics[index].name;
+		lv[n].after = g->after->value[index];
+		lv[n].before = mb >= 0 ? g->before->value[mb] : NAN;
+		lv[n].digits = fa->metrics[index].digits;
+		lv[n].rni = NAN;
+		if (isnan(lv[n].before) || isnan(lv[n].after))
+			return 0;
+		n++;
+	}
+	vals = malloc((fa->nmetrics + 1) * sizeof(*vals));
+	if (!vals)
+		return 0;
+	/* The after side's values with every level at its before value: the formula on the old sourcing. */
+	memcpy(vals, g->after->value, fa->nmetrics * sizeof(*vals));
+	for (k = 0; k < n; k++)
+		vals[mf_family_metric(fa, lv[k].metric)] = lv[k].before;
+	base = rni_of(fa, vals);
+	*formula = base - g->before->value[fb->idx_rni];
+	for (k = 0; k < n && !isnan(base); k++) {
+		int m = mf_family_metric(fa, lv[k].metric);
+		vals[m] = lv[k].after;
+		lv[k].rni = rni_of(fa, vals) - base;
+		vals[m] = lv[k].before;
+	}
+	free(vals);
+	if (isnan(base) || isnan(*formula))
+		return 0;
+	return n;
+}
+
+/*
+ * "more L1 misses sourced from memory (MEMP 1.76% -> 2.40%) and caches elsewhere on the same
+ * drawer (L4LP 2.50% -> 4.10%), fewer from an L3 on the same chip (L3P 9.27% -> 8.90%)": the
+ * levels lv[0..n) (most first), those that moved in direction dir first.  Returns the length.
+ */
+static size_t levels_text(const struct level *lv, size_t n, int dir, char *buf, size_t len)
+{
+	size_t used = 0, pass, k;
+	buf[0] = '\0';
+	for (pass = 0; pass < 2; pass++) {
+		int want = pass == 0 ? dir : -dir;
+		size_t count = 0, total = 0;
+		for (k = 0; k < n; k++)
+			total += (lv[k].after > lv[k].before ? 1 : -1) == want;
+		for (k = 0; k < n; k++) {
+			if ((lv[k].after > lv[k].before ? 1 : -1) != want)
+				continue;
+			if (count == 0)
+				mf_buf_appendf(buf, len, &used, "%s%s%s", used ? ", " : "", want > 0 ? "more" : "fewer",
+					       used ? " from " : " L1 misses sourced from ");
+			else
+				mf_buf_appendf(buf, len, &used, count + 1 == total ? " and " : ", ");
+			mf_buf_appendf(buf, len, &used, "%s (%s %.*f%% -> %.*f%%)", source_words(lv[k].metric),
+				       lv[k].metric, lv[k].digits, lv[k].before, lv[k].digits, lv[k].after);
+			count++;
+		}
+	}
+	return used;
+}
+
+/*
+ * The sourcing levels of a matched group, those that moved RNI most first: attributed with
+ * rni_levels when it can (*attributed; *formula and *sourcing the parts of the move that are the
+ * formula's and the sourcing's), else the sources beyond the core's caches that both sides have,
+ * by points.  Levels that moved less than 0.01 points, or (attributed) RNI by less than 0.0005
+ * (it is shown with three decimals), are left out.  Returns how many are in lv.
+ */
+static size_t ranked_levels(const struct mf_diff_group *g, struct level *lv, bool *attributed, double *formula,
+			    double *sourcing)
+{
+	size_t nl = rni_levels(g, lv, formula), k, kept = 0;
+	*attributed = nl > 0;
+	*sourcing = 0;
+	if (!*attributed) {
+		struct mf_diff_value v;
+		size_t s;
+		for (s = 0; s < sizeof(sources) / sizeof(sources[0]) && nl < MAX_LEVELS; s++) {
+			if (sources[s].near || !both_values(g, sources[s].metric, &v))
+				continue;
+			lv[nl++] = (struct level){sources[s].metric, v.before, v.after, digits_of(g, sources[s].metric),
+						  NAN};
+		}
+	}
+	for (k = 0; *attributed && k < nl; k++)
+		*sourcing += lv[k].rni; /* the sourcing's whole part, not only that of the levels kept */
+	qsort(lv, nl, sizeof(*lv), cmp_level);
+	for (k = 0; k < nl; k++) {
+		if (fabs(lv[k].after - lv[k].before) < 0.01 || (*attributed && fabs(lv[k].rni) < 0.0005))
+			continue;
+		lv[kept++] = lv[k];
+	}
+	return kept;
+}
+
+/*
+ * "more L1 misses sourced from memory (MEMP 1.76% -> 2.40%)": the level that moved RNI most
+ * among those that moved in direction dir (+1 up, -1 down).  Returns the length written, 0 when
  * none moved that way.
  */
 static size_t explain_sourcing(const struct mf_diff_group *g, int dir, char *buf, size_t n)
 {
-	size_t s, best = SIZE_MAX;
-	double best_v = 0.01;
-	struct mf_diff_value v;
-	int dg;
-	for (s = 0; s < sizeof(sources) / sizeof(sources[0]); s++) {
-		if (sources[s].near || !both_values(g, sources[s].metric, &v))
-			continue;
-		if (v.delta * dir >= best_v) {
-			best_v = v.delta * dir;
-			best = s;
-		}
-	}
-	if (best == SIZE_MAX || !n)
-		return 0;
-	both_values(g, sources[best].metric, &v);
-	dg = digits_of(g, sources[best].metric);
-	return (size_t)snprintf(buf, n, "%s L1 misses sourced from %s (%s %.*f%% -> %.*f%%)",
-				dir > 0 ? "more" : "fewer", sources[best].words, sources[best].metric, dg, v.before, dg,
-				v.after);
+	struct level lv[MAX_LEVELS];
+	double formula, sourcing;
+	bool attributed;
+	size_t nl = ranked_levels(g, lv, &attributed, &formula, &sourcing), k;
+	for (k = 0; k < nl && n; k++)
+		if ((lv[k].after > lv[k].before ? 1 : -1) == dir)
+			return levels_text(&lv[k], 1, dir, buf, n);
+	return 0;
 }
 
-/* Why an RNI move: the sourcing, or the families' different formulas. */
+/*
+ * Why an RNI move: the sourcing levels that moved RNI most (up to three), and for two families
+ * the part that is the formula's ("+0.323 from the RNI formula of z16 instead of z15's, -0.292
+ * from fewer L1 misses sourced from memory (MEMP 2.38% -> 1.77%), ...").  When the move cannot
+ * be attributed (a level missing on a side), the levels beyond the core's caches that moved most
+ * in points.
+ */
 static void why_rni(const struct mf_diff_group *g, int dir, char *buf, size_t n)
 {
 	const struct mf_family *fb = g->before->group->family, *fa = g->after->group->family;
-	if (explain_sourcing(g, dir, buf, n))
+	struct level lv[MAX_LEVELS];
+	double formula = 0, sourcing = 0;
+	bool attributed;
+	size_t kept = ranked_levels(g, lv, &attributed, &formula, &sourcing);
+	char words[700];
+
+	if (kept > 3)
+		kept = 3;
+	buf[0] = '\0';
+	if (!kept && fb == fa)
 		return;
-	if (fb != fa)
-		snprintf(buf, n, "%s sourcing beyond L2, weighed by the RNI formula of %s instead of %s's",
-			 dir > 0 ? "no more" : "no less", fa->display, fb->display);
-	else
-		buf[0] = '\0';
+	levels_text(lv, kept, attributed ? (sourcing > 0 ? 1 : -1) : dir, words, sizeof(words));
+	if (fb == fa) {
+		snprintf(buf, n, "%s", words);
+	} else if (!attributed) {
+		snprintf(buf, n, "%s%sweighed by the RNI formula of %s instead of %s's", words, kept ? ", " : "",
+			 fa->display, fb->display);
+	} else if (!kept) {
+		snprintf(buf, n, "%+.3f from the RNI formula of %s instead of %s's; the sourcing barely moved", formula,
+			 fa->display, fb->display);
+	} else if (fabs(formula) >= fabs(sourcing)) {
+		snprintf(buf, n, "%+.3f from the RNI formula of %s instead of %s's, %+.3f from %s", formula,
+			 fa->display, fb->display, sourcing, words);
+	} else {
+		snprintf(buf, n, "%+.3f from %s, %+.3f from the RNI formula of %s instead of %s's", sourcing, words,
+			 formula, fa->display, fb->display);
+	}
 }
 
 /* Why a CPI move: the instructions themselves, or the L1 misses (how many, and from where). */
@@ -472,9 +698,10 @@ static void finding_text(const struct mf_diff *d, const struct finding *f, char 
 	}
 	v = &g->values[f->metric];
 	dg = digits_of(g, d->metrics[f->metric]);
-	used = (size_t)snprintf(buf, n, "%s: %s %s %.*f (%.*f -> %.*f, %+.1f%%)", name, d->metrics[f->metric],
-				v->delta > 0 ? "up" : "down", dg, fabs(v->delta), dg, v->before, dg, v->after,
-				v->percent);
+	used = (size_t)snprintf(buf, n, "%s: %s %s %.*f (%.*f -> %.*f", name, d->metrics[f->metric],
+				v->delta > 0 ? "up" : "down", dg, fabs(v->delta), dg, v->before, dg, v->after);
+	if (used < n)
+		used += (size_t)snprintf(buf + used, n - used, isnan(v->percent) ? ")" : ", %+.1f%%)", v->percent);
 	if (used + 2 >= n)
 		return;
 	if (strcmp(d->metrics[f->metric], "CPI") == 0)
@@ -500,8 +727,12 @@ size_t mf_diff_findings(const struct mf_diff *d, size_t max, void (*fn)(void *ct
 			f[nf++] = (struct finding){i, -1, 0};
 		for (k = 0; k < sizeof(watched) / sizeof(watched[0]); k++) {
 			int m = metric_index(d, watched[k]);
-			if (m >= 0 && !isnan(g->values[m].percent) && fabs(g->values[m].percent) >= 1)
-				f[nf++] = (struct finding){i, m, fabs(g->values[m].percent)};
+			const struct mf_diff_value *v = m >= 0 ? &g->values[m] : NULL;
+			if (v && !isnan(v->percent) && fabs(v->percent) >= 1)
+				f[nf++] = (struct finding){i, m, fabs(v->percent)};
+			else if (v && isnan(v->percent) && !isnan(v->delta) &&
+				 mf_shown(v->after, shown_digits(g, watched[k])) != 0)
+				f[nf++] = (struct finding){i, m, INFINITY}; /* from about zero: no percent, the most */
 		}
 	}
 	qsort(f, nf, sizeof(*f), cmp_finding);

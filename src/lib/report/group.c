@@ -683,6 +683,8 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 			grp->nnominal++;
 	}
 	grp->user_only |= s->user_only;
+	if (s->cpu < 0)
+		grp->cpu_unknown = true;
 	if (!isnan(s->rmf_busy_s)) {
 		grp->rmf_busy_ns += llround(s->rmf_busy_s * 1e9);
 		grp->rmf_rows++;
@@ -1109,6 +1111,77 @@ uint64_t mf_group_cpus(const struct mf_group *group)
 	return most;
 }
 
+/* A timed interval of a group, for mf_group_find_overlap. */
+struct timed {
+	uint32_t system, lpar;
+	int64_t start_us, end_us;
+	double seconds;
+};
+
+static int cmp_timed(const void *pa, const void *pb)
+{
+	const struct timed *a = pa, *b = pb;
+	if (a->system != b->system)
+		return a->system < b->system ? -1 : 1;
+	if (a->lpar != b->lpar)
+		return a->lpar < b->lpar ? -1 : 1;
+	if (a->start_us != b->start_us)
+		return a->start_us < b->start_us ? -1 : 1;
+	return (a->end_us > b->end_us) - (a->end_us < b->end_us);
+}
+
+bool mf_group_find_overlap(const struct mf_group *group, struct mf_group_overlap *out)
+{
+	const struct group *grp = cpriv(group);
+	struct timed *t;
+	size_t i, n = 0, reach = 0;
+	bool found = false;
+
+	if (grp->nintervals < 2)
+		return false;
+	t = malloc(grp->nintervals * sizeof(*t));
+	if (!t)
+		return false;
+	for (i = 0; i < grp->nintervals; i++) {
+		const struct mf_interval *iv = &grp->intervals[i];
+		if (!iv->has_start || !iv->nseconds)
+			continue;
+		t[n].system = iv->system;
+		t[n].lpar = iv->lpar;
+		t[n].start_us = iv->start_us;
+		t[n].seconds = iv_len(iv);
+		t[n].end_us = iv->start_us + llround(t[n].seconds * 1e6);
+		n++;
+	}
+	qsort(t, n, sizeof(*t), cmp_timed);
+	/*
+	 * Per system, in start order: an interval overlaps an earlier one by more than a second
+	 * exactly when it does so with the one that reaches furthest (the earlier ones start no
+	 * later, so the overlap is up to the smaller end).
+	 */
+	for (i = 1; i < n && !found; i++) {
+		int64_t end;
+		if (t[i].system != t[reach].system || t[i].lpar != t[reach].lpar) {
+			reach = i;
+			continue;
+		}
+		end = t[i].end_us < t[reach].end_us ? t[i].end_us : t[reach].end_us;
+		if (end - t[i].start_us > 1000000) {
+			out->system = t[i].system;
+			out->lpar = t[i].lpar;
+			out->a_start_us = t[reach].start_us;
+			out->a_seconds = t[reach].seconds;
+			out->b_start_us = t[i].start_us;
+			out->b_seconds = t[i].seconds;
+			found = true;
+		} else if (t[i].end_us > t[reach].end_us) {
+			reach = i;
+		}
+	}
+	free(t);
+	return found;
+}
+
 int mf_grouper_merge(struct mf_grouper *g, const struct mf_group *src)
 {
 	return mf_grouper_merge_ids(g, src, NULL, 0);
@@ -1198,6 +1271,7 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 	grp->ncpsp += src->ncpsp;
 	grp->nnominal += src->nnominal;
 	grp->user_only |= src->user_only;
+	grp->cpu_unknown |= src->cpu_unknown;
 	grp->rmf_busy_ns += src->rmf_busy_ns;
 	grp->rmf_rows += src->rmf_rows;
 	if (src->has_offset && !grp->has_offset) {

@@ -105,6 +105,15 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 		}
 	}
 
+	/*
+	 * Busy beyond its CPUs: each CPU is at most 100 % busy (cpumf-formulas.md, rule 2: LPARCPU
+	 * of a group is the sum of its engines').  More means time counted twice, such as one system
+	 * read from two dumps whose intervals are shifted (their union is shorter than the sum).
+	 */
+	if (fam->idx_lparcpu >= 0 && !grp->cpu_unknown && r->cpus > 0 &&
+	    r->value[fam->idx_lparcpu] > MF_BUSY_LIMIT * (double)r->cpus)
+		r->doubts |= MF_DOUBT_BUSY;
+
 	/* LSPR from the engines the family leaves out of it (zIIP, zAAP, zCBP: deck, December 2024). */
 	r->lspr = MF_LSPR_NONE;
 	r->lspr_l1mp = r->lspr_rni = NAN;

@@ -292,7 +292,7 @@ void mf_notes_skip(struct mf_notes *n, const char *msg)
 void mf_notes_warn(struct mf_notes *n, const char *fmt, ...)
 {
 	va_list ap;
-	char buf[600];
+	char buf[1024];
 	if (n->nwarnings == n->capwarnings) {
 		size_t cap = n->capwarnings ? n->capwarnings * 2 : 8;
 		char **w = realloc(n->warnings, cap * sizeof(*w));
@@ -339,6 +339,66 @@ void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, ch
 		mf_buf_appendf(buf, n, &used, " cpu %lld", (long long)g->cpu);
 }
 
+void mf_overlap_text(const struct mf_strtab *tab, uint32_t system, uint32_t lpar, int64_t cpu, int64_t a_start_us,
+		     double a_seconds, int64_t b_start_us, double b_seconds, char *buf, size_t n)
+{
+	const char *sys = mf_strtab_get(tab, system), *lp = mf_strtab_get(tab, lpar);
+	char ta[48], tb[48];
+	size_t used = 0;
+	buf[0] = '\0';
+	mf_time_format(a_start_us, ta, sizeof(ta));
+	mf_time_format(b_start_us, tb, sizeof(tb));
+	mf_buf_appendf(buf, n, &used, "system %s", sys ? sys : "-");
+	if (lp)
+		mf_buf_appendf(buf, n, &used, " lpar %s", lp);
+	if (cpu >= 0)
+		mf_buf_appendf(buf, n, &used, " cpu %lld", (long long)cpu);
+	mf_buf_appendf(buf, n, &used, ": %s (%g s) and %s (%g s)", ta, a_seconds, tb, b_seconds);
+}
+
+size_t mf_busy_describe(const struct mf_result *res, size_t n, const struct mf_strtab *tab, char *buf, size_t len)
+{
+	const struct mf_result *r = NULL;
+	const struct mf_family *fam;
+	struct mf_group_overlap ov;
+	char where[300], why[512];
+	size_t i, count = 0;
+	for (i = 0; i < n; i++)
+		if (res[i].doubts & MF_DOUBT_BUSY && !count++)
+			r = &res[i];
+	if (!count) {
+		if (len)
+			buf[0] = '\0';
+		return 0;
+	}
+	fam = r->group->family;
+	mf_group_describe(r->group, tab, where, sizeof(where));
+	if (mf_group_find_overlap(r->group, &ov)) {
+		char pair[300];
+		mf_overlap_text(tab, ov.system, ov.lpar, -1, ov.a_start_us, ov.a_seconds, ov.b_start_us, ov.b_seconds,
+				pair, sizeof(pair));
+		snprintf(why, sizeof(why),
+			 "its intervals overlap (%s), so their common time is counted twice (one system read from "
+			 "two dumps with shifted intervals?)",
+			 pair);
+	} else {
+		snprintf(why, sizeof(why),
+			 "a wrong CPU speed or interval length, or the same time of a CPU read twice");
+	}
+	snprintf(buf, len, "LPARCPU %.1f with %llu CPU%s (at most %g) in %zu group%s, first %s; %s",
+		 r->value[fam->idx_lparcpu], (unsigned long long)r->cpus, r->cpus == 1 ? "" : "s",
+		 100.0 * (double)r->cpus, count, count == 1 ? "" : "s", where, why);
+	return count;
+}
+
+/* LPARCPU beyond 100 % of each CPU (mf_busy_describe), said once. */
+static void busy_warning(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab)
+{
+	char text[900];
+	if (mf_busy_describe(res, n, tab, text, sizeof(text)))
+		mf_notes_warn(w, "impossible busy: %s", text);
+}
+
 /* Per-group data doubts: one warning per kind, naming the first group and the count. */
 static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab)
 {
@@ -355,6 +415,7 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 		 "not available there"},
 		{MF_DOUBT_OVERFLOW,
 		 "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
+		{MF_DOUBT_BUSY, NULL},
 	};
 	size_t k, i;
 	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
@@ -386,6 +447,7 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 				      res[first].group->family->counters[res[first].partial_slot].short_name, count,
 				      count == 1 ? "" : "s", where);
 			break;
+		case MF_DOUBT_BUSY: busy_warning(w, res, n, tab); break;
 		default: mf_notes_warn(w, kinds[k].text, count, count == 1 ? "" : "s", where); break;
 		}
 	}
@@ -424,6 +486,33 @@ static void busy_finding(struct mf_notes *w, const struct mf_report *rep)
 			      MF_BUSY_FINDING, count, count == 1 ? "" : "s", where, c >= 0 ? r->value[c] : NAN,
 			      f >= 0 ? r->value[f] : NAN);
 	}
+}
+
+void mf_overlap_describe(const struct mf_report *rep, char *buf, size_t n)
+{
+	const struct mf_dedup_overlap *o = &rep->overlap;
+	char pair[300] = "";
+	const char *sys = mf_strtab_get(rep->tab, o->system), *lpar = mf_strtab_get(rep->tab, o->lpar);
+	if (o->pair)
+		mf_overlap_text(rep->tab, o->system, o->lpar, o->cpu, o->a_start_s * 1000000, (double)o->a_len_s,
+				o->b_start_s * 1000000, (double)o->b_len_s, pair, sizeof(pair));
+	else
+		snprintf(pair, sizeof(pair), "system %s%s%s cpu %lld", sys ? sys : "-", lpar ? " lpar " : "",
+			 lpar ? lpar : "", (long long)o->cpu);
+	snprintf(buf, n,
+		 "intervals overlap within one CPU on %llu CPU%s of %llu system%s, first %s; the same time of "
+		 "a CPU is counted twice (one system read from two dumps with shifted intervals?), so busy and "
+		 "rates over a period that holds both are too high",
+		 (unsigned long long)o->cpus, o->cpus == 1 ? "" : "s", (unsigned long long)o->systems,
+		 o->systems == 1 ? "" : "s", pair);
+}
+
+/* Intervals of one CPU that overlap (mf_dedup_overlaps), said once. */
+static void overlap_warning(struct mf_notes *w, const struct mf_report *rep)
+{
+	char text[700];
+	mf_overlap_describe(rep, text, sizeof(text));
+	mf_notes_warn(w, "%s", text);
 }
 
 static bool same_series(const struct mf_group *a, const struct mf_group *b)
@@ -511,6 +600,8 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 			      "%llu duplicate sample%s dropped (read before with the same system, LPAR, CPU, "
 			      "pool, interval and counters: a file given twice, or overlapping inputs)",
 			      (unsigned long long)rep->duplicates, rep->duplicates == 1 ? "" : "s");
+	if (rep->overlap.cpus)
+		overlap_warning(n, rep);
 	doubt_warnings(n, rep->results, rep->ngroups, rep->tab);
 	busy_finding(n, rep);
 	if (rep->ngroups) {

@@ -335,6 +335,24 @@ static void findings(struct mf_strbuf *sb, const struct page *pg, struct series 
 		mf_strbuf_puts(sb, ".</li>\n");
 		items++;
 	}
+	{
+		/* Time counted twice: overlapping intervals of a CPU, busy beyond the CPUs (the warnings' words). */
+		char text[1024];
+		if (rep->overlap.cpus) {
+			mf_overlap_describe(rep, text, sizeof(text));
+			text[0] = (char)toupper((unsigned char)text[0]);
+			mf_strbuf_puts(sb, "<li class=\"warn\">");
+			esc(sb, text);
+			mf_strbuf_puts(sb, ".</li>\n");
+			items++;
+		}
+		if (mf_busy_describe(rep->results, rep->ngroups, rep->tab, text, sizeof(text))) {
+			mf_strbuf_puts(sb, "<li class=\"warn\">Impossible busy: ");
+			esc(sb, text);
+			mf_strbuf_puts(sb, ".</li>\n");
+			items++;
+		}
+	}
 	if (!items)
 		mf_strbuf_puts(sb,
 			       "<li>No findings: the data has no RNI, LSPR class or range problems to report.</li>\n");

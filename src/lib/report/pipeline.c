@@ -31,10 +31,11 @@ struct mf_pipeline {
 	bool idropped; /* igrp went beyond max_groups */
 	struct mf_dedup *dd;
 	struct mf_sample *s;
-	struct mf_sample *s_ahead; /* the row read ahead (drain) */
-	bool read_done;            /* mf_pipeline_finish ran: the duplicate tables are gone */
-	uint64_t duplicates;       /* and the duplicates they had dropped */
-	struct mf_error e_ahead;   /* and its error */
+	struct mf_sample *s_ahead;       /* the row read ahead (drain) */
+	bool read_done;                  /* mf_pipeline_finish ran: the duplicate tables are gone */
+	uint64_t duplicates;             /* and the duplicates they had dropped */
+	struct mf_dedup_overlap overlap; /* and the intervals they saw overlap within one CPU */
+	struct mf_error e_ahead;         /* and its error */
 	struct mf_notes notes;
 	struct mf_strbuf summary;
 	struct mf_input *inputs;
@@ -1298,6 +1299,8 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 		p->duplicates = mf_dedup_duplicates(p->dd);
 		for (i = 0; i < p->npend; i++)
 			p->duplicates += mf_dedup_duplicates(p->pend[i].d);
+		if (mf_dedup_overlaps(p->dd, p->pend, p->npend, p->tab, &p->overlap))
+			return MF_ENOMEM;
 		drop_pending(p);
 		mf_dedup_free(p->dd);
 		p->dd = NULL;
@@ -1331,6 +1334,7 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->ninputs = p->ninputs;
 	rep->inputs = p->inputs;
 	rep->duplicates = p->duplicates;
+	rep->overlap = p->overlap;
 	mf_lparmap_warnings(p->lpar, p->tab, lpar_warning, p);
 	if (mf_lparmap_nintervals(p->lpar)) {
 		free(p->lpar_rows);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Usage errors (exit 2): a bad --before range, a time key or file in --by, a missing second
 # input, --before without --after, an unknown metric or format, -o naming an input; and a
-# side that the selection leaves empty (exit 1).
+# side that the selection leaves empty, or sides without a group in common (exit 1).
 z15=../data/day-3sys-z15.csv.gz
 week=../data/week-2sys.csv.gz
 "$MFSTAT" diff --before 2025-04-10/2025-04-07 --after 2025-04-10/2025-04-14 $week
@@ -36,3 +36,7 @@ echo "stdin twice: exit $?"
 echo "zone: exit $?"
 "$MFSTAT" diff --system SYSC $z15 $week
 echo "nothing after: exit $?"
+# No group matches (the LPARs of one side are named, the other's not): a data error naming the
+# keys of both sides, not "nothing moved".
+"$MFSTAT" diff --by system,lpar ../data/small-s1.smf ../data/z16-two-pools.csv
+echo "nothing matched: exit $?"
