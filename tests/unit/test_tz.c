@@ -197,6 +197,19 @@ static void bad_specs(void **state)
 		assert_null(tz);
 		assert_non_null(strstr(e.msg, "--tz"));
 	}
+	/* A zone of wall-clock times (--perf-tz): the same specs but smf, the messages naming it. */
+	assert_int_equal(mf_tz_open_wall(&tz, "smf", NULL, "--perf-tz", &e), MF_EUSAGE);
+	assert_null(tz);
+	assert_string_equal(e.msg,
+			    "--perf-tz: 'smf' is the offset each SMF record carries, not a zone of wall-clock "
+			    "times (give UTC, +hh:mm, -hh:mm or a time zone name such as Europe/Berlin)");
+	assert_int_equal(mf_tz_open_wall(&tz, "+15:00", NULL, "--perf-tz", &e), MF_EUSAGE);
+	assert_non_null(strstr(e.msg, "--perf-tz: '+15:00' is not an offset"));
+	assert_int_equal(mf_tz_open_wall(&tz, "+05:30", NULL, "--perf-tz", &e), 0);
+	assert_int_equal(mf_tz_offset(tz, 0), 19800);
+	mf_tz_free(tz);
+	assert_int_equal(mf_tz_open(&tz, "Mars", "/usr/share/zoneinfo", &e), MF_EUSAGE);
+	assert_non_null(strstr(e.msg, "(give UTC, +hh:mm, -hh:mm, smf or a time zone name such as Europe/Berlin)"));
 }
 
 /* Zone files cut short or with a bad index: MF_EFORMAT naming the file and the offset. */

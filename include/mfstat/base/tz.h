@@ -30,6 +30,12 @@ struct mf_tz;
 int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err);
 
 /*
+ * Like mf_tz_open for a zone in which wall-clock times were written (not
+ * "smf", which is refused), with messages naming option ("--perf-tz").
+ */
+int mf_tz_open_wall(struct mf_tz **out, const char *spec, const char *dir, const char *option, struct mf_error *err);
+
+/*
  * The zone of this machine, as the C library takes it: from tz_env, the value
  * of the TZ environment variable (NULL when it is not set: the caller reads
  * the environment, this module does not), else from the TZif file localtime

@@ -45,11 +45,17 @@ struct mf_tz {
 	struct posix_rule rule;
 };
 
-static int bad_spec(struct mf_error *err, const char *spec, const char *why)
+/* What a spec is, and what to give: option names the option ("--tz"); smf_ok, "smf" is one of them. */
+struct spec_ctx {
+	const char *option;
+	bool smf_ok;
+};
+
+static int bad_spec(const struct spec_ctx *c, struct mf_error *err, const char *spec, const char *why)
 {
 	return mf_error_set(err, MF_EUSAGE, NULL, 0, 0,
-			    "--tz: '%s' %s (give UTC, +hh:mm, -hh:mm, smf or a time zone name such as Europe/Berlin)",
-			    spec, why);
+			    "%s: '%s' %s (give UTC, +hh:mm, -hh:mm%s or a time zone name such as Europe/Berlin)",
+			    c->option, spec, why, c->smf_ok ? ", smf" : "");
 }
 
 /* "+hh:mm", "-hh:mm", "+hhmm", "+hh": 0 with *off, else -1. */
@@ -366,20 +372,21 @@ static const char *zone_dir(const char *dir)
 	return dir && *dir ? dir : "/usr/share/zoneinfo";
 }
 
-static int zone_load(struct mf_tz *tz, const char *spec, const char *dir, struct mf_error *err)
+static int zone_load(const struct spec_ctx *c, struct mf_tz *tz, const char *spec, const char *dir,
+		     struct mf_error *err)
 {
 	char path[512];
 	FILE *fp;
 
 	dir = zone_dir(dir);
 	if (!zone_name_ok(spec))
-		return bad_spec(err, spec, "is not a time zone name");
+		return bad_spec(c, err, spec, "is not a time zone name");
 	snprintf(path, sizeof(path), "%s/%s", dir, spec);
 	fp = fopen(path, "rb");
 	if (!fp) {
 		char why[600];
 		snprintf(why, sizeof(why), "is not a time zone of %s (%s)", dir, strerror(errno));
-		return bad_spec(err, spec, why);
+		return bad_spec(c, err, spec, why);
 	}
 	return file_read(tz, fp, path, err);
 }
@@ -402,7 +409,8 @@ int mf_tz_from_tzif(struct mf_tz **out, const char *name, const void *data, size
 	return 0;
 }
 
-int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err)
+static int tz_open(const struct spec_ctx *c, struct mf_tz **out, const char *spec, const char *dir,
+		   struct mf_error *err)
 {
 	struct mf_tz *tz = calloc(1, sizeof(*tz));
 	int rc = 0;
@@ -411,16 +419,19 @@ int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_
 	if (!tz)
 		return mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
 	if (!spec || !*spec) {
-		rc = bad_spec(err, spec ? spec : "", "is empty");
+		rc = bad_spec(c, err, spec ? spec : "", "is empty");
 	} else if (!strcmp(spec, "UTC") || !strcmp(spec, "utc") || !strcmp(spec, "Z") || !strcmp(spec, "GMT")) {
 		tz->kind = TZ_UTC;
 		snprintf(tz->name, sizeof(tz->name), "UTC");
 	} else if (!strcmp(spec, "smf") || !strcmp(spec, "SMF")) {
 		tz->kind = TZ_SMF;
 		snprintf(tz->name, sizeof(tz->name), "smf");
+		if (!c->smf_ok)
+			rc = bad_spec(c, err, spec,
+				      "is the offset each SMF record carries, not a zone of wall-clock times");
 	} else if (spec[0] == '+' || spec[0] == '-') {
 		if (parse_fixed(spec, &tz->fixed)) {
-			rc = bad_spec(err, spec, "is not an offset +hh:mm or -hh:mm of at most 14 hours");
+			rc = bad_spec(c, err, spec, "is not an offset +hh:mm or -hh:mm of at most 14 hours");
 		} else {
 			int32_t a = tz->fixed < 0 ? -tz->fixed : tz->fixed;
 			tz->kind = TZ_FIXED;
@@ -430,7 +441,7 @@ int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_
 	} else {
 		tz->kind = TZ_ZONE;
 		snprintf(tz->name, sizeof(tz->name), "%s", spec);
-		rc = zone_load(tz, spec, dir, err);
+		rc = zone_load(c, tz, spec, dir, err);
 	}
 	if (rc) {
 		mf_tz_free(tz);
@@ -438,6 +449,18 @@ int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_
 	}
 	*out = tz;
 	return 0;
+}
+
+int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err)
+{
+	const struct spec_ctx c = {"--tz", true};
+	return tz_open(&c, out, spec, dir, err);
+}
+
+int mf_tz_open_wall(struct mf_tz **out, const char *spec, const char *dir, const char *option, struct mf_error *err)
+{
+	const struct spec_ctx c = {option, false};
+	return tz_open(&c, out, spec, dir, err);
 }
 
 /* A zone named name (a TZ string, a path) from the TZif file path: 0, or the error (MF_EUSAGE when it cannot be opened: what names it). */
