@@ -446,7 +446,7 @@ static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool
 		if (sec > 0)
 			s->seconds = sec;
 	}
-	if (s->machine && isnan(s->cpsp)) {
+	if (s->machine && isnan(s->cpsp) && !(r->opts.cpu_mhz > 0)) {
 		s->cpsp = s->machine->nominal_mhz;
 		s->cpsp_nominal = true;
 		L->nominal_rows++;
