@@ -52,8 +52,31 @@ struct cli_diag_state {
  * CLI_MAX_SHOWN_SKIPS skipped rows, unless -q. */
 void cli_pipeline_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 
-/* --machine F into po (family and type): -1 to go on, else the usage error's status (said). */
-int cli_pipeline_machine(const char *cmd, const struct mf_kb *kb, const char *machine, struct mf_pipeline_opts *po);
+/*
+ * How the inputs are read, shared by report, export and diff: --machine F (family or type),
+ * --cpu-mhz N (the CPU speed of rows whose data give none) and --perf-tz ZONE (the zone of perf
+ * stat's '# started on' line; else this machine's, from $TZ or /etc/localtime).
+ */
+struct cli_inputs {
+	const char *machine, *cpu_mhz, *perf_tz; /* as given, or NULL */
+	struct mf_tz *zone;                      /* perf's zone (cli_inputs_setup); NULL when unknown */
+	char from[600];                          /* where it came from, or why it is unknown */
+};
+enum { CLI_OPT_CPU_MHZ = 300, CLI_OPT_PERF_TZ };
+#define CLI_INPUT_OPTIONS                                                                                              \
+	{"machine", required_argument, NULL, 'm'}, {"cpu-mhz", required_argument, NULL, CLI_OPT_CPU_MHZ},              \
+	{                                                                                                              \
+		"perf-tz", required_argument, NULL, CLI_OPT_PERF_TZ                                                    \
+	}
+/* Takes getopt's option c ('m' or one of the codes above) into in: true when taken. */
+bool cli_inputs_option(int c, const char *arg, struct cli_inputs *in);
+/*
+ * Checks the options of in and puts them into po: the family and type of --machine, the speed
+ * of --cpu-mhz, perf's zone (in->zone, the caller's: cli_inputs_free).  -1 to go on, else the
+ * usage error's status (said).
+ */
+int cli_inputs_setup(const char *cmd, const struct mf_kb *kb, struct cli_inputs *in, struct mf_pipeline_opts *po);
+void cli_inputs_free(struct cli_inputs *in);
 
 /*
  * A command's reading of files: a pipeline (*pl, the caller's), the first pass of the LPAR view

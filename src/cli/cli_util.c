@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -615,12 +616,79 @@ void cli_pipeline_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_er
 	}
 }
 
-int cli_pipeline_machine(const char *cmd, const struct mf_kb *kb, const char *machine, struct mf_pipeline_opts *po)
+bool cli_inputs_option(int c, const char *arg, struct cli_inputs *in)
 {
-	if (machine && (mf_kb_resolve(kb, machine, strlen(machine), &po->family, &po->machine) != 0 ||
-			po->family == mf_kb_generic(kb)))
-		return cli_usage(cmd, "%s: unknown machine '%s' (see mfstat machines)", cmd, machine);
+	switch (c) {
+	case 'm': in->machine = arg; return true;
+	case CLI_OPT_CPU_MHZ: in->cpu_mhz = arg; return true;
+	case CLI_OPT_PERF_TZ: in->perf_tz = arg; return true;
+	default: return false;
+	}
+}
+
+/* --cpu-mhz: a decimal number of MHz from 1 to 100000 (no sign, exponent, hex, inf or nan). */
+static bool parse_mhz(const char *s, double *v)
+{
+	size_t i, dots = 0, digits = 0;
+	char *end;
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '.')
+			dots++;
+		else if (isdigit((unsigned char)s[i]))
+			digits++;
+		else
+			return false;
+	}
+	if (!digits || dots > 1)
+		return false;
+	*v = strtod(s, &end);
+	return !*end && *v >= 1 && *v <= 100000;
+}
+
+int cli_inputs_setup(const char *cmd, const struct mf_kb *kb, struct cli_inputs *in, struct mf_pipeline_opts *po)
+{
+	struct mf_error e;
+	int rc;
+
+	in->zone = NULL;
+	in->from[0] = '\0';
+	if (in->machine && (mf_kb_resolve(kb, in->machine, strlen(in->machine), &po->family, &po->machine) != 0 ||
+			    po->family == mf_kb_generic(kb)))
+		return cli_usage(cmd, "%s: unknown machine '%s' (see mfstat machines)", cmd, in->machine);
+	if (in->cpu_mhz && !parse_mhz(in->cpu_mhz, &po->cpu_mhz))
+		return cli_usage(cmd,
+				 "%s: --cpu-mhz takes the CPU speed in MHz, a number from 1 to 100000 such as 5200 "
+				 "(cpu_speed= in /proc/service_levels), not '%s'",
+				 cmd, in->cpu_mhz);
+	if (in->perf_tz) {
+		rc = mf_tz_open_wall(&in->zone, in->perf_tz, NULL, "--perf-tz", &e);
+		if (rc == MF_EUSAGE)
+			return cli_usage(cmd, "%s: %s", cmd, e.msg);
+		if (rc) {
+			cli_diag(&e, "error");
+			return cli_exit_for(rc);
+		}
+		snprintf(in->from, sizeof(in->from), "from --perf-tz");
+	} else {
+		/* This machine's zone, as the C library takes it; unknown only matters to a perf file. */
+		char where[300];
+		rc = mf_tz_open_local(&in->zone, getenv("TZ"), NULL, NULL, where, sizeof(where), &e);
+		if (rc)
+			snprintf(in->from, sizeof(in->from), "%s", e.msg);
+		else
+			snprintf(in->from, sizeof(in->from),
+				 "the zone of this machine%s%s; give --perf-tz ZONE when perf ran elsewhere",
+				 strncmp(where, "no ", 3) ? ", from " : ": ", where);
+	}
+	po->perf_tz = in->zone;
+	po->perf_tz_from = in->from;
 	return -1;
+}
+
+void cli_inputs_free(struct cli_inputs *in)
+{
+	mf_tz_free(in->zone);
+	in->zone = NULL;
 }
 
 int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t n, const char *side,

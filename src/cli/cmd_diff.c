@@ -42,6 +42,8 @@ static const char diff_help[] =
 	"  --hours H1-H2      keep intervals starting in these hours (8-17)\n"
 	"  --weekdays LIST    keep intervals starting on these days (Mon-Fri)\n"
 	"  --machine F        family or machine type for rows whose data names none\n"
+	"  --cpu-mhz N        CPU speed in MHz for rows whose data give none\n"
+	"  --perf-tz ZONE     zone of perf stat's '# started on' line (as for report)\n"
 	"  --tables DIR       knowledge-base files that replace or add to the built-in\n"
 	"                     ones\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
@@ -58,7 +60,8 @@ static const char diff_help[] =
 	"  mfstat diff -o migration.html old.csv new.csv  # one page, findings first\n";
 
 struct diff_opts {
-	const char *format, *out, *machine, *tables, *metrics, *before, *after;
+	const char *format, *out, *tables, *metrics, *before, *after;
+	struct cli_inputs in;
 	struct cli_period period;
 	bool skip;
 	unsigned by;
@@ -165,7 +168,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 {
 	static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
 					     {"output", required_argument, NULL, 'o'},
-					     {"machine", required_argument, NULL, 'm'},
+					     CLI_INPUT_OPTIONS,
 					     {"by", required_argument, NULL, 'b'},
 					     {"skip-bad-rows", no_argument, NULL, 's'},
 					     {"skip-bad-records", no_argument, NULL, 's'},
@@ -190,12 +193,11 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:j:qh", opts, NULL)) != -1) {
-		if (cli_period_option(c, optarg, &o->period))
+		if (cli_period_option(c, optarg, &o->period) || cli_inputs_option(c, optarg, &o->in))
 			continue;
 		switch (c) {
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
-		case 'm': o->machine = optarg; break;
 		case 'b':
 			if (parse_by(optarg, &o->by) >= 0)
 				return EXIT_USAGE;
@@ -407,13 +409,14 @@ int cmd_diff(int argc, char **argv)
 	po.skip_bad = o.skip;
 	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = o.mem_peak;
-	rc = cli_pipeline_machine("diff", kb, o.machine, &po);
+	rc = cli_inputs_setup("diff", kb, &o.in, &po);
 	if (rc < 0)
 		rc = compare(&o, &po, &sel);
 out:
 	free_files(o.sides[0]);
 	free_files(o.sides[1]);
 	free(o.names);
+	cli_inputs_free(&o.in);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
 	return rc;

@@ -33,6 +33,8 @@ static const char export_help[] =
 	"                     finest: one row per sample\n"
 	"  --input FORMAT     input format: csv, smf, perf or lshwc (default: detected)\n"
 	"  --machine F        family or machine type for rows whose data names none\n"
+	"  --cpu-mhz N        CPU speed in MHz for rows whose data give none\n"
+	"  --perf-tz ZONE     zone of perf stat's '# started on' line (as for report)\n"
 	"  --tz ZONE          time zone of --hours, --weekdays, a --from date and the\n"
 	"                     calendar keys: UTC, +hh:mm, a name, or smf (default:\n"
 	"                     smf when every sample carries an offset, else UTC)\n"
@@ -59,7 +61,8 @@ static const char export_help[] =
 	"  mfstat export --by system,pool,interval --system SYSA -o - week.smf\n";
 
 struct export_opts {
-	const char *input, *out, *machine, *tables;
+	const char *input, *out, *tables;
+	struct cli_inputs in;
 	struct cli_period period;
 	bool skip;
 	unsigned by;
@@ -71,7 +74,7 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 {
 	static const struct option opts[] = {{"input", required_argument, NULL, 'I'},
 					     {"output", required_argument, NULL, 'o'},
-					     {"machine", required_argument, NULL, 'm'},
+					     CLI_INPUT_OPTIONS,
 					     {"by", required_argument, NULL, 'b'},
 					     {"skip-bad-rows", no_argument, NULL, 's'},
 					     {"skip-bad-records", no_argument, NULL, 's'},
@@ -95,7 +98,7 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:j:qh", opts, NULL)) != -1) {
-		if (cli_period_option(c, optarg, &o->period))
+		if (cli_period_option(c, optarg, &o->period) || cli_inputs_option(c, optarg, &o->in))
 			continue;
 		switch (c) {
 		case 'j':
@@ -104,7 +107,6 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 			break;
 		case 'I': o->input = optarg; break;
 		case 'o': o->out = optarg; break;
-		case 'm': o->machine = optarg; break;
 		case 'b': by_s = optarg; break;
 		case 's': o->skip = true; break;
 		case 'T': o->tables = optarg; break;
@@ -224,7 +226,7 @@ int cmd_export(int argc, char **argv)
 	po.max_groups = (size_t)o.max_groups;
 	po.jobs = o.jobs;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
-	rc = cli_pipeline_machine("export", kb, o.machine, &po);
+	rc = cli_inputs_setup("export", kb, &o.in, &po);
 	if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)
@@ -249,6 +251,7 @@ int cmd_export(int argc, char **argv)
 	}
 out:
 	cli_pipeline_done(pl);
+	cli_inputs_free(&o.in);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
 	return rc;

@@ -328,6 +328,19 @@ static void needs(const struct mf_family *fam, size_t m, bool *ctr, bool *var, b
 	}
 }
 
+static void machine_types(const struct mf_kb *kb, const struct mf_family *fam, char *buf, size_t n)
+{
+	size_t i, used = 0;
+	buf[0] = '\0';
+	for (i = 0; i < kb->nmachines; i++) {
+		if (kb->machines[i].family != fam)
+			continue;
+		int k = snprintf(buf + used, n - used, "%s%u", used ? "," : "", kb->machines[i].type);
+		if (k > 0 && (size_t)k < n - used)
+			used += (size_t)k;
+	}
+}
+
 /*
  * metrics --events LIST --machine F: the counters the metrics need, and the perf stat and lshwc
  * command lines that collect exactly them.
@@ -386,16 +399,22 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 		if (ctr[i])
 			printf("%6u  %-5s  %-28s  %s\n", fam->counters[i].number, fam->counters[i].short_name,
 			       fam->counters[i].linux_name, mf_set_name(fam->counters[i].set));
-	if (var[MF_VAR_CPSP])
-		printf("\nalso the CPU speed (CPSP): /proc/service_levels gives it on Linux; mfstat reads it with "
-		       "the counters\n");
+	if (var[MF_VAR_CPSP]) {
+		/* Neither perf stat nor lshwc writes it: say how report gets it. */
+		char types[64];
+		machine_types(kb, fam, types, sizeof(types));
+		printf("\nalso the CPU speed (CPSP), which neither perf stat nor lshwc writes: give mfstat report "
+		       "--cpu-mhz N (cpu_speed= in /proc/service_levels), or --machine TYPE for the type's nominal "
+		       "speed (%s types %s: Type: in /proc/sysinfo)\n",
+		       fam->display, types);
+	}
 	if (var[MF_VAR_RMF_BUSY])
 		printf("\nalso RMF's dispatch time (SMF type 70 records): z/OS only\n");
 	if (!n) {
 		printf("\nno counters to collect on Linux for these metrics\n");
 		return EXIT_OK;
 	}
-	printf("\nperf stat -a -I 60000 -x, -e ");
+	printf("\nperf stat -a -I 60000 -x, -o perf.txt -e ");
 	for (i = 0, used = 0; i < fam->ncounters; i++)
 		if (ctr[i])
 			printf("%scpum_cf/%s/", used++ ? "," : "", fam->counters[i].linux_name);
@@ -408,6 +427,9 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 		if (sets & (1u << i))
 			fputs(set_letter[i], stdout);
 	printf("   (whole counter sets)\n");
+	/* -o: only in a file does perf write the '# started on' line that dates the run. */
+	printf("\nperf stat -o writes the '# started on' line that dates the intervals, in the local time of the "
+	       "machine that ran perf: mfstat report --perf-tz ZONE reads it on a machine in another zone\n");
 	return EXIT_OK;
 }
 
@@ -476,19 +498,6 @@ int cmd_metrics(int argc, char **argv)
 out:
 	mf_kb_free(kb);
 	return rc;
-}
-
-static void machine_types(const struct mf_kb *kb, const struct mf_family *fam, char *buf, size_t n)
-{
-	size_t i, used = 0;
-	buf[0] = '\0';
-	for (i = 0; i < kb->nmachines; i++) {
-		if (kb->machines[i].family != fam)
-			continue;
-		int k = snprintf(buf + used, n - used, "%s%u", used ? "," : "", kb->machines[i].type);
-		if (k > 0 && (size_t)k < n - used)
-			used += (size_t)k;
-	}
 }
 
 int cmd_machines(int argc, char **argv)

@@ -32,14 +32,23 @@ static const char report_help[] =
 	"                     (never to one of the inputs; FILE is replaced only\n"
 	"                     when the report is complete)\n"
 	"  --machine F        family (z10 z196 zEC12 z13 z14 z15 z16 z17) or machine\n"
-	"                     type (e.g. 3931) for rows whose data names none\n"
+	"                     type (e.g. 3931) for rows whose data names none; a\n"
+	"                     type gives its nominal speed to rows without one\n"
+	"  --cpu-mhz N        CPU speed in MHz (cpu_speed= in /proc/service_levels)\n"
+	"                     for rows whose data give none (perf stat, lshwc)\n"
+	"  --perf-tz ZONE     zone of the machine that ran perf stat, in which its\n"
+	"                     '# started on' line is read (UTC, +hh:mm or a name);\n"
+	"                     default: this machine's ($TZ, else /etc/localtime)\n"
 	"  --by LIST          group by any of system,lpar,pool,cpu,file, where the\n"
 	"                     engines ran (SMF type 70 and 99.14: polarity,\n"
 	"                     lpar_weight, drawer, chip) and one time\n"
 	"                     key: interval, hour, day, week (ISO, Monday first),\n"
 	"                     month, hour-of-day (0-23 across days) or weekday\n"
 	"                     (default system,lpar,pool,interval; \"\" = one group\n"
-	"                     per machine family); calendar keys are cut in --tz\n"
+	"                     per machine family); calendar keys are cut in --tz\n";
+
+/* The rest of the help (C17 promises string literals of 4095 characters, no more). */
+static const char report_help_more[] =
 	"  --tz ZONE          UTC, +hh:mm, a name such as Europe/Berlin, or smf (each\n"
 	"                     record's own offset, z/OS's local time: the default\n"
 	"                     when every sample has one, else UTC)\n"
@@ -85,7 +94,8 @@ static const char report_help[] =
 
 /* The command line of report. */
 struct report_opts {
-	const char *input, *format, *out, *machine, *tables;
+	const char *input, *format, *out, *tables;
+	struct cli_inputs in;
 	struct cli_period period;
 	const char *sort, *metrics;
 	unsigned long long top;
@@ -118,7 +128,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	static const struct option opts[] = {{"input", required_argument, NULL, 'I'},
 					     {"format", required_argument, NULL, 'f'},
 					     {"output", required_argument, NULL, 'o'},
-					     {"machine", required_argument, NULL, 'm'},
+					     CLI_INPUT_OPTIONS,
 					     {"by", required_argument, NULL, 'b'},
 					     {"skip-bad-rows", no_argument, NULL, 's'},
 					     {"skip-bad-records", no_argument, NULL, 's'},
@@ -150,13 +160,12 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:j:qvh", opts, NULL)) != -1) {
-		if (cli_period_option(c, optarg, &o->period))
+		if (cli_period_option(c, optarg, &o->period) || cli_inputs_option(c, optarg, &o->in))
 			continue;
 		switch (c) {
 		case 'I': o->input = optarg; break;
 		case 'f': o->format = optarg; break;
 		case 'o': o->out = optarg; break;
-		case 'm': o->machine = optarg; break;
 		case 'b': by_s = optarg; break;
 		case 's': o->skip = true; break;
 		case 'T': o->tables = optarg; break;
@@ -199,7 +208,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 			if (!cli_mem_peak("report", optarg, &o->mem_peak))
 				return EXIT_USAGE;
 			break;
-		case 'h': fputs(report_help, stdout); return EXIT_OK;
+		case 'h': printf("%s%s", report_help, report_help_more); return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option("report", c, argv, opts);
 		}
@@ -375,7 +384,7 @@ int cmd_report(int argc, char **argv)
 	po.top = (size_t)o.top;
 	po.columns = cols;
 	po.ncolumns = ncols;
-	rc = cli_pipeline_machine("report", kb, o.machine, &po);
+	rc = cli_inputs_setup("report", kb, &o.in, &po);
 	if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)
@@ -409,6 +418,7 @@ int cmd_report(int argc, char **argv)
 	rc = cli_write_report(o.out, o.format, &rep);
 out:
 	cli_pipeline_done(pl);
+	cli_inputs_free(&o.in);
 	mf_kb_free(kb);
 	mf_tz_free(tz);
 	free(cols);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -145,6 +146,15 @@ int main(int argc, char **argv)
 	 */
 	mallopt(M_TOP_PAD, 64 << 20);
 #endif
+	/*
+	 * Standard output, unless a terminal, in one 64 KiB buffer: a help text (report's is over
+	 * 4 KiB) is then written by finish, whose fclose keeps the errno of a failed write ("No
+	 * space left on device"); a write failing in the middle of printing leaves only the
+	 * stream's error flag.
+	 */
+	static char outbuf[1 << 16]; /* glibc takes a size only with a buffer */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	rc = run(argc, argv, &usage_of);
 	/* Every usage error ends with the same pointer to the help of the command at fault. */
 	if (rc == EXIT_USAGE && usage_of)

@@ -31,6 +31,18 @@ static inline int fuzz_reader(const uint8_t *data, size_t size, const char *form
 	o.metrics.mem_peak_gbs = NAN;
 	if (size && data[0] == 'Z')
 		o.family = mf_kb_family(kb, "z16"); /* also cover --machine */
+	if (size && data[0] == 'T' && mf_kb_resolve(kb, "3931", 4, &o.family, &o.machine) != 0)
+		abort(); /* --machine TYPE: its nominal speed where the data give none */
+	if (size > 1 && data[1] == 'C')
+		o.cpu_mhz = 5000; /* --cpu-mhz */
+	/* perf's '# started on' read in a zone (--perf-tz): one without files, a fixed offset. */
+	{
+		static struct mf_tz *tz;
+		if (!tz && mf_tz_open(&tz, "+05:30", NULL, &e) != 0)
+			abort();
+		o.perf_tz = tz;
+		o.perf_tz_from = "from --perf-tz";
+	}
 	p = mf_pipeline_new(&o);
 	if (!p)
 		abort();

@@ -113,6 +113,41 @@ static void nominal_speed(void **state)
 	finish(&run);
 }
 
+/*
+ * --cpu-mhz: the speed of rows without one, instead of a type's nominal speed (no warning about
+ * it then); rows with their own keep it, and those that differ are counted in one warning.
+ */
+static void given_speed(void **state)
+{
+	struct mf_reader_opts ro = {0};
+	struct mf_reader *r = NULL;
+	struct mf_sample s;
+	struct mf_error e;
+	(void)state;
+	ro.kb = kb;
+	ro.strtab = mf_strtab_new();
+	ro.cpu_mhz = 4800;
+	assert_int_equal(mf_reader_open_mem(&r, "t.csv",
+					    "machine,cpsp,B0\n3932,,5\n3932,5000,5\n3932,4800,5\n3932,5100,5\n", 60,
+					    &ro, &e),
+			 0);
+	assert_int_equal(mf_reader_next(r, &s, &e), 1);
+	assert_true(s.cpsp == 4800 && !s.cpsp_nominal); /* not 4600, the nominal speed of 3932 */
+	assert_int_equal(mf_reader_next(r, &s, &e), 1);
+	assert_true(s.cpsp == 5000);
+	assert_int_equal(mf_reader_next(r, &s, &e), 1);
+	assert_true(s.cpsp == 4800);
+	assert_int_equal(mf_reader_next(r, &s, &e), 1);
+	assert_true(s.cpsp == 5100);
+	assert_int_equal(mf_reader_next(r, &s, &e), 0);
+	assert_int_equal(mf_reader_nwarnings(r), 1);
+	assert_string_equal(mf_reader_warning(r, 0),
+			    "t.csv: 2 rows with a CPU speed of their own (the first 5000 MHz, line 3) kept it, not "
+			    "--cpu-mhz 4800");
+	mf_reader_close(r);
+	mf_strtab_free(ro.strtab);
+}
+
 static void machine_option(void **state)
 {
 	struct run run;
@@ -376,10 +411,10 @@ static void text_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(good_rows),    cmocka_unit_test(nominal_speed),     cmocka_unit_test(machine_option),
-		cmocka_unit_test(bad_inputs),   cmocka_unit_test(skip_and_continue), cmocka_unit_test(nul_in_names),
-		cmocka_unit_test(caret_window), cmocka_unit_test(text_lines),        cmocka_unit_test(text_u64),
-		cmocka_unit_test(text_split),
+		cmocka_unit_test(good_rows),      cmocka_unit_test(nominal_speed), cmocka_unit_test(given_speed),
+		cmocka_unit_test(machine_option), cmocka_unit_test(bad_inputs),    cmocka_unit_test(skip_and_continue),
+		cmocka_unit_test(nul_in_names),   cmocka_unit_test(caret_window),  cmocka_unit_test(text_lines),
+		cmocka_unit_test(text_u64),       cmocka_unit_test(text_split),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

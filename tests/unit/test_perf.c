@@ -425,13 +425,226 @@ static void odd_lines(void **state)
 	pipe_free(&p);
 }
 
+/* perf's zone and the reader's options of a run (read_starts, run_perf_with). */
+struct popts {
+	const char *zone;    /* --perf-tz or this machine's zone; NULL: none given */
+	const char *from;    /* where it came from */
+	const char *machine; /* --machine */
+	double cpu_mhz;      /* --cpu-mhz; 0: none */
+};
+
+/* Reads text with o: up to 8 samples' starts into start_us (-1: none) and speeds; the count or an error. */
+static int read_starts(const char *text, const struct popts *o, int64_t *start_us, double *cpsp, bool *nominal,
+		       struct mf_error *e)
+{
+	struct mf_reader_opts ro = {0};
+	struct mf_reader *r = NULL;
+	struct mf_sample *s = malloc(sizeof(*s));
+	struct mf_tz *tz = NULL;
+	int rc, n = 0;
+	size_t i;
+	ro.kb = kb;
+	ro.strtab = mf_strtab_new();
+	ro.format = "perf";
+	ro.cpu_mhz = o->cpu_mhz;
+	ro.perf_tz_from = o->from;
+	if (o->zone) {
+		assert_int_equal(mf_tz_open(&tz, o->zone, "/usr/share/zoneinfo", e), 0);
+		ro.perf_tz = tz;
+	}
+	if (o->machine)
+		assert_int_equal(mf_kb_resolve(kb, o->machine, strlen(o->machine), &ro.family, &ro.machine), 0);
+	rc = mf_reader_open_mem(&r, "perf.txt", text, strlen(text), &ro, e);
+	while (rc == 0 && (rc = mf_reader_next(r, s, e)) == 1) {
+		assert_true(n < 8);
+		start_us[n] = s->has_start ? s->start_us : -1;
+		cpsp[n] = s->cpsp;
+		nominal[n] = s->cpsp_nominal;
+		n++;
+		rc = 0;
+	}
+	warnings[0] = '\0';
+	for (i = 0; r && i < mf_reader_nwarnings(r); i++) {
+		size_t used = strlen(warnings);
+		snprintf(warnings + used, sizeof(warnings) - used, "%s\n", mf_reader_warning(r, i));
+	}
+	mf_reader_close(r);
+	mf_tz_free(tz);
+	mf_strtab_free(ro.strtab);
+	free(s);
+	return rc ? rc : n;
+}
+
+#define SEC INT64_C(1000000)
+
+/*
+ * "# started on" is the local time of the machine that ran perf.  The file's run started on
+ * Sun Mar 30 01:59:30 2025, the day Europe/Berlin changed to summer time (02:00 CET became
+ * 03:00 CEST, at 01:00Z); its intervals are 60.000412345 s long.  Worked out by hand:
+ *   Europe/Berlin    01:59:30 CET  (+01:00) = 00:59:30Z = 1743296370 s; the second interval
+ *                    starts 60.000412 s later, 01:00:30.000412Z (03:00:30 CEST on the wall),
+ *                    the third 120.000825 s later (llround of 120000824.69 us);
+ *   America/New_York 01:59:30 EDT  (-04:00, summer time since March 9) = 05:59:30Z = 1743314370 s;
+ *   +05:30           01:59:30 = 2025-03-29T20:29:30Z = 1743280170 s;
+ *   UTC              01:59:30Z = 1743299970 s.
+ */
+static void started_on_zone(void **state)
+{
+	static const struct {
+		const char *zone;
+		int64_t start;
+		const char *said;
+	} cases[] = {
+		{"Europe/Berlin", 1743296370,
+		 "read in Europe/Berlin (+01:00, from $TZ): the run started at 2025-03-30T00:59:30Z"},
+		{"America/New_York", 1743314370,
+		 "read in America/New_York (-04:00, from $TZ): the run started at 2025-03-30T05:59:30Z"},
+		{"+05:30", 1743280170, "read in +05:30 (from $TZ): the run started at 2025-03-29T20:29:30Z"},
+		{"UTC", 1743299970, "read in UTC (+00:00, from $TZ): the run started at 2025-03-30T01:59:30Z"},
+	};
+	char *text = slurp("generic-x-interval-dst.txt");
+	struct mf_error e;
+	int64_t start[8];
+	double cpsp[8];
+	bool nominal[8];
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct popts o = {cases[i].zone, "from $TZ", NULL, 0};
+		if (read_starts(text, &o, start, cpsp, nominal, &e) != 3)
+			fail_msg("%s: %s", cases[i].zone, e.msg);
+		assert_int_equal(start[0], cases[i].start * SEC);
+		assert_int_equal(start[1], cases[i].start * SEC + 60000412);
+		assert_int_equal(start[2], cases[i].start * SEC + 120000825);
+		if (!strstr(warnings, cases[i].said) ||
+		    !strstr(warnings,
+			    "perf.txt: '# started on Sun Mar 30 01:59:30 2025' is the local time of the "
+			    "machine that ran perf"))
+			fail_msg("%s: %s", cases[i].zone, warnings);
+		assert_true(isnan(cpsp[0])); /* perf writes no speed */
+	}
+	/* No zone given (a library caller): UTC, said. */
+	{
+		struct popts o = {NULL, NULL, NULL, 0};
+		assert_int_equal(read_starts(text, &o, start, cpsp, nominal, &e), 3);
+		assert_int_equal(start[0], INT64_C(1743299970) * SEC);
+		assert_non_null(strstr(warnings, "read in UTC (+00:00, no zone given)"));
+	}
+	/* This machine's zone unknown (a bad $TZ): the file is refused, naming why and what to give. */
+	{
+		struct popts o = {NULL, "$TZ 'Mars/Olympus' is neither ...", NULL, 0};
+		assert_int_equal(read_starts(text, &o, start, cpsp, nominal, &e), MF_EUSAGE);
+		assert_int_equal(e.line, 1);
+		assert_string_equal(e.msg,
+				    "'# started on Sun Mar 30 01:59:30 2025' is the local time of the machine "
+				    "that ran perf, but the zone of this machine is unknown ($TZ 'Mars/Olympus' "
+				    "is neither ...): give --perf-tz ZONE");
+	}
+	free(text);
+}
+
+/*
+ * Wall times a zone skipped or had twice, and a run without -I: it starts at "# started on".
+ * Europe/Berlin 2025-10-26: 03:00 CEST became 02:00 CET at 01:00Z, so 02:30 came twice:
+ * 00:30Z (+02:00, the first, taken) and 01:30Z (+01:00).  2025-03-30 02:30 never showed.
+ */
+static void started_on_changes(void **state)
+{
+	static const char body[] = "\n 3,000      CPU_CYCLES\n 1,000      INSTRUCTIONS\n\n 2.5 seconds time elapsed\n";
+	struct popts berlin = {"Europe/Berlin", "from --perf-tz", NULL, 0};
+	struct mf_error e;
+	int64_t start[8];
+	double cpsp[8];
+	bool nominal[8];
+	char text[256];
+	(void)state;
+	snprintf(text, sizeof(text), "# started on Sun Oct 26 02:30:00 2025\n%s", body);
+	assert_int_equal(read_starts(text, &berlin, start, cpsp, nominal, &e), 1);
+	assert_int_equal(start[0], INT64_C(1761438600) * SEC); /* 2025-10-26T00:30:00Z */
+	assert_non_null(strstr(warnings,
+			       "read in Europe/Berlin (+02:00, from --perf-tz): the run started at "
+			       "2025-10-26T00:30:00Z; clocks in Europe/Berlin showed that time twice (they were "
+			       "put back over it): the first, not the one at +01:00, was taken"));
+	snprintf(text, sizeof(text), "# started on Sun Mar 30 02:30:00 2025\n%s", body);
+	assert_int_equal(read_starts(text, &berlin, start, cpsp, nominal, &e), 1);
+	assert_int_equal(start[0], INT64_C(1743298200) * SEC); /* taken at +01:00: 01:30Z */
+	assert_non_null(strstr(warnings,
+			       "no clock in Europe/Berlin showed that time (it was put forward over it): "
+			       "is it the zone of the machine that ran perf?"));
+	/* ctime pads the day with a blank. */
+	snprintf(text, sizeof(text), "# started on Mon Nov  2 09:05:01 2026\n%s", body);
+	assert_int_equal(read_starts(text, &berlin, start, cpsp, nominal, &e), 1);
+	assert_non_null(strstr(warnings, "the run started at 2026-11-02T08:05:01Z"));
+	/* What is not a ctime, or a second run appended to the file, is an error at its line. */
+	snprintf(text, sizeof(text), "# started on Sun Oct 26 25:30:00 2025\n%s", body);
+	assert_int_equal(read_starts(text, &berlin, start, cpsp, nominal, &e), MF_EFORMAT);
+	assert_int_equal(e.line, 1);
+	assert_int_equal(e.col, 14);
+	assert_non_null(strstr(e.msg, "'# started on' is not followed by a time such as 'Mon Nov 23 19:38:27 2026'"));
+	snprintf(text, sizeof(text), "# started on Sun Oct 26 12:30:00 2025\n%s# started on Sun Oct 26 12:31:00 2025\n",
+		 body);
+	assert_int_equal(read_starts(text, &berlin, start, cpsp, nominal, &e), MF_EFORMAT);
+	assert_int_equal(e.line, 7);
+	assert_non_null(strstr(e.msg, "a second '# started on' line (the first is on line 1)"));
+}
+
+/*
+ * perf writes no CPU speed: --machine TYPE gives the type's nominal one (said), --cpu-mhz the
+ * one given.  LPARCPU of the DST file's first interval with 5200 MHz (3931, z16), by hand:
+ * 312000000000 / (5200 * 1e6) / 60.000412345 * 100 = 99.9993127630563; EFF_GHZ 5.2.
+ */
+static void speed(void **state)
+{
+	char *text = slurp("generic-x-interval-dst.txt");
+	struct popts o = {"UTC", "from --perf-tz", "3931", 0};
+	struct mf_error e;
+	struct pipe p;
+	int64_t start[8];
+	double cpsp[8];
+	bool nominal[8];
+	(void)state;
+	assert_int_equal(read_starts(text, &o, start, cpsp, nominal, &e), 3);
+	assert_true(cpsp[0] == 5200 && nominal[0] && cpsp[2] == 5200);
+	assert_non_null(strstr(warnings,
+			       "perf.txt: no CPU speed in perf stat output: used the nominal speed of machine "
+			       "type 3931 (5200 MHz)"));
+	o.cpu_mhz = 5000;
+	assert_int_equal(read_starts(text, &o, start, cpsp, nominal, &e), 3);
+	assert_true(cpsp[0] == 5000 && !nominal[0]);
+	assert_null(strstr(warnings, "nominal"));
+	/* A family alone names no machine type, hence no nominal speed; --cpu-mhz still gives one. */
+	o.machine = "z16";
+	o.cpu_mhz = 0;
+	assert_int_equal(read_starts(text, &o, start, cpsp, nominal, &e), 3);
+	assert_true(isnan(cpsp[0]));
+	o.cpu_mhz = 4800.5;
+	assert_int_equal(read_starts(text, &o, start, cpsp, nominal, &e), 3);
+	assert_true(cpsp[1] == 4800.5);
+	/* The metrics: the first interval alone. */
+	{
+		static char first[2048];
+		const char *cut = strstr(text, "120.000824690");
+		assert_non_null(cut);
+		snprintf(first, sizeof(first), "%.*s", (int)(cut - text), text);
+		assert_int_equal(run_perf(&p, first, "3931", &e), 0);
+		assert_int_equal(p.n, 1);
+		assert_true(fabs(metric(&p, 0, "LPARCPU") - 312000000000.0 / (5200 * 1e6) / 60.000412345 * 100) < 1e-9);
+		assert_true(metric(&p, 0, "EFF_GHZ") == 5.2);
+		assert_true(metric(&p, 0, "CPI") == 2.0);
+		pipe_free(&p);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(real_outputs), cmocka_unit_test(elapsed_and_modifiers),
-		cmocka_unit_test(formats),      cmocka_unit_test(bad_input),
-		cmocka_unit_test(this_machine), cmocka_unit_test(units_and_shapes),
-		cmocka_unit_test(odd_lines),    cmocka_unit_test(groups_and_repeats),
+		cmocka_unit_test(real_outputs),    cmocka_unit_test(elapsed_and_modifiers),
+		cmocka_unit_test(formats),         cmocka_unit_test(bad_input),
+		cmocka_unit_test(this_machine),    cmocka_unit_test(units_and_shapes),
+		cmocka_unit_test(odd_lines),       cmocka_unit_test(groups_and_repeats),
+		cmocka_unit_test(started_on_zone), cmocka_unit_test(started_on_changes),
+		cmocka_unit_test(speed),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -226,6 +226,19 @@ static void bad_specs(void **state)
 		assert_null(tz);
 		assert_non_null(strstr(e.msg, "--tz"));
 	}
+	/* A zone of wall-clock times (--perf-tz): the same specs but smf, the messages naming it. */
+	assert_int_equal(mf_tz_open_wall(&tz, "smf", NULL, "--perf-tz", &e), MF_EUSAGE);
+	assert_null(tz);
+	assert_string_equal(e.msg,
+			    "--perf-tz: 'smf' is the offset each SMF record carries, not a zone of wall-clock "
+			    "times (give UTC, +hh:mm, -hh:mm or a time zone name such as Europe/Berlin)");
+	assert_int_equal(mf_tz_open_wall(&tz, "+15:00", NULL, "--perf-tz", &e), MF_EUSAGE);
+	assert_non_null(strstr(e.msg, "--perf-tz: '+15:00' is not an offset"));
+	assert_int_equal(mf_tz_open_wall(&tz, "+05:30", NULL, "--perf-tz", &e), 0);
+	assert_int_equal(mf_tz_offset(tz, 0), 19800);
+	mf_tz_free(tz);
+	assert_int_equal(mf_tz_open(&tz, "Mars", "/usr/share/zoneinfo", &e), MF_EUSAGE);
+	assert_non_null(strstr(e.msg, "(give UTC, +hh:mm, -hh:mm, smf or a time zone name such as Europe/Berlin)"));
 }
 
 /* Zone files cut short or with a bad index: MF_EFORMAT naming the file and the offset. */
@@ -267,12 +280,94 @@ static void bad_files(void **state)
 	rmdir(dir);
 }
 
+/* The zone of this machine (mf_tz_open_local): $TZ in each of its forms, else the localtime file. */
+static void local_zone(void **state)
+{
+	static const struct {
+		const char *env;
+		const char *name;
+		int32_t winter, summer; /* offsets at 2025-01-15T12:00Z and 2025-07-15T12:00Z */
+	} ok[] = {
+		{"Europe/Berlin", "Europe/Berlin", 3600, 7200},
+		{":Europe/Berlin", "Europe/Berlin", 3600, 7200},
+		{":/usr/share/zoneinfo/America/New_York", "America/New_York", -18000, -14400},
+		{"/usr/share/zoneinfo/America/New_York", "America/New_York", -18000, -14400},
+		{"CET-1CEST,M3.5.0,M10.5.0/3", "CET-1CEST,M3.5.0,M10.5.0/3", 3600, 7200},
+		{"JST-9", "JST-9", 32400, 32400},
+		{"<+0530>-5:30", "<+0530>-5:30", 19800, 19800},
+		{"", "UTC", 0, 0},
+		{":UTC", "UTC", 0, 0},
+	};
+	struct mf_tz *tz;
+	struct mf_error e;
+	char from[128], dir[] = "/tmp/mfstat-tz-XXXXXX", link[160], none[160];
+	size_t i;
+	(void)state;
+	if (!have_zone("Europe/Berlin") || !have_zone("America/New_York"))
+		skip();
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		if (mf_tz_open_local(&tz, ok[i].env, "/nonexistent", "/usr/share/zoneinfo", from, sizeof(from), &e))
+			fail_msg("TZ=%s: %s", ok[i].env, e.msg);
+		assert_string_equal(from, "$TZ");
+		assert_string_equal(mf_tz_name(tz), ok[i].name);
+		assert_int_equal(mf_tz_offset(tz, at("2025-01-15T12:00:00Z")), ok[i].winter);
+		assert_int_equal(mf_tz_offset(tz, at("2025-07-15T12:00:00Z")), ok[i].summer);
+		mf_tz_free(tz);
+	}
+	/* The POSIX rule against the C library's reading of the same TZ, hour by hour over 2024-2026. */
+	assert_int_equal(mf_tz_open_local(&tz, "CET-1CEST,M3.5.0,M10.5.0/3", NULL, NULL, from, sizeof(from), &e), 0);
+	setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1);
+	tzset();
+	{
+		time_t t;
+		for (t = (time_t)1704067200; t < (time_t)1798761600; t += 3600 - 7) {
+			struct tm tm;
+			assert_non_null(localtime_r(&t, &tm));
+			if (mf_tz_offset(tz, (int64_t)t * US) != (int32_t)tm.tm_gmtoff)
+				fail_msg("at %lld: mfstat %d, libc %ld", (long long)t,
+					 (int)mf_tz_offset(tz, (int64_t)t * US), (long)tm.tm_gmtoff);
+		}
+	}
+	unsetenv("TZ");
+	tzset();
+	mf_tz_free(tz);
+	/* What the C library would silently take as UTC is an error naming the value. */
+	assert_int_equal(mf_tz_open_local(&tz, "Mars/Olympus", NULL, "/usr/share/zoneinfo", from, sizeof(from), &e),
+			 MF_EUSAGE);
+	assert_null(tz);
+	assert_string_equal(e.msg,
+			    "$TZ 'Mars/Olympus' is neither a time zone of /usr/share/zoneinfo nor a POSIX TZ "
+			    "string such as CET-1CEST,M3.5.0,M10.5.0/3");
+	assert_int_equal(mf_tz_open_local(&tz, ":/nonexistent/zone", NULL, NULL, from, sizeof(from), &e), MF_EUSAGE);
+	assert_non_null(strstr(e.msg, "$TZ: cannot open /nonexistent/zone: "));
+	/* No $TZ: the localtime file, named by where it links to; none at all: UTC, said. */
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/localtime", dir);
+	assert_int_equal(symlink("/usr/share/zoneinfo/America/New_York", link), 0);
+	assert_int_equal(mf_tz_open_local(&tz, NULL, link, NULL, from, sizeof(from), &e), 0);
+	assert_string_equal(from, link);
+	assert_string_equal(mf_tz_name(tz), "America/New_York");
+	assert_int_equal(mf_tz_offset(tz, at("2025-07-15T12:00:00Z")), -14400);
+	mf_tz_free(tz);
+	assert_int_equal(mf_tz_open_local(&tz, NULL, "/usr/share/zoneinfo/Europe/Berlin", NULL, from, sizeof(from), &e),
+			 0);
+	assert_string_equal(mf_tz_name(tz), "Europe/Berlin");
+	mf_tz_free(tz);
+	snprintf(none, sizeof(none), "%s/none", dir);
+	assert_int_equal(mf_tz_open_local(&tz, NULL, none, NULL, from, sizeof(from), &e), 0);
+	assert_true(mf_tz_is_utc(tz));
+	assert_non_null(strstr(from, "no $TZ and no "));
+	mf_tz_free(tz);
+	unlink(link);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(zones_match_libc), cmocka_unit_test(fixed_and_utc), cmocka_unit_test(local_to_utc),
-		cmocka_unit_test(calendar),         cmocka_unit_test(hour_keys),     cmocka_unit_test(bad_specs),
-		cmocka_unit_test(bad_files),
+		cmocka_unit_test(local_zone),       cmocka_unit_test(calendar),      cmocka_unit_test(hour_keys),
+		cmocka_unit_test(bad_specs),        cmocka_unit_test(bad_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

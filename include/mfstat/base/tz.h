@@ -28,6 +28,31 @@ struct mf_tz;
  * offset), or MF_ENOMEM.  The zone is the caller's: free with mf_tz_free.
  */
 int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err);
+
+/*
+ * Like mf_tz_open for a zone in which wall-clock times were written (not
+ * "smf", which is refused), with messages naming option ("--perf-tz").
+ */
+int mf_tz_open_wall(struct mf_tz **out, const char *spec, const char *dir, const char *option, struct mf_error *err);
+
+/*
+ * The zone of this machine, as the C library takes it: from tz_env, the value
+ * of the TZ environment variable (NULL when it is not set: the caller reads
+ * the environment, this module does not), else from the TZif file localtime
+ * (NULL: "/etc/localtime").  TZ may be ":NAME" or NAME (a zone of dir, as for
+ * mf_tz_open), an absolute path of a TZif file, a POSIX TZ string such as
+ * "CET-1CEST,M3.5.0,M10.5.0/3" or "JST-9", or empty (UTC); no TZ and no
+ * localtime file is UTC too.  The zone's name is the zone's ("Europe/Berlin",
+ * also for a path or a link into the zone database), else the path or the TZ
+ * string.  from (n bytes) receives where the zone came from: "$TZ", the
+ * localtime path, or "no $TZ and no /etc/localtime".  Returns 0, MF_EUSAGE for
+ * a TZ that is none of these or a TZ path that cannot be opened (err says
+ * why; the C library would take UTC without a word), MF_EFORMAT for a file
+ * that is not TZif (err names it), MF_EIO or MF_ENOMEM.  The zone is the
+ * caller's (mf_tz_free).
+ */
+int mf_tz_open_local(struct mf_tz **out, const char *tz_env, const char *localtime, const char *dir, char *from,
+		     size_t n, struct mf_error *err);
 void mf_tz_free(struct mf_tz *tz);
 
 /*

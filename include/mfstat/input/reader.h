@@ -10,6 +10,7 @@
 #include "mfstat/input/lpar.h"
 #include "mfstat/input/sample.h"
 #include "mfstat/base/strbuf.h"
+#include "mfstat/base/tz.h"
 
 /*
  * Input readers.  Each format is one reader behind a table of functions; the
@@ -40,6 +41,21 @@ struct mf_reader_opts {
 	/* -j: above 1, a compressed file (gzip, zstd) is decompressed by a thread of its own, ahead
 	 * of the parsing; 0 or 1: in line, as it is read. */
 	unsigned jobs;
+	/*
+	 * --cpu-mhz: the CPU speed (MHz) of every sample whose data give none, instead of the
+	 * nominal speed of a machine type; a sample whose data give another is kept as it is,
+	 * counted and said in a warning.  0: none.
+	 */
+	double cpu_mhz;
+	/*
+	 * perf stat: its '# started on' line is the local time of the machine that ran perf; it is
+	 * read in perf_tz (borrowed), and a warning says in which zone, and perf_tz_from where that
+	 * zone came from ("from --perf-tz").  perf_tz NULL: with perf_tz_from, this machine's zone is
+	 * unknown for the reason perf_tz_from gives and a file with the line is refused (MF_EUSAGE);
+	 * without, UTC is taken, and said.
+	 */
+	const struct mf_tz *perf_tz;
+	const char *perf_tz_from;
 };
 
 /*

@@ -44,6 +44,9 @@ struct mf_pipeline_opts {
 	 */
 	unsigned jobs;
 	struct mf_metrics_opts metrics; /* what the user says beyond the counters (--mem-peak) */
+	double cpu_mhz;                 /* --cpu-mhz: the speed of samples whose data give none; 0: none */
+	const struct mf_tz *perf_tz;    /* perf stat's '# started on' zone (mf_reader_opts), borrowed */
+	const char *perf_tz_from;       /* where it came from, or why it is unknown (mf_reader_opts) */
 	const struct mf_tz *tz;         /* the report's time zone (borrowed); NULL: UTC */
 	/*
 	 * tz is the default, not asked for: a per-record zone ("smf") that the report

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mfstat/base/timefmt.h"
 #include "mfstat/base/tz.h"
@@ -44,11 +45,17 @@ struct mf_tz {
 	struct posix_rule rule;
 };
 
-static int bad_spec(struct mf_error *err, const char *spec, const char *why)
+/* What a spec is, and what to give: option names the option ("--tz"); smf_ok, "smf" is one of them. */
+struct spec_ctx {
+	const char *option;
+	bool smf_ok;
+};
+
+static int bad_spec(const struct spec_ctx *c, struct mf_error *err, const char *spec, const char *why)
 {
 	return mf_error_set(err, MF_EUSAGE, NULL, 0, 0,
-			    "--tz: '%s' %s (give UTC, +hh:mm, -hh:mm, smf or a time zone name such as Europe/Berlin)",
-			    spec, why);
+			    "%s: '%s' %s (give UTC, +hh:mm, -hh:mm%s or a time zone name such as Europe/Berlin)",
+			    c->option, spec, why, c->smf_ok ? ", smf" : "");
 }
 
 /* "+hh:mm", "-hh:mm", "+hhmm", "+hh": 0 with *off, else -1. */
@@ -333,27 +340,13 @@ static int tzif_parse(struct mf_tz *tz, const unsigned char *buf, size_t n, cons
 	return 0;
 }
 
-static int zone_load(struct mf_tz *tz, const char *spec, const char *dir, struct mf_error *err)
+/* Reads and parses the TZif file open as fp (named path), and closes it. */
+static int file_read(struct mf_tz *tz, FILE *fp, const char *path, struct mf_error *err)
 {
-	char path[512];
 	unsigned char *buf;
 	size_t n = 0;
-	FILE *fp;
 	int rc;
 
-	if (!dir)
-		dir = getenv("TZDIR");
-	if (!dir || !*dir)
-		dir = "/usr/share/zoneinfo";
-	if (!zone_name_ok(spec))
-		return bad_spec(err, spec, "is not a time zone name");
-	snprintf(path, sizeof(path), "%s/%s", dir, spec);
-	fp = fopen(path, "rb");
-	if (!fp) {
-		char why[600];
-		snprintf(why, sizeof(why), "is not a time zone of %s (%s)", dir, strerror(errno));
-		return bad_spec(err, spec, why);
-	}
 	buf = malloc(MAX_ZONE_FILE);
 	if (!buf) {
 		fclose(fp);
@@ -369,6 +362,33 @@ static int zone_load(struct mf_tz *tz, const char *spec, const char *dir, struct
 	fclose(fp);
 	free(buf);
 	return rc;
+}
+
+/* The zone database's directory: dir, else $TZDIR, else /usr/share/zoneinfo. */
+static const char *zone_dir(const char *dir)
+{
+	if (!dir)
+		dir = getenv("TZDIR");
+	return dir && *dir ? dir : "/usr/share/zoneinfo";
+}
+
+static int zone_load(const struct spec_ctx *c, struct mf_tz *tz, const char *spec, const char *dir,
+		     struct mf_error *err)
+{
+	char path[512];
+	FILE *fp;
+
+	dir = zone_dir(dir);
+	if (!zone_name_ok(spec))
+		return bad_spec(c, err, spec, "is not a time zone name");
+	snprintf(path, sizeof(path), "%s/%s", dir, spec);
+	fp = fopen(path, "rb");
+	if (!fp) {
+		char why[600];
+		snprintf(why, sizeof(why), "is not a time zone of %s (%s)", dir, strerror(errno));
+		return bad_spec(c, err, spec, why);
+	}
+	return file_read(tz, fp, path, err);
 }
 
 int mf_tz_from_tzif(struct mf_tz **out, const char *name, const void *data, size_t len, struct mf_error *err)
@@ -389,7 +409,8 @@ int mf_tz_from_tzif(struct mf_tz **out, const char *name, const void *data, size
 	return 0;
 }
 
-int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err)
+static int tz_open(const struct spec_ctx *c, struct mf_tz **out, const char *spec, const char *dir,
+		   struct mf_error *err)
 {
 	struct mf_tz *tz = calloc(1, sizeof(*tz));
 	int rc = 0;
@@ -398,16 +419,19 @@ int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_
 	if (!tz)
 		return mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
 	if (!spec || !*spec) {
-		rc = bad_spec(err, spec ? spec : "", "is empty");
+		rc = bad_spec(c, err, spec ? spec : "", "is empty");
 	} else if (!strcmp(spec, "UTC") || !strcmp(spec, "utc") || !strcmp(spec, "Z") || !strcmp(spec, "GMT")) {
 		tz->kind = TZ_UTC;
 		snprintf(tz->name, sizeof(tz->name), "UTC");
 	} else if (!strcmp(spec, "smf") || !strcmp(spec, "SMF")) {
 		tz->kind = TZ_SMF;
 		snprintf(tz->name, sizeof(tz->name), "smf");
+		if (!c->smf_ok)
+			rc = bad_spec(c, err, spec,
+				      "is the offset each SMF record carries, not a zone of wall-clock times");
 	} else if (spec[0] == '+' || spec[0] == '-') {
 		if (parse_fixed(spec, &tz->fixed)) {
-			rc = bad_spec(err, spec, "is not an offset +hh:mm or -hh:mm of at most 14 hours");
+			rc = bad_spec(c, err, spec, "is not an offset +hh:mm or -hh:mm of at most 14 hours");
 		} else {
 			int32_t a = tz->fixed < 0 ? -tz->fixed : tz->fixed;
 			tz->kind = TZ_FIXED;
@@ -417,7 +441,107 @@ int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_
 	} else {
 		tz->kind = TZ_ZONE;
 		snprintf(tz->name, sizeof(tz->name), "%s", spec);
-		rc = zone_load(tz, spec, dir, err);
+		rc = zone_load(c, tz, spec, dir, err);
+	}
+	if (rc) {
+		mf_tz_free(tz);
+		return rc;
+	}
+	*out = tz;
+	return 0;
+}
+
+int mf_tz_open(struct mf_tz **out, const char *spec, const char *dir, struct mf_error *err)
+{
+	const struct spec_ctx c = {"--tz", true};
+	return tz_open(&c, out, spec, dir, err);
+}
+
+int mf_tz_open_wall(struct mf_tz **out, const char *spec, const char *dir, const char *option, struct mf_error *err)
+{
+	const struct spec_ctx c = {option, false};
+	return tz_open(&c, out, spec, dir, err);
+}
+
+/* A zone named name (a TZ string, a path) from the TZif file path: 0, or the error (MF_EUSAGE when it cannot be opened: what names it). */
+static int local_file(struct mf_tz *tz, const char *path, const char *what, struct mf_error *err)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return mf_error_set(err, MF_EUSAGE, NULL, 0, 0, "%s: cannot open %s: %s", what, path, strerror(errno));
+	return file_read(tz, fp, path, err);
+}
+
+/* The zone name of a path into the zone database (".../zoneinfo/Europe/Berlin"), else the path. */
+static void name_of_path(struct mf_tz *tz, const char *path)
+{
+	const char *z = strstr(path, "zoneinfo/"), *next;
+	while (z && (next = strstr(z + 9, "zoneinfo/")) != NULL)
+		z = next;
+	snprintf(tz->name, sizeof(tz->name), "%s", z && z[9] ? z + 9 : path);
+}
+
+int mf_tz_open_local(struct mf_tz **out, const char *tz_env, const char *localtime, const char *dir, char *from,
+		     size_t n, struct mf_error *err)
+{
+	struct mf_tz *tz = calloc(1, sizeof(*tz));
+	int rc = 0;
+
+	*out = NULL;
+	if (!tz)
+		return mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
+	if (!localtime)
+		localtime = "/etc/localtime";
+	tz->kind = TZ_ZONE;
+	if (tz_env) {
+		const char *spec = tz_env[0] == ':' ? tz_env + 1 : tz_env;
+		snprintf(from, n, "$TZ");
+		if (!*spec || !strcmp(spec, "UTC") || !strcmp(spec, "GMT")) {
+			/* The C library's UTC for an empty TZ, as for the names. */
+			tz->kind = TZ_UTC;
+			snprintf(tz->name, sizeof(tz->name), "UTC");
+		} else if (spec[0] == '/') {
+			rc = local_file(tz, spec, "$TZ", err);
+			name_of_path(tz, spec);
+		} else {
+			char path[512];
+			FILE *fp = NULL;
+			dir = zone_dir(dir);
+			if (zone_name_ok(spec)) {
+				snprintf(path, sizeof(path), "%s/%s", dir, spec);
+				fp = fopen(path, "rb");
+			}
+			snprintf(tz->name, sizeof(tz->name), "%s", spec);
+			if (fp) {
+				rc = file_read(tz, fp, path, err);
+			} else if (!posix_parse(spec, &tz->rule)) {
+				/* The C library would take UTC without a word: mfstat says so and stops. */
+				rc = mf_error_set(err, MF_EUSAGE, NULL, 0, 0,
+						  "$TZ '%s' is neither a time zone of %s nor a POSIX TZ string such as "
+						  "CET-1CEST,M3.5.0,M10.5.0/3",
+						  spec, dir);
+			}
+		}
+	} else {
+		char link[512];
+		ssize_t k;
+		FILE *fp = fopen(localtime, "rb");
+		if (!fp && errno == ENOENT) {
+			/* Neither: the C library's UTC. */
+			tz->kind = TZ_UTC;
+			snprintf(tz->name, sizeof(tz->name), "UTC");
+			snprintf(from, n, "no $TZ and no %s", localtime);
+		} else if (!fp) {
+			rc = mf_error_set(err, MF_EIO, localtime, 0, 0, "cannot open: %s", strerror(errno));
+		} else {
+			snprintf(from, n, "%s", localtime);
+			/* Its name: where it links into the zone database ("Europe/Berlin"), else its path. */
+			k = readlink(localtime, link, sizeof(link) - 1);
+			if (k > 0)
+				link[k] = '\0';
+			name_of_path(tz, k > 0 ? link : localtime);
+			rc = file_read(tz, fp, localtime, err);
+		}
 	}
 	if (rc) {
 		mf_tz_free(tz);

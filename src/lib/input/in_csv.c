@@ -544,11 +544,11 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 	}
 }
 
-/* No speed in the data: the machine's nominal speed, said aloud (see README). */
-static void finish_sample(struct csv *c, struct mf_sample *s)
+/* No speed in the data: the machine's nominal speed, said aloud (see README), unless --cpu-mhz gives one. */
+static void finish_sample(const struct mf_reader *r, struct csv *c, struct mf_sample *s)
 {
 	s->line = c->lines.line;
-	if (isnan(s->cpsp) && s->machine) {
+	if (isnan(s->cpsp) && s->machine && !(r->opts.cpu_mhz > 0)) {
 		s->cpsp = s->machine->nominal_mhz;
 		s->cpsp_nominal = true;
 		c->nominal_rows++;
@@ -642,7 +642,7 @@ static int fast_row(struct mf_reader *r, struct csv *c, struct mf_sample *s, con
 		if (rc)
 			return rc;
 	}
-	finish_sample(c, s);
+	finish_sample(r, c, s);
 	return 1;
 }
 
@@ -798,7 +798,7 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		if (rc)
 			return rc;
 	}
-	finish_sample(c, s);
+	finish_sample(r, c, s);
 	return 1;
 }
 

@@ -11,6 +11,14 @@
  * page-faults, branches, tracepoints, other PMUs, names no table has) are
  * left out, counted and named in a warning; duration_time gives the run's
  * length when perf printed no "seconds time elapsed" line (-x).
+ *
+ * Time: perf stat -o FILE begins the file with "# started on" and ctime(3) of
+ * the start: the local time of the machine that ran perf, without a zone.  It is
+ * read in the zone opts.perf_tz (--perf-tz, else the reading machine's), and
+ * a warning says which zone that was and the start in UTC.  It dates the run
+ * (without -I) or its first interval (-I; each -I timestamp is seconds since
+ * the start).  perf writes no CPU speed: with --machine TYPE the type's
+ * nominal speed is taken (said), with --cpu-mhz the given one.
  */
 #include <ctype.h>
 #include <math.h>
@@ -45,8 +53,11 @@ struct pstate {
 	double elapsed;  /* "N seconds time elapsed", or NAN */
 	double duration; /* duration_time in seconds (no -I), or NAN */
 	bool user_only;
-	int64_t base_us; /* "# started on" time, or 0 */
+	int64_t base_us; /* "# started on" time (UTC), or 0 */
 	bool has_base;
+	int64_t local_us;  /* the "# started on" time as written (local, as if UTC) */
+	long base_line;    /* its line */
+	char started[40];  /* its text, for the warning */
 	char sep;          /* the -x separator, or 0 for the human form */
 	bool form_known;   /* sep decided (from the first line with a count) */
 	long ccerror_line; /* first DFLT_CCERROR line (z15 counter 265 before Linux 5.8), or 0 */
@@ -520,21 +531,107 @@ static int parse_human(struct mf_reader *r, struct pstate *s, const char *ls, co
 		    (int)(tl[i + 3] > 30 ? 30 : tl[i + 3]), tok[i + 3]);
 }
 
-/* "# started on Mon Nov 22 06:19:00 2026" */
-static void started_on(struct pstate *s, const char *ls, const char *le)
+/*
+ * "# started on Mon Nov 22 06:19:00 2026" (ctime(3): English names, the day
+ * padded with a blank): the wall-clock time as written into s->local_us.  A
+ * comment that says "started on" but no such time, or a second one (perf stat
+ * --append: runs one after the other in one file), is an error at its line.
+ */
+static int started_on(struct mf_reader *r, struct pstate *s, const char *ls, const char *le, long ln,
+		      struct mf_error *err)
 {
-	const char *p = memmem(ls, (size_t)(le - ls), "started on ", 11);
+	const char *p = memmem(ls, (size_t)(le - ls), "started on ", 11), *rest;
 	struct tm tm;
 	char buf[64];
+	size_t n;
 	if (!p)
-		return;
+		return 0;
 	p += 11;
-	snprintf(buf, sizeof(buf), "%.*s", (int)(le - p < 63 ? le - p : 63), p);
+	n = (size_t)(le - p);
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), p);
 	memset(&tm, 0, sizeof(tm));
-	if (strptime(buf, "%a %b %d %H:%M:%S %Y", &tm)) {
-		s->base_us = (int64_t)timegm(&tm) * 1000000;
-		s->has_base = true;
+	rest = n < 63 ? strptime(buf, "%a %b %d %H:%M:%S %Y", &tm) : NULL;
+	if (!rest || *rest || tm.tm_year < 70 || tm.tm_year > 8000)
+		return perr(r, err, MF_EFORMAT, ln, (long)(p - ls) + 1, ls,
+			    "'# started on' is not followed by a time such as 'Mon Nov 23 19:38:27 2026' "
+			    "(ctime, as perf stat -o writes it)");
+	if (s->has_base)
+		return perr(r, err, MF_EFORMAT, ln, 1, ls,
+			    "a second '# started on' line (the first is on line %ld): several perf runs in one file "
+			    "(perf stat --append); give each run its own file",
+			    s->base_line);
+	s->local_us =
+		mf_days_from_civil(tm.tm_year + 1900, (unsigned)tm.tm_mon + 1, (unsigned)tm.tm_mday) * 86400000000LL +
+		((int64_t)tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec) * 1000000;
+	s->has_base = true;
+	s->base_line = ln;
+	snprintf(s->started, sizeof(s->started), "%.*s", (int)n, p);
+	return 0;
+}
+
+/* "+01:00" */
+static void offset_text(int32_t off, char *buf, size_t n)
+{
+	int32_t a = off < 0 ? -off : off;
+	snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
+}
+
+/*
+ * The "# started on" time into UTC: read in opts.perf_tz, said in a warning
+ * (the zone, its offset then, where the zone came from, the start in UTC; a
+ * time the zone skipped or had twice).  No zone and a reason it is unknown:
+ * MF_EUSAGE, for the user to say --perf-tz.
+ */
+static int date_run(struct mf_reader *r, struct pstate *s, struct mf_error *err)
+{
+	const struct mf_tz *tz = r->opts.perf_tz;
+	const char *name = tz ? mf_tz_name(tz) : "UTC";
+	const char *from = r->opts.perf_tz_from ? r->opts.perf_tz_from : "no zone given";
+	char when[48], off[16], note[160] = "";
+	int32_t o = 0;
+
+	if (!tz && r->opts.perf_tz_from)
+		return perr(r, err, MF_EUSAGE, s->base_line, 0, NULL,
+			    "'# started on %s' is the local time of the machine that ran perf, but the zone of this "
+			    "machine is unknown (%s): give --perf-tz ZONE",
+			    s->started, r->opts.perf_tz_from);
+	s->base_us = s->local_us;
+	if (tz) {
+		int32_t before = mf_tz_offset(tz, s->local_us - 86400000000LL);
+		int32_t after = mf_tz_offset(tz, s->local_us + 86400000000LL);
+		s->base_us = mf_tz_utc_of_local(tz, s->local_us);
+		o = mf_tz_offset(tz, s->base_us);
+		if (s->base_us + (int64_t)o * 1000000 != s->local_us) {
+			snprintf(note, sizeof(note),
+				 "; no clock in %s showed that time (it was put forward over it): is it the zone of "
+				 "the machine that ran perf?",
+				 name);
+		} else {
+			int32_t other = before != o ? before : after;
+			if (other != o && mf_tz_offset(tz, s->local_us - (int64_t)other * 1000000) == other) {
+				char oo[16];
+				offset_text(other, oo, sizeof(oo));
+				snprintf(note, sizeof(note),
+					 "; clocks in %s showed that time twice (they were put back over it): the "
+					 "first, not the one at %s, was taken",
+					 name, oo);
+			}
+		}
 	}
+	/* The offset it had then, unless the zone is that offset ("+05:30"). */
+	offset_text(o, off, sizeof(off) - 2);
+	if (strcmp(off, name) == 0)
+		off[0] = '\0';
+	else
+		strcat(off, ", ");
+	mf_time_format(s->base_us, when, sizeof(when));
+	mf_reader_warn(r,
+		       "%s: '# started on %s' is the local time of the machine that ran perf, read in %s (%s%s): the "
+		       "run started at %s%s",
+		       r->path, s->started, name, off, from, when, note);
+	return 0;
 }
 
 /*
@@ -640,7 +737,9 @@ static int read_lines(struct mf_reader *r, struct pstate *s, size_t len, struct 
 	while (mf_lines_next(&cur, &p, &le)) {
 		long ln = cur.line;
 		if (p < le && *p == '#') {
-			started_on(s, p, le);
+			rc = started_on(r, s, p, le, ln, err);
+			if (rc)
+				return rc;
 		} else if (p < le && (rc = summary_line(r, s, p, le, ln, err)) < 0) {
 			return rc;
 		} else if (p < le && !rc) {
@@ -758,6 +857,16 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	}
 	if (isnan(s->elapsed) && s->duration > 0)
 		s->elapsed = s->duration;
+	if (s->has_base) {
+		rc = date_run(r, s, err);
+		if (rc)
+			return rc;
+	}
+	if (r->opts.machine && r->opts.family == s->fam && !(r->opts.cpu_mhz > 0))
+		mf_reader_warn(r,
+			       "%s: no CPU speed in perf stat output: used the nominal speed of machine type %u "
+			       "(%g MHz) (--cpu-mhz N gives the real one: cpu_speed= in /proc/service_levels)",
+			       r->path, r->opts.machine->type, r->opts.machine->nominal_mhz);
 	if (s->user_only)
 		mf_reader_warn(r, "%s: user-space only counts (:u): metrics describe problem state only", r->path);
 	if (s->ignored)
@@ -800,6 +909,14 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 	cpu = s->lines[first].cpu;
 	mf_sample_reset(smp);
 	smp->family = s->fam;
+	/* --machine TYPE: its nominal speed (perf writes none), unless --cpu-mhz gives one (reader.c). */
+	if (r->opts.machine && r->opts.family == s->fam) {
+		smp->machine = r->opts.machine;
+		if (!(r->opts.cpu_mhz > 0)) {
+			smp->cpsp = r->opts.machine->nominal_mhz;
+			smp->cpsp_nominal = true;
+		}
+	}
 	smp->cpu = cpu;
 	smp->line = s->lines[first].line;
 	smp->user_only = s->user_only;
@@ -838,6 +955,9 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 	}
 	if (isnan(ts)) {
 		smp->seconds = s->elapsed > 0 ? s->elapsed : NAN;
+		/* The whole run: it started when the '# started on' line says. */
+		smp->has_start = s->has_base;
+		smp->start_us = s->base_us;
 	} else {
 		/* -I: each timestamp closes an interval that began at the previous one. */
 		double prev = 0;

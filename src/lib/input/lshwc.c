@@ -13,9 +13,13 @@
  *
  * Values count from the start of the measurement (cumulative).  A cumulative
  * row is differenced against the read before it of the same CPU (or of the
- * total); the first read is its own interval, counted from zero.  A Delta row
- * (lshwc -d) is already a delta.  The per-CPU rows of a read are held until the
- * read's summary row says which of the two they are.
+ * total).  The first cumulative read of each CPU (or of the total) has no read
+ * before it: its values count from when lshwc switched the counters on, over a
+ * time no row gives, so it is no interval.  It is the base of the next read,
+ * makes no sample, and is counted and named in the summary as dropped (the
+ * Total row of lshwc -d, before its Delta rows, too).  A Delta row (lshwc -d)
+ * is already a delta.  The per-CPU rows of a read are held until the read's
+ * summary row says which of the two they are.
  *
  * By default the samples are the Total/Delta rows (cpu none): per-CPU rows are
  * checked but not counted a second time.  With opts.per_cpu (--by cpu) the
@@ -24,8 +28,8 @@
  * Times: the CSV Date and Time are the measuring system's local time with no
  * zone; they are taken as UTC as written, without conversion.  JSON gives
  * time_epoch (UTC).  interval_start of a sample is the time of the read before
- * it; interval_seconds the time between the two reads; both are unknown for the
- * first read.
+ * it; interval_seconds the time between the two reads; both are unknown for a
+ * Delta row with no read before it (a file cut at its start).
  *
  * Family: --machine; else the JSON "counter second" version (CSVN); else the
  * counters: basic and problem-state only is the generic family, otherwise the
@@ -384,7 +388,11 @@ static void set_base(struct lshwc *L, struct base *b, const struct lrow *w, bool
 	b->t_us = w->t_us;
 }
 
-/* Turns row w into sample s: a delta row as it is, a cumulative one minus the read before. */
+/*
+ * Turns row w into sample s: a delta row as it is, a cumulative one minus the
+ * read before.  Returns 1, or 0 for the first cumulative read of its CPU (or
+ * of the total), which only becomes the base of the next (counted), or an error.
+ */
 static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool delta, struct mf_sample *s,
 		struct mf_error *err)
 {
@@ -393,6 +401,15 @@ static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool
 
 	if (!b)
 		return mf_lshwc_oom(r, err);
+	if (!delta && !b->has) {
+		/* Counts since the counters were switched on, over a time no row gives: no interval. */
+		set_base(L, b, w, false);
+		if (w->kind == ROW_CPU)
+			L->first_cpu++;
+		else
+			L->first_total++;
+		return 0;
+	}
 	if (!delta && b->has) {
 		for (i = 0; i < L->ncols; i++) {
 			if (w->has[i] && L->cols[i].slot >= 0 && b->has_val[i] && w->val[i] < b->val[i]) {
@@ -429,7 +446,7 @@ static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool
 		if (sec > 0)
 			s->seconds = sec;
 	}
-	if (s->machine && isnan(s->cpsp)) {
+	if (s->machine && isnan(s->cpsp) && !(r->opts.cpu_mhz > 0)) {
 		s->cpsp = s->machine->nominal_mhz;
 		s->cpsp_nominal = true;
 		L->nominal_rows++;
@@ -513,7 +530,10 @@ static int next_lshwc(struct mf_reader *r, struct mf_sample *s, struct mf_error 
 	for (;;) {
 		if (L->emit_pos < L->emit_end) {
 			const struct lrow *e = &L->rows[L->emit_pos++];
-			return emit(r, L, e, L->emit_delta, s, err);
+			rc = emit(r, L, e, L->emit_delta, s, err);
+			if (rc)
+				return rc;
+			continue; /* a first read: the base of the next, no sample */
 		}
 		if (L->reset_after && finish_read(L))
 			return mf_lshwc_oom(r, err);
@@ -623,6 +643,14 @@ static void close_lshwc(struct mf_reader *r)
 	r->state = NULL;
 }
 
+/* What a first cumulative read is, as the summary and the JSON inputs name its rows. */
+static const char *const first_text[2] = {
+	"the Total row of the first read (baseline only: counts since the counters were switched on, not an "
+	"interval)",
+	"per-CPU rows of each CPU's first read (baseline only: counts since the counters were switched on, not "
+	"an interval)",
+};
+
 static void summary_lshwc(struct mf_reader *r, struct mf_strbuf *sb)
 {
 	struct lshwc *L = r->state;
@@ -633,6 +661,20 @@ static void summary_lshwc(struct mf_reader *r, struct mf_strbuf *sb)
 			 "rows\n",
 			 r->path, L->json ? "JSON" : "CSV", L->fam->display, L->fam_from, L->n_total, L->n_delta,
 			 L->n_cpu, r->opts.per_cpu && L->n_cpu ? "per-CPU" : "Total and Delta");
+	if (L->first_total)
+		mf_strbuf_printf(sb, "  dropped %lu: %s\n", L->first_total, first_text[0]);
+	if (L->first_cpu)
+		mf_strbuf_printf(sb, "  dropped %lu: %s\n", L->first_cpu, first_text[1]);
+}
+
+/* The counts of summary_lshwc that are not in the samples (mf_reader_counts). */
+static void counts_lshwc(struct mf_reader *r, mf_count_fn *fn, void *ctx)
+{
+	struct lshwc *L = r->state;
+	if (L->first_total)
+		fn(ctx, MF_COUNT_DROPPED, first_text[0], L->first_total);
+	if (L->first_cpu)
+		fn(ctx, MF_COUNT_DROPPED, first_text[1], L->first_cpu);
 }
 
 const struct mf_reader_ops mf_lshwc_reader = {
@@ -642,4 +684,5 @@ const struct mf_reader_ops mf_lshwc_reader = {
 	.next = next_lshwc,
 	.close = close_lshwc,
 	.summary = summary_lshwc,
+	.counts = counts_lshwc,
 };

@@ -108,6 +108,8 @@ struct lshwc {
 	size_t nbases;
 
 	unsigned long n_total, n_delta, n_cpu, orphans, nominal_rows;
+	/* Rows of a first cumulative read, the base of the next (no sample): summary rows, per-CPU rows. */
+	unsigned long first_total, first_cpu;
 	bool warned_totals, warned_name;
 };
 

@@ -2,6 +2,7 @@
 /* Reader table, format detection and the block-reading byte stream. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,12 +400,46 @@ fail:
 	return rc;
 }
 
+/* --cpu-mhz: the speed of a sample whose data give none; one that gives another is kept, counted. */
+static void given_speed(struct mf_reader *r, struct mf_sample *s)
+{
+	if (isnan(s->cpsp) || s->cpsp_nominal) {
+		s->cpsp = r->opts.cpu_mhz;
+		s->cpsp_nominal = false;
+	} else if (s->cpsp != r->opts.cpu_mhz && r->speed_kept++ == 0) {
+		r->speed_first = s->cpsp;
+		r->speed_line = s->line;
+		r->speed_offset = s->offset;
+	}
+}
+
+/* At the end: the samples that kept a speed of their own, said. */
+static void speed_warning(struct mf_reader *r)
+{
+	bool smf = r->ops == &mf_smf_reader;
+	char where[48] = "";
+	bool one;
+	if (r->speed_line > 0)
+		snprintf(where, sizeof(where), ", line %ld", r->speed_line);
+	else if (smf && r->speed_offset >= 0)
+		snprintf(where, sizeof(where), ", offset 0x%llx", (unsigned long long)r->speed_offset);
+	one = r->speed_kept == 1;
+	mf_reader_warn(r, "%s: %lu %s%s with a CPU speed of %s own (%s%g MHz%s) kept it, not --cpu-mhz %g", r->path,
+		       r->speed_kept, smf ? "record" : "row", one ? "" : "s", one ? "its" : "their",
+		       one ? "" : "the first ", r->speed_first, where, r->opts.cpu_mhz);
+	r->speed_kept = 0;
+}
+
 int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err)
 {
 	int rc;
 	if (r->dead)
 		return 0;
 	rc = r->ops->next(r, s, err);
+	if (rc == 1 && r->opts.cpu_mhz > 0)
+		given_speed(r, s);
+	else if (rc == 0 && r->speed_kept)
+		speed_warning(r);
 	if (rc == MF_EIO || rc == MF_ENOMEM || rc == MF_ENODATA)
 		r->dead = true;
 	return rc;

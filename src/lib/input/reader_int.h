@@ -79,6 +79,11 @@ struct mf_reader {
 	bool dead;
 	size_t nwarn;
 	char *warn[16];
+	/* --cpu-mhz (opts.cpu_mhz): samples whose data gave another speed, the first of them. */
+	unsigned long speed_kept;
+	double speed_first;
+	long speed_line;
+	long long speed_offset;
 };
 
 /* Adds a warning (at most 16 are kept; the reader words them to be counted). */

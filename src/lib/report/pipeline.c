@@ -187,6 +187,9 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	p->ro.per_cpu = (opts->by & MF_BY_CPU) != 0; /* lshwc: per-CPU rows instead of Total rows */
 	p->ro.lpar = p->lpar;
 	p->ro.jobs = opts->jobs;
+	p->ro.cpu_mhz = opts->cpu_mhz;
+	p->ro.perf_tz = opts->perf_tz;
+	p->ro.perf_tz_from = opts->perf_tz_from;
 	return p;
 }
 
