@@ -22,6 +22,17 @@ static char *slurp(const char *name)
 /* The warnings of the last run_perf, joined by newlines. */
 static char warnings[2048];
 
+/* The reader's warnings, a line each, into warnings (r may be NULL: none). */
+static void keep_warnings(const struct mf_reader *r)
+{
+	size_t i;
+	warnings[0] = '\0';
+	for (i = 0; r && i < mf_reader_nwarnings(r); i++) {
+		size_t used = strlen(warnings);
+		snprintf(warnings + used, sizeof(warnings) - used, "%s\n", mf_reader_warning(r, i));
+	}
+}
+
 /* Reads text as perf output with --machine (NULL: from the events), one group. */
 static int run_perf(struct pipe *p, const char *text, const char *machine, struct mf_error *e)
 {
@@ -45,11 +56,7 @@ static int run_perf(struct pipe *p, const char *text, const char *machine, struc
 		assert_int_equal(mf_grouper_add(p->g, s), 0);
 		rc = 0;
 	}
-	warnings[0] = '\0';
-	for (i = 0; r && i < mf_reader_nwarnings(r); i++) {
-		size_t used = strlen(warnings);
-		snprintf(warnings + used, sizeof(warnings) - used, "%s\n", mf_reader_warning(r, i));
-	}
+	keep_warnings(r);
 	mf_reader_close(r);
 	free(s);
 	p->groups = mf_grouper_groups(p->g, p->tab, &p->n);
@@ -442,7 +449,6 @@ static int read_starts(const char *text, const struct popts *o, int64_t *start_u
 	struct mf_sample *s = malloc(sizeof(*s));
 	struct mf_tz *tz = NULL;
 	int rc, n = 0;
-	size_t i;
 	ro.kb = kb;
 	ro.strtab = mf_strtab_new();
 	ro.format = "perf";
@@ -463,11 +469,7 @@ static int read_starts(const char *text, const struct popts *o, int64_t *start_u
 		n++;
 		rc = 0;
 	}
-	warnings[0] = '\0';
-	for (i = 0; r && i < mf_reader_nwarnings(r); i++) {
-		size_t used = strlen(warnings);
-		snprintf(warnings + used, sizeof(warnings) - used, "%s\n", mf_reader_warning(r, i));
-	}
+	keep_warnings(r);
 	mf_reader_close(r);
 	mf_tz_free(tz);
 	mf_strtab_free(ro.strtab);
