@@ -478,7 +478,10 @@ static void name_of_path(struct mf_tz *tz, const char *path)
 	const char *z = strstr(path, "zoneinfo/"), *next;
 	while (z && (next = strstr(z + 9, "zoneinfo/")) != NULL)
 		z = next;
-	snprintf(tz->name, sizeof(tz->name), "%s", z && z[9] ? z + 9 : path);
+	const char *name = z && z[9] ? z + 9 : path;
+	size_t len = strnlen(name, sizeof(tz->name) - 1); /* a longer path is cut: the name is for messages */
+	memcpy(tz->name, name, len);
+	tz->name[len] = '\0';
 }
 
 int mf_tz_open_local(struct mf_tz **out, const char *tz_env, const char *localtime, const char *dir, char *from,
