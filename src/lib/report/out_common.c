@@ -719,11 +719,20 @@ int64_t mf_report_label_unit(const struct mf_report *rep)
 	return unit;
 }
 
+/* The decimals of a second labels show: 0 for a unit of a second (or none), 1 for 100 ms, ... */
+static int label_digits(const struct mf_report *rep)
+{
+	int d = 0;
+	for (int64_t u = rep->label_unit_us > 0 ? rep->label_unit_us : 1000000; u < 1000000; u *= 10)
+		d++;
+	return d;
+}
+
 void mf_report_label(const struct mf_report *rep, const struct mf_group *g, int64_t utc_us, char *buf, size_t n)
 {
 	int64_t u = rep->label_unit_us;
 	char *dot, *end;
-	size_t keep = 0;
+	size_t keep;
 	if (u > 1) {
 		int64_t r = utc_us % u;
 		if (r < 0)
@@ -733,9 +742,7 @@ void mf_report_label(const struct mf_report *rep, const struct mf_group *g, int6
 	mf_report_time(rep, g, utc_us, buf, n);
 	if (u <= 1 || !(dot = strchr(buf, '.')))
 		return;
-	/* The fraction to the unit's digits: 1 s none, 100 ms one, ... */
-	for (int64_t k = u; k < 1000000; k *= 10)
-		keep++;
+	keep = (size_t)label_digits(rep); /* the fraction to the unit's digits */
 	for (end = dot + 1; *end >= '0' && *end <= '9'; end++)
 		;
 	memmove(keep ? dot + 1 + keep : dot, end, strlen(end) + 1);
@@ -824,9 +831,7 @@ void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n)
 					 rep->nsystems == 1 ? "" : "s");
 	if (used < n && mf_report_interval_range(rep, &lo, &hi)) {
 		/* Seconds to the labels' digits: "900 s", "0.1 s" for perf -I 100, not "0 s". */
-		int dec = 0;
-		for (int64_t u = rep->label_unit_us > 0 ? rep->label_unit_us : 1000000; u < 1000000; u *= 10)
-			dec++;
+		int dec = label_digits(rep);
 		if (hi - lo < 0.5 * (dec ? pow(10, -dec) : 1))
 			snprintf(buf + used, n - used, ", intervals of %.*f s", dec, (lo + hi) / 2);
 		else
