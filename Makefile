@@ -74,21 +74,26 @@ tidy: build
 
 # make install [PREFIX=DIR]: the program, its man pages, bash completion and README under
 # PREFIX (/usr/local), from the release-gcc build when one is configured (make check-release),
-# else from the dev build; either is brought up to date first.  $(BUILD)/install_manifest.txt
-# lists what was installed and make uninstall removes exactly those files.
+# else from the dev build; either is brought up to date first (its program and man pages
+# only).  $(BUILD)/install_manifest.txt lists what was installed and install_record.txt the
+# prefix and the directories the installation created (cmake/install.sh); make uninstall
+# removes exactly those files, refuses any path outside the prefix, then the directories it
+# created when they are empty (cmake/uninstall.sh).
 PREFIX         ?= /usr/local
 INSTALL_PRESET ?= $(if $(wildcard build-release-gcc/CMakeCache.txt),release-gcc,dev)
+# Only what is installed is built: the program and the subcommand man pages, not the tests.
+INSTALL_TARGETS := mfstat_cli man_subpages
 INSTALL_DIR     = $(if $(filter dev,$(INSTALL_PRESET)),$(BUILD),build-$(INSTALL_PRESET))
 
 install: deps
 	@test -f $(INSTALL_DIR)/CMakeCache.txt || cmake --preset $(INSTALL_PRESET) -DMFSTAT_WERROR=$(WERROR)
-	cmake --build --preset $(INSTALL_PRESET) -j $(JOBS)
-	cmake --install $(INSTALL_DIR) --prefix $(PREFIX)
-	@if [ "$(INSTALL_DIR)" != "$(BUILD)" ]; then mkdir -p $(BUILD) && cp $(INSTALL_DIR)/install_manifest.txt $(BUILD)/; fi
+	cmake --build --preset $(INSTALL_PRESET) -j $(JOBS) --target $(INSTALL_TARGETS)
+	sh cmake/install.sh cmake $(INSTALL_DIR) "$(PREFIX)" $(INSTALL_DIR)/install_record.txt
+	@if [ "$(INSTALL_DIR)" != "$(BUILD)" ]; then mkdir -p $(BUILD) && cp $(INSTALL_DIR)/install_manifest.txt $(INSTALL_DIR)/install_record.txt $(BUILD)/; fi
 	@echo "Installed the $(INSTALL_PRESET) build under $(PREFIX); $(BUILD)/install_manifest.txt lists the files (make uninstall removes them)."
 
 uninstall:
-	@sh cmake/uninstall.sh $(BUILD)/install_manifest.txt
+	@sh cmake/uninstall.sh $(BUILD)/install_manifest.txt $(BUILD)/install_record.txt
 
 bench: build
 	bench/csv.sh

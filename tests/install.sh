@@ -13,13 +13,20 @@ build=$(cd "$2" && pwd)
 src=$(cd "$3" && pwd)
 tmp=$(mktemp -d)
 manifest=$build/install_manifest_mfstat.txt
-trap 'rm -rf "$tmp"; rm -f "$manifest"' EXIT
 prefix=$tmp/prefix
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-"$CMAKE" --install "$build" --prefix "$prefix" --component mfstat > "$tmp/install.log" 2>&1 ||
-  { cat "$tmp/install.log"; echo "FAIL: cmake --install"; exit 1; }
+record=$build/install_record_mfstat.txt
+trap 'rm -rf "$tmp"; rm -f "$manifest" "$record"' EXIT
+# The prefix's parent exists and holds another program's directory: the installation creates
+# prefix/... but not prefix/share/man, which was there before (and must stay after uninstall).
+mkdir -p "$prefix/share/man/man5"
+touch "$prefix/share/man/man5/other.5"
+sh "$src/cmake/install.sh" "$CMAKE" "$build" "$prefix" "$record" mfstat > "$tmp/install.log" 2>&1 ||
+  { cat "$tmp/install.log"; echo "FAIL: cmake/install.sh"; exit 1; }
+rm "$prefix/share/man/man5/other.5"
+rmdir "$prefix/share/man/man5"
 [ -s "$manifest" ] || { echo "FAIL: no $manifest"; exit 1; }
 
 commands="report diff export counters metrics machines smf stat measure"
@@ -30,6 +37,12 @@ for f in $expected; do
   grep -qx "$prefix/$f" "$manifest" || bad "$f not in the install manifest"
 done
 [ -x "$prefix/bin/mfstat" ] || bad "bin/mfstat is not executable"
+for d in bin share/man/man1 share/bash-completion share/bash-completion/completions share/doc share/doc/mfstat; do
+  grep -qx "dir $prefix/$d" "$record" || bad "$record does not list $d as created"
+done
+for d in share share/man; do
+  grep -qx "dir $prefix/$d" "$record" && bad "$record lists $d, which existed before, as created"
+done
 n_installed=$(find "$prefix" -type f | wc -l)
 n_expected=$(echo $expected | wc -w)
 [ "$n_installed" = "$n_expected" ] || { bad "$n_installed files installed, $n_expected expected:"; find "$prefix" -type f; }
@@ -81,14 +94,42 @@ got=$(complete_words mfstat report --machine z1 | tr '\n' ' ')
 got=$(complete_words mfstat measure p | tr '\n' ' ')
 [ "$got" = "probe profile " ] || bad "mfstat measure p<TAB> gives '$got'"
 
-# Uninstall through the manifest: no file may remain.
-sh "$src/cmake/uninstall.sh" "$manifest" > "$tmp/uninstall.log" 2>&1 ||
+# Uninstall through the manifest: no file may remain, the directories the installation created
+# are gone, those that were there before (share, share/man) stay.
+sh "$src/cmake/uninstall.sh" "$manifest" "$record" > "$tmp/uninstall.log" 2>&1 ||
   { cat "$tmp/uninstall.log"; bad "uninstall.sh exits $?"; }
 left=$(find "$prefix" ! -type d)
 [ -z "$left" ] || bad "files left after uninstall: $left"
+left=$(cd "$prefix" && find . -mindepth 1 -type d | sort | tr '\n' ' ')
+[ "$left" = "./share ./share/man " ] || bad "directories after uninstall: '$left', not ./share ./share/man"
 [ -e "$manifest" ] && bad "uninstall.sh left the manifest"
+[ -e "$record" ] && bad "uninstall.sh left the record"
 sh "$src/cmake/uninstall.sh" "$manifest" | grep -q '^Nothing to uninstall' ||
   bad "uninstall.sh without a manifest does not say there is nothing to uninstall"
+
+# A manifest naming a file outside the prefix (edited, or another installation's) removes
+# nothing there: the line is refused, exit 1, and the manifest is kept.
+mkdir -p "$tmp/elsewhere" "$prefix/bin"
+touch "$tmp/elsewhere/precious" "$prefix/bin/mfstat"
+printf '%s\n' "$prefix/bin/mfstat" "$tmp/elsewhere/precious" "$prefix/bin/../../elsewhere/precious" > "$manifest"
+printf 'prefix %s\n' "$prefix" > "$record"
+sh "$src/cmake/uninstall.sh" "$manifest" "$record" > "$tmp/uninstall.log" 2>&1 &&
+  bad "uninstall.sh of a manifest naming files outside the prefix exits 0"
+[ -e "$tmp/elsewhere/precious" ] || bad "uninstall.sh removed a file outside the prefix"
+[ -e "$prefix/bin/mfstat" ] && bad "uninstall.sh did not remove the file under the prefix"
+grep -q "elsewhere/precious is not under the prefix $prefix" "$tmp/uninstall.log" ||
+  { cat "$tmp/uninstall.log"; bad "uninstall.sh does not name the refused line"; }
+[ -e "$manifest" ] || bad "uninstall.sh removed the manifest after refusing a line"
+rm -f "$manifest" "$record"
+
+# make install builds only what it installs (the program and the man pages), never the tests.
+if command -v make > /dev/null; then
+  line=$(make -s -n -C "$src" install PREFIX="$tmp/p2" 2>/dev/null | grep -- '--build' | head -n 1)
+  case $line in
+  *"--target mfstat_cli man_subpages"*) ;;
+  *) bad "make install builds more than it installs: '$line'" ;;
+  esac
+fi
 
 [ $fail = 0 ] && echo "install, man pages, completion and uninstall work"
 exit $fail
