@@ -757,8 +757,9 @@ static void save_run(struct runfile *f, const char *measurement, struct mf_mrun 
 				f->slot = -1;
 				if (rc) {
 					char why[600];
-					snprintf(why, sizeof(why), "cannot put it in place of %s: %s (%s is as it was)",
-						 f->path, strerror(errno), f->path);
+					snprintf(why, sizeof(why),
+						 "cannot put it in place of %.250s: %s (%.250s is as it was)", f->path,
+						 strerror(errno), f->path);
 					not_saved(f, run, why);
 				}
 			} else if (f->latest) {
