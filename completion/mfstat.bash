@@ -49,7 +49,7 @@ _mfstat()
     local opts_machines='--tables -h --help --version'
     local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
     local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format -o --output --tables -q --quiet -h --help --version'
-    local opts_measure='-o --output -f --format --csv -d --database -s --sampling --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
+    local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
 
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}

@@ -15,7 +15,13 @@
 #    once with exit 1 and a message naming the file, under a time and an
 #    address-space limit;
 #  - the same run given twice (the same file, a copy, the other byte order) is
-#    counted once, with a warning.
+#    counted once, with a warning;
+#  - (issue 25) `measure report -o RUN RUN`, through a link, through
+#    latest-profile, and a --csv table naming an input are refused (exit 2), the
+#    run file untouched; -d FILE never replaces an existing file without
+#    --force (exit 2, nothing run), a failed run leaves what was at FILE (and
+#    nothing when there was nothing), --force replaces FILE only when the run is
+#    saved, and -d naming the program is refused even with --force.
 # The report checks run everywhere; the measuring ones skip (with a note) where
 # perf_event_open is refused.
 #   measure_hostile.sh MFSTAT VALID_MFDB SWAPPED_MFDB
@@ -109,6 +115,43 @@ cmp -s one.txt dup.txt || { no "one run given four times is not reported as the 
 	{ no "the three repeats were not each said"; cat dup.err; }
 "$MFSTAT" measure report -q "$VALID" copy.mfdb >/dev/null 2>dupq.err
 [ -s dupq.err ] && { no "-q did not silence the repeat warning"; cat dupq.err; }
+
+# ---- measure report: no output over an input (issue 25) --------------------
+cp "$VALID" run.mfdb
+ln -s run.mfdb run-link.mfdb
+sum=$(cksum <run.mfdb)
+refuse_report() { # refuse_report WHAT ARGS...: exit 2, the input named, run.mfdb untouched
+	local what=$1
+	shift
+	"$MFSTAT" measure report "$@" >/dev/null 2>same.err
+	local rc=$?
+	[ $rc = 2 ] || no "$what: exit $rc, not 2"
+	grep -q 'names the input .*refusing to overwrite an input' same.err || { no "$what: no message"; cat same.err; }
+	[ "$(cksum <run.mfdb)" = "$sum" ] || no "$what: the run file was overwritten"
+	cp "$VALID" run.mfdb
+}
+refuse_report "measure report -o RUN RUN" -o run.mfdb run.mfdb
+refuse_report "measure report -o LINK RUN" -o run-link.mfdb run.mfdb
+refuse_report "measure report -o RUN LINK" -o run.mfdb run-link.mfdb
+refuse_report "measure report -o RUN (the second input)" -o run.mfdb "$VALID" run.mfdb
+refuse_report "measure report -f json -o RUN RUN" -f json -o run.mfdb run.mfdb
+mkdir -p tabs
+cp "$VALID" tabs/functions.csv
+"$MFSTAT" measure report --csv tabs tabs/functions.csv >/dev/null 2>same.err
+rc=$?
+[ $rc = 2 ] || no "--csv DIR whose table is the input: exit $rc, not 2"
+grep -q 'writes tabs/functions.csv, which names the input tabs/functions.csv' same.err || { no "--csv over an input: no message"; cat same.err; }
+cmp -s tabs/functions.csv "$VALID" || no "--csv DIR overwrote the input tabs/functions.csv"
+mkdir -m 700 .mfstat
+cp "$VALID" .mfstat/one.mfdb
+ln -s one.mfdb .mfstat/latest-profile
+"$MFSTAT" measure report -o .mfstat/latest-profile .mfstat/latest-profile >/dev/null 2>same.err
+rc=$?
+[ $rc = 2 ] || no "measure report -o .mfstat/latest-profile .mfstat/latest-profile: exit $rc, not 2"
+cmp -s .mfstat/one.mfdb "$VALID" || no "-o .mfstat/latest-profile overwrote the run it links to"
+rm -rf .mfstat tabs run-link.mfdb
+# Another file is written as before.
+"$MFSTAT" measure report -o other.txt run.mfdb 2>/dev/null && grep -q '^Target:' other.txt || no "measure report -o another file failed"
 
 # ---- --csv DIR: links planted for the table names ---------------------------
 mkdir csvd
@@ -207,19 +250,73 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 fi
 rm -rf .mfstat
 
-# -d FILE where FILE is a symbolic link: not followed; the run goes on, unsaved, and says so.
+# ---- -d FILE (issue 25): an existing FILE only with --force, never the program ----
+# A symbolic link at FILE: an existing file, refused before the program runs; never followed.
+rm -f ran
 ln -s victim d.mfdb
-"$MFSTAT" measure profile -d d.mfdb -o d.txt -- true 2>d.err
+"$MFSTAT" measure profile -d d.mfdb -o d.txt -- sh -c 'echo ran >ran' 2>d.err
 rc=$?
-[ $rc = 0 ] || { no "-d onto a link exited $rc"; cat d.err; }
+[ $rc = 2 ] || { no "-d onto a link exited $rc, not 2"; cat d.err; }
 victim_ok "-d FILE a symbolic link"
-grep -q 'run file not saved: cannot create d.mfdb: it is a symbolic link' d.err || { no "-d onto a link: no warning"; cat d.err; }
-# -d FILE over an existing file: replaced, and 0600 whatever it was.
+[ -L d.mfdb ] || no "-d onto a link: the link was replaced"
+[ -f ran ] && no "-d onto a link: the program ran"
+grep -q 'd.mfdb exists (a symbolic link, which is never followed): refusing to replace it' d.err || { no "-d onto a link: no message"; cat d.err; }
+# An existing file: refused, exit 2, nothing run, the file as it was.
 echo old >mine.mfdb
 chmod 644 mine.mfdb
-"$MFSTAT" measure profile -d mine.mfdb -o /dev/null -- true 2>/dev/null || no "-d over an existing file failed"
-[ "$(stat -c %a mine.mfdb)" = 600 ] || no "-d FILE is not mode 600 ($(stat -c %a mine.mfdb))"
-"$MFSTAT" measure report mine.mfdb >/dev/null 2>&1 || no "-d FILE over an old file does not re-report"
+cp mine.mfdb mine.orig
+"$MFSTAT" measure profile -d mine.mfdb -o /dev/null -- sh -c 'echo ran >ran' 2>e.err
+rc=$?
+[ $rc = 2 ] || { no "-d over an existing file without --force exited $rc, not 2"; cat e.err; }
+grep -q 'mine.mfdb exists: refusing to replace it (give --force' e.err || { no "-d over an existing file: no message"; cat e.err; }
+cmp -s mine.mfdb mine.orig || no "-d over an existing file without --force changed it"
+[ -f ran ] && no "-d over an existing file without --force: the program ran"
+# A failed run (the program cannot be run) leaves what was there: the file with --force, nothing
+# without; and no temporary file.
+: >f.err
+before=$(ls -A)
+"$MFSTAT" measure profile -d mine.mfdb --force -o /dev/null -- ./no-such-program 2>f.err
+rc=$?
+[ $rc = 2 ] || { no "--force, a program that cannot run: exit $rc, not 2"; cat f.err; }
+cmp -s mine.mfdb mine.orig || no "--force: a failed run changed -d FILE"
+"$MFSTAT" measure profile -d new.mfdb -o /dev/null -- ./no-such-program 2>/dev/null
+[ -e new.mfdb ] && no "a failed run left its new -d FILE"
+[ "$(ls -A)" = "$before" ] || { no "a failed run left files behind"; diff <(echo "$before") <(ls -A); }
+# --force: replaced once the run is saved, mode 0600 whatever it was, and it re-reports.
+"$MFSTAT" measure profile -d mine.mfdb --force -o /dev/null -- true 2>/dev/null || no "-d FILE --force over an existing file failed"
+[ "$(stat -c %a mine.mfdb)" = 600 ] || no "-d FILE --force is not mode 600 ($(stat -c %a mine.mfdb))"
+"$MFSTAT" measure report mine.mfdb >/dev/null 2>&1 || no "-d FILE --force over an old file does not re-report"
+ls -A | grep -q '\.tmp$' && { no "--force left a temporary file"; ls -A; }
+# --force onto a link: the link itself is replaced, its target untouched.
+"$MFSTAT" measure profile -d d.mfdb --force -o /dev/null -- true 2>/dev/null || no "-d LINK --force failed"
+victim_ok "-d LINK --force"
+[ -f d.mfdb ] && [ ! -L d.mfdb ] || no "-d LINK --force: the link was not replaced by the run file"
+# -d naming the program: refused even with --force, the program intact.
+printf '#!/bin/sh\necho ran >ran\n' >prog.sh
+chmod +x prog.sh
+cp prog.sh prog.orig
+for force in "" --force; do
+	"$MFSTAT" measure profile -d ./prog.sh $force -o /dev/null -- ./prog.sh 2>p.err
+	rc=$?
+	[ $rc = 2 ] || { no "-d ./prog.sh $force -- ./prog.sh exited $rc, not 2"; cat p.err; }
+	cmp -s prog.sh prog.orig || no "-d ./prog.sh $force: the program was overwritten"
+	[ -f ran ] && no "-d ./prog.sh $force: the program ran"
+done
+grep -q 'is the program ./prog.sh: refusing to overwrite it, even with --force' p.err || { no "-d PROGRAM: no message"; cat p.err; }
+# Found through PATH, as execvp finds it.
+PATH=$PWD:$PATH "$MFSTAT" measure profile -d prog.sh --force -o /dev/null -- prog.sh 2>p.err
+rc=$?
+[ $rc = 2 ] && cmp -s prog.sh prog.orig || { no "-d prog.sh --force -- prog.sh (through PATH) exited $rc"; cat p.err; }
+# -o naming the -d FILE, and -o the new run through latest-profile: refused, the run file kept.
+"$MFSTAT" measure profile -d same.mfdb -o same.mfdb -- true 2>s.err
+rc=$?
+[ $rc = 2 ] && [ ! -e same.mfdb ] || { no "-d F -o F exited $rc"; cat s.err; }
+mkdir -m 700 .mfstat
+"$MFSTAT" measure profile -o .mfstat/latest-profile -- true 2>l.err
+rc=$?
+[ $rc = 2 ] || { no "measure profile -o .mfstat/latest-profile exited $rc, not 2"; cat l.err; }
+"$MFSTAT" measure report .mfstat/latest-profile >/dev/null 2>&1 || no "-o .mfstat/latest-profile destroyed the run just saved"
+rm -rf .mfstat
 
 [ $fail = 0 ] && echo "measure: planted links, unsafe .mfstat and hostile run files all refused or sidestepped"
 exit $fail

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "mfstat/mfstat.h"
 
@@ -108,13 +109,62 @@ void cli_diag(const struct mf_error *e, const char *severity);
 /* Loads the knowledge base (embedded, overlaid by dir); prints and returns NULL on error. */
 struct mf_kb *cli_load_kb(const char *dir);
 /*
+ * A file to be written, found by cli_target_walk: the real directory that holds
+ * it (an O_PATH descriptor) and its name there.  The walk follows symbolic
+ * links itself, every hop (at most 40, as the kernel), and refuses, with EPERM,
+ * any link in a sticky directory everyone may write (/tmp) that is neither the
+ * user's nor the directory owner's (the kernel's protected_symlinks rule,
+ * whatever the machine's setting): as FILE itself, in a chain of links, or as
+ * a directory on the way.
+ */
+struct cli_target {
+	int dirfd;   /* the directory (O_PATH), -1 when none */
+	char *name;  /* the file's name in it */
+	bool exists; /* whether it exists; then st is its lstat */
+	bool magic;  /* name is a link of /proc to what has no path (a pipe): st is its target's */
+	struct stat st;
+	int hops;         /* symbolic links followed */
+	char hop[4096];   /* EPERM: the link refused, as reached */
+	long hop_uid;     /* its owner */
+	bool hop_is_path; /* it is the path as given */
+};
+/*
+ * Walks path (follow_last: a link at the last component is followed too, else
+ * it is the file).  0, or -1 with errno (EPERM: a link refused; ELOOP; ENOENT
+ * for a missing directory, EISDIR when path names a directory...) and nothing
+ * to free.  cli_target_free releases t.
+ */
+int cli_target_walk(const char *path, bool follow_last, struct cli_target *t);
+void cli_target_free(struct cli_target *t);
+/* Says why the walk of path failed, in the -o messages' style, tail appended. */
+void cli_target_say(const char *path, const struct cli_target *t, int err, const char *tail);
+/* True when a and b (walked as cli_target_walk does) name the same file, or the same new name in one directory. */
+bool cli_same_target(const char *a, bool follow_a, const char *b, bool follow_b);
+/*
+ * A new file that is to replace t->name in t->dirfd (whatever is there, a
+ * symbolic link itself included, never followed): unnamed where the file system
+ * allows (O_TMPFILE), else a named temporary file beside it that is removed at
+ * exit and on any signal that ends mfstat.  mode is the new file's (less the
+ * umask); keep_attrs gives it the mode and, where allowed, the owner of the
+ * regular file it replaces.  Takes over t's directory and name (t is left to
+ * free), sets *fd (the caller closes it, before the commit) and returns a slot
+ * for cli_replace_commit or cli_replace_abort; -1 with errno (EMFILE: no slot).
+ */
+int cli_replace_begin(struct cli_target *t, mode_t mode, bool keep_attrs, int *fd);
+/* Syncs the new file and puts it in place of the old (rename): 0, or -1 with errno, the old file as it was. */
+int cli_replace_commit(int slot);
+/* Drops the new file: the old one stays as it was. */
+void cli_replace_abort(int slot);
+
+/*
  * Opens -o FILE (or stdout for NULL / "-"); prints and returns NULL on error.
- * A regular file is written to a temporary file beside it (removed at exit
- * or on a signal unless cli_close_out renamed it over FILE).
+ * FILE is walked by cli_target_walk (following links, someone else's link in
+ * /tmp refused); a regular file is written through cli_replace_begin, keeping
+ * the mode and owner of the file it replaces; a device or FIFO in place.
  */
 FILE *cli_open_out(const char *path);
-/* Closes what cli_open_out opened and renames it into place; on a write
- * error reports it, removes the temporary file and returns EXIT_DATA (else 0). */
+/* Closes what cli_open_out opened and puts it in place; on a write error
+ * reports it, drops the new file and returns EXIT_DATA (else 0). */
 int cli_close_out(FILE *fp, const char *path);
 /*
  * Writes rep to out (NULL or "-": standard output) in format text, csv, json

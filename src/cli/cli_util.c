@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -235,212 +236,617 @@ struct mf_kb *cli_load_kb(const char *dir)
 }
 
 /*
- * Output files are written through a temporary file in the same directory,
- * renamed over the target when complete: a failed or interrupted run leaves
- * the old file as it was.  Pending temporary files are removed at exit and on
- * SIGINT, SIGTERM and SIGHUP, so an error path that never reaches
- * cli_close_out leaves nothing behind either.
+ * Where a file is written: cli_target_walk resolves the path itself, one
+ * component at a time, following symbolic links as the kernel would (at most
+ * MAX_HOPS of them, relative targets from the link's own directory) but
+ * applying the kernel's protected_symlinks rule at every link on the way,
+ * whatever /proc/sys/fs/protected_symlinks says: a link that sits in a sticky
+ * directory everyone may write (/tmp) is followed only when it is the user's
+ * own or the directory owner's.  Someone else's link planted in /tmp is never
+ * a way to make mfstat replace the user's files: neither as the file itself,
+ * nor as a link in a chain (my.csv -> /tmp/x -> ...), nor as a directory
+ * (/tmp/their-link/out.csv).  The walk ends with a descriptor of the real
+ * directory that holds the file (O_PATH), so what is created later is created
+ * there, whatever is renamed meanwhile.
+ */
+#define MAX_HOPS 40 /* symbolic links followed in one path, the kernel's limit */
+
+static bool link_trusted(int dirfd, const struct stat *lst)
+{
+	struct stat dst;
+	if (fstat(dirfd, &dst) != 0)
+		return false;
+	return !(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) || lst->st_uid == geteuid() ||
+	       lst->st_uid == dst.st_uid;
+}
+
+/* where (the directories walked so far, for messages) after one more component. */
+static void where_push(char *where, size_t n, const char *name)
+{
+	size_t len = strlen(where);
+	snprintf(where + len, n - len, "%s%s", len && where[len - 1] != '/' ? "/" : "", name);
+}
+
+static void where_pop(char *where, size_t n)
+{
+	size_t len = strlen(where);
+	char *slash;
+	if (!len || strcmp(where, "..") == 0 || (len > 2 && strcmp(where + len - 3, "/..") == 0)) {
+		where_push(where, n, "..");
+		return;
+	}
+	if (strcmp(where, "/") == 0)
+		return;
+	slash = strrchr(where, '/');
+	if (!slash)
+		where[0] = '\0';
+	else
+		slash[slash == where] = '\0';
+}
+
+void cli_target_free(struct cli_target *t)
+{
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+	t->dirfd = -1;
+	free(t->name);
+	t->name = NULL;
+}
+
+int cli_target_walk(const char *path, bool follow_last, struct cli_target *t)
+{
+	char where[PATH_MAX] = "", name[NAME_MAX + 1], target[PATH_MAX];
+	char *rest = NULL, *p;
+	int dfd, nfd, err = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->dirfd = -1;
+	if (!*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!(rest = strdup(path))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (path[0] == '/')
+		snprintf(where, sizeof(where), "/");
+	dfd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		err = errno;
+		goto fail;
+	}
+	p = rest;
+	for (;;) {
+		struct stat st;
+		size_t len;
+		bool last;
+		while (*p == '/')
+			p++;
+		if (!*p) { /* the path names a directory ("/tmp/", "..") */
+			err = EISDIR;
+			goto fail;
+		}
+		len = strcspn(p, "/");
+		if (len > NAME_MAX) {
+			err = ENAMETOOLONG;
+			goto fail;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len;
+		last = *p == '\0';
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			if (last) {
+				err = EISDIR;
+				goto fail;
+			}
+			if (name[1]) {
+				if ((nfd = openat(dfd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+					err = errno;
+					goto fail;
+				}
+				close(dfd);
+				dfd = nfd;
+				where_pop(where, sizeof(where));
+			}
+			continue;
+		}
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno == ENOENT && last)
+				break; /* a new file */
+			err = errno;
+			goto fail;
+		}
+		if (S_ISLNK(st.st_mode) && (!last || follow_last)) {
+			ssize_t n;
+			char *next;
+			if (++t->hops > MAX_HOPS) {
+				err = ELOOP;
+				goto fail;
+			}
+			if (!link_trusted(dfd, &st)) {
+				snprintf(t->hop, sizeof(t->hop), "%s", where);
+				where_push(t->hop, sizeof(t->hop), name);
+				t->hop_uid = (long)st.st_uid;
+				t->hop_is_path = t->hops == 1 && last;
+				err = EPERM;
+				goto fail;
+			}
+			n = readlinkat(dfd, name, target, sizeof(target));
+			if (n < 0 || (size_t)n >= sizeof(target)) {
+				err = n < 0 ? errno : ENAMETOOLONG;
+				goto fail;
+			}
+			if (n == 0) {
+				err = ENOENT;
+				goto fail;
+			}
+			target[n] = '\0';
+			/*
+			 * A link of /proc (/dev/stdout -> /proc/self/fd/1 -> "pipe:[1234]") is the kernel's:
+			 * its text names nothing, what it opens is the file.  For any other link the text
+			 * names what the kernel would follow.
+			 */
+			if (target[0] != '/' && fstatat(dfd, target, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+			    fstatat(dfd, name, &st, 0) == 0) {
+				if (!last) {
+					err = ENOTDIR;
+					goto fail;
+				}
+				t->exists = t->magic = true;
+				t->st = st;
+				break;
+			}
+			/* The link's text takes its place in what is left of the path. */
+			if (!(next = malloc((size_t)n + strlen(p) + 1))) {
+				err = ENOMEM;
+				goto fail;
+			}
+			memcpy(next, target, (size_t)n);
+			strcpy(next + n, p);
+			free(rest);
+			rest = p = next;
+			if (target[0] == '/') {
+				close(dfd);
+				if ((dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+					err = errno;
+					goto fail;
+				}
+				snprintf(where, sizeof(where), "/");
+			}
+			continue;
+		}
+		if (last) {
+			t->exists = true;
+			t->st = st;
+			break;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			err = ENOTDIR;
+			goto fail;
+		}
+		if ((nfd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			err = errno;
+			goto fail;
+		}
+		close(dfd);
+		dfd = nfd;
+		where_push(where, sizeof(where), name);
+	}
+	free(rest);
+	if (!(t->name = strdup(name))) {
+		close(dfd);
+		errno = ENOMEM;
+		return -1;
+	}
+	t->dirfd = dfd;
+	return 0;
+fail:
+	free(rest);
+	if (dfd >= 0)
+		close(dfd);
+	errno = err;
+	return -1;
+}
+
+void cli_target_say(const char *path, const struct cli_target *t, int err, const char *tail)
+{
+	if (err == EPERM && t->hop[0] && t->hop_is_path)
+		cli_err("%s: a symbolic link in a shared sticky directory, owned by someone else: refusing to write "
+			"through it (remove it, or name another file)%s",
+			path, tail);
+	else if (err == EPERM && t->hop[0])
+		cli_err("%s: on the way, %s is a symbolic link in a shared sticky directory, owned by someone else "
+			"(uid %ld): refusing to write through it (remove it, or name another file)%s",
+			path, t->hop, t->hop_uid, tail);
+	else if (err == ELOOP)
+		cli_err("%s: cannot create: more than %d symbolic links on the way (a loop?)%s", path, MAX_HOPS, tail);
+	else
+		cli_err("%s: cannot create: %s%s", path, strerror(err), tail);
+}
+
+bool cli_same_target(const char *a, bool follow_a, const char *b, bool follow_b)
+{
+	struct cli_target ta, tb;
+	struct stat da, db;
+	bool same = false;
+	if (!a || !b || strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	if (cli_target_walk(a, follow_a, &ta) != 0)
+		return false;
+	if (cli_target_walk(b, follow_b, &tb) == 0) {
+		if (ta.exists && tb.exists)
+			same = ta.st.st_dev == tb.st.st_dev && ta.st.st_ino == tb.st.st_ino;
+		else
+			same = !ta.exists && !tb.exists && fstat(ta.dirfd, &da) == 0 && fstat(tb.dirfd, &db) == 0 &&
+			       da.st_dev == db.st_dev && da.st_ino == db.st_ino && strcmp(ta.name, tb.name) == 0;
+		cli_target_free(&tb);
+	}
+	cli_target_free(&ta);
+	return same;
+}
+
+/*
+ * Files that replace another (every -o FILE, measure -d FILE --force) are
+ * written to a new file in the same directory and put in place only when
+ * complete, so a failed or interrupted run leaves the old file as it was:
+ *
+ * - where the file system allows, an unnamed file (O_TMPFILE), linked under a
+ *   temporary name and renamed over the target at the end: until then it has
+ *   no name, so nothing is left behind whatever ends the process, SIGKILL
+ *   included;
+ * - elsewhere a named temporary file .NAME.PID.N.tmp (O_EXCL), removed at exit
+ *   and on every signal that ends the process (SIGINT, SIGTERM, SIGHUP,
+ *   SIGQUIT, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2, SIGXCPU,
+ *   SIGXFSZ; one ignored when mfstat started stays ignored), so that only
+ *   SIGKILL can leave one.
+ *
+ * A file that is replaced keeps its mode (a 0600 report stays 0600) and, where
+ * the user may give it (root), its owner and group.
+ *
+ * MFSTAT_TEST_NO_TMPFILE=1, read only by the tests, makes the named temporary
+ * file the only way (as on a file system without O_TMPFILE), so that path is
+ * tested too.
  */
 #define MAX_PENDING 4
 
 struct pending {
-	FILE *fp;
-	char *tmp;   /* the temporary file */
-	char *final; /* what it becomes */
+	bool used;
+	FILE *fp;   /* cli_open_out's stream, or NULL */
+	int dirfd;  /* the directory of the file */
+	char *name; /* the file to replace, in dirfd */
+	char *tmp;  /* the named temporary file in dirfd, or NULL for an unnamed one */
+	int keep;   /* our own descriptor of the new file: synced, and linked when unnamed */
 };
 
 static struct pending pending[MAX_PENDING];
+/* What the signal handler removes: the named temporary files, set with the signals blocked. */
 static volatile sig_atomic_t npending_sig;
-static char *sig_paths[MAX_PENDING]; /* the temporary names, read by the signal handler */
-static bool cleanup_installed;
-static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
-static struct sigaction old_act[sizeof(caught) / sizeof(caught[0])];
+static int sig_dirfd[MAX_PENDING];
+static const char *sig_tmp[MAX_PENDING];
+static volatile sig_atomic_t owner_pid; /* a child forked before exec (measure) removes nothing */
+static bool cleanup_installed, handlers_on;
+static const int caught[] = {SIGINT,    SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE, SIGALRM,
+			     SIGVTALRM, SIGPROF, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ};
+#define NCAUGHT (sizeof(caught) / sizeof(caught[0]))
+static struct sigaction old_act[NCAUGHT];
+
+static void block_caught(sigset_t *old)
+{
+	sigset_t set;
+	size_t i;
+	sigemptyset(&set);
+	for (i = 0; i < NCAUGHT; i++)
+		sigaddset(&set, caught[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
 
 static void sync_sig_paths(void)
 {
 	size_t i, n = 0;
 	npending_sig = 0;
 	for (i = 0; i < MAX_PENDING; i++)
-		if (pending[i].tmp)
-			sig_paths[n++] = pending[i].tmp;
+		if (pending[i].used && pending[i].tmp) {
+			sig_dirfd[n] = pending[i].dirfd;
+			sig_tmp[n++] = pending[i].tmp;
+		}
 	npending_sig = (sig_atomic_t)n;
 }
 
 static void on_signal(int sig)
 {
 	sig_atomic_t i;
-	for (i = 0; i < npending_sig; i++)
-		unlink(sig_paths[i]);
+	for (i = 0; i < npending_sig && getpid() == (pid_t)owner_pid; i++)
+		unlinkat(sig_dirfd[i], sig_tmp[i], 0);
 	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void remove_pending(void)
-{
-	size_t i;
-	for (i = 0; i < MAX_PENDING; i++) {
-		if (!pending[i].tmp)
-			continue;
-		unlink(pending[i].tmp);
-		free(pending[i].tmp);
-		free(pending[i].final);
-		pending[i].tmp = pending[i].final = NULL;
-		pending[i].fp = NULL;
-	}
-	npending_sig = 0;
+	raise(sig); /* delivered, by default, once the handler returns */
 }
 
 static void set_handlers(bool on)
 {
 	size_t i;
-	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+	if (on == handlers_on)
+		return;
+	handlers_on = on;
+	for (i = 0; i < NCAUGHT; i++) {
 		if (on) {
 			struct sigaction sa;
 			memset(&sa, 0, sizeof(sa));
 			sa.sa_handler = on_signal;
 			sigemptyset(&sa.sa_mask);
 			sigaction(caught[i], &sa, &old_act[i]);
+			/* Ignored when mfstat started (nohup, trap '' XFSZ): stays ignored. */
+			if (old_act[i].sa_handler == SIG_IGN)
+				sigaction(caught[i], &old_act[i], NULL);
 		} else {
 			sigaction(caught[i], &old_act[i], NULL);
 		}
 	}
 }
 
-/*
- * Whether a symbolic link may be followed for writing, by the kernel's
- * protected_symlinks rule: always, unless it sits in a sticky directory that
- * everyone may write (/tmp), where only a link of the user's own or of the
- * directory's owner is followed.  Someone else's link planted in /tmp is
- * never a way to make mfstat replace the user's files.
- */
-static bool link_trusted(const char *path, const struct stat *lst)
+/* Frees slot (signals blocked by the caller); the handlers go when no slot is left. */
+static void release(int slot)
 {
-	struct stat dst;
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-	bool ok;
-	if (!dir)
-		return false;
-	ok = stat(dir, &dst) == 0 && (!(dst.st_mode & S_ISVTX) || !(dst.st_mode & S_IWOTH) ||
-				      lst->st_uid == geteuid() || lst->st_uid == dst.st_uid);
-	free(dir);
-	return ok;
-}
-
-/* The file a path names, following symbolic links; NULL when it does not exist,
- * or with errno EPERM for a link that must not be followed (link_trusted). */
-static char *resolve_target(const char *path, struct stat *st, bool *exists)
-{
-	struct stat lst;
-	*exists = stat(path, st) == 0;
-	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
-		if (!link_trusted(path, &lst)) {
-			errno = EPERM;
-			return NULL;
-		}
-		if (*exists)
-			return realpath(path, NULL);
-	}
-	return strdup(path);
-}
-
-FILE *cli_open_out(const char *path)
-{
-	struct stat st;
-	bool exists;
-	char *final, *tmp = NULL;
-	const char *slash, *base;
-	size_t i, slot, dirlen;
-	unsigned attempt;
-	int fd = -1;
-	FILE *fp;
-
-	if (!path || strcmp(path, "-") == 0)
-		return stdout;
-	final = resolve_target(path, &st, &exists);
-	if (!final) {
-		if (errno == EPERM)
-			cli_err("%s: a symbolic link in a shared sticky directory, owned by someone else: "
-				"refusing to write through it (remove it, or name another file)",
-				path);
-		else
-			cli_err("%s: cannot create: %s", path, strerror(errno));
-		return NULL;
-	}
-	for (slot = 0; slot < MAX_PENDING && pending[slot].tmp; slot++)
+	struct pending *p = &pending[slot];
+	size_t i;
+	if (p->keep >= 0)
+		close(p->keep);
+	if (p->dirfd >= 0)
+		close(p->dirfd);
+	free(p->name);
+	free(p->tmp);
+	memset(p, 0, sizeof(*p));
+	p->keep = p->dirfd = -1;
+	sync_sig_paths();
+	for (i = 0; i < MAX_PENDING && !pending[i].used; i++)
 		;
-	if ((exists && !S_ISREG(st.st_mode)) || slot == MAX_PENDING) {
-		/* A device or a pipe (say /dev/null) is written in place: it cannot be replaced. */
-		free(final);
-		fp = fopen(path, "w");
-		if (!fp)
-			cli_err("%s: cannot create: %s", path, strerror(errno));
-		return fp;
+	if (i == MAX_PENDING)
+		set_handlers(false);
+}
+
+void cli_replace_abort(int slot)
+{
+	sigset_t old;
+	if (slot < 0 || slot >= MAX_PENDING || !pending[slot].used)
+		return;
+	block_caught(&old);
+	if (pending[slot].tmp)
+		unlinkat(pending[slot].dirfd, pending[slot].tmp, 0);
+	release(slot);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void remove_pending(void)
+{
+	int i;
+	if (getpid() != (pid_t)owner_pid)
+		return;
+	for (i = 0; i < MAX_PENDING; i++)
+		cli_replace_abort(i);
+}
+
+static bool tmpfile_allowed(void)
+{
+	const char *s = getenv("MFSTAT_TEST_NO_TMPFILE"); /* the tests' seam, see above */
+	return !s || !*s || strcmp(s, "0") == 0;
+}
+
+/* The temporary name number k for name: .NAME.PID.K.tmp (NAME cut so that it fits NAME_MAX). */
+static char *tmp_name(const char *name, unsigned k)
+{
+	char *s = malloc(NAME_MAX + 1);
+	if (s)
+		snprintf(s, NAME_MAX + 1, ".%.200s.%ld.%u.tmp", name, (long)getpid(), k);
+	return s;
+}
+
+int cli_replace_begin(struct cli_target *t, mode_t mode, bool keep_attrs, int *fdp)
+{
+	struct pending *p;
+	sigset_t old;
+	char *tmp = NULL;
+	int slot, fd = -1, keep = -1, err;
+	unsigned k;
+
+	for (slot = 0; slot < MAX_PENDING && pending[slot].used; slot++)
+		;
+	if (slot == MAX_PENDING) {
+		errno = EMFILE;
+		return -1;
 	}
-	slash = strrchr(final, '/');
-	base = slash ? slash + 1 : final;
-	dirlen = slash ? (size_t)(slash - final) + 1 : 0;
-	for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
-		size_t n = dirlen + strlen(base) + 48;
+	if (tmpfile_allowed()) {
+		char proc[64];
+		struct stat st;
+		/* Unnamed; linked at the end by AT_EMPTY_PATH (root) or through /proc/self/fd. */
+		fd = openat(t->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (fd >= 0 &&
+		    ((geteuid() != 0 && stat(proc, &st) != 0) || (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	for (k = 0; fd < 0 && k < 100; k++) {
 		free(tmp);
-		tmp = malloc(n);
-		if (!tmp)
-			break;
-		snprintf(tmp, n, "%.*s.%s.%ld.%u.tmp", (int)dirlen, final, base, (long)getpid(), attempt);
-		/* 0666 less the umask, as for any file the user creates. */
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (!(tmp = tmp_name(t->name, k))) {
+			errno = ENOMEM;
+			return -1;
+		}
+		/* 0666 less the umask for a report, as for any file the user creates. */
+		fd = openat(t->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
-	if (fd < 0 && tmp && exists && (errno == EACCES || errno == EPERM || errno == EROFS)) {
-		/* A writable file in a directory we may not add to: in place, as before, and say so. */
-		cli_warn("%s: cannot create a temporary file beside it (%s): writing it in place", path,
-			 strerror(errno));
-		free(tmp);
-		free(final);
-		fp = fopen(path, "w");
-		if (!fp)
-			cli_err("%s: cannot create: %s", path, strerror(errno));
-		return fp;
+	if (fd >= 0 && keep < 0 && (keep = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		err = errno;
+		close(fd);
+		unlinkat(t->dirfd, tmp, 0);
+		fd = -1;
+		errno = err;
 	}
-	if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-		cli_err("%s: cannot create: %s", path, strerror(errno ? errno : ENOMEM));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
+	if (fd < 0) {
+		err = errno;
 		free(tmp);
-		free(final);
-		return NULL;
+		errno = err;
+		return -1;
 	}
+	if (keep_attrs && t->exists && S_ISREG(t->st.st_mode)) {
+		/* The owner first (a change of owner clears set-id bits), then the mode. */
+		if (t->st.st_uid != geteuid() || t->st.st_gid != getegid())
+			(void)!fchown(fd, t->st.st_uid, t->st.st_gid);
+		(void)fchmod(fd, t->st.st_mode & 07777);
+	}
+	block_caught(&old);
+	p = &pending[slot];
+	p->used = true;
+	p->fp = NULL;
+	p->dirfd = t->dirfd;
+	p->name = t->name;
+	p->tmp = tmp;
+	p->keep = keep;
+	t->dirfd = -1;
+	t->name = NULL;
+	sync_sig_paths();
+	owner_pid = (sig_atomic_t)getpid();
 	if (!cleanup_installed) {
 		atexit(remove_pending);
 		cleanup_installed = true;
 	}
-	for (i = 0; i < MAX_PENDING && !pending[i].tmp; i++)
-		;
-	if (i == MAX_PENDING)
-		set_handlers(true);
+	set_handlers(true);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	*fdp = fd;
+	return slot;
+}
+
+/* Links the unnamed file of p under a new temporary name: 0 (p->tmp set), or -1 with errno. */
+static int link_unnamed(struct pending *p)
+{
+	char proc[64];
+	unsigned k;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", p->keep);
+	for (k = 0; k < 100; k++) {
+		int rc;
+		if (!(p->tmp = tmp_name(p->name, k))) {
+			errno = ENOMEM;
+			return -1;
+		}
+		rc = linkat(p->keep, "", p->dirfd, p->tmp, AT_EMPTY_PATH);
+		if (rc != 0 && errno != EEXIST)
+			rc = linkat(AT_FDCWD, proc, p->dirfd, p->tmp, AT_SYMLINK_FOLLOW);
+		if (rc == 0)
+			return 0;
+		free(p->tmp);
+		p->tmp = NULL;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int cli_replace_commit(int slot)
+{
+	struct pending *p;
+	sigset_t old;
+	int rc = 0, err = 0;
+	if (slot < 0 || slot >= MAX_PENDING || !pending[slot].used) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = &pending[slot];
+	/* On the disk before it takes the old file's place (a device or pipe cannot: EINVAL). */
+	if (fsync(p->keep) != 0 && errno != EINVAL) {
+		err = errno;
+		cli_replace_abort(slot);
+		errno = err;
+		return -1;
+	}
+	block_caught(&old);
+	if (!p->tmp && link_unnamed(p) != 0) {
+		rc = -1;
+		err = errno;
+	}
+	if (!rc && renameat(p->dirfd, p->tmp, p->dirfd, p->name) != 0) {
+		rc = -1;
+		err = errno;
+		unlinkat(p->dirfd, p->tmp, 0);
+	}
+	release(slot);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return rc;
+}
+
+/* FILE written in place (a device, a FIFO, or a directory that takes no new file), as the shell's > does. */
+static FILE *open_in_place(const char *path, const struct cli_target *t)
+{
+	FILE *fp = NULL;
+	int fd = openat(t->dirfd, t->name,
+			O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC | (t->magic ? 0 : O_NOFOLLOW), 0666);
+	if (fd >= 0 && !(fp = fdopen(fd, "w")))
+		close(fd);
+	if (!fp)
+		cli_err("%s: cannot create: %s", path, strerror(errno));
+	return fp;
+}
+
+FILE *cli_open_out(const char *path)
+{
+	struct cli_target t;
+	FILE *fp;
+	int fd, slot, err;
+
+	if (!path || strcmp(path, "-") == 0)
+		return stdout;
+	if (cli_target_walk(path, true, &t) != 0) {
+		cli_target_say(path, &t, errno, "");
+		return NULL;
+	}
+	if (t.exists && (!S_ISREG(t.st.st_mode) || t.magic)) {
+		/* A device or a pipe (say /dev/null, /dev/stdout) is written in place: it cannot be replaced. */
+		fp = open_in_place(path, &t);
+		cli_target_free(&t);
+		return fp;
+	}
+	slot = cli_replace_begin(&t, 0666, true, &fd);
+	if (slot < 0) {
+		err = errno;
+		if (err == EMFILE || (t.exists && (err == EACCES || err == EPERM || err == EROFS))) {
+			/* A writable file in a directory we may not add to: in place, as before, and say so. */
+			if (err != EMFILE)
+				cli_warn("%s: cannot create a temporary file beside it (%s): writing it in place", path,
+					 strerror(err));
+			fp = open_in_place(path, &t);
+		} else {
+			cli_err("%s: cannot create: %s", path, strerror(err));
+			fp = NULL;
+		}
+		cli_target_free(&t);
+		return fp;
+	}
+	if (!(fp = fdopen(fd, "w"))) {
+		cli_err("%s: cannot create: %s", path, strerror(errno));
+		close(fd);
+		cli_replace_abort(slot);
+		return NULL;
+	}
 	pending[slot].fp = fp;
-	pending[slot].tmp = tmp;
-	pending[slot].final = final;
-	sync_sig_paths();
 	return fp;
 }
 
 int cli_close_out(FILE *fp, const char *path)
 {
-	int bad = ferror(fp), err = 0;
-	size_t slot, i;
+	int bad = ferror(fp), err = 0, slot;
 
 	if (fp == stdout) {
 		if (fflush(stdout) != 0)
 			bad = 1;
 		err = errno;
 	} else {
-		for (slot = 0; slot < MAX_PENDING && pending[slot].fp != fp; slot++)
+		for (slot = 0; slot < MAX_PENDING && !(pending[slot].used && pending[slot].fp == fp); slot++)
 			;
-		if (fflush(fp) != 0 || (slot < MAX_PENDING && fsync(fileno(fp)) != 0 && errno != EINVAL))
+		if (fflush(fp) != 0)
 			bad = 1;
 		err = errno;
 		if (fclose(fp) != 0 && !bad) {
@@ -448,21 +854,12 @@ int cli_close_out(FILE *fp, const char *path)
 			err = errno;
 		}
 		if (slot < MAX_PENDING) {
-			if (!bad && rename(pending[slot].tmp, pending[slot].final) != 0) {
+			if (bad)
+				cli_replace_abort(slot);
+			else if (cli_replace_commit(slot) != 0) {
 				bad = 1;
 				err = errno;
 			}
-			if (bad)
-				unlink(pending[slot].tmp);
-			free(pending[slot].tmp);
-			free(pending[slot].final);
-			pending[slot].tmp = pending[slot].final = NULL;
-			pending[slot].fp = NULL;
-			sync_sig_paths();
-			for (i = 0; i < MAX_PENDING && !pending[i].tmp; i++)
-				;
-			if (i == MAX_PENDING)
-				set_handlers(false);
 		}
 	}
 	if (bad) {

@@ -39,11 +39,20 @@ static void measure_usage(FILE *fp)
 	      "                             .json); a -f the name contradicts is a warning\n"
 	      "  --csv DIR                  also write every table as CSV files in DIR (each\n"
 	      "                             renamed into place: a link there is not followed)\n"
-	      "  -d, --database FILE        the run file, mode 0600, never through a symbolic\n"
-	      "                             link (default .mfstat/MEASUREMENT-TIME-PID.mfdb, a\n"
-	      "                             new file: .mfstat must be your own directory that\n"
-	      "                             no one else can write, or the run is refused)\n"
-	      "  -s, --sampling RATE[,VARIATION[,EVENT]]\n"
+	      "  -d, --database FILE        the run file, a new file, mode 0600 (default\n"
+	      "                             .mfstat/MEASUREMENT-TIME-PID.mfdb: .mfstat must be\n"
+	      "                             your own directory that no one else can write, or\n"
+	      "                             the run is refused).  An existing FILE, a symbolic\n"
+	      "                             link included, is refused before the program runs\n"
+	      "                             (exit 2) unless --force; a run that fails leaves\n"
+	      "                             nothing at FILE\n"
+	      "  --force                    -d FILE may replace an existing regular file (or a\n"
+	      "                             symbolic link, itself replaced, never followed):\n"
+	      "                             the run is written beside it and takes its place\n"
+	      "                             only when saved, so a run that fails leaves it as\n"
+	      "                             it was.  Never the program being run (exit 2)\n",
+	      fp);
+	fputs("  -s, --sampling RATE[,VARIATION[,EVENT]]\n"
 	      "                             events per sample (or a time: 500us, 1ms), its\n"
 	      "                             variation (events, time or %), the event; empty\n"
 	      "                             fields keep the default (itlb: 10000,5%,itlb_miss;\n"
@@ -104,6 +113,7 @@ struct mopts {
 	char rate[32], var[32], event[80];
 	bool any_collect_option;
 	bool attribute_set;
+	bool force; /* --force: -d FILE may replace an existing file */
 };
 
 /* Splits buf at commas into at most three fields; returns how many, or -1 when there are more. */
@@ -286,6 +296,56 @@ static int build_req(const struct mopts *o, const char *measurement, struct mf_m
 }
 
 /*
+ * --csv DIR: no one else's link in a shared sticky directory on the way to DIR
+ * (cli_target_walk; the tables themselves replace what is at their names).  0,
+ * or -1 said, tail appended to the message.
+ */
+static int check_csv_dir(const char *dir, const char *tail)
+{
+	struct cli_target t;
+	int err;
+	if (!dir)
+		return 0;
+	if (cli_target_walk(dir, true, &t) == 0) {
+		cli_target_free(&t);
+		return 0;
+	}
+	err = errno;
+	if (err != EPERM && err != ELOOP)
+		return 0; /* a missing DIR is made; other errors are said when the tables are written */
+	cli_target_say(dir, &t, err, tail);
+	return -1;
+}
+
+/*
+ * An output of -o or of --csv DIR (its tables replace, never follow, what is
+ * at their names) that would overwrite file, a run file read or written
+ * (follow: a link at file is followed, as for an input): said, as cmd's usage
+ * error (exit 2), with what file is ("the input", "the run file"); -1 when
+ * none does.
+ */
+static int output_overwrites(const char *cmd, const struct mopts *o, const char *file, const char *what, bool follow)
+{
+	const char *name;
+	char path[4400];
+	bool input = strcmp(what, "the input") == 0;
+	size_t i;
+	if (!file)
+		return -1;
+	if (o->out && cli_same_target(o->out, true, file, follow))
+		return cli_usage("measure", "%s: -o %s names %s %s: refusing to overwrite %s", cmd, o->out, what, file,
+				 input ? "an input" : "it");
+	for (i = 0; o->csv_dir && (name = mf_mreport_csv_name(i)) != NULL; i++) {
+		snprintf(path, sizeof(path), "%s/%s", o->csv_dir, name);
+		if (cli_same_target(path, false, file, follow))
+			return cli_usage("measure",
+					 "%s: --csv %s writes %s, which names %s %s: refusing to overwrite %s", cmd,
+					 o->csv_dir, path, what, file, input ? "an input" : "it");
+	}
+	return -1;
+}
+
+/*
  * The report: to -o FILE ("-": standard output); with no -o, a live run
  * (itlb, profile) writes it to standard error as perf stat does, so the
  * program's own standard output stays the program's, and `measure report`
@@ -297,6 +357,8 @@ static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool 
 	FILE *fp;
 	int rc;
 	mf_error_clear(&e);
+	if (check_csv_dir(o->csv_dir, ""))
+		return EXIT_DATA;
 	if (o->csv_dir && mf_mreport_csv_dir(o->csv_dir, run, &o->ro, &e) != 0) {
 		cli_diag(&e, "error");
 		return EXIT_DATA;
@@ -490,32 +552,175 @@ static void describe_run(struct mf_mrun *run, const struct mopts *o, const char 
 	snprintf(run->attribution, sizeof(run->attribution), "%s", o->ro.attribute_line ? "line" : "ip");
 }
 
-/* Where a run is saved: -d FILE, or a new file in .mfstat (dfd; -2 with why when .mfstat cannot be used). */
+/*
+ * Where a run is saved: -d FILE, or a new file in .mfstat.  A new file (O_EXCL)
+ * is created, in .mfstat or at -d FILE, and removed if the run fails; with
+ * -d FILE --force the run is written to a new file beside FILE that takes its
+ * place only when the run is saved (cli_replace_begin), so a failed run leaves
+ * FILE as it was.
+ */
 struct runfile {
-	int dfd;
+	int dfd;      /* .mfstat, or -d FILE's directory; -1 (-2 with why: .mfstat cannot be used) */
+	int slot;     /* -d FILE --force: the replacement (cli_replace_*), else -1 */
+	bool created; /* name in dfd is the new file of this run (dev, ino): removed if the run fails */
+	bool latest;  /* in .mfstat: latest-MEASUREMENT links to it */
+	dev_t dev;
+	ino_t ino;
 	struct mf_mfdb_writer *db;
 	char path[4096], name[256], why[640];
 };
+
+/* What a file is, for messages: "a directory", "a FIFO"... */
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket"
+	       : S_ISLNK(m)  ? "a symbolic link"
+			     : "a regular file";
+}
+
+/* The file execvp would run for prog (PATH searched when it has no slash): its stat; false if none. */
+static bool find_program(const char *prog, struct stat *st)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4200];
+	if (strchr(prog, '/'))
+		return stat(prog, st) == 0;
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		size_t len;
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, p, len ? "/" : "", prog);
+		if (stat(buf, st) == 0 && S_ISREG(st->st_mode) && access(buf, X_OK) == 0)
+			return true;
+		if (!*end)
+			return false;
+	}
+}
+
+/*
+ * -d FILE before the program runs: a link on the way that is someone else's in
+ * a shared sticky directory (exit 1); the program being run, even with --force;
+ * an existing FILE, a symbolic link included, without --force; with --force
+ * anything but a regular file or a symbolic link (exit 2).  -1 to go on.
+ */
+static int check_database(const struct mopts *o, const char *prog)
+{
+	struct cli_target t;
+	struct stat ps, fs;
+	int rc = -1;
+	if (!o->db)
+		return -1;
+	if (cli_target_walk(o->db, false, &t) != 0) {
+		int err = errno;
+		if (err != EPERM && err != ELOOP)
+			return -1; /* said when the run file is created: the run goes on unsaved, as before */
+		cli_target_say(o->db, &t, err, "; nothing was run");
+		return EXIT_DATA;
+	}
+	if (t.exists && find_program(prog, &ps) &&
+	    ((t.st.st_dev == ps.st_dev && t.st.st_ino == ps.st_ino) ||
+	     (fstatat(t.dirfd, t.name, &fs, 0) == 0 && fs.st_dev == ps.st_dev && fs.st_ino == ps.st_ino)))
+		rc = cli_usage("measure",
+			       "measure: -d %s is the program %s: refusing to overwrite it, even with --force (name "
+			       "another run file); nothing was run",
+			       o->db, prog);
+	else if (t.exists && !o->force)
+		rc = cli_usage("measure",
+			       "measure: -d %s exists%s: refusing to replace it (give --force to replace it, or name a "
+			       "new file); nothing was run",
+			       o->db, S_ISLNK(t.st.st_mode) ? " (a symbolic link, which is never followed)" : "");
+	else if (t.exists && !S_ISREG(t.st.st_mode) && !S_ISLNK(t.st.st_mode))
+		rc = cli_usage("measure",
+			       "measure: -d %s is %s: --force replaces only a regular file or a symbolic link; nothing "
+			       "was run",
+			       o->db, file_kind(t.st.st_mode));
+	cli_target_free(&t);
+	return rc;
+}
+
+/* Drops the run file of a run that failed: what was at -d FILE before stays as it was. */
+static void discard_run_file(struct runfile *f)
+{
+	struct stat st;
+	if (f->db)
+		mf_mfdb_abandon(f->db);
+	f->db = NULL;
+	if (f->slot >= 0)
+		cli_replace_abort(f->slot);
+	f->slot = -1;
+	/* Ours only: a file someone put there meanwhile stays. */
+	if (f->created && fstatat(f->dfd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == f->dev &&
+	    st.st_ino == f->ino)
+		unlinkat(f->dfd, f->name, 0);
+	f->created = f->latest = false;
+	f->path[0] = '\0';
+}
+
+/* -d FILE: a new file, or with --force the replacement of FILE.  The descriptor, or -1 with f->why set. */
+static int open_database(struct runfile *f, const struct mopts *o)
+{
+	struct cli_target t;
+	int fd, err;
+	if (cli_target_walk(o->db, false, &t) != 0) {
+		snprintf(f->why, sizeof(f->why), "cannot create %s: %s", o->db, strerror(errno));
+		return -1;
+	}
+	if (o->force) {
+		if ((f->slot = cli_replace_begin(&t, 0600, false, &fd)) < 0) {
+			err = errno;
+			snprintf(f->why, sizeof(f->why), "cannot create a file beside %s: %s", o->db, strerror(err));
+			fd = -1;
+		}
+	} else if ((fd = openat(t.dirfd, t.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		err = errno;
+		snprintf(f->why, sizeof(f->why), "cannot create %s: %s", o->db,
+			 err == EEXIST ? "it exists now (not replaced without --force)" : strerror(err));
+	} else {
+		struct stat st;
+		fstat(fd, &st);
+		f->dev = st.st_dev;
+		f->ino = st.st_ino;
+		f->created = true;
+		f->dfd = t.dirfd;
+		snprintf(f->name, sizeof(f->name), "%s", t.name);
+		t.dirfd = -1;
+	}
+	cli_target_free(&t);
+	return fd;
+}
 
 /* Creates the run file; when it cannot be, says why (the run goes on, not saved) and leaves path empty. */
 static void open_run_file(struct runfile *f, const struct mopts *o, const char *measurement, struct mf_mrun *run)
 {
 	char *why = f->why;
 	struct mf_error e;
-	int fd;
+	struct stat st;
+	int fd = -1;
 	mf_error_clear(&e);
 	f->path[0] = '\0';
 	if (o->db) {
 		snprintf(f->path, sizeof(f->path), "%s", o->db);
-		if (mf_mfdb_create(&f->db, f->path, &e) != 0)
-			snprintf(why, sizeof(f->why), "%s", e.msg);
+		fd = open_database(f, o);
 	} else if (f->dfd >= 0) {
-		if ((fd = new_run_file(f->dfd, measurement, f->name, sizeof(f->name), f->path, sizeof(f->path), why,
-				       sizeof(f->why))) >= 0 &&
-		    mf_mfdb_create_fd(&f->db, fd, f->path, &e) != 0) {
-			snprintf(why, sizeof(f->why), "%s", e.msg);
-			unlinkat(f->dfd, f->name, 0);
+		fd = new_run_file(f->dfd, measurement, f->name, sizeof(f->name), f->path, sizeof(f->path), why,
+				  sizeof(f->why));
+		if (fd >= 0 && fstat(fd, &st) == 0) {
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->created = f->latest = true;
 		}
+	}
+	if (fd >= 0 && mf_mfdb_create_fd(&f->db, fd, f->path, &e) != 0) {
+		snprintf(why, sizeof(f->why), "%s", e.msg);
+		discard_run_file(f);
 	}
 	if (f->db) {
 		snprintf(run->database, sizeof(run->database), "%s", f->path);
@@ -526,6 +731,14 @@ static void open_run_file(struct runfile *f, const struct mopts *o, const char *
 	}
 }
 
+/* A run file that could not be saved after all: dropped, and said. */
+static void not_saved(struct runfile *f, struct mf_mrun *run, const char *why)
+{
+	cli_warn("run file not saved: %s", why);
+	snprintf(run->database, sizeof(run->database), "not saved (%s)", why);
+	discard_run_file(f);
+}
+
 /* Saves the symbolized run to its file (the latest-MEASUREMENT link too), then reloads it when it was saved. */
 static void save_run(struct runfile *f, const char *measurement, struct mf_mrun *run)
 {
@@ -533,14 +746,27 @@ static void save_run(struct runfile *f, const char *measurement, struct mf_mrun 
 	mf_error_clear(&e);
 	if (f->db) {
 		if (mf_mfdb_put_run(f->db, run, &e) || mf_mfdb_put_symbols(f->db, run, &e)) {
-			cli_warn("run file not saved completely: %s", e.msg);
-			mf_mfdb_abandon(f->db);
-		} else if (mf_mfdb_close(f->db, &e)) {
-			cli_warn("run file not saved completely: %s", e.msg);
-		} else if (f->name[0]) {
-			link_latest(f->dfd, measurement, f->name);
+			not_saved(f, run, e.msg);
+		} else {
+			int rc = mf_mfdb_close(f->db, &e);
+			f->db = NULL;
+			if (rc) {
+				not_saved(f, run, e.msg);
+			} else if (f->slot >= 0) {
+				rc = cli_replace_commit(f->slot);
+				f->slot = -1;
+				if (rc) {
+					char why[600];
+					snprintf(why, sizeof(why),
+						 "cannot put it in place of %.250s: %s (%.250s is as it was)", f->path,
+						 strerror(errno), f->path);
+					not_saved(f, run, why);
+				}
+			} else if (f->latest) {
+				link_latest(f->dfd, measurement, f->name);
+			}
 		}
-		f->db = NULL;
+		f->created = false; /* saved: kept whatever comes */
 	}
 	/* Report from the saved file when there is one, so `measure report` gives the same bytes. */
 	if (f->path[0] && strcmp(run->database, f->path) == 0) {
@@ -620,6 +846,16 @@ static int check_output(const char *out)
 
 	if (!out || strcmp(out, "-") == 0)
 		return 0;
+	{
+		/* No one else's link in a shared sticky directory on the way (cli_open_out refuses it). */
+		struct cli_target t;
+		if (cli_target_walk(out, true, &t) == 0)
+			cli_target_free(&t);
+		else if (errno == EPERM || errno == ELOOP) {
+			cli_target_say(out, &t, errno, "; nothing was run");
+			return -1;
+		}
+	}
 	if (stat(out, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			cli_err("measure: -o %s is a directory, not a file for the report; nothing was run", out);
@@ -676,12 +912,16 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 
 	mf_error_clear(&e);
 	memset(&f, 0, sizeof(f));
-	f.dfd = -1;
+	f.dfd = f.slot = -1;
 	if (build_req(o, measurement, &req, requested, sizeof(requested)))
 		return EXIT_USAGE;
 	/* A report that cannot be written is found out now, not after the program ran. */
-	if (check_output(o->out))
+	if (check_output(o->out) || check_csv_dir(o->csv_dir, "; nothing was run"))
 		return EXIT_DATA;
+	/* -d FILE: no existing file unless --force, never the program; no report over it. */
+	if ((ex = check_database(o, argv[0])) >= 0 ||
+	    (ex = output_overwrites("measure", o, o->db, "the run file", false)) >= 0)
+		return ex;
 	/* An unsafe .mfstat is refused before anything runs. */
 	if (!o->db && (f.dfd = mfstat_dir(f.why, sizeof(f.why))) == -1) {
 		return cli_usage("measure",
@@ -718,13 +958,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	rc = mf_measure_collect(mf_perf_sys_real(), &plan, argv, &probe, 64, f.db, &run, &e);
 	if (rc) {
 		cli_err("%s", e.msg);
-		if (f.db) {
-			mf_mfdb_abandon(f.db);
-			if (f.name[0])
-				unlinkat(f.dfd, f.name, 0);
-			else
-				unlink(f.path);
-		}
+		discard_run_file(&f);
 		if (f.dfd >= 0)
 			close(f.dfd);
 		mf_mrun_free(&run);
@@ -733,8 +967,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	}
 	if (mf_symbolize(&run, &e) != 0) {
 		cli_diag(&e, "error");
-		if (f.db)
-			mf_mfdb_abandon(f.db);
+		discard_run_file(&f);
 		if (f.dfd >= 0)
 			close(f.dfd);
 		mf_mrun_free(&run);
@@ -743,6 +976,11 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	save_run(&f, measurement, &run);
 	if (f.dfd >= 0)
 		close(f.dfd);
+	/* -o .mfstat/latest-profile: now the run just saved, which the report must not replace. */
+	if (f.path[0] && (ex = output_overwrites("measure", o, f.path, "the run file", false)) >= 0) {
+		mf_mrun_free(&run);
+		return ex;
+	}
 	ex = report_run(o, &run, said, argv[0]);
 	mf_mrun_free(&run);
 	return ex;
@@ -765,8 +1003,12 @@ static int do_report(struct mopts *o, int argc, char **argv)
 		return cli_usage("measure", "measure report: no run file given (see mfstat measure --help)");
 	}
 	if (o->any_collect_option) {
-		return cli_usage("measure", "measure report: -s, -d and --fallback only apply when measuring");
+		return cli_usage("measure", "measure report: -s, -d, --force and --fallback only apply when measuring");
 	}
+	/* -o or a --csv table naming a run file read (the same device and inode, through any link). */
+	for (i = 0; i < argc; i++)
+		if ((ex = output_overwrites("measure report", o, argv[i], "the input", true)) >= 0)
+			return ex;
 	if (!(ids = calloc((size_t)argc, sizeof(*ids))) || !(first = calloc((size_t)argc, sizeof(*first)))) {
 		free(ids);
 		cli_err("out of memory");
@@ -923,6 +1165,7 @@ int cmd_measure(int argc, char **argv)
 		{"attribute", required_argument, NULL, 5},
 		{"fallback", required_argument, NULL, 6},
 		{"tables", required_argument, NULL, 7},
+		{"force", no_argument, NULL, 8},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -1014,6 +1257,10 @@ int cmd_measure(int argc, char **argv)
 			o.any_collect_option = true;
 			break;
 		case 7: o.tables = optarg; break;
+		case 8:
+			o.force = true;
+			o.any_collect_option = true;
+			break;
 		case 'q': cli_quiet = true; break;
 		case 'h': measure_usage(stdout); return EXIT_OK;
 		case 'V': return cli_version();
@@ -1027,6 +1274,8 @@ int cmd_measure(int argc, char **argv)
 		return do_probe(&o);
 	if (strcmp(sub, "report") == 0)
 		return do_report(&o, argc - optind, argv + optind);
+	if (o.force && !o.db)
+		return cli_usage("measure", "measure %s: --force replaces an existing -d FILE: give -d FILE too", sub);
 	if (optind >= argc) {
 		return cli_usage("measure",
 				 "measure %s: no program given (mfstat measure %s [OPTIONS] -- PROGRAM [ARGS])", sub,

@@ -46,5 +46,7 @@ int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mrepor
 /* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv cache_lines.csv. */
 int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o,
 		       struct mf_error *err);
+/* The names of the files mf_mreport_csv_dir writes, i from 0 (run.csv first); NULL past the last. */
+const char *mf_mreport_csv_name(size_t i);
 
 #endif

@@ -571,13 +571,20 @@ static int write_file(const char *dir, const char *name, const struct mf_strbuf 
 	return 0;
 }
 
+/* run.csv, then the tables in the order of table_names. */
+const char *mf_mreport_csv_name(size_t i)
+{
+	static const char *const names[] = {"run.csv",       "metrics.csv", "threads.csv",    "modules.csv",
+					    "functions.csv", "lines.csv",   "cache_lines.csv"};
+	return i < sizeof(names) / sizeof(names[0]) ? names[i] : NULL;
+}
+
 int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o,
 		       struct mf_error *err)
 {
 	struct mf_mrep x;
 	struct mf_strbuf sb;
 	int rc, t;
-	char name[32];
 
 	if (!dir || !*dir)
 		return mf_error_set(err, MF_EINVAL, "", 0, 0, "no directory for the CSV tables");
@@ -588,13 +595,12 @@ int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct 
 	mf_strbuf_init(&sb);
 	write_run_csv(&x, &sb);
 	if (!(rc = mf_mrep_check(&x, &sb, err)))
-		rc = write_file(dir, "run.csv", &sb, err);
+		rc = write_file(dir, mf_mreport_csv_name(0), &sb, err);
 	for (t = 0; !rc && t < T_N; t++) {
 		mf_strbuf_free(&sb);
 		emit_table(&x, &sb, false, t);
-		snprintf(name, sizeof(name), "%s.csv", table_names[t]);
 		if (!(rc = mf_mrep_check(&x, &sb, err)))
-			rc = write_file(dir, name, &sb, err);
+			rc = write_file(dir, mf_mreport_csv_name((size_t)t + 1), &sb, err);
 	}
 	mf_strbuf_free(&sb);
 	mf_mrep_close(&x);

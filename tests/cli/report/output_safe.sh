@@ -1,6 +1,7 @@
 #!/bin/bash
-# -o never destroys an input, and output goes through a temporary file that is
-# renamed into place only when the report is complete.
+# -o never destroys an input, and output goes through a new file (unnamed where the file
+# system allows, else a temporary one) put in place only when the report is complete; a
+# replaced file keeps its mode.
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 cp ../data/small-s1.smf "$t/week.smf"
@@ -35,3 +36,14 @@ echo "== a device is written in place, not replaced"
 "$MFSTAT" report -o /dev/null ../data/z16-two-pools.csv
 echo "exit $?"
 ls -l /dev/null | cut -c1
+echo "== a replaced report keeps its mode (0600 stays 0600), with and without O_TMPFILE"
+chmod 600 "$t/out.csv"
+"$MFSTAT" report -f csv -o "$t/out.csv" ../data/z16-two-pools.csv
+echo "exit $? mode $(stat -c %a "$t/out.csv")"
+chmod 604 "$t/out.csv"
+MFSTAT_TEST_NO_TMPFILE=1 "$MFSTAT" report -f csv -o "$t/out.csv" ../data/z16-two-pools.csv
+echo "exit $? mode $(stat -c %a "$t/out.csv")"
+ls -A "$t"
+echo "== /dev/stdout into a pipe is written in place (a link of /proc to a pipe)"
+"$MFSTAT" report -f csv -o /dev/stdout ../data/z16-two-pools.csv | head -1 | cut -d, -f1-4
+echo "exit ${PIPESTATUS[0]}"
