@@ -139,6 +139,14 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *out);
 /* Rows and records skipped so far. */
 unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p);
 
+/*
+ * Rows read so far by the threads of jobs (a file in parts, SMF dumps at once), whether
+ * merged or left to a reading of the whole file: the work the threads did, for tests (a part
+ * stops soon after any part passes max_groups, so that memory stays near max_groups groups a
+ * part).
+ */
+unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p);
+
 void mf_pipeline_free(struct mf_pipeline *p);
 
 #endif

@@ -62,6 +62,7 @@ struct mf_pipeline {
 	struct mf_lpar_row *lpar_rows;
 	uint8_t *seen; /* by strtab id: a kept sample named this system */
 	size_t nseen, nsystems;
+	uint64_t part_rows; /* rows read by the threads of -j, merged or read again whole */
 };
 
 /* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
@@ -386,6 +387,14 @@ struct part {
 	struct mf_reader *r;
 	struct mf_lparmap *lpar; /* whole: an LPAR view of its own (the records a first pass did not find) */
 	bool fallback;           /* what reading the file whole gives differs (an error, a warning, a limit) */
+	bool idropped;           /* igrp went beyond max_groups: freed, as the whole reading drops it */
+	/*
+	 * Shared by the parts read at once: set when a part's groups go beyond --max-groups (the
+	 * reading then fails: the whole reading says where) and, for the parts of one file, when any
+	 * part falls back (the file is read whole anyway).  Every part stops at its next row.
+	 */
+	int *stop;
+	bool stop_all; /* any fallback sets stop (the parts of one file), not only the limit */
 };
 
 static void part_free(struct part *t)
@@ -404,6 +413,49 @@ static void part_free(struct part *t)
 
 static void reserve_rows(struct mf_dedup *dd, const char *path, int fd, long long off, long long len);
 
+/* Whether another part said stop: this one then ends where it is, left to the whole reading. */
+static bool stopped(struct part *t)
+{
+	if (!t->stop || !__atomic_load_n(t->stop, __ATOMIC_RELAXED))
+		return false;
+	t->fallback = true;
+	return true;
+}
+
+/* Tells the other parts to stop: always beyond --max-groups (limit), else for the parts of one file. */
+static void stop_parts(struct part *t, bool limit)
+{
+	if (t->stop && (limit || t->stop_all))
+		__atomic_store_n(t->stop, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Groups s into the part's tables, each bounded by --max-groups as the whole reading's are:
+ * 0, or nonzero when the part is to be read whole (out of memory, or beyond the limit: every
+ * part then stops, and the whole reading stops at the row where the limit is passed, so that
+ * -j N says what -j 1 says with the memory of at most max_groups groups a part).  The interval
+ * groups beyond the limit are dropped, as the whole reading drops them.
+ */
+static int part_group(struct part *t, const struct mf_sample *s)
+{
+	int got = mf_grouper_add(t->grp, s);
+	if (!got && t->lgrp && s->lpar_joined)
+		got = mf_grouper_add(t->lgrp, s);
+	if (!got && t->igrp) {
+		int igot = mf_grouper_add(t->igrp, s);
+		if (igot == MF_ELIMIT) {
+			mf_grouper_free(t->igrp);
+			t->igrp = NULL;
+			t->idropped = true;
+		} else {
+			got = igot;
+		}
+	}
+	if (got == MF_ELIMIT)
+		stop_parts(t, true);
+	return got;
+}
+
 /* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
 static void part_run(struct part *t)
 {
@@ -419,6 +471,8 @@ static void part_run(struct part *t)
 	if (!t->whole)
 		ro.format = "csv";
 	mf_error_clear(&e);
+	if (stopped(t))
+		return;
 	if (t->reserve)
 		reserve_rows(t->dd, NULL, t->fd, t->off, t->len);
 	if (t->whole ? mf_reader_open(&r, t->name, &ro, &e)
@@ -431,6 +485,8 @@ static void part_run(struct part *t)
 	while (!t->fallback && got != 0) {
 		struct mf_sample *s = cur;
 		int ahead;
+		if (stopped(t))
+			break;
 		if (got != 1) {
 			t->fallback = true; /* errors and skipping are said exactly by the whole reading */
 			break;
@@ -465,11 +521,11 @@ static void part_run(struct part *t)
 			break;
 		}
 		t->rows++;
-		if ((s->system && mark(&t->kept, &t->nkept, s->system) < 0) || mf_grouper_add(t->grp, s) ||
-		    (t->igrp && mf_grouper_add(t->igrp, s)) ||
-		    (t->lgrp && s->lpar_joined && mf_grouper_add(t->lgrp, s)))
+		if ((s->system && mark(&t->kept, &t->nkept, s->system) < 0) || part_group(t, s))
 			t->fallback = true;
 	}
+	if (t->fallback)
+		stop_parts(t, false);
 	if (t->whole) {
 		/* A whole file's warnings are its own: kept with its reader.  Records of the LPAR view
 		 * that the first pass did not see would join otherwise: read it alone. */
@@ -537,10 +593,16 @@ static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t inpu
 	t->s_ahead = malloc(sizeof(*t->s_ahead));
 	if (!t->tab || !t->grp || (p->igrp && !t->igrp) || (p->lgrp && !t->lgrp) || !t->dd || !t->s || !t->s_ahead)
 		t->fallback = true;
-	if (t->grp)
+	if (t->grp) {
 		mf_grouper_set_tz(t->grp, p->o.tz);
-	if (t->igrp)
+		mf_grouper_set_max_groups(t->grp, p->o.max_groups);
+	}
+	if (t->igrp) {
 		mf_grouper_set_tz(t->igrp, p->o.tz);
+		mf_grouper_set_max_groups(t->igrp, p->o.max_groups);
+	}
+	if (t->lgrp)
+		mf_grouper_set_max_groups(t->lgrp, p->o.max_groups);
 }
 
 static void part_share(void *ctx, size_t i)
@@ -684,10 +746,21 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		free(maps);
 		return fail_plain(p, err, MF_ENOMEM, "out of memory");
 	}
-	for (i = 0; i < nt; i++)
+	size_t itotal = ngroups_of(p->igrp, p->tab), ltotal = ngroups_of(p->lgrp, p->tab);
+	bool idrop = false;
+	for (i = 0; i < nt; i++) {
 		total += ngroups_of(t[i].grp, t[i].tab);
-	/* --max-groups (a bound on the sum: exact when parts share no group) is said by the whole reading. */
-	if (p->o.max_groups && total > p->o.max_groups)
+		itotal += ngroups_of(t[i].igrp, t[i].tab);
+		ltotal += ngroups_of(t[i].lgrp, t[i].tab);
+		idrop |= t[i].idropped;
+	}
+	/*
+	 * --max-groups (a bound on the sum: exact when parts share no group) is said by the whole
+	 * reading; so is dropping the interval groups, unless a part alone went beyond the limit
+	 * (the whole reading then drops them too).
+	 */
+	if (p->o.max_groups &&
+	    (total > p->o.max_groups || ltotal > p->o.max_groups || (!idrop && p->igrp && itotal > p->o.max_groups)))
 		rc = 1;
 	for (i = 0; i < nt && !rc; i++) {
 		dp[i].d = t[i].dd;
@@ -720,11 +793,16 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	}
 	in = &p->inputs[p->ninputs];
 	memset(in, 0, sizeof(*in));
+	if (idrop && p->igrp) { /* the report goes on without them, as group_sample decides */
+		mf_grouper_free(p->igrp);
+		p->igrp = NULL;
+		p->idropped = true;
+	}
 	for (i = 0; i < nt && !rc; i++) {
 		const uint32_t *map = dp[i].map;
 		/* Groups one part alone has are moved, not added up (most of them, in a file in time order). */
 		rc = mf_grouper_take_ids(p->grp, t[i].grp, map, dp[i].nmap);
-		if (p->igrp && !rc)
+		if (p->igrp && t[i].igrp && !rc)
 			rc = mf_grouper_take_ids(p->igrp, t[i].igrp, map, dp[i].nmap);
 		if (p->lgrp && !rc)
 			rc = mf_grouper_take_ids(p->lgrp, t[i].lgrp, map, dp[i].nmap);
@@ -871,7 +949,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	size_t nt, i;
 	ssize_t got;
 	struct part *t;
-	int fd, rc = 1, scol;
+	int fd, rc = 1, scol, stop = 0;
 	bool checked; /* rows have what the duplicate check needs: a system and an interval start */
 
 	if (p->o.jobs < 2 || (p->o.format && strcmp(p->o.format, "csv") != 0) || strcmp(name, "-") == 0)
@@ -951,10 +1029,14 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 		t[i].off = at;
 		t[i].len = end - at;
 		part_init(p, &t[i], (uint32_t)p->ninputs + 1);
+		t[i].stop = &stop;
+		t[i].stop_all = true;
 		t[i].reserve = checked; /* the part's thread makes its table (its pages faulted in at once) */
 		at = end;
 	}
 	run_parts(t, nt);
+	for (i = 0; i < nt; i++)
+		p->part_rows += t[i].rows;
 	for (i = 0; i < nt; i++)
 		if (t[i].fallback)
 			break;
@@ -1054,7 +1136,7 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 {
 	struct part *t = calloc(n, sizeof(*t));
 	size_t i;
-	int rc = 0;
+	int rc = 0, stop = 0;
 	if (!t)
 		return fail_plain(p, err, MF_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
@@ -1064,8 +1146,11 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 		if (!t[i].lpar)
 			t[i].fallback = true;
 		part_init(p, &t[i], (uint32_t)(p->ninputs + 1 + i));
+		t[i].stop = &stop; /* beyond --max-groups only: the other dumps are read on their own */
 	}
 	run_parts(t, n);
+	for (i = 0; i < n; i++)
+		p->part_rows += t[i].rows;
 	for (i = 0; i < n && !rc; i++) {
 		mf_error_clear(err);
 		if (!t[i].fallback) {
@@ -1136,6 +1221,11 @@ void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...)
 unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
 {
 	return p->notes.skipped;
+}
+
+unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p)
+{
+	return p->part_rows;
 }
 
 /* The sort value of a result: its --sort metric, NaN when its family has none. */
