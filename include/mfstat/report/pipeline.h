@@ -132,7 +132,8 @@ void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...) __attribute__
  * after the last file: it frees the duplicate tables first (their memory
  * grows with the rows read), so a file added after it is refused
  * (MF_EUSAGE); samples of mf_pipeline_add_sample, which are not checked for
- * copies, may follow and a new report be made.  Returns 0 or MF_ENOMEM.
+ * copies, may follow and a new report be made.  Returns 0 or MF_ENOMEM (told to diag as
+ * MF_PIPELINE_FAILED: "out of memory while" what it was making).
  */
 int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *out);
 

@@ -135,6 +135,25 @@ static int fail_plain(struct mf_pipeline *p, struct mf_error *err, int code, con
 	return code;
 }
 
+/*
+ * Out of memory: "out of memory while WHAT" (mf_error_nomem; WHAT names the file when there
+ * is one) into err, and told as fail_plain tells.  Returns MF_ENOMEM.
+ */
+static int fail_nomem(struct mf_pipeline *p, struct mf_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_nomem(struct mf_pipeline *p, struct mf_error *err, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	mf_error_nomem(err, NULL, 0, "%s", what);
+	tell(p, MF_PIPELINE_FAILED, err);
+	return MF_ENOMEM;
+}
+
 static void hint(struct mf_pipeline *p, const char *text)
 {
 	struct mf_error h;
@@ -202,6 +221,8 @@ static void skipped(struct mf_pipeline *p, struct mf_input *in, const char *reas
 	tell(p, MF_PIPELINE_SKIPPED, e);
 }
 
+static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab);
+
 /* Groups s: 0, or the code that stops (in e, and told). */
 static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const char *file, struct mf_error *e)
 {
@@ -234,7 +255,7 @@ static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const 
 		return fail_plain(p, e, got, msg);
 	}
 	if (got)
-		return fail_plain(p, e, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, e, "grouping the samples of %s (%zu groups)", file, ngroups_of(p->grp, p->tab));
 	return 0;
 }
 
@@ -284,7 +305,8 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 		return got;
 	}
 	if (got == MF_ENOMEM)
-		return fail_plain(p, e, got, "out of memory");
+		return fail_nomem(p, e, "checking the samples of %s for copies (%llu rows)", file,
+				  (unsigned long long)in->samples);
 	return group_sample(p, s, file, e);
 }
 
@@ -300,7 +322,7 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 		size_t cap = p->capinputs ? 2 * p->capinputs : 4;
 		struct mf_input *n = realloc(p->inputs, cap * sizeof(*n));
 		if (!n)
-			return fail_plain(p, e, MF_ENOMEM, "out of memory");
+			return fail_nomem(p, e, "listing the inputs (%zu)", p->ninputs + 1);
 		p->inputs = n;
 		p->capinputs = cap;
 	}
@@ -356,7 +378,7 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 	got = mf_input_collect(in, file, r);
 	p->ninputs++;
 	if (got)
-		return fail_plain(p, e, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, e, "keeping the counts of %s", file);
 	return 0;
 }
 
@@ -744,7 +766,7 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	if (!dp || !maps) {
 		free(dp);
 		free(maps);
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
 	}
 	size_t itotal = ngroups_of(p->igrp, p->tab), ltotal = ngroups_of(p->lgrp, p->tab);
 	bool idrop = false;
@@ -789,7 +811,7 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 			free(maps[i]);
 		free(maps);
 		free(dp);
-		return rc == 1 ? 1 : fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return rc == 1 ? 1 : fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
 	}
 	in = &p->inputs[p->ninputs];
 	memset(in, 0, sizeof(*in));
@@ -836,9 +858,10 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		in->format = "csv";
 	}
 	p->ninputs++;
+	if (rc == MF_ELIMIT)
+		return fail_plain(p, err, MF_ELIMIT, "more than --max-groups groups");
 	if (rc || !in->file)
-		return fail_plain(p, err, rc == MF_ELIMIT ? MF_ELIMIT : MF_ENOMEM,
-				  rc == MF_ELIMIT ? "more than --max-groups groups" : "out of memory");
+		return fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
 	return 0;
 }
 
@@ -998,7 +1021,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	t = calloc(nt, sizeof(*t));
 	if (!t) {
 		close(fd);
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "starting %zu threads to read %s", nt, name);
 	}
 	for (i = 0; i < nt; i++) {
 		long long end = i + 1 == nt ? size : at + (size - at) / (long long)(nt - i);
@@ -1060,7 +1083,7 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 		return fail_plain(p, err, MF_EUSAGE, "a file added after the report was made (mf_pipeline_finish)");
 	p->nfiles++;
 	if (flush_pending(p))
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "adding the duplicate tables of the parts read before %s", name);
 	if (!mem) {
 		got = add_parts(p, name, err);
 		if (got != 1)
@@ -1138,7 +1161,7 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 	size_t i;
 	int rc = 0, stop = 0;
 	if (!t)
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "starting %zu threads to read SMF dumps", n);
 	for (i = 0; i < n; i++) {
 		t[i].name = paths[i];
 		t[i].whole = true;
@@ -1155,7 +1178,8 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 		mf_error_clear(err);
 		if (!t[i].fallback) {
 			if (flush_pending(p))
-				rc = fail_plain(p, err, MF_ENOMEM, "out of memory");
+				rc = fail_nomem(p, err, "adding the duplicate tables of the parts read before %s",
+						paths[i]);
 			else if ((rc = merge_parts(p, &t[i], 1, paths[i], err)) == 0)
 				p->nfiles++;
 		}
@@ -1376,7 +1400,8 @@ static void lpar_warning(void *ctx, const char *msg)
 	mf_notes_warn(&p->notes, "%s", msg);
 }
 
-int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
+/* mf_pipeline_finish's work: 0, or MF_ENOMEM with what it was making in *what. */
+static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **what)
 {
 	struct mf_group *const *groups;
 	size_t i;
@@ -1392,8 +1417,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 		p->duplicates = mf_dedup_duplicates(p->dd);
 		for (i = 0; i < p->npend; i++)
 			p->duplicates += mf_dedup_duplicates(p->pend[i].d);
-		if (mf_dedup_overlaps(p->dd, p->pend, p->npend, p->tab, &p->overlap))
+		if (mf_dedup_overlaps(p->dd, p->pend, p->npend, p->tab, &p->overlap)) {
+			*what = "checking the intervals of each CPU for overlaps";
 			return MF_ENOMEM;
+		}
 		drop_pending(p);
 		mf_dedup_free(p->dd);
 		p->dd = NULL;
@@ -1401,8 +1428,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	}
 	groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
 	p->res = mf_results_new_na(groups, p->ngroups, p->o.explain);
-	if (!p->res)
+	if (!p->res) {
+		*what = "computing the metrics of the groups";
 		return MF_ENOMEM;
+	}
 	compute_all(p, groups, p->res, p->ngroups);
 	memset(rep, 0, sizeof(*rep));
 	rep->kb = p->o.kb;
@@ -1414,13 +1443,17 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	if (p->o.sort || p->o.top) {
 		/* The period stays that of everything read, not of the groups shown. */
 		mf_report_fix_period(rep);
-		if (rank_results(p, &rep->ngroups))
+		if (rank_results(p, &rep->ngroups)) {
+			*what = "sorting the groups (--sort, --top)";
 			return MF_ENOMEM;
+		}
 		rep->results = p->shown;
 		rep->groups_cut = p->ngroups - rep->ngroups;
 	}
-	if (interval_results(p, rep))
+	if (interval_results(p, rep)) {
+		*what = "computing the metrics of the groups by interval";
 		return MF_ENOMEM;
+	}
 	rep->columns = p->o.columns;
 	rep->ncolumns = p->o.ncolumns;
 	rep->rows_read = p->rows;
@@ -1432,15 +1465,19 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	if (mf_lparmap_nintervals(p->lpar)) {
 		free(p->lpar_rows);
 		p->lpar_rows = NULL;
-		if (mf_lparmap_table(p->lpar, p->tab, &p->lpar_rows, &rep->nlpars))
+		if (mf_lparmap_table(p->lpar, p->tab, &p->lpar_rows, &rep->nlpars)) {
+			*what = "making the LPAR table";
 			return MF_ENOMEM;
+		}
 		rep->lpars = p->lpar_rows;
 		if (p->lgrp) {
 			struct mf_group *const *lg = mf_grouper_groups(p->lgrp, p->tab, &p->nlres);
 			mf_results_free(p->lres, p->nlres);
 			p->lres = mf_results_new_na(lg, p->nlres, p->o.explain);
-			if (!p->lres)
+			if (!p->lres) {
+				*what = "computing the metrics of the LPARs";
 				return MF_ENOMEM;
+			}
 			for (i = 0; i < p->nlres; i++)
 				mf_metrics_compute(p->o.kb, lg[i], &p->o.metrics, &p->lres[i]);
 			rep->lpar_results = p->lres;
@@ -1452,8 +1489,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	if (rep->tz_default && !p->with_offset) {
 		/* The default zone, and no sample gave an offset: the report is in UTC, and says so. */
 		struct mf_error e;
-		if (!p->utc && mf_tz_open(&p->utc, "UTC", NULL, &e))
+		if (!p->utc && mf_tz_open(&p->utc, "UTC", NULL, &e)) {
+			*what = "opening the UTC zone";
 			return MF_ENOMEM;
+		}
 		rep->tz = p->utc;
 		if ((p->o.by & MF_BY_CALENDAR) || (p->o.select && (p->o.select->hours || p->o.select->weekdays ||
 								   p->o.select->from_local || p->o.select->to_local)))
@@ -1483,6 +1522,15 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->selected = p->o.select && mf_select_active(p->o.select);
 	memcpy(rep->left_out, p->left_out, sizeof(rep->left_out));
 	return 0;
+}
+
+int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
+{
+	const char *what = "making the report";
+	struct mf_error e;
+	if (finish(p, rep, &what) == 0)
+		return 0;
+	return fail_nomem(p, &e, "%s (%zu groups)", what, p->ngroups);
 }
 
 void mf_pipeline_free(struct mf_pipeline *p)
