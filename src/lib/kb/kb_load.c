@@ -662,6 +662,19 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 		}
 	}
 	fam->nreport = n;
+	/* Each metric's place in the report: mf_family_report_key in one lookup. */
+	fam->report_at = mf_arena_alloc(L->a, (fam->nmetrics + 1) * sizeof(*fam->report_at));
+	if (!fam->report_at)
+		return mf_error_nomem(L->err, "", 0, "listing the reported metrics of family %s", fam->key);
+	for (i = 0; i < fam->nmetrics; i++)
+		fam->report_at[i] = -1;
+	fam->lspr_at = -1;
+	for (i = 0; i < n; i++) {
+		if (fam->report[i] == MF_REPORT_LSPR)
+			fam->lspr_at = (int)i;
+		else
+			fam->report_at[fam->report[i]] = (int)i;
+	}
 	return 0;
 }
 
