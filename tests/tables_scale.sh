@@ -97,17 +97,20 @@ if run flat_metrics 0 metrics --tables "$WORK/flat" --machine generic; then
 fi
 
 # 100,000 metrics all reported (generic's report "-"): a column each, every format, in about a
-# second; a search of the family's report per column made it 208 s (the time limit is a guard
-# against that, not a bound: unit_output counts the name lookups).
+# second; a search of the family's report per column made it 208 s (the time limit, 60 s, is a
+# guard against that, not a bound: unit_output counts the name lookups).
 mkdir -p "$WORK/flatrep/metrics"
 sed 's/\taux\t/\t-\t/' "$WORK/flat/metrics/generic.tsv" > "$WORK/flatrep/metrics/generic.tsv"
 awk -F '\t' 'BEGIN { OFS = "\t" } $1 == "generic" { $10 = "-" } { print }' "$(dirname "$0")/../data/families.tsv" \
 	> "$WORK/flatrep/families.tsv"
+limit=$LIMIT_S
+[ "$LIMIT_S" -lt 60 ] && LIMIT_S=60 # 1 s here, 5 s with AddressSanitizer; 170 s and more before
 for f in text csv json html; do
 	if run "flatrep_$f" 0 report -f "$f" --tables "$WORK/flatrep" "$CSV"; then
 		expect "flatrep_$f" "$WORK/flatrep_$f.out" "X99998"
 	fi
 done
+LIMIT_S=$limit
 expect flatrep_csv "$WORK/flatrep_csv.out" ",2.21052631578"
 
 # One more: refused at the line of metric 100,001.
