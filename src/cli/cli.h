@@ -18,6 +18,11 @@ extern bool cli_stdout_reported;
 /* Prints "mfstat: error: ..." to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * An allocation that failed: "mfstat: error: out of memory while WHAT" (WHAT from fmt: what it
+ * was allocating for), the form of every out-of-memory message (mf_error_nomem).
+ */
+void cli_nomem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
  * A usage error: prints "mfstat: error: ..." to stderr and returns EXIT_USAGE; main then adds
  * "Try 'mfstat CMD --help'." (as for every exit status 2).  cmd is the command ("report",
  * "smf list"), or "" for mfstat itself.

@@ -56,7 +56,7 @@ int cli_metric_names(const char *cmd, const char *opt, const struct mf_kb *kb, c
 				 lspr ? ",LSPR" : "");
 	out = calloc(strlen(list) / 2 + 2, sizeof(*out));
 	if (!out) {
-		cli_err("out of memory");
+		cli_nomem("reading the metric names of %s", opt);
 		return EXIT_DATA;
 	}
 	for (;;) {

@@ -4,6 +4,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,7 +32,22 @@ static void say(const char *prefix, const char *msg)
 	struct mf_strbuf sb;
 	mf_strbuf_init(&sb);
 	mf_escape_text(&sb, msg, MF_ESCAPE_TEXT_KEEP_NL | MF_ESCAPE_TEXT_KEEP_TAB);
-	fprintf(stderr, "%s%s\n", prefix, mf_strbuf_str(&sb) ? mf_strbuf_str(&sb) : msg);
+	if (!sb.failed) {
+		fprintf(stderr, "%s%s\n", prefix, mf_strbuf_str(&sb));
+	} else {
+		/*
+		 * No memory even for the message (it often says so): written byte by byte, every
+		 * byte that is not printable ASCII as \xNN, so that it is never lost nor empty.
+		 */
+		const unsigned char *c;
+		fputs(prefix, stderr);
+		for (c = (const unsigned char *)msg; *c; c++)
+			if ((*c >= 0x20 && *c < 0x7f) || *c == '\n' || *c == '\t')
+				fputc(*c, stderr);
+			else
+				fprintf(stderr, "\\x%02x", *c);
+		fputc('\n', stderr);
+	}
 	mf_strbuf_free(&sb);
 }
 
@@ -46,6 +64,16 @@ void cli_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsay("mfstat: error: ", fmt, ap);
 	va_end(ap);
+}
+
+void cli_nomem(const char *fmt, ...)
+{
+	char what[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	cli_err("out of memory while %s", what);
 }
 
 #ifndef MFSTAT_VERSION
@@ -891,7 +919,7 @@ int cli_write_report_tail(const char *out, const char *format, const struct mf_r
 		return EXIT_DATA;
 	c = w->write(fp, rep);
 	if (c == MF_ENOMEM)
-		cli_err("out of memory");
+		cli_nomem("writing the %s report of %zu groups", format, rep->ngroups);
 	if (!c && tail)
 		tail(fp, ctx);
 	rc = cli_close_out(fp, out);
@@ -1088,15 +1116,45 @@ void cli_inputs_free(struct cli_inputs *in)
 	in->zone = NULL;
 }
 
+/*
+ * Before reading big inputs with threads (-j 2 and more, a file or the files together of 8 MiB
+ * and more: what is read in parts or by a thread each): the heaps grow by 64 MiB at a time, not
+ * by what each allocation lacks, for each growth is an mprotect call that stops the other
+ * threads' page faults.  Reading an 877 MB CSV file in two parts spent 0.2 s less in the
+ * kernel.  Only address space is taken (pages are still faulted in as they are used), but 64
+ * MiB of it at the first allocation: small inputs and the other commands go without, so that
+ * they run in little memory (`ulimit -v`).
+ */
+static void heap_pad_for(const struct mf_pipeline_opts *po, const char *const *files, size_t n)
+{
+#if defined(__GLIBC__) && defined(M_TOP_PAD)
+	unsigned long long total = 0;
+	size_t i;
+	struct stat st;
+	if (po->jobs < 2)
+		return;
+	for (i = 0; i < n; i++)
+		if (strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
+			total += (unsigned long long)st.st_size;
+	if (total >= (8ull << 20))
+		mallopt(M_TOP_PAD, 64 << 20);
+#else
+	(void)po;
+	(void)files;
+	(void)n;
+#endif
+}
+
 int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t n, const char *side,
 	     struct mf_pipeline **pl, struct mf_report *rep)
 {
 	struct mf_error e;
 	size_t i;
 	int got;
+	heap_pad_for(po, files, n);
 	*pl = mf_pipeline_new(po);
 	if (!*pl) {
-		cli_err("out of memory");
+		cli_nomem("setting up the reading of %zu input%s", n, n == 1 ? "" : "s");
 		return EXIT_DATA;
 	}
 	/* The LPAR view first: type 70 records of any dump join the type 113 samples of every one. */
@@ -1105,10 +1163,8 @@ int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t
 	got = mf_pipeline_add_files(*pl, files, n, &e);
 	if (got) /* a family that the data cannot name (several fit) is for the user to say: usage */
 		return cli_exit_for(got);
-	if (mf_pipeline_finish(*pl, rep)) {
-		cli_err("out of memory");
+	if (mf_pipeline_finish(*pl, rep)) /* said by the pipeline's diag, naming what it was making */
 		return EXIT_DATA;
-	}
 	if (rep->rows_skipped > CLI_MAX_SHOWN_SKIPS && !cli_quiet)
 		cli_warn("%s%s%llu more rows skipped (not shown)", side ? side : "", side ? ": " : "",
 			 (unsigned long long)(rep->rows_skipped - CLI_MAX_SHOWN_SKIPS));

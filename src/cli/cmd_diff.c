@@ -142,7 +142,7 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o)
 	for (k = 0; k < 2; k++) {
 		o->sides[k] = split_files(argv[optind + (need == 2 ? k : 0)]);
 		if (!o->sides[k]) {
-			cli_err("out of memory");
+			cli_nomem("splitting the file list of %s", k ? "AFTER" : "BEFORE");
 			return EXIT_DATA;
 		}
 		if (!o->sides[k][1]) {
@@ -374,7 +374,7 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 	}
 	got = mf_diff_writer(o->format)(fp, d);
 	if (got == MF_ENOMEM)
-		cli_err("out of memory");
+		cli_nomem("writing the %s comparison", o->format);
 	rc = cli_close_out(fp, o->out);
 	if (got && !rc)
 		rc = EXIT_DATA;

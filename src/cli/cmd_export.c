@@ -178,7 +178,7 @@ static int write_export(const char *out, const struct mf_report *rep, struct mf_
 	int got, rc;
 
 	if (!groups) {
-		cli_err("out of memory");
+		cli_nomem("listing %zu groups to export", rep->ngroups);
 		return EXIT_DATA;
 	}
 	for (i = 0; i < rep->ngroups; i++)
@@ -193,7 +193,7 @@ static int write_export(const char *out, const struct mf_report *rep, struct mf_
 	if (!got)
 		got = mf_zout_finish(z);
 	if (got == MF_ENOMEM)
-		cli_err("out of memory");
+		cli_nomem("writing the export of %zu groups", rep->ngroups);
 	mf_zout_free(z);
 	free(groups);
 	rc = cli_close_out(fp, out);

@@ -353,7 +353,7 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 	size_t i, n = 0, used = 0;
 	static const char *const set_letter[MF_NSETS] = {"b", "p", "c", "e", "m"};
 	if (!copy) {
-		cli_err("out of memory");
+		cli_nomem("reading the event list");
 		return EXIT_DATA;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

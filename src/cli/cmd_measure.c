@@ -1011,7 +1011,7 @@ static int do_report(struct mopts *o, int argc, char **argv)
 			return ex;
 	if (!(ids = calloc((size_t)argc, sizeof(*ids))) || !(first = calloc((size_t)argc, sizeof(*first)))) {
 		free(ids);
-		cli_err("out of memory");
+		cli_nomem("listing %d run files", argc);
 		return EXIT_DATA;
 	}
 	mf_mrun_init(&run);
@@ -1044,7 +1044,7 @@ static int do_report(struct mopts *o, int argc, char **argv)
 				if (strcmp(one.attribution, run.attribution) != 0)
 					mixed = true;
 				if (mf_mrun_merge(&run, &one) != 0) {
-					cli_err("out of memory");
+					cli_nomem("merging the run file %s", argv[i]);
 					ex = EXIT_DATA;
 				}
 				first[nruns++] = i;

@@ -166,7 +166,16 @@ struct collect {
 	size_t nown;            /* warnings of ours in pl (said on standard error already) */
 	const struct mf_perf_tick *tick;
 	int failed;
+	char failure[512]; /* the pipeline's message when it failed (out of memory) */
 };
+
+/* The pipeline's failures (out of memory, naming what), said when the report is to be made. */
+static void collect_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	struct collect *c = ctx;
+	if (kind == MF_PIPELINE_FAILED && !c->failure[0])
+		snprintf(c->failure, sizeof(c->failure), "%s", e->msg);
+}
 
 /* Fills c->s[] with the counts (deltas from c->prev when it is set) over [from, to] seconds. */
 static void make_samples(struct collect *c, const struct mf_count *counts, double from, double to, bool dated)
@@ -245,11 +254,13 @@ static int collect_init(struct collect *c, const struct mf_kb *kb, double interv
 	po.kb = kb;
 	po.by = interval_ms > 0 ? MF_BY_INTERVAL : 0;
 	po.metrics.mem_peak_gbs = mem_peak;
+	po.diag = collect_diag;
+	po.ctx = c;
 	c->pl = mf_pipeline_new(&po);
 	for (f = 0; f < c->nfam; f++)
 		c->s[f] = malloc(sizeof(*c->s[f]));
 	if (!c->pl || !c->s[0] || (c->nfam > 1 && !c->s[1])) {
-		cli_err("out of memory");
+		cli_nomem("setting up the counting");
 		return EXIT_DATA;
 	}
 	return EXIT_OK;
@@ -342,7 +353,7 @@ static int finish_report(struct collect *c, const struct mf_count *counts, doubl
 	int rc;
 
 	if (c->failed) {
-		cli_err("out of memory");
+		cli_err("%s", c->failure[0] ? c->failure : "out of memory while keeping the counts of each interval");
 		return EXIT_DATA;
 	}
 	c->prev = NULL;
@@ -364,7 +375,7 @@ static int finish_report(struct collect *c, const struct mf_count *counts, doubl
 		}
 	}
 	if (mf_pipeline_finish(c->pl, &rep)) {
-		cli_err("out of memory");
+		cli_err("%s", c->failure[0] ? c->failure : "out of memory while making the report");
 		return EXIT_DATA;
 	}
 	/* Ours were said as they came; the data's own (doubts) now. */
@@ -560,7 +571,7 @@ static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, co
 	if (rc)
 		goto done;
 	if (!req || !cnt || !dest_fam || !dest_slot || !prev) {
-		cli_err("out of memory");
+		cli_nomem("setting up %zu events", info->nevents);
 		rc = EXIT_DATA;
 		goto done;
 	}
@@ -703,7 +714,7 @@ int cmd_stat(int argc, char **argv)
 	bool interrupted = false;
 
 	if (!o) {
-		cli_err("out of memory");
+		cli_nomem("reading the options");
 		return EXIT_DATA;
 	}
 	rc = parse_opts(argc, argv, o);

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* mfstat: the command-line front end.  Options and printing only. */
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
@@ -137,15 +134,6 @@ int main(int argc, char **argv)
 {
 	const char *usage_of = NULL;
 	int rc;
-#if defined(__GLIBC__) && defined(M_TOP_PAD)
-	/*
-	 * The heaps of the reading threads (-j) grow by 64 MiB at a time, not by what each
-	 * allocation lacks: each growth is an mprotect call that stops the other threads' page
-	 * faults.  Reading an 877 MB CSV file in two parts spent 0.2 s less in the kernel.  Only
-	 * address space is taken: pages are still faulted in as they are used.
-	 */
-	mallopt(M_TOP_PAD, 64 << 20);
-#endif
 	/*
 	 * Standard output, unless a terminal, in one 64 KiB buffer: a help text (report's is over
 	 * 4 KiB) is then written by finish, whose fclose keeps the errno of a failed write ("No

@@ -152,12 +152,60 @@ static void max_groups(void **state)
 	mf_pipeline_free(p);
 }
 
+/*
+ * -j 2 on a file read in parts, each row a group of its own: every part stops within a row or
+ * two of passing max_groups (not after reading its whole part, holding a group a row), and the
+ * error is the one reading the file whole gives, row number included.
+ */
+static void max_groups_parts(void **state)
+{
+	char path[] = MFSTAT_BINARY_DIR "/pipeline-parts-XXXXXX";
+	struct seen s = {0};
+	struct mf_pipeline_opts o = opts_for(&s, MF_BY_DEFAULT);
+	struct mf_pipeline *p;
+	struct mf_error e1, e2;
+	unsigned jobs;
+	int fd = mkstemp(path), day, h, m;
+	FILE *fp;
+	(void)state;
+
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	/* 12 MiB (at least two parts of 4 MiB): 200,000 rows of distinct intervals. */
+	fputs(HEAD, fp);
+	for (day = 1; day <= 139; day++)
+		for (h = 0; h < 24; h++)
+			for (m = 0; m < 60; m++)
+				fprintf(fp, "S,0,z16,1000,2025-%02d-%02dT%02d:%02d:00Z,60,450000000000,1\n",
+					1 + (day - 1) / 28, 1 + (day - 1) % 28, h, m);
+	assert_int_equal(fclose(fp), 0);
+	o.max_groups = 1;
+	for (jobs = 1; jobs <= 2; jobs++) {
+		struct mf_error *e = jobs == 1 ? &e1 : &e2;
+		o.jobs = jobs;
+		memset(&s, 0, sizeof(s));
+		p = mf_pipeline_new(&o);
+		assert_non_null(p);
+		assert_int_equal(mf_pipeline_add_file(p, path, e), MF_ELIMIT);
+		assert_string_equal(s.kinds, "F");
+		/* Each part stops at its second group, or at the row after another part said stop. */
+		print_message("jobs %u: %llu rows read by the parts\n", jobs, mf_pipeline_part_rows(p));
+		assert_true(mf_pipeline_part_rows(p) <= 2 * jobs);
+		mf_pipeline_free(p);
+	}
+	assert_string_equal(e1.msg, e2.msg);
+	assert_non_null(strstr(e2.msg, ":3: more than 1 groups (--max-groups)"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_equals_cli),
 		cmocka_unit_test(duplicates_and_skips),
 		cmocka_unit_test(max_groups),
+		cmocka_unit_test(max_groups_parts),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

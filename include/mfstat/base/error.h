@@ -50,6 +50,15 @@ void mf_error_clear(struct mf_error *e);
 int mf_error_set(struct mf_error *e, int code, const char *file, long line, long col, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/*
+ * Fills e (which may be NULL) for an allocation that failed, in the one form of every
+ * out-of-memory message: "out of memory while WHAT" (WHAT formatted from fmt: what was being
+ * allocated, "reading the rows of the file", "loading metrics/z16.tsv"), with the file and line
+ * where known.  Returns MF_ENOMEM.
+ */
+int mf_error_nomem(struct mf_error *e, const char *file, long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Copies up to one line of source text (stopping at a newline) for the caret. */
 void mf_error_set_text(struct mf_error *e, const char *line, size_t len);
 

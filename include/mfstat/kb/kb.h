@@ -96,6 +96,8 @@ struct mf_family {
 	const void *metric_index; /* internal: metric names hashed, for mf_family_metric */
 	size_t nreport;
 	int *report;           /* reported metrics in order; MF_REPORT_LSPR for the class */
+	int *report_at;        /* per metric: its place in report, or -1 (NULL: look in report) */
+	int lspr_at;           /* the place of MF_REPORT_LSPR in report, or -1 (with report_at) */
 	int idx_l1mp, idx_rni; /* metric indices used by LSPR, or -1 */
 	int idx_lparcpu;       /* LPARCPU, for the bound on busy (mf_metrics_compute), or -1 */
 
@@ -168,6 +170,22 @@ int mf_family_metric(const struct mf_family *fam, const char *name);
 
 /* Whether fam reports the LSPR workload class (a column LSPR). */
 bool mf_family_has_lspr(const struct mf_family *fam);
+
+/*
+ * The column key of fam's report: the metric named key (exactly) when fam reports it, or
+ * MF_REPORT_LSPR for "LSPR" when fam reports the class (the first in report order should a
+ * reported metric be named LSPR too); -1 when fam reports no such column.  A hash lookup, not
+ * a search of the report: a family may report 100,000 metrics.
+ */
+int mf_family_report_key(const struct mf_family *fam, const char *key);
+
+/*
+ * Name lookups made so far by mf_family_metric and mf_family_report_key, and the names they
+ * compared: the work of the lookups, for tests that bound it (a report over n metrics makes
+ * O(n) of them, not O(n^2)).  Counted by every thread; approximate when threads look up at once.
+ */
+unsigned long long mf_kb_name_lookups(void);
+unsigned long long mf_kb_name_compares(void);
 
 /*
  * The knowledge base's spelling of metric name, given in any case: the name

@@ -132,12 +132,21 @@ void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...) __attribute__
  * after the last file: it frees the duplicate tables first (their memory
  * grows with the rows read), so a file added after it is refused
  * (MF_EUSAGE); samples of mf_pipeline_add_sample, which are not checked for
- * copies, may follow and a new report be made.  Returns 0 or MF_ENOMEM.
+ * copies, may follow and a new report be made.  Returns 0 or MF_ENOMEM (told to diag as
+ * MF_PIPELINE_FAILED: "out of memory while" what it was making).
  */
 int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *out);
 
 /* Rows and records skipped so far. */
 unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p);
+
+/*
+ * Rows read so far by the threads of jobs (a file in parts, SMF dumps at once), whether
+ * merged or left to a reading of the whole file: the work the threads did, for tests (a part
+ * stops soon after any part passes max_groups, so that memory stays near max_groups groups a
+ * part).
+ */
+unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p);
 
 void mf_pipeline_free(struct mf_pipeline *p);
 

@@ -29,7 +29,7 @@ int mf_datafile_read_path(const char *path, char **text, size_t *len, struct mf_
 			if (!nb) {
 				free(buf);
 				fclose(fp);
-				return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+				return mf_error_nomem(err, path, 0, "reading the file (%zu bytes so far)", n);
 			}
 			buf = nb;
 			cap += 65536;

@@ -52,6 +52,21 @@ int mf_error_set(struct mf_error *e, int code, const char *file, long line, long
 	return code;
 }
 
+int mf_error_nomem(struct mf_error *e, const char *file, long line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!e)
+		return MF_ENOMEM;
+	mf_error_set(e, MF_ENOMEM, file, line, 0, "out of memory while ");
+	n = (int)strlen(e->msg);
+	va_start(ap, fmt);
+	vsnprintf(e->msg + n, sizeof(e->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return MF_ENOMEM;
+}
+
 void mf_error_set_text(struct mf_error *e, const char *line, size_t len)
 {
 	size_t i, n = 0;

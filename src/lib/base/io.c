@@ -119,7 +119,7 @@ static int start(struct mf_source *s, struct mf_error *err)
 	/* Zeroed: gcc 12 at -O3 cannot see that raw_read fills the bytes tested below. */
 	s->in = calloc(1, INBUF);
 	if (!s->in)
-		return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "out of memory");
+		return mf_error_nomem(err, s->name, 0, "making the input buffer");
 	/* Enough bytes to see a magic number (a short read is fine at the end). */
 	while (s->in_len < 4 && !s->raw_eof) {
 		got = raw_read(s, s->in + s->in_len, INBUF - s->in_len, err);
@@ -133,13 +133,13 @@ static int start(struct mf_source *s, struct mf_error *err)
 		s->kind = SRC_GZIP;
 		/* 16 + MAX_WBITS: gzip wrapper; members are restarted below. */
 		if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
-			return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "cannot start gzip decompression");
+			return mf_error_nomem(err, s->name, 0, "starting the gzip decompression");
 		s->zs_init = true;
 	} else if (s->in_len >= 4 && s->in[0] == 0x28 && s->in[1] == 0xb5 && s->in[2] == 0x2f && s->in[3] == 0xfd) {
 		s->kind = SRC_ZSTD;
 		s->zd = ZSTD_createDStream();
 		if (!s->zd)
-			return mf_error_set(err, MF_ENOMEM, s->name, 0, 0, "cannot start zstd decompression");
+			return mf_error_nomem(err, s->name, 0, "starting the zstd decompression");
 	}
 	return 0;
 }
@@ -150,7 +150,7 @@ int mf_source_open_fd(struct mf_source **out, int fd, int own, const char *name,
 	int rc;
 	*out = NULL;
 	if (!s)
-		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+		return mf_error_nomem(err, name, 0, "opening the input");
 	s->fd = fd;
 	s->own = own;
 	s->range_fd = -1;
@@ -176,7 +176,7 @@ int mf_source_open_head_range(struct mf_source **out, const void *head, size_t h
 	int rc;
 	*out = NULL;
 	if (!s)
-		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+		return mf_error_nomem(err, name, 0, "opening the input");
 	s->fd = -1;
 	s->name = name;
 	s->mem = head;

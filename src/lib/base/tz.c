@@ -305,7 +305,7 @@ static int tzif_parse(struct mf_tz *tz, const unsigned char *buf, size_t n, cons
 	tz->idx = malloc(tz->ntrans + 1);
 	tz->utoff = malloc(tz->ntypes * sizeof(*tz->utoff));
 	if (!tz->trans || !tz->idx || !tz->utoff)
-		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+		return mf_error_nomem(err, path, 0, "reading the zone's %zu transitions", (size_t)tz->ntrans);
 	for (i = 0; i < tz->ntrans; i++) {
 		tz->trans[i] = tsize == 8 ? be64(buf + pos + i * 8) : (int32_t)be32(buf + pos + i * 4);
 		if (i && tz->trans[i] <= tz->trans[i - 1])
@@ -350,7 +350,7 @@ static int file_read(struct mf_tz *tz, FILE *fp, const char *path, struct mf_err
 	buf = malloc(MAX_ZONE_FILE);
 	if (!buf) {
 		fclose(fp);
-		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+		return mf_error_nomem(err, path, 0, "reading the zone file");
 	}
 	n = fread(buf, 1, MAX_ZONE_FILE, fp);
 	if (ferror(fp))
@@ -397,7 +397,7 @@ int mf_tz_from_tzif(struct mf_tz **out, const char *name, const void *data, size
 	int rc;
 	*out = NULL;
 	if (!tz)
-		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+		return mf_error_nomem(err, name, 0, "opening the time zone");
 	tz->kind = TZ_ZONE;
 	snprintf(tz->name, sizeof(tz->name), "%s", name);
 	rc = tzif_parse(tz, data, len, name, err);
@@ -417,7 +417,7 @@ static int tz_open(const struct spec_ctx *c, struct mf_tz **out, const char *spe
 
 	*out = NULL;
 	if (!tz)
-		return mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
+		return mf_error_nomem(err, NULL, 0, "opening the time zone");
 	if (!spec || !*spec) {
 		rc = bad_spec(c, err, spec ? spec : "", "is empty");
 	} else if (!strcmp(spec, "UTC") || !strcmp(spec, "utc") || !strcmp(spec, "Z") || !strcmp(spec, "GMT")) {
@@ -492,7 +492,7 @@ int mf_tz_open_local(struct mf_tz **out, const char *tz_env, const char *localti
 
 	*out = NULL;
 	if (!tz)
-		return mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
+		return mf_error_nomem(err, NULL, 0, "opening the time zone");
 	if (!localtime)
 		localtime = "/etc/localtime";
 	tz->kind = TZ_ZONE;

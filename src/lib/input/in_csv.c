@@ -221,14 +221,14 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 	int rc;
 
 	if (!c)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 0, "opening the CSV reader");
 	r->state = c;
 	c->fs = malloc(MAX_COLS * sizeof(*c->fs));
 	c->fl = malloc(MAX_COLS * sizeof(*c->fl));
 	c->val = malloc(MAX_COLS * sizeof(*c->val));
 	c->ok = calloc(MAX_COLS, 1);
 	if (!c->fs || !c->fl || !c->val || !c->ok)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 0, "opening the CSV reader");
 	c->lines.max = MAX_LINE;
 	c->lines.quotes = true;
 	c->lines.unit = "row";
@@ -252,7 +252,7 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 	if (nf == -1)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, c->sp.bad, "header: %s", c->sp.why);
 	if (nf < 0)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 1, "splitting the header");
 	if ((size_t)nf > MAX_COLS)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, ls, "more than %d columns", MAX_COLS);
 	c->ncols = (size_t)nf;
@@ -260,7 +260,7 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 	c->is_counter = calloc(c->ncols + 1, 1);
 	c->idx = calloc(c->ncols + 1, sizeof(*c->idx));
 	if (!c->cols || !c->is_counter || !c->idx)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 1, "reading the header's %zu columns", c->ncols);
 	for (i = 0; i < c->ncols; i++) {
 		const char *f = c->fs[i];
 		size_t fl = c->fl[i], k;
@@ -273,7 +273,7 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 			fl--;
 		c->cols[i].name = strndup(f, fl);
 		if (!c->cols[i].name)
-			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+			return mf_error_nomem(err, r->path, 1, "reading the header's column names");
 		c->cols[i].number = -1;
 		if (fl == 0)
 			return row_error(c, r, err, MF_EFORMAT, ls, le, at, "empty column name (column %zu)", i + 1);
@@ -316,7 +316,7 @@ static int open_csv(struct mf_reader *r, struct mf_error *err)
 		const struct mf_family *g = mf_kb_generic(kb);
 		struct fammap *m = get_map(r, c, g);
 		if (!m)
-			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+			return mf_error_nomem(err, r->path, 1, "mapping the columns to counters");
 		for (i = 0; i < c->ncols; i++) {
 			if (c->cols[i].kind == COL_COUNTER && m->slot[i] < 0) {
 				const char *at = c->fs[i] >= ls && c->fs[i] <= le ? c->fs[i] : ls;
@@ -437,12 +437,12 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 	case COL_SYSTEM:
 		s->system = mf_strtab_intern(r->opts.strtab, f, fl);
 		if (!s->system)
-			return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory");
+			return mf_error_nomem(err, r->path, c->lines.line, "keeping the system names");
 		break;
 	case COL_LPAR:
 		s->lpar = mf_strtab_intern(r->opts.strtab, f, fl);
 		if (!s->lpar)
-			return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory");
+			return mf_error_nomem(err, r->path, c->lines.line, "keeping the LPAR names");
 		break;
 	case COL_CPU: {
 		uint64_t v;
@@ -684,7 +684,7 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		nf = mf_csvsplit(&c->sp, ls, le);
 	}
 	if (nf == -2)
-		return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0, "out of memory");
+		return mf_error_nomem(err, r->path, c->lines.line, "splitting a row");
 	if (nf == -1)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, c->sp.bad, "%s", c->sp.why);
 	if ((size_t)nf != c->ncols) {
@@ -731,8 +731,9 @@ static int next_csv(struct mf_reader *r, struct mf_sample *s, struct mf_error *e
 		fam = mf_kb_generic(kb);
 	map = get_map(r, c, fam);
 	if (!map)
-		return mf_error_set(err, MF_ENOMEM, r->path, c->lines.line, 0,
-				    "out of memory (or more than 64 families)");
+		return mf_error_nomem(err, r->path, c->lines.line,
+				      "mapping the columns to the counters of family %s (or more than 64 families)",
+				      fam->key);
 	if (map->dup >= 0)
 		return row_error(c, r, err, MF_EFORMAT, ls, le, c->fs[map->dup],
 				 "column %s repeats column %ld (%s): both are counter %s on %s", c->cols[map->dup].name,

@@ -62,7 +62,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 	L->fl = malloc((MAX_FIELDS + 1) * sizeof(*L->fl));
 	L->fat = malloc((MAX_FIELDS + 1) * sizeof(*L->fat));
 	if (!L->fp || !L->fl || !L->fat)
-		return mf_lshwc_oom(r, err);
+		return mf_lshwc_oom(r, err, "opening the lshwc reader");
 	L->lines.max = MAX_LINE;
 	L->lines.unit = "line";
 	L->lines.what = "not lshwc output";
@@ -79,7 +79,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 	ls += mf_text_bom(ls, (size_t)(le - ls));
 	L->hdr = malloc((size_t)(le - ls) + 1);
 	if (!L->hdr)
-		return mf_lshwc_oom(r, err);
+		return mf_lshwc_oom(r, err, "reading the header");
 	memcpy(L->hdr, ls, (size_t)(le - ls));
 	L->hdrlen = (size_t)(le - ls);
 	L->hdr_line = L->lines.line;
@@ -91,7 +91,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 				  "binary data (a NUL byte) in the header: not lshwc output");
 	nf = split_line(L, ls, le, MAX_FIELDS, &bad);
 	if (nf == -2)
-		return mf_lshwc_oom(r, err);
+		return mf_lshwc_oom(r, err, "splitting the header");
 	if (nf == -1)
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, bad, "header: malformed quotes");
 	if ((size_t)nf > MAX_FIELDS)
@@ -108,7 +108,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 	L->ncols = (size_t)nf - 3;
 	L->cols = calloc(L->ncols, sizeof(*L->cols));
 	if (!L->cols)
-		return mf_lshwc_oom(r, err);
+		return mf_lshwc_oom(r, err, "reading the header's counter columns");
 	for (i = 0; i < L->ncols; i++) {
 		struct lcol *c = &L->cols[i];
 		const char *f = L->fp[i + 3], *at = L->fat[i + 3];
@@ -118,7 +118,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 		c->off = (long)(at - ls);
 		c->label = strndup(f, fl);
 		if (!c->label)
-			return mf_lshwc_oom(r, err);
+			return mf_lshwc_oom(r, err, "reading the header's counter names");
 		if (lp && fl >= 4 && f[fl - 1] == ')') {
 			/* NAME(n): the sysfs name and the counter number; Counter(n) is unnamed. */
 			size_t nl = (size_t)(lp - f), dl = fl - nl - 2, k;
@@ -130,14 +130,14 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 			if (ok && num < MF_MAX_COUNTER && !(nl == 7 && memcmp(f, "Counter", 7) == 0)) {
 				c->name = strndup(f, nl);
 				if (!c->name)
-					return mf_lshwc_oom(r, err);
+					return mf_lshwc_oom(r, err, "reading the header's counter names");
 			}
 		} else if (fl >= 2 && fl <= 4 && (f[0] == 'U' || f[0] == 'u') && mf_lshwc_all_digits(f + 1, fl - 1)) {
 			num = strtol(f + 1, NULL, 10); /* -s: an unnamed counter */
 		} else if ((num = mf_short_counter_number(f, fl)) >= 0) {
 			c->name = strndup(f, fl);
 			if (!c->name)
-				return mf_lshwc_oom(r, err);
+				return mf_lshwc_oom(r, err, "reading the header's counter names");
 			c->shortname = true;
 		}
 		if (num < 0 || num >= MF_MAX_COUNTER)
@@ -216,7 +216,7 @@ int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struc
 	{
 		char *nt = mf_lshwc_grow(w->text, &w->textcap, len + 1, 1);
 		if (!nt)
-			return mf_lshwc_oom(r, err);
+			return mf_lshwc_oom(r, err, "reading a line");
 		w->text = nt;
 	}
 	memcpy(w->text, ls, len);
@@ -230,7 +230,7 @@ int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struc
 				  "binary data (a NUL byte) in a row");
 	nf = split_line(L, ls, le, L->ncols + 3, &bad);
 	if (nf == -2)
-		return mf_lshwc_oom(r, err);
+		return mf_lshwc_oom(r, err, "splitting a line");
 	if (nf == -1)
 		return line_error(r, err, MF_EFORMAT, L->lines.line, ls, le, bad, "malformed quotes");
 	if ((size_t)nf > L->ncols + 3) {

@@ -63,7 +63,7 @@ static int json_fail_at(struct mf_reader *r, size_t off, struct mf_error *err, i
 static int json_error(struct mf_reader *r, size_t start, const json_error_t *je, struct mf_error *err)
 {
 	if (json_error_code(je) == json_error_out_of_memory)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory reading the lshwc JSON");
+		return mf_error_nomem(err, r->path, 0, "reading the lshwc JSON");
 	return json_fail_at(r, start + (je->position > 0 ? (size_t)je->position - 1 : 0), err, MF_EFORMAT, "JSON: %s",
 			    je->text[0] ? je->text : "cannot be read");
 }
@@ -391,7 +391,7 @@ static int top_member(struct mf_reader *r, struct lshwc *L, const char *k, size_
 			L->host = mf_strtab_intern(r->opts.strtab, json_string_value(v), json_string_length(v));
 			if (!L->host) {
 				json_decref(meta);
-				return mf_lshwc_oom(r, err);
+				return mf_lshwc_oom(r, err, "keeping the host name");
 			}
 		}
 		json_decref(meta);
@@ -452,7 +452,7 @@ int mf_lshwc_open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *er
 			col = mf_lshwc_grow(L->cols, &ncap, L->ncols + 1, sizeof(*L->cols));
 			if (!col) {
 				json_decref(m);
-				return mf_lshwc_oom(r, err);
+				return mf_lshwc_oom(r, err, "reading the counters of a measurement");
 			}
 			L->cols = col;
 			col = &L->cols[L->ncols];
@@ -474,7 +474,7 @@ int mf_lshwc_open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *er
 			}
 			if (!col->label || (json_is_string(nm) && json_string_length(nm) > 0 && !col->name)) {
 				json_decref(m);
-				return mf_lshwc_oom(r, err);
+				return mf_lshwc_oom(r, err, "reading the counter names of a measurement");
 			}
 		}
 		json_decref(m);

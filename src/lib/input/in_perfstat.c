@@ -377,7 +377,7 @@ static int add_event(struct mf_reader *r, struct pstate *s, struct pline *pl, co
 		s->user_only = true;
 	pl->event = add_name(s, name, pl->line);
 	if (pl->event < 0 || add_line(s, pl))
-		return mf_error_set(err, MF_ENOMEM, r->path, pl->line, 0, "out of memory");
+		return mf_error_nomem(err, r->path, pl->line, "keeping the events read");
 	return 0;
 }
 
@@ -789,7 +789,7 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	int rc;
 
 	if (!s)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 0, "opening the perf stat reader");
 	r->state = s;
 	s->elapsed = NAN;
 	s->duration = NAN;
@@ -802,7 +802,7 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	}
 	s->text = malloc(r->st.len - r->st.pos + 1);
 	if (!s->text)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 0, "reading %zu bytes of perf stat output", r->st.len - r->st.pos);
 	memcpy(s->text, r->st.buf + r->st.pos, r->st.len - r->st.pos);
 	s->text[r->st.len - r->st.pos] = '\0';
 	if (memchr(s->text, '\0', r->st.len - r->st.pos))
@@ -844,7 +844,7 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	}
 	s->slot = malloc(s->nnames * sizeof(*s->slot));
 	if (!s->slot)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 0, "mapping %zu events to counters", s->nnames);
 	{
 		size_t i;
 		for (i = 0; i < s->nnames; i++) {
@@ -901,7 +901,7 @@ static int next_perf(struct mf_reader *r, struct mf_sample *smp, struct mf_error
 		s->seen_gen = calloc(s->nnames, sizeof(*s->seen_gen));
 		s->seen_line = calloc(s->nnames, sizeof(*s->seen_line));
 		if (!s->seen_gen || !s->seen_line)
-			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+			return mf_error_nomem(err, r->path, 0, "checking %zu events for repeats", s->nnames);
 	}
 	s->gen++;
 	first = s->next;

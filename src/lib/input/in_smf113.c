@@ -95,7 +95,7 @@ static int open_smf(struct mf_reader *r, struct mf_error *err)
 {
 	struct smfstate *s = calloc(1, sizeof(*s));
 	if (!s)
-		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+		return mf_error_nomem(err, r->path, 0, "opening the SMF reader");
 	r->state = s;
 	if (mf_smfdec_init(&s->dec, &r->st, r->opts.kb, err))
 		return MF_EFORMAT;
@@ -301,13 +301,14 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 				arc = mf_lparmap_add_topo(r->opts.lpar, r->opts.strtab, rec->topo);
 			}
 			if (arc)
-				return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+				return mf_error_nomem(err, r->path, 0,
+						      "keeping the LPAR view (SMF type 70 and 99 records)");
 			continue;
 		}
 		system = mf_strtab_intern(r->opts.strtab, rec->system, strlen(rec->system));
 		y = sys_of(s, system);
 		if (!y || (rec->system[0] && !system))
-			return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+			return mf_error_nomem(err, r->path, 0, "keeping the systems read");
 		if (rec->subtype == 1) {
 			double seconds;
 			struct s2cov *cv;
@@ -361,7 +362,8 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 			if (!b) {
 				b = calloc(1, sizeof(*b));
 				if (!b)
-					return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+					return mf_error_nomem(err, r->path, 0,
+							      "keeping the baselines of subtype 2 records");
 				b->system = system;
 				b->cts = rec->cts_us;
 				b->cpu = rec->cpu;
@@ -413,7 +415,7 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 			{
 				struct s2cov *cv = cov_of(y, rec->cpu, true);
 				if (!cv)
-					return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+					return mf_error_nomem(err, r->path, 0, "keeping the CPUs of subtype 2 records");
 				cv->end_us = rec->ctm_us;
 			}
 			smp->seconds = (double)(rec->ctm_us - b->ctm) / 1e6;
@@ -541,12 +543,12 @@ int mf_smf_open(struct mf_smf **out, const char *path, const struct mf_kb *kb, s
 	int rc;
 	*out = NULL;
 	if (!h)
-		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+		return mf_error_nomem(err, path, 0, "opening the SMF reader");
 	h->tab = mf_strtab_new();
 	ro.kb = kb;
 	ro.format = "smf";
 	ro.strtab = h->tab;
-	rc = h->tab ? mf_reader_open(&h->r, path, &ro, err) : mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+	rc = h->tab ? mf_reader_open(&h->r, path, &ro, err) : mf_error_nomem(err, path, 0, "opening the SMF reader");
 	if (rc) {
 		mf_smf_close(h);
 		return rc;

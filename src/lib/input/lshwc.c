@@ -114,9 +114,9 @@ static int row_error(struct mf_reader *r, struct lshwc *L, struct mf_error *err,
 	return rc;
 }
 
-int mf_lshwc_oom(struct mf_reader *r, struct mf_error *err)
+int mf_lshwc_oom(struct mf_reader *r, struct mf_error *err, const char *what)
 {
-	return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
+	return mf_error_nomem(err, r->path, 0, "%s", what);
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -267,7 +267,7 @@ static int infer_family(struct mf_reader *r, struct lshwc *L, const struct mf_fa
 	int rc = 0;
 
 	if (!names || !linux || !sn || !fit) {
-		rc = mf_lshwc_oom(r, err);
+		rc = mf_lshwc_oom(r, err, "matching the counters to a machine family");
 		goto out;
 	}
 	for (i = 0; i < L->ncols; i++) {
@@ -400,7 +400,7 @@ static int emit(struct mf_reader *r, struct lshwc *L, const struct lrow *w, bool
 	size_t i;
 
 	if (!b)
-		return mf_lshwc_oom(r, err);
+		return mf_lshwc_oom(r, err, "keeping the first read of each CPU");
 	if (!delta && !b->has) {
 		/* Counts since the counters were switched on, over a time no row gives: no interval. */
 		set_base(L, b, w, false);
@@ -536,7 +536,7 @@ static int next_lshwc(struct mf_reader *r, struct mf_sample *s, struct mf_error 
 			continue; /* a first read: the base of the next, no sample */
 		}
 		if (L->reset_after && finish_read(L))
-			return mf_lshwc_oom(r, err);
+			return mf_lshwc_oom(r, err, "keeping the reads of each CPU");
 		if (L->eof) {
 			if (L->npend) {
 				close_orphans(r, L, -1);
@@ -546,7 +546,7 @@ static int next_lshwc(struct mf_reader *r, struct mf_sample *s, struct mf_error 
 			return 0;
 		}
 		if (ensure_row(L, L->npend))
-			return mf_lshwc_oom(r, err);
+			return mf_lshwc_oom(r, err, "keeping the rows of a read");
 		w = &L->rows[L->npend];
 		rc = L->json ? mf_lshwc_json_row(r, L, w, err) : mf_lshwc_csv_row(r, L, w, err);
 		if (rc < 0)
@@ -565,7 +565,7 @@ static int next_lshwc(struct mf_reader *r, struct mf_sample *s, struct mf_error 
 				continue;
 			}
 			if (mark_seen(L, w->cpu))
-				return mf_lshwc_oom(r, err);
+				return mf_lshwc_oom(r, err, "keeping the CPUs of a read");
 			L->npend++;
 			continue;
 		}
@@ -598,7 +598,7 @@ static int open_lshwc(struct mf_reader *r, struct mf_error *err)
 	size_t i;
 
 	if (!L)
-		return mf_lshwc_oom(r, err);
+		return mf_lshwc_oom(r, err, "opening the lshwc reader");
 	r->state = L;
 	L->carry = -1;
 	L->gen = 1;

@@ -116,7 +116,7 @@ struct lshwc {
 /* An error at byte at of the line [ls, le) (line number line), the message from fmt and ap. */
 int mf_lshwc_verror(struct mf_reader *r, struct mf_error *err, int code, long line, const char *ls, const char *le,
 		    const char *at, const char *fmt, va_list ap);
-int mf_lshwc_oom(struct mf_reader *r, struct mf_error *err);
+int mf_lshwc_oom(struct mf_reader *r, struct mf_error *err, const char *what);
 
 /*
  * Parses a counter value: decimal, or 0x hexadecimal (lshwc -X).  Returns 0,

@@ -48,7 +48,7 @@ long mf_stream_fill(struct mf_stream *st, size_t max, struct mf_error *err)
 		/* 16 zero bytes past the end let parsers read 8 bytes at a time. */
 		nb = realloc(st->buf, cap + 16);
 		if (!nb)
-			return mf_error_set(err, MF_ENOMEM, st->name, 0, 0, "out of memory");
+			return mf_error_nomem(err, st->name, 0, "reading a line of %zu bytes", cap);
 		memset(nb + st->cap, 0, cap + 16 - st->cap);
 		st->buf = nb;
 		st->cap = cap;
@@ -307,12 +307,12 @@ static int new_reader(struct mf_reader **out, const char *name, const struct mf_
 	*out = NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+		return mf_error_nomem(err, name, 0, "opening the reader");
 	r->opts = *opts;
 	r->path = strdup(name);
 	if (!r->path) {
 		free(r);
-		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+		return mf_error_nomem(err, name, 0, "opening the reader");
 	}
 	r->st.name = r->path;
 	*out = r;

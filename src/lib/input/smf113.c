@@ -269,7 +269,7 @@ static int fail_at(struct mf_smfdec *d, struct mf_error *err, int code, long lon
 		err->offset = off;
 		err->record = rec;
 	}
-	if (code == MF_EIO)
+	if (code == MF_EIO || code == MF_ENOMEM)
 		d->dead = true;
 	return code;
 }
@@ -437,7 +437,8 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 				unsigned char rdw[4] = {0, 0, 0, 0};
 				if (append(d, rdw, 4) || append(d, p + 4, ll - 4)) {
 					d->in_chain = false;
-					return fail_at(d, err, MF_EIO, here, d->recno + 1, "out of memory");
+					return fail_at(d, err, MF_ENOMEM, here, d->recno + 1,
+						       "out of memory while reassembling a spanned record");
 				}
 			}
 			continue;
@@ -465,7 +466,8 @@ static int next_logical(struct mf_smfdec *d, const unsigned char **rec, size_t *
 				}
 				if (a) {
 					d->in_chain = false;
-					return fail_at(d, err, MF_EIO, here, d->recno + 1, "out of memory");
+					return fail_at(d, err, MF_ENOMEM, here, d->recno + 1,
+						       "out of memory while reassembling a spanned record");
 				}
 			}
 			if (seg == 3)

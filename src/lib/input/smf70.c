@@ -189,7 +189,7 @@ static int decode_lprocs(const unsigned char *rec, const struct tri *lp, const s
 	unsigned i;
 	struct mf_smf70_lcpu *l = grow(r->lcpus, &r->caplcpus, lp->num ? lp->num : 1, sizeof(*l));
 	if (!l)
-		return fail(why, n, "out of memory");
+		return fail(why, n, "out of memory while decoding %u logical processors", lp->num);
 	r->lcpus = l;
 	r->nlcpus = lp->num;
 	for (i = 0; i < lp->num; i++) {
@@ -230,7 +230,7 @@ static int decode_partitions(const unsigned char *rec, const struct tri *pa, con
 	unsigned i;
 	struct mf_smf70_lpar *p = grow(r->lpars, &r->caplpars, pa->num ? pa->num : 1, sizeof(*p));
 	if (!p)
-		return fail(why, n, "out of memory");
+		return fail(why, n, "out of memory while decoding %u partitions", pa->num);
 	r->lpars = p;
 	r->nlpars = pa->num;
 	r->own = -1;
@@ -265,7 +265,7 @@ static int decode_cpus(const unsigned char *rec, const struct tri *cp, struct mf
 	unsigned i;
 	struct mf_smf70_cpu *c = grow(r->cpus, &r->capcpus, cp->num ? cp->num : 1, sizeof(*c));
 	if (!c)
-		return fail(why, n, "out of memory");
+		return fail(why, n, "out of memory while decoding %u CPUs", cp->num);
 	r->cpus = c;
 	r->ncpus = cp->num;
 	if (cp->num && cp->len < CPU_TYP + 1)
@@ -431,7 +431,7 @@ int mf_smf99_14_decode(const unsigned char *rec, size_t len, struct mf_smf99t *t
 		return fail(why, n, "processor data sections of %u bytes are too short (23 expected)", cpu.len);
 	c = grow(t->cpus, &t->capcpus, cpu.num ? cpu.num : 1, sizeof(*c));
 	if (!c)
-		return fail(why, n, "out of memory");
+		return fail(why, n, "out of memory while decoding %u CPUs of the topology", cpu.num);
 	t->cpus = c;
 	t->ncpus = cpu.num;
 	for (i = 0; i < cpu.num; i++) {

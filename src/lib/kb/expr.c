@@ -136,7 +136,7 @@ static int emit(struct parser *p, int op, int index, double value)
 		size_t cap = p->cap ? p->cap * 2 : 16;
 		struct insn *c = realloc(p->code, cap * sizeof(*c));
 		if (!c) {
-			p->rc = mf_error_set(p->err, MF_ENOMEM, NULL, 0, 0, "out of memory");
+			p->rc = mf_error_nomem(p->err, NULL, 0, "compiling the formula");
 			return p->rc;
 		}
 		p->code = c;
@@ -271,7 +271,7 @@ int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_e
 		goto out;
 	e = malloc(sizeof(*e));
 	if (!e) {
-		p.rc = mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
+		p.rc = mf_error_nomem(err, NULL, 0, "compiling the formula");
 		goto out;
 	}
 	e->code = p.code;
@@ -284,7 +284,7 @@ int mf_expr_compile(const char *src, mf_expr_binder bind, void *ctx, struct mf_e
 	e->refs = malloc((e->nrefs ? e->nrefs : 1) * sizeof(*e->refs));
 	if (!e->refs) {
 		free(e);
-		p.rc = mf_error_set(err, MF_ENOMEM, NULL, 0, 0, "out of memory");
+		p.rc = mf_error_nomem(err, NULL, 0, "compiling the formula");
 		goto out;
 	}
 	e->nrefs = 0;

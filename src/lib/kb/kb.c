@@ -27,8 +27,22 @@ static size_t name_hash_of(const char *s, size_t len)
 	return h;
 }
 
+/* mf_kb_name_lookups and mf_kb_name_compares: relaxed atomics, as threads look names up too. */
+static unsigned long long name_lookups, name_compares;
+
+unsigned long long mf_kb_name_lookups(void)
+{
+	return __atomic_load_n(&name_lookups, __ATOMIC_RELAXED);
+}
+
+unsigned long long mf_kb_name_compares(void)
+{
+	return __atomic_load_n(&name_compares, __ATOMIC_RELAXED);
+}
+
 static bool name_eq(const char *key, const char *s, size_t len, bool nocase)
 {
+	__atomic_fetch_add(&name_compares, 1, __ATOMIC_RELAXED);
 	if (nocase)
 		return strncasecmp(key, s, len) == 0 && key[len] == '\0';
 	return strncmp(key, s, len) == 0 && key[len] == '\0';
@@ -43,6 +57,7 @@ long mf_kb_name_find(const struct name_hash *h, const char *s, size_t len, bool 
 	size_t i;
 	long best = -1;
 
+	__atomic_fetch_add(&name_lookups, 1, __ATOMIC_RELAXED);
 	if (!h->cap)
 		return -1;
 	for (i = name_hash_of(s, len) & (h->cap - 1); h->e[i].key; i = (i + 1) & (h->cap - 1)) {
@@ -172,19 +187,47 @@ int mf_family_metric(const struct mf_family *fam, const char *name)
 	size_t i;
 	if (fam->metric_index)
 		return (int)mf_kb_name_find((const struct name_hash *)fam->metric_index, name, strlen(name), true);
-	for (i = 0; i < fam->nmetrics; i++)
+	for (i = 0; i < fam->nmetrics; i++) {
+		__atomic_fetch_add(&name_compares, 1, __ATOMIC_RELAXED);
 		if (strcasecmp(fam->metrics[i].name, name) == 0)
 			return (int)i;
+	}
 	return -1;
 }
 
 bool mf_family_has_lspr(const struct mf_family *fam)
 {
 	size_t j;
+	if (fam->report_at)
+		return fam->lspr_at >= 0;
 	for (j = 0; j < fam->nreport; j++)
 		if (fam->report[j] == MF_REPORT_LSPR)
 			return true;
 	return false;
+}
+
+int mf_family_report_key(const struct mf_family *fam, const char *key)
+{
+	size_t j;
+	if (fam->report_at && fam->metric_index) {
+		long m = mf_kb_name_find((const struct name_hash *)fam->metric_index, key, strlen(key), false);
+		int at = m >= 0 ? fam->report_at[m] : -1;
+		if (strcmp(key, "LSPR") == 0 && fam->lspr_at >= 0 && (at < 0 || fam->lspr_at < at))
+			return MF_REPORT_LSPR;
+		return at >= 0 ? (int)m : -1;
+	}
+	/* A family not made by the loader: its report searched. */
+	for (j = 0; j < fam->nreport; j++) {
+		int idx = fam->report[j];
+		__atomic_fetch_add(&name_compares, 1, __ATOMIC_RELAXED);
+		if (idx == MF_REPORT_LSPR) {
+			if (strcmp(key, "LSPR") == 0)
+				return MF_REPORT_LSPR;
+		} else if (strcmp(fam->metrics[idx].name, key) == 0) {
+			return idx;
+		}
+	}
+	return -1;
 }
 
 const char *mf_kb_metric_name(const struct mf_kb *kb, const char *name)

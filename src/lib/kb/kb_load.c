@@ -54,7 +54,7 @@ static int load_file_from(struct loader *L, const char *rel, bool required, cons
 			free(buf);
 			*name = mf_arena_strdup(L->a, path);
 			if (!*text || !*name)
-				return mf_error_set(L->err, MF_ENOMEM, path, 0, 0, "out of memory");
+				return mf_error_nomem(L->err, path, 0, "loading the knowledge-base file");
 			*len = n;
 			return 0;
 		}
@@ -64,7 +64,7 @@ static int load_file_from(struct loader *L, const char *rel, bool required, cons
 		snprintf(nm, sizeof(nm), "data/%s", rel);
 		*text = data;
 		*name = mf_arena_strdup(L->a, nm);
-		return *name ? 0 : mf_error_set(L->err, MF_ENOMEM, nm, 0, 0, "out of memory");
+		return *name ? 0 : mf_error_nomem(L->err, nm, 0, "loading the knowledge-base file");
 	}
 	if (required)
 		return mf_error_set(L->err, MF_ETABLE, rel, 0, 0, "table file missing%s%s", L->dir ? " in " : "",
@@ -93,7 +93,7 @@ static int each_row(struct loader *L, const char *name, const char *text, size_t
 	int rc;
 
 	if (!t)
-		return mf_error_set(L->err, MF_ENOMEM, name, 0, 0, "out of memory");
+		return mf_error_nomem(L->err, name, 0, "loading the knowledge-base table");
 	while (cols[ncols])
 		ncols++;
 	rc = mf_tsv_open(t, name, text, len, cols, L->err);
@@ -233,7 +233,7 @@ static int counter_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	if (fam->ncounters == ctx->cap) {
 		void *grown = arena_grow(L, fam->counters, fam->ncounters, sizeof(*fam->counters), &ctx->cap, 64);
 		if (!grown)
-			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+			return mf_error_nomem(L->err, t->name, t->line, "loading the counters");
 		fam->counters = grown;
 	}
 	c = &fam->counters[fam->ncounters++];
@@ -243,7 +243,7 @@ static int counter_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	c->linux_name = mf_arena_strdup(L->a, t->fz[2]);
 	c->desc = mf_arena_strdup(L->a, t->fz[4]);
 	if (!c->short_name || !c->linux_name || !c->desc)
-		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		return mf_error_nomem(L->err, t->name, t->line, "loading the counters");
 	return 0;
 }
 
@@ -409,7 +409,7 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	r.line_text = t->line_start;
 	r.line_len = (size_t)(t->line_end - t->line_start);
 	if (!r.m.name || !r.m.unit || !r.m.revision || !r.m.formula || !r.m.desc)
-		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		return mf_error_nomem(L->err, t->name, t->line, "loading the metrics");
 	/* A later definition of the same name (a family file) replaces the common one. */
 	{
 		long at = mf_kb_name_find(ctx->names, r.m.name, strlen(r.m.name), false);
@@ -421,12 +421,12 @@ static int metric_row(struct loader *L, struct mf_tsv *t, void *vctx)
 		return mf_tsv_fail(t, L->err, 0, 0, MF_ETABLE, "more than %d metrics in one family", MF_MAX_METRICS);
 	if (i == *ctx->n) {
 		if (mf_kb_name_add(ctx->names, r.m.name, i))
-			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+			return mf_error_nomem(L->err, t->name, t->line, "indexing the metric names");
 		if (*ctx->n == *ctx->cap) {
 			size_t ncap = *ctx->cap ? *ctx->cap * 2 : 32;
 			struct raw_metric *nl = realloc(*ctx->list, ncap * sizeof(*nl));
 			if (!nl)
-				return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+				return mf_error_nomem(L->err, t->name, t->line, "loading the metrics");
 			*ctx->list = nl;
 			*ctx->cap = ncap;
 		}
@@ -485,7 +485,7 @@ static int order_metrics(struct loader *L, struct mf_family *fam, const struct r
 	int rc = 0;
 
 	if (!state || !stack || !next) {
-		rc = mf_error_set(L->err, MF_ENOMEM, raw[0].m.file, 0, 0, "out of memory");
+		rc = mf_error_nomem(L->err, raw[0].m.file, 0, "ordering %zu metrics", n);
 		goto out;
 	}
 	for (root = 0; root < n && !rc; root++) {
@@ -548,7 +548,7 @@ static int load_metrics(struct loader *L, struct mf_family *fam, bool common)
 	fam->order = mf_arena_alloc(L->a, (n ? n : 1) * sizeof(*fam->order));
 	index = mf_arena_alloc(L->a, sizeof(*index));
 	if (!fam->metrics || !fam->order || !index) {
-		rc = mf_error_set(L->err, MF_ENOMEM, rel, 0, 0, "out of memory");
+		rc = mf_error_nomem(L->err, rel, 0, "loading %zu metrics", n);
 		goto out;
 	}
 	fam->nmetrics = n;
@@ -558,7 +558,7 @@ static int load_metrics(struct loader *L, struct mf_family *fam, bool common)
 	*index = names;
 	index->e = names.cap ? mf_arena_alloc(L->a, names.cap * sizeof(*names.e)) : NULL;
 	if (names.cap && !index->e) {
-		rc = mf_error_set(L->err, MF_ENOMEM, rel, 0, 0, "out of memory");
+		rc = mf_error_nomem(L->err, rel, 0, "indexing %zu metric names", n);
 		goto out;
 	}
 	if (names.cap)
@@ -601,7 +601,7 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 	fam->idx_lparcpu = mf_family_metric(fam, "LPARCPU");
 	fam->report = mf_arena_alloc(L->a, (fam->nmetrics + 1) * sizeof(int));
 	if (!fam->report)
-		return mf_error_set(L->err, MF_ENOMEM, "report", 0, 0, "out of memory");
+		return mf_error_nomem(L->err, "", 0, "listing the reported metrics of family %s", fam->key);
 	if (strcmp(report, "-") == 0) {
 		for (i = 0; i < fam->nmetrics; i++)
 			if (!(fam->metrics[i].flags & MF_METRIC_AUX))
@@ -622,7 +622,7 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 			return rc;
 		listed = mf_arena_alloc(L->a, (fam->nmetrics + 1) * sizeof(*listed));
 		if (!listed)
-			return mf_error_set(L->err, MF_ENOMEM, "report", 0, 0, "out of memory");
+			return mf_error_nomem(L->err, name, 0, "listing the reported metrics of family %s", fam->key);
 		memset(listed, 0, (fam->nmetrics + 1) * sizeof(*listed));
 		mf_lines_init(&cur, text, len);
 		while (mf_lines_next(&cur, &p, &le)) {
@@ -662,6 +662,19 @@ static int load_report(struct loader *L, struct mf_family *fam, const char *repo
 		}
 	}
 	fam->nreport = n;
+	/* Each metric's place in the report: mf_family_report_key in one lookup. */
+	fam->report_at = mf_arena_alloc(L->a, (fam->nmetrics + 1) * sizeof(*fam->report_at));
+	if (!fam->report_at)
+		return mf_error_nomem(L->err, "", 0, "listing the reported metrics of family %s", fam->key);
+	for (i = 0; i < fam->nmetrics; i++)
+		fam->report_at[i] = -1;
+	fam->lspr_at = -1;
+	for (i = 0; i < n; i++) {
+		if (fam->report[i] == MF_REPORT_LSPR)
+			fam->lspr_at = (int)i;
+		else
+			fam->report_at[fam->report[i]] = (int)i;
+	}
 	return 0;
 }
 
@@ -678,14 +691,14 @@ static int topology_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	if (fam->ntopology == cap[f]) {
 		void *grown = arena_grow(L, fam->topology, fam->ntopology, sizeof(*fam->topology), &cap[f], 16);
 		if (!grown)
-			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+			return mf_error_nomem(L->err, t->name, t->line, "loading the topology");
 		fam->topology = grown;
 	}
 	nt = &fam->topology[fam->ntopology];
 	nt->item = mf_arena_strdup(L->a, t->fz[1]);
 	nt->value = mf_arena_strdup(L->a, t->fz[2]);
 	if (!nt->item || !nt->value)
-		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		return mf_error_nomem(L->err, t->name, t->line, "loading the topology");
 	fam->ntopology++;
 	return 0;
 }
@@ -724,7 +737,7 @@ static int machine_row(struct loader *L, struct mf_tsv *t, void *vctx)
 	if (L->kb->nmachines == ctx->cap) {
 		void *grown = arena_grow(L, L->kb->machines, L->kb->nmachines, sizeof(*L->kb->machines), &ctx->cap, 32);
 		if (!grown)
-			return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+			return mf_error_nomem(L->err, t->name, t->line, "loading the machine types");
 		L->kb->machines = grown;
 	}
 	m = &L->kb->machines[L->kb->nmachines++];
@@ -743,7 +756,7 @@ static int load_machines(struct loader *L)
 	int rc;
 
 	if (!ctx)
-		return mf_error_set(L->err, MF_ENOMEM, "machines.tsv", 0, 0, "out of memory");
+		return mf_error_nomem(L->err, "machines.tsv", 0, "loading the machine types");
 	rc = load_table(L, "machines.tsv", true, cols, machine_row, ctx, &name);
 	free(ctx);
 	return rc;
@@ -810,7 +823,7 @@ static int load_lspr(struct loader *L)
 
 	L->kb->lspr = mf_arena_alloc(L->a, 64 * sizeof(*L->kb->lspr));
 	if (!L->kb->lspr)
-		return mf_error_set(L->err, MF_ENOMEM, "lspr.tsv", 0, 0, "out of memory");
+		return mf_error_nomem(L->err, "lspr.tsv", 0, "loading the LSPR table");
 	return load_table(L, "lspr.tsv", true, cols, lspr_row, NULL, &name);
 }
 
@@ -908,7 +921,7 @@ static int family_row(struct loader *L, struct mf_tsv *t, void *vctx)
 		return mf_tsv_fail(t, L->err, 11, 0, MF_ETABLE, "lspr_exclude must be pools such as ZIIP,ZAAP or -");
 	rows[slot].line = t->line;
 	if (!fam->key || !fam->display || !fam->description)
-		return mf_error_set(L->err, MF_ENOMEM, t->name, 0, 0, "out of memory");
+		return mf_error_nomem(L->err, t->name, t->line, "loading the families");
 	if (slot == L->kb->nfamilies)
 		L->kb->nfamilies++;
 	return 0;
@@ -937,7 +950,7 @@ static int load_families(struct loader *L)
 	L->kb->families = mf_arena_alloc(L->a, 64 * sizeof(*L->kb->families));
 	if (!rows || !L->kb->families) {
 		free(rows);
-		return mf_error_set(L->err, MF_ENOMEM, "families.tsv", 0, 0, "out of memory");
+		return mf_error_nomem(L->err, "families.tsv", 0, "loading the families");
 	}
 	/* The embedded families, then the overlay's rows (which may add or replace families). */
 	rc = load_file_from(L, "families.tsv", true, &text, &len, &name, FROM_EMBEDDED);
@@ -986,7 +999,7 @@ static int build_keys(struct loader *L)
 		cap += kb->families[i].nreport;
 	kb->keys = mf_arena_alloc(L->a, (cap + 1) * sizeof(*kb->keys));
 	if (!kb->keys)
-		return mf_error_set(L->err, MF_ENOMEM, "keys", 0, 0, "out of memory");
+		return mf_error_nomem(L->err, "", 0, "indexing the metric names of %zu families", kb->nfamilies);
 	/* Every name some family reports (hashed: a family may report 100,000 metrics). */
 	for (i = 0; i < kb->nfamilies && !rc; i++) {
 		const struct mf_family *fam = &kb->families[i];
@@ -1023,7 +1036,7 @@ static int build_keys(struct loader *L)
 	mf_kb_name_hash_free(&reported);
 	mf_kb_name_hash_free(&keys);
 	if (rc)
-		return mf_error_set(L->err, MF_ENOMEM, "keys", 0, 0, "out of memory");
+		return mf_error_nomem(L->err, "", 0, "indexing the metric names of %zu families", kb->nfamilies);
 	/* Keep LSPR last, where it reads as the conclusion of the row. */
 	for (k = 0; k < kb->nkeys; k++) {
 		if (strcmp(kb->keys[k], "LSPR") == 0) {
@@ -1049,7 +1062,7 @@ int mf_kb_load(const char *dir, struct mf_kb **out, struct mf_error *err)
 	if (!kb || !priv) {
 		free(kb);
 		free(priv);
-		return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+		return mf_error_nomem(err, "", 0, "loading the knowledge base");
 	}
 	mf_arena_init(&priv->arena);
 	kb->priv = priv;

@@ -447,7 +447,7 @@ int mf_perf_run(const struct mf_perf_sys *sys, const struct mf_perf_req *req, si
 	c.tick = tick;
 	c.fds = malloc((n ? n : 1) * c.nc * sizeof(*c.fds));
 	if (!c.fds)
-		return mf_error_set(err, MF_ENOMEM, "stat", 0, 0, "out of memory");
+		return mf_error_nomem(err, "stat", 0, "opening %zu events on %zu CPUs", n, c.nc);
 	for (i = 0; i < n * c.nc; i++)
 		c.fds[i] = -1;
 	rc = argv ? count_command(&c, argv, status, times, err) : count_cpus(&c, seconds, times, err);

@@ -668,7 +668,7 @@ fail:
 	free(remap);
 	if (rc) {
 		mf_agg_free(a);
-		return mf_error_set(err, rc, "", 0, 0, "out of memory aggregating %zu samples", run->nsamples);
+		return mf_error_set(err, rc, "", 0, 0, "out of memory while aggregating %zu samples", run->nsamples);
 	}
 	return 0;
 }

@@ -227,7 +227,7 @@ static int rec_bad(const struct rec *r, const char *fmt, ...)
 
 static int no_memory(const struct rec *r)
 {
-	mf_error_set(r->err, MF_ENOMEM, r->file, 0, 0, "out of memory decoding kernel records");
+	mf_error_set(r->err, MF_ENOMEM, r->file, 0, 0, "out of memory while decoding kernel records");
 	return MF_ENOMEM;
 }
 
@@ -639,10 +639,10 @@ int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char 
 	int rc = 0;
 
 	if (!rs)
-		return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory decoding kernel records");
+		return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory while decoding kernel records");
 	if (!rs->state) {
 		if (!(in = calloc(1, sizeof(*in))))
-			return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory decoding kernel records");
+			return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory while decoding kernel records");
 		in->kernel_mod = MF_MOD_NONE;
 		rs->state = in;
 		rs->free_state = ingest_free;

@@ -287,7 +287,7 @@ static int flush_payload(struct mf_mfdb_writer *w, uint32_t type, struct mf_erro
 	if (w->pay.oom) {
 		w->pay.oom = false;
 		w->pay.n = 0;
-		return mf_error_set(err, MF_ENOMEM, w->path, 0, 0, "out of memory building the %s section",
+		return mf_error_set(err, MF_ENOMEM, w->path, 0, 0, "out of memory while building the %s section",
 				    sec_names[type]);
 	}
 	rc = write_section(w, type, w->pay.p, w->pay.n, err);
@@ -313,7 +313,7 @@ int mf_mfdb_create_fd(struct mf_mfdb_writer **out, int fd, const char *path, str
 		if (w)
 			writer_free(w);
 		close(fd);
-		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory");
+		return mf_error_nomem(err, path, 0, "starting the run file");
 	}
 	if (!(w->fp = fdopen(fd, "wb"))) {
 		rc = mf_error_set(err, MF_EIO, path, 0, 0, "cannot create %s: %s", path, strerror(errno));
@@ -713,7 +713,7 @@ static int lerr(struct loader *L, int code, uint64_t off, const char *fmt, ...)
 
 static int oom(struct loader *L)
 {
-	return lerr(L, MF_ENOMEM, 0, "out of memory loading the run file");
+	return lerr(L, MF_ENOMEM, 0, "out of memory while loading the run file");
 }
 
 static struct dec sec_dec(const struct loader *L, const struct sec *s)
@@ -1288,7 +1288,7 @@ int mf_mfdb_load(const char *path, struct mf_mrun *run, struct mf_error *err)
 	/* mmap refused (a file system without it, an address-space limit): read the size fstat gave, no more. */
 	if (!(buf = malloc(n))) {
 		close(fd);
-		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory reading %s (%zu bytes)", path, n);
+		return mf_error_set(err, MF_ENOMEM, path, 0, 0, "out of memory while reading %s (%zu bytes)", path, n);
 	}
 	while (got < n) {
 		ssize_t r = read(fd, buf + got, n - got);

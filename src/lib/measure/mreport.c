@@ -312,7 +312,7 @@ void mf_mrep_close(struct mf_mrep *x)
 int mf_mrep_check(const struct mf_mrep *x, const struct mf_strbuf *sb, struct mf_error *err)
 {
 	if (x->nomem || sb->failed)
-		return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory writing the report");
+		return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory while writing the report");
 	return 0;
 }
 

@@ -511,7 +511,7 @@ static int make_dir(const char *dir, struct mf_error *err)
 	char *p = strdup(dir), *s;
 	struct stat st;
 	if (!p)
-		return mf_error_set(err, MF_ENOMEM, dir, 0, 0, "out of memory");
+		return mf_error_nomem(err, dir, 0, "making the directory");
 	for (s = p + 1;; s++) {
 		char c = *s;
 		if (c != '/' && c != '\0')

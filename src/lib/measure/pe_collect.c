@@ -212,11 +212,16 @@ static int drain_all(struct collector *c)
 		got = mf_ring_drain(r->base, c->data_size, round_sink, c, c->err);
 		if (got < 0) {
 			if (got == MF_ENOMEM)
-				return MF_ENOMEM;
+				return mf_error_nomem(c->err, "", 0, "reading the ring buffer of CPU %zu", cpu);
 			c->drain_errors++;
 		}
 	}
-	return flush_round(c);
+	{
+		int rc = flush_round(c);
+		if (rc == MF_ENOMEM && (!c->err || c->err->code != MF_ENOMEM))
+			return mf_error_nomem(c->err, "", 0, "sorting the records read from the ring buffers");
+		return rc;
+	}
 }
 
 static void fill_attr(struct perf_event_attr *a, const struct mf_mplan_ev *e, bool user_only)
@@ -266,7 +271,7 @@ static int add_streams(struct mf_mrun *run, const struct mf_mplan *plan, struct 
 		const struct mf_mplan_ev *ev = &plan->sampled[j];
 		struct mf_mstream *s = mf_mrun_add_stream(run);
 		if (!s)
-			return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+			return mf_error_nomem(err, "", 0, "adding the sampled event %s", ev->name);
 		snprintf(s->name, sizeof(s->name), "%s", ev->name);
 		s->role = ev->role;
 		s->type = ev->type;
@@ -378,7 +383,7 @@ static int hook_open(void *ctx, struct mf_perf_child *ch, struct mf_error *err)
 		struct perf_event_attr a;
 		struct mf_mcount *cnt = mf_mrun_add_count(c->run);
 		if (!cnt)
-			return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+			return mf_error_nomem(err, "", 0, "adding %zu counted events", plan->ncounted);
 		snprintf(cnt->name, sizeof(cnt->name), "%s", plan->counted[j].name);
 		snprintf(cnt->unit, sizeof(cnt->unit), "%s", plan->counted[j].unit);
 		fill_attr(&a, &plan->counted[j], plan->user_only);
@@ -493,7 +498,7 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 	c.sfd = malloc(c.ncpus * ns * sizeof(*c.sfd));
 	c.canon = calloc(2 * c.ncpus * ns, sizeof(*c.canon));
 	if (!c.rings || !c.sfd || !c.canon) {
-		rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory");
+		rc = mf_error_nomem(err, "", 0, "setting up the sampling on %zu CPUs", (size_t)c.ncpus);
 		goto out;
 	}
 	for (j = 0; j < c.ncpus * plan->nsampled; j++)

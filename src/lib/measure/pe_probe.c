@@ -209,7 +209,7 @@ int mf_measure_events_text(const char *tables_dir, char **text, size_t *len, cha
 		return mf_error_set(err, MF_ETABLE, "measure/events.tsv", 0, 0, "table file missing");
 	*text = malloc(*len + 1);
 	if (!*text)
-		return mf_error_set(err, MF_ENOMEM, "data/measure/events.tsv", 0, 0, "out of memory");
+		return mf_error_nomem(err, "data/measure/events.tsv", 0, "loading the event table");
 	memcpy(*text, data, *len + 1);
 	snprintf(name, namelen, "data/measure/events.tsv");
 	return 0;
@@ -247,7 +247,7 @@ static int load_rows(const char *text, size_t len, const char *name, struct ev_r
 	int rc;
 	*n = 0;
 	if (!t)
-		return mf_error_set(err, MF_ENOMEM, name, 0, 0, "out of memory");
+		return mf_error_nomem(err, name, 0, "loading the event table");
 	rc = mf_tsv_open(t, name, text, len, cols, err);
 	while (rc == 0 && (rc = mf_tsv_next(t, err)) == 1) {
 		struct ev_row *r = &rows[*n];
@@ -771,7 +771,7 @@ int mf_measure_plan(const struct mf_perf_sys *sys, const struct mf_mprobe *probe
 	memset(plan, 0, sizeof(*plan));
 	plan->rung = MF_RUNG_PRECISE;
 	if (!rows)
-		return mf_error_set(err, MF_ENOMEM, events_name, 0, 0, "out of memory");
+		return mf_error_nomem(err, events_name, 0, "planning the events to sample");
 	rc = load_rows(events_tsv, events_len, events_name, rows, &nrows, err);
 	if (rc)
 		goto out;

@@ -171,7 +171,7 @@ static int read_counts_tsv(struct recorded *r, const char *root, struct mf_error
 			r->val = nv;
 		if (!nc || !nv) {
 			fclose(fp);
-			return mf_error_set(err, MF_ENOMEM, root, 0, 0, "out of memory");
+			return mf_error_nomem(err, root, 0, "reading the recorded counts");
 		}
 		r->cfg[r->ncounts] = c;
 		r->val[r->ncounts++] = v;
@@ -187,7 +187,7 @@ int mf_perf_sys_recorded(struct mf_perf_sys **out, const char *root, struct mf_e
 	*out = NULL;
 	if (!r || !(r->root = strdup(root))) {
 		free(r);
-		return mf_error_set(err, MF_ENOMEM, root, 0, 0, "out of memory");
+		return mf_error_nomem(err, root, 0, "opening the recorded system");
 	}
 	r->sys.root = r->root;
 	r->sys.ctx = r;

@@ -308,10 +308,9 @@ int mf_diff_new(const struct mf_report *before, const struct mf_report *after, c
 	*out = d;
 	return 0;
 fail:
-	if (rc == MF_ENOMEM) {
-		err->code = MF_ENOMEM;
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-	}
+	if (rc == MF_ENOMEM)
+		mf_error_nomem(err, NULL, 0, "matching %zu groups before with %zu after", before->ngroups,
+			       after->ngroups);
 	free(kb);
 	free(ka);
 	mf_diff_free(d);

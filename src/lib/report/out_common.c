@@ -12,17 +12,7 @@
 
 int mf_report_key_index(const struct mf_family *fam, const char *key)
 {
-	size_t j;
-	for (j = 0; j < fam->nreport; j++) {
-		int idx = fam->report[j];
-		if (idx == MF_REPORT_LSPR) {
-			if (strcmp(key, "LSPR") == 0)
-				return MF_REPORT_LSPR;
-		} else if (strcmp(fam->metrics[idx].name, key) == 0) {
-			return idx;
-		}
-	}
-	return -1;
+	return mf_family_report_key(fam, key);
 }
 
 int mf_report_column_index(const struct mf_report *rep, const struct mf_family *fam, const char *key)

@@ -62,6 +62,7 @@ struct mf_pipeline {
 	struct mf_lpar_row *lpar_rows;
 	uint8_t *seen; /* by strtab id: a kept sample named this system */
 	size_t nseen, nsystems;
+	uint64_t part_rows; /* rows read by the threads of -j, merged or read again whole */
 };
 
 /* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
@@ -134,6 +135,25 @@ static int fail_plain(struct mf_pipeline *p, struct mf_error *err, int code, con
 	return code;
 }
 
+/*
+ * Out of memory: "out of memory while WHAT" (mf_error_nomem; WHAT names the file when there
+ * is one) into err, and told as fail_plain tells.  Returns MF_ENOMEM.
+ */
+static int fail_nomem(struct mf_pipeline *p, struct mf_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_nomem(struct mf_pipeline *p, struct mf_error *err, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	mf_error_nomem(err, NULL, 0, "%s", what);
+	tell(p, MF_PIPELINE_FAILED, err);
+	return MF_ENOMEM;
+}
+
 static void hint(struct mf_pipeline *p, const char *text)
 {
 	struct mf_error h;
@@ -201,6 +221,8 @@ static void skipped(struct mf_pipeline *p, struct mf_input *in, const char *reas
 	tell(p, MF_PIPELINE_SKIPPED, e);
 }
 
+static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab);
+
 /* Groups s: 0, or the code that stops (in e, and told). */
 static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const char *file, struct mf_error *e)
 {
@@ -233,7 +255,7 @@ static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const 
 		return fail_plain(p, e, got, msg);
 	}
 	if (got)
-		return fail_plain(p, e, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, e, "grouping the samples of %s (%zu groups)", file, ngroups_of(p->grp, p->tab));
 	return 0;
 }
 
@@ -283,7 +305,8 @@ static int take_sample(struct mf_pipeline *p, struct mf_reader *r, const char *f
 		return got;
 	}
 	if (got == MF_ENOMEM)
-		return fail_plain(p, e, got, "out of memory");
+		return fail_nomem(p, e, "checking the samples of %s for copies (%llu rows)", file,
+				  (unsigned long long)in->samples);
 	return group_sample(p, s, file, e);
 }
 
@@ -299,7 +322,7 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 		size_t cap = p->capinputs ? 2 * p->capinputs : 4;
 		struct mf_input *n = realloc(p->inputs, cap * sizeof(*n));
 		if (!n)
-			return fail_plain(p, e, MF_ENOMEM, "out of memory");
+			return fail_nomem(p, e, "listing the inputs (%zu)", p->ninputs + 1);
 		p->inputs = n;
 		p->capinputs = cap;
 	}
@@ -355,7 +378,7 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 	got = mf_input_collect(in, file, r);
 	p->ninputs++;
 	if (got)
-		return fail_plain(p, e, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, e, "keeping the counts of %s", file);
 	return 0;
 }
 
@@ -386,6 +409,14 @@ struct part {
 	struct mf_reader *r;
 	struct mf_lparmap *lpar; /* whole: an LPAR view of its own (the records a first pass did not find) */
 	bool fallback;           /* what reading the file whole gives differs (an error, a warning, a limit) */
+	bool idropped;           /* igrp went beyond max_groups: freed, as the whole reading drops it */
+	/*
+	 * Shared by the parts read at once: set when a part's groups go beyond --max-groups (the
+	 * reading then fails: the whole reading says where) and, for the parts of one file, when any
+	 * part falls back (the file is read whole anyway).  Every part stops at its next row.
+	 */
+	int *stop;
+	bool stop_all; /* any fallback sets stop (the parts of one file), not only the limit */
 };
 
 static void part_free(struct part *t)
@@ -404,6 +435,49 @@ static void part_free(struct part *t)
 
 static void reserve_rows(struct mf_dedup *dd, const char *path, int fd, long long off, long long len);
 
+/* Whether another part said stop: this one then ends where it is, left to the whole reading. */
+static bool stopped(struct part *t)
+{
+	if (!t->stop || !__atomic_load_n(t->stop, __ATOMIC_RELAXED))
+		return false;
+	t->fallback = true;
+	return true;
+}
+
+/* Tells the other parts to stop: always beyond --max-groups (limit), else for the parts of one file. */
+static void stop_parts(struct part *t, bool limit)
+{
+	if (t->stop && (limit || t->stop_all))
+		__atomic_store_n(t->stop, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Groups s into the part's tables, each bounded by --max-groups as the whole reading's are:
+ * 0, or nonzero when the part is to be read whole (out of memory, or beyond the limit: every
+ * part then stops, and the whole reading stops at the row where the limit is passed, so that
+ * -j N says what -j 1 says with the memory of at most max_groups groups a part).  The interval
+ * groups beyond the limit are dropped, as the whole reading drops them.
+ */
+static int part_group(struct part *t, const struct mf_sample *s)
+{
+	int got = mf_grouper_add(t->grp, s);
+	if (!got && t->lgrp && s->lpar_joined)
+		got = mf_grouper_add(t->lgrp, s);
+	if (!got && t->igrp) {
+		int igot = mf_grouper_add(t->igrp, s);
+		if (igot == MF_ELIMIT) {
+			mf_grouper_free(t->igrp);
+			t->igrp = NULL;
+			t->idropped = true;
+		} else {
+			got = igot;
+		}
+	}
+	if (got == MF_ELIMIT)
+		stop_parts(t, true);
+	return got;
+}
+
 /* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
 static void part_run(struct part *t)
 {
@@ -419,6 +493,8 @@ static void part_run(struct part *t)
 	if (!t->whole)
 		ro.format = "csv";
 	mf_error_clear(&e);
+	if (stopped(t))
+		return;
 	if (t->reserve)
 		reserve_rows(t->dd, NULL, t->fd, t->off, t->len);
 	if (t->whole ? mf_reader_open(&r, t->name, &ro, &e)
@@ -431,6 +507,8 @@ static void part_run(struct part *t)
 	while (!t->fallback && got != 0) {
 		struct mf_sample *s = cur;
 		int ahead;
+		if (stopped(t))
+			break;
 		if (got != 1) {
 			t->fallback = true; /* errors and skipping are said exactly by the whole reading */
 			break;
@@ -465,11 +543,11 @@ static void part_run(struct part *t)
 			break;
 		}
 		t->rows++;
-		if ((s->system && mark(&t->kept, &t->nkept, s->system) < 0) || mf_grouper_add(t->grp, s) ||
-		    (t->igrp && mf_grouper_add(t->igrp, s)) ||
-		    (t->lgrp && s->lpar_joined && mf_grouper_add(t->lgrp, s)))
+		if ((s->system && mark(&t->kept, &t->nkept, s->system) < 0) || part_group(t, s))
 			t->fallback = true;
 	}
+	if (t->fallback)
+		stop_parts(t, false);
 	if (t->whole) {
 		/* A whole file's warnings are its own: kept with its reader.  Records of the LPAR view
 		 * that the first pass did not see would join otherwise: read it alone. */
@@ -537,10 +615,16 @@ static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t inpu
 	t->s_ahead = malloc(sizeof(*t->s_ahead));
 	if (!t->tab || !t->grp || (p->igrp && !t->igrp) || (p->lgrp && !t->lgrp) || !t->dd || !t->s || !t->s_ahead)
 		t->fallback = true;
-	if (t->grp)
+	if (t->grp) {
 		mf_grouper_set_tz(t->grp, p->o.tz);
-	if (t->igrp)
+		mf_grouper_set_max_groups(t->grp, p->o.max_groups);
+	}
+	if (t->igrp) {
 		mf_grouper_set_tz(t->igrp, p->o.tz);
+		mf_grouper_set_max_groups(t->igrp, p->o.max_groups);
+	}
+	if (t->lgrp)
+		mf_grouper_set_max_groups(t->lgrp, p->o.max_groups);
 }
 
 static void part_share(void *ctx, size_t i)
@@ -682,12 +766,23 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	if (!dp || !maps) {
 		free(dp);
 		free(maps);
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
 	}
-	for (i = 0; i < nt; i++)
+	size_t itotal = ngroups_of(p->igrp, p->tab), ltotal = ngroups_of(p->lgrp, p->tab);
+	bool idrop = false;
+	for (i = 0; i < nt; i++) {
 		total += ngroups_of(t[i].grp, t[i].tab);
-	/* --max-groups (a bound on the sum: exact when parts share no group) is said by the whole reading. */
-	if (p->o.max_groups && total > p->o.max_groups)
+		itotal += ngroups_of(t[i].igrp, t[i].tab);
+		ltotal += ngroups_of(t[i].lgrp, t[i].tab);
+		idrop |= t[i].idropped;
+	}
+	/*
+	 * --max-groups (a bound on the sum: exact when parts share no group) is said by the whole
+	 * reading; so is dropping the interval groups, unless a part alone went beyond the limit
+	 * (the whole reading then drops them too).
+	 */
+	if (p->o.max_groups &&
+	    (total > p->o.max_groups || ltotal > p->o.max_groups || (!idrop && p->igrp && itotal > p->o.max_groups)))
 		rc = 1;
 	for (i = 0; i < nt && !rc; i++) {
 		dp[i].d = t[i].dd;
@@ -716,15 +811,20 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 			free(maps[i]);
 		free(maps);
 		free(dp);
-		return rc == 1 ? 1 : fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return rc == 1 ? 1 : fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
 	}
 	in = &p->inputs[p->ninputs];
 	memset(in, 0, sizeof(*in));
+	if (idrop && p->igrp) { /* the report goes on without them, as group_sample decides */
+		mf_grouper_free(p->igrp);
+		p->igrp = NULL;
+		p->idropped = true;
+	}
 	for (i = 0; i < nt && !rc; i++) {
 		const uint32_t *map = dp[i].map;
 		/* Groups one part alone has are moved, not added up (most of them, in a file in time order). */
 		rc = mf_grouper_take_ids(p->grp, t[i].grp, map, dp[i].nmap);
-		if (p->igrp && !rc)
+		if (p->igrp && t[i].igrp && !rc)
 			rc = mf_grouper_take_ids(p->igrp, t[i].igrp, map, dp[i].nmap);
 		if (p->lgrp && !rc)
 			rc = mf_grouper_take_ids(p->lgrp, t[i].lgrp, map, dp[i].nmap);
@@ -758,9 +858,10 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		in->format = "csv";
 	}
 	p->ninputs++;
+	if (rc == MF_ELIMIT)
+		return fail_plain(p, err, MF_ELIMIT, "more than --max-groups groups");
 	if (rc || !in->file)
-		return fail_plain(p, err, rc == MF_ELIMIT ? MF_ELIMIT : MF_ENOMEM,
-				  rc == MF_ELIMIT ? "more than --max-groups groups" : "out of memory");
+		return fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
 	return 0;
 }
 
@@ -871,7 +972,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	size_t nt, i;
 	ssize_t got;
 	struct part *t;
-	int fd, rc = 1, scol;
+	int fd, rc = 1, scol, stop = 0;
 	bool checked; /* rows have what the duplicate check needs: a system and an interval start */
 
 	if (p->o.jobs < 2 || (p->o.format && strcmp(p->o.format, "csv") != 0) || strcmp(name, "-") == 0)
@@ -920,7 +1021,7 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 	t = calloc(nt, sizeof(*t));
 	if (!t) {
 		close(fd);
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "starting %zu threads to read %s", nt, name);
 	}
 	for (i = 0; i < nt; i++) {
 		long long end = i + 1 == nt ? size : at + (size - at) / (long long)(nt - i);
@@ -951,10 +1052,14 @@ static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *e
 		t[i].off = at;
 		t[i].len = end - at;
 		part_init(p, &t[i], (uint32_t)p->ninputs + 1);
+		t[i].stop = &stop;
+		t[i].stop_all = true;
 		t[i].reserve = checked; /* the part's thread makes its table (its pages faulted in at once) */
 		at = end;
 	}
 	run_parts(t, nt);
+	for (i = 0; i < nt; i++)
+		p->part_rows += t[i].rows;
 	for (i = 0; i < nt; i++)
 		if (t[i].fallback)
 			break;
@@ -978,7 +1083,7 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 		return fail_plain(p, err, MF_EUSAGE, "a file added after the report was made (mf_pipeline_finish)");
 	p->nfiles++;
 	if (flush_pending(p))
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "adding the duplicate tables of the parts read before %s", name);
 	if (!mem) {
 		got = add_parts(p, name, err);
 		if (got != 1)
@@ -1054,9 +1159,9 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 {
 	struct part *t = calloc(n, sizeof(*t));
 	size_t i;
-	int rc = 0;
+	int rc = 0, stop = 0;
 	if (!t)
-		return fail_plain(p, err, MF_ENOMEM, "out of memory");
+		return fail_nomem(p, err, "starting %zu threads to read SMF dumps", n);
 	for (i = 0; i < n; i++) {
 		t[i].name = paths[i];
 		t[i].whole = true;
@@ -1064,13 +1169,17 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 		if (!t[i].lpar)
 			t[i].fallback = true;
 		part_init(p, &t[i], (uint32_t)(p->ninputs + 1 + i));
+		t[i].stop = &stop; /* beyond --max-groups only: the other dumps are read on their own */
 	}
 	run_parts(t, n);
+	for (i = 0; i < n; i++)
+		p->part_rows += t[i].rows;
 	for (i = 0; i < n && !rc; i++) {
 		mf_error_clear(err);
 		if (!t[i].fallback) {
 			if (flush_pending(p))
-				rc = fail_plain(p, err, MF_ENOMEM, "out of memory");
+				rc = fail_nomem(p, err, "adding the duplicate tables of the parts read before %s",
+						paths[i]);
 			else if ((rc = merge_parts(p, &t[i], 1, paths[i], err)) == 0)
 				p->nfiles++;
 		}
@@ -1136,6 +1245,11 @@ void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...)
 unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
 {
 	return p->notes.skipped;
+}
+
+unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p)
+{
+	return p->part_rows;
 }
 
 /* The sort value of a result: its --sort metric, NaN when its family has none. */
@@ -1286,7 +1400,8 @@ static void lpar_warning(void *ctx, const char *msg)
 	mf_notes_warn(&p->notes, "%s", msg);
 }
 
-int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
+/* mf_pipeline_finish's work: 0, or MF_ENOMEM with what it was making in *what. */
+static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **what)
 {
 	struct mf_group *const *groups;
 	size_t i;
@@ -1302,8 +1417,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 		p->duplicates = mf_dedup_duplicates(p->dd);
 		for (i = 0; i < p->npend; i++)
 			p->duplicates += mf_dedup_duplicates(p->pend[i].d);
-		if (mf_dedup_overlaps(p->dd, p->pend, p->npend, p->tab, &p->overlap))
+		if (mf_dedup_overlaps(p->dd, p->pend, p->npend, p->tab, &p->overlap)) {
+			*what = "checking the intervals of each CPU for overlaps";
 			return MF_ENOMEM;
+		}
 		drop_pending(p);
 		mf_dedup_free(p->dd);
 		p->dd = NULL;
@@ -1311,8 +1428,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	}
 	groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
 	p->res = mf_results_new_na(groups, p->ngroups, p->o.explain);
-	if (!p->res)
+	if (!p->res) {
+		*what = "computing the metrics of the groups";
 		return MF_ENOMEM;
+	}
 	compute_all(p, groups, p->res, p->ngroups);
 	memset(rep, 0, sizeof(*rep));
 	rep->kb = p->o.kb;
@@ -1324,13 +1443,17 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	if (p->o.sort || p->o.top) {
 		/* The period stays that of everything read, not of the groups shown. */
 		mf_report_fix_period(rep);
-		if (rank_results(p, &rep->ngroups))
+		if (rank_results(p, &rep->ngroups)) {
+			*what = "sorting the groups (--sort, --top)";
 			return MF_ENOMEM;
+		}
 		rep->results = p->shown;
 		rep->groups_cut = p->ngroups - rep->ngroups;
 	}
-	if (interval_results(p, rep))
+	if (interval_results(p, rep)) {
+		*what = "computing the metrics of the groups by interval";
 		return MF_ENOMEM;
+	}
 	rep->columns = p->o.columns;
 	rep->ncolumns = p->o.ncolumns;
 	rep->rows_read = p->rows;
@@ -1342,15 +1465,19 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	if (mf_lparmap_nintervals(p->lpar)) {
 		free(p->lpar_rows);
 		p->lpar_rows = NULL;
-		if (mf_lparmap_table(p->lpar, p->tab, &p->lpar_rows, &rep->nlpars))
+		if (mf_lparmap_table(p->lpar, p->tab, &p->lpar_rows, &rep->nlpars)) {
+			*what = "making the LPAR table";
 			return MF_ENOMEM;
+		}
 		rep->lpars = p->lpar_rows;
 		if (p->lgrp) {
 			struct mf_group *const *lg = mf_grouper_groups(p->lgrp, p->tab, &p->nlres);
 			mf_results_free(p->lres, p->nlres);
 			p->lres = mf_results_new_na(lg, p->nlres, p->o.explain);
-			if (!p->lres)
+			if (!p->lres) {
+				*what = "computing the metrics of the LPARs";
 				return MF_ENOMEM;
+			}
 			for (i = 0; i < p->nlres; i++)
 				mf_metrics_compute(p->o.kb, lg[i], &p->o.metrics, &p->lres[i]);
 			rep->lpar_results = p->lres;
@@ -1362,8 +1489,10 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	if (rep->tz_default && !p->with_offset) {
 		/* The default zone, and no sample gave an offset: the report is in UTC, and says so. */
 		struct mf_error e;
-		if (!p->utc && mf_tz_open(&p->utc, "UTC", NULL, &e))
+		if (!p->utc && mf_tz_open(&p->utc, "UTC", NULL, &e)) {
+			*what = "opening the UTC zone";
 			return MF_ENOMEM;
+		}
 		rep->tz = p->utc;
 		if ((p->o.by & MF_BY_CALENDAR) || (p->o.select && (p->o.select->hours || p->o.select->weekdays ||
 								   p->o.select->from_local || p->o.select->to_local)))
@@ -1393,6 +1522,15 @@ int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
 	rep->selected = p->o.select && mf_select_active(p->o.select);
 	memcpy(rep->left_out, p->left_out, sizeof(rep->left_out));
 	return 0;
+}
+
+int mf_pipeline_finish(struct mf_pipeline *p, struct mf_report *rep)
+{
+	const char *what = "making the report";
+	struct mf_error e;
+	if (finish(p, rep, &what) == 0)
+		return 0;
+	return fail_nomem(p, &e, "%s (%zu groups)", what, p->ngroups);
 }
 
 void mf_pipeline_free(struct mf_pipeline *p)
