@@ -365,6 +365,59 @@ static void bad_data(void **state)
 	free(b.p);
 }
 
+/*
+ * A spanned record that never ends: a first segment, then middle segments past the 1 MiB a
+ * reassembled record may have (README, Reliability).  The reader stops the chain at the limit
+ * with an error naming it, memory stays near the limit, and the complete record after the rest
+ * of the chain is read.  The blocks are written byte by byte: BDW (length, 0), SDW (length,
+ * segment code 1 first, 3 middle, 0), then the data.
+ */
+static void vbs_endless_chain(void **state)
+{
+	struct bbuf b = {0}, good = {0}, rdw = {0}, tail = {0};
+	struct sb_rec r;
+	struct run run;
+	unsigned char blk[8 + 32000];
+	unsigned k;
+	int rc, errors = 0, samples = 0;
+	(void)state;
+	memset(blk, 0x40, sizeof(blk));
+	for (k = 0; k < 40; k++) { /* 40 x 32,000 bytes: 1.28 MB, over the 1,048,576 */
+		blk[0] = (unsigned char)(sizeof(blk) >> 8);
+		blk[1] = (unsigned char)(sizeof(blk) & 0xff);
+		blk[2] = blk[3] = 0;
+		blk[4] = (unsigned char)((sizeof(blk) - 4) >> 8);
+		blk[5] = (unsigned char)((sizeof(blk) - 4) & 0xff);
+		blk[6] = k == 0 ? 1 : 3;
+		blk[7] = 0;
+		bb_bytes(&b, blk, sizeof(blk));
+	}
+	fill_vals(0);
+	r = s1("SYSA", 0, T0, 900);
+	sb_record(&good, &r);
+	bb_bytes(&rdw, good.p, good.n);
+	sb_vbs(&tail, &rdw, 27998);
+	bb_bytes(&b, tail.p, tail.n);
+	assert_int_equal(open_run(&run, &b), 0);
+	while ((rc = mf_reader_next(run.r, &run.s, &run.e)) != 0) {
+		if (rc == 1) {
+			samples++;
+			continue;
+		}
+		assert_int_equal(rc, MF_EFORMAT);
+		if (!errors++)
+			assert_non_null(strstr(run.e.msg, "a spanned record longer than 1048576 bytes"));
+		assert_true(errors < 40);
+	}
+	assert_int_equal(errors, 1);
+	assert_true(samples >= 1);
+	close_run(&run);
+	free(b.p);
+	free(good.p);
+	free(rdw.p);
+	free(tail.p);
+}
+
 /* Subtype 2: baseline, deltas, a decreasing counter, lost data, a new run. */
 static void subtype2(void **state)
 {
@@ -881,6 +934,7 @@ int main(void)
 		cmocka_unit_test(rdw_stream),
 		cmocka_unit_test(vbs_spanned),
 		cmocka_unit_test(vbs_bad_chains),
+		cmocka_unit_test(vbs_endless_chain),
 		cmocka_unit_test(bad_data),
 		cmocka_unit_test(subtype2),
 		cmocka_unit_test(jitter),
