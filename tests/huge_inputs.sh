@@ -7,6 +7,7 @@
 #     one error, counted once, the rest of the file read with the right line numbers
 #   - lshwc JSON: memory near the size of the input (not tens of times it), a measurement larger
 #     than 1 MiB and a document larger than 256 MiB (zstd bombs of a few KB) refused with a message
+#   - perf stat output larger than 256 MiB: an error naming the size limit
 set -u
 MFSTAT=$1
 tmp=$(mktemp -d "${2:-/tmp}/huge.XXXXXX")
@@ -92,6 +93,15 @@ run 400000 60 report "$tmp/bomb1.json.zst"; st=$?
 } | zstd -q -1 > "$tmp/bomb2.json.zst"
 run 800000 60 report "$tmp/bomb2.json.zst"; st=$?
 [ $st = 1 ] && grep -q 'bomb2.json.zst: error: JSON input larger than 256 MiB (the limit)' "$tmp/err" || { echo "FAIL: JSON over 256 MiB: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+
+# perf stat output larger than 256 MiB (a header, then lines of a counter): named as a size, not
+# as "a line longer than" (issue 25).
+{
+	printf '# started on Tue Jun 17 10:00:00 2025\n\n Performance counter stats for '"'"'system wide'"'"':\n\n'
+	yes '         1,000      CPU_CYCLES' | head -c $((257 << 20))
+} | zstd -q -1 > "$tmp/big-perf.txt.zst"
+run 800000 60 report "$tmp/big-perf.txt.zst"; st=$?
+[ $st = 1 ] && grep -q 'big-perf.txt.zst: error: perf stat output larger than 256 MiB (the limit)$' "$tmp/err" || { echo "FAIL: perf stat over 256 MiB: exit $st"; head -c 500 "$tmp/err"; fail=1; }
 
 [ $fail = 0 ] && echo "huge inputs: ok"
 exit $fail

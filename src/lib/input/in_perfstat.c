@@ -797,6 +797,10 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	/* The whole output: perf prints one line per event, samples need all of an interval. */
 	while (!r->st.eof) {
 		long got = mf_stream_fill(&r->st, MAX_INPUT, err);
+		/* The buffer full at the limit: the input is too large, whatever its lines. */
+		if (got == MF_EFORMAT && r->st.len == r->st.cap)
+			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+					    "perf stat output larger than %zu MiB (the limit)", MAX_INPUT >> 20);
 		if (got < 0)
 			return (int)got;
 	}
