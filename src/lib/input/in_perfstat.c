@@ -571,11 +571,15 @@ static int started_on(struct mf_reader *r, struct pstate *s, const char *ls, con
 	return 0;
 }
 
-/* "+01:00" */
+/* "+01:00", or with seconds when it has them ("-00:44:30", local mean time) */
 static void offset_text(int32_t off, char *buf, size_t n)
 {
 	int32_t a = off < 0 ? -off : off;
-	snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
+	if (a % 60)
+		snprintf(buf, n, "%c%02d:%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60),
+			 (int)(a % 60));
+	else
+		snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
 }
 
 /*
