@@ -111,11 +111,14 @@ static bool looks_like_event(const char *t, size_t n)
 
 static int probe(const char *buf, size_t n)
 {
-	const char *p = buf, *end = buf + n;
+	const char *p, *end = buf + n;
 	int lines = 0;
 
 	if (memchr(buf, '\0', n))
 		return 0;
+	/* A UTF-8 byte order mark (a file saved by a Windows editor) is not part of the text. */
+	p = buf += mf_text_bom(buf, n);
+	n = (size_t)(end - buf);
 	if (memmem(buf, n, "Performance counter stats", 25) || memmem(buf, n, "seconds time elapsed", 20) ||
 	    (n > 13 && memcmp(buf, "# started on ", 13) == 0))
 		return 85;
@@ -808,6 +811,7 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 		if (got < 0)
 			return (int)got;
 	}
+	r->st.pos += mf_text_bom(r->st.buf + r->st.pos, r->st.len - r->st.pos); /* as probe */
 	s->text = malloc(r->st.len - r->st.pos + 1);
 	if (!s->text)
 		return mf_error_set(err, MF_ENOMEM, r->path, 0, 0, "out of memory");
