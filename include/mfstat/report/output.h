@@ -163,6 +163,18 @@ double mf_lpar_rmf_busy(const struct mf_lpar_row *row);
 
 /* v as printed with digits decimals: a value that rounds to zero is 0 (never "-0.0"). */
 double mf_shown(double v, int digits);
+/* Values from this magnitude on are written in exponent form by mf_fmt_metric. */
+#define MF_FMT_EXP_FROM 1e15
+/*
+ * A metric value as the text and HTML reports write it: with digits decimals
+ * (the caller rounds tiny values to 0 with mf_shown where it wants), or, from
+ * MF_FMT_EXP_FROM on (more integer digits than a double's 15 significant
+ * ones), with 15 significant digits in exponent form as CSV and JSON write it:
+ * 5.0256551059774e+25, not 50256551059773998942388224.00, nor 300 digits for
+ * 1e300.  sign: a + before positive values (diff's changes).  Returns the
+ * length, as snprintf.
+ */
+int mf_fmt_metric(char *buf, size_t n, double v, int digits, bool sign);
 
 /* One line: "period FROM to TO (ZONE), N systems, 900 s intervals"; empty when no interval has a start. */
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);

@@ -98,6 +98,13 @@ double mf_shown(double v, int digits)
 	return fabs(v) < 0.5 * pow(10, -digits) ? 0.0 : v;
 }
 
+int mf_fmt_metric(char *buf, size_t n, double v, int digits, bool sign)
+{
+	if (fabs(v) >= MF_FMT_EXP_FROM && !isinf(v))
+		return snprintf(buf, n, sign ? "%+.15g" : "%.15g", v);
+	return snprintf(buf, n, sign ? "%+.*f" : "%.*f", digits, v);
+}
+
 bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key)
 {
 	size_t i;

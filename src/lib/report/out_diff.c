@@ -35,7 +35,7 @@ static void fmt_value(char *buf, size_t n, bool defined, double v, int digits, b
 	else if (isnan(v))
 		snprintf(buf, n, "n/a");
 	else
-		snprintf(buf, n, sign ? "%+.*f" : "%.*f", digits, v == 0 ? 0.0 : v);
+		mf_fmt_metric(buf, n, v == 0 ? 0.0 : v, digits, sign);
 }
 
 static void fmt_percent(char *buf, size_t n, double p)
