@@ -7,8 +7,13 @@
 #     one error, counted once, the rest of the file read with the right line numbers
 #   - lshwc JSON: memory near the size of the input (not tens of times it), a measurement larger
 #     than 1 MiB and a document larger than 256 MiB (zstd bombs of a few KB) refused with a message
+#   - perf stat output larger than 256 MiB: an error naming the size limit
+#   - an lshwc JSON document of 256 MiB of small measurements (a zstd file of 22 KB, 5.5 million
+#     measurements): read in seconds (it took a minute, jansson building each measurement's tree
+#     twice); the work is counted, not timed: fewer than one malloc call per 4 measurements
 set -u
 MFSTAT=$1
+COUNT_ALLOCS=${3:-}
 tmp=$(mktemp -d "${2:-/tmp}/huge.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -92,6 +97,36 @@ run 400000 60 report "$tmp/bomb1.json.zst"; st=$?
 } | zstd -q -1 > "$tmp/bomb2.json.zst"
 run 800000 60 report "$tmp/bomb2.json.zst"; st=$?
 [ $st = 1 ] && grep -q 'bomb2.json.zst: error: JSON input larger than 256 MiB (the limit)' "$tmp/err" || { echo "FAIL: JSON over 256 MiB: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+
+# perf stat output larger than 256 MiB (a header, then lines of a counter): named as a size, not
+# as "a line longer than" (issue 25).
+{
+	printf '# started on Tue Jun 17 10:00:00 2025\n\n Performance counter stats for '"'"'system wide'"'"':\n\n'
+	yes '         1,000      CPU_CYCLES' | head -c $((257 << 20))
+} | zstd -q -1 > "$tmp/big-perf.txt.zst"
+run 800000 60 report "$tmp/big-perf.txt.zst"; st=$?
+[ $st = 1 ] && grep -q 'big-perf.txt.zst: error: perf stat output larger than 256 MiB (the limit)$' "$tmp/err" || { echo "FAIL: perf stat over 256 MiB: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+
+# lshwc JSON of small measurements (issue 25): the work per measurement is counted, as malloc
+# calls (LD_PRELOAD count_allocs; not under ASan, which has its own malloc): 20,000 measurements
+# made 1.5 million before, now a few hundred for the whole run.
+meas() { # meas N: N small delta measurements, one lshwc JSON document
+	awk -v n="$1" 'BEGIN { printf "{\"lshwc\":{\"measurements\":["
+		for (i = 0; i < n; i++) printf "%s{\"cpu\":\"delta\",\"counters\":[{\"id\":0,\"value\":1}]}", i ? "," : ""
+		printf "]}}\n" }'
+}
+if [ -n "$COUNT_ALLOCS" ] && [ $asan = 0 ]; then
+	meas 20000 > "$tmp/small-meas.json"
+	COUNT_ALLOCS_OUT="$tmp/allocs" LD_PRELOAD="$COUNT_ALLOCS" run 400000 60 report -q "$tmp/small-meas.json"; st=$?
+	allocs=$(sort -n "$tmp/allocs" 2>/dev/null | tail -1) # timeout's line, then mfstat's
+	allocs=${allocs:-none}
+	[ $st = 0 ] && grep -q '^20000 rows read' "$tmp/out" || { echo "FAIL: lshwc JSON of 20,000 measurements: exit $st"; head -c 500 "$tmp/err"; fail=1; }
+	[ "$allocs" != none ] && [ "$allocs" -lt 5000 ] || { echo "FAIL: lshwc JSON of 20,000 measurements: $allocs malloc calls (want fewer than 5000)"; fail=1; }
+fi
+# The bomb itself: 256 MiB of them, under the hang guard and the memory limit.
+meas 5570561 | zstd -q -19 > "$tmp/bomb3.json.zst"
+run 800000 120 report -q "$tmp/bomb3.json.zst"; st=$?
+[ $st = 0 ] && grep -q '^5570561 rows read from 1 file, 1 group' "$tmp/out" || { echo "FAIL: lshwc JSON bomb of 5.5 million measurements: exit $st"; head -c 500 "$tmp/err"; fail=1; }
 
 [ $fail = 0 ] && echo "huge inputs: ok"
 exit $fail

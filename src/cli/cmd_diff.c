@@ -6,19 +6,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mfstat/report/diff.h"
 
 static const char diff_help[] =
 	"Usage: mfstat diff [OPTIONS] BEFORE AFTER\n"
+	"       mfstat diff [OPTIONS] -- BEFORE-FILE... -- AFTER-FILE...\n"
 	"       mfstat diff [OPTIONS] --before FROM/TO --after FROM/TO INPUT\n"
 	"\n"
 	"Compares two periods, two sets of files or two machines (a migration): the\n"
 	"groups of each side are matched on their keys (not their machine family),\n"
 	"and every metric is shown before, after, with its change and percent change,\n"
 	"with the LSPR class before and after.  BEFORE, AFTER and INPUT are a file or\n"
-	"a comma-separated list of files.  Sides with no group in common are an error\n"
+	"a comma-separated list of files.  After --, each argument is one file, its\n"
+	"name taken whole (it may hold a comma), and a second -- separates BEFORE's\n"
+	"files from AFTER's (two files without it are BEFORE and AFTER; with --before\n"
+	"and --after they are INPUT's).  Sides with no group in common are an error\n"
 	"(exit status 1).\n"
 	"\n"
 	"Options:\n"
@@ -57,7 +62,8 @@ static const char diff_help[] =
 	"  mfstat diff z15-week.smf z16-week.smf          # before and after a migration\n"
 	"  mfstat diff --before 2025-04-07/2025-04-14 --after 2025-04-14/2025-04-21 \\\n"
 	"      --by system w1.smf,w2.smf                    # two weeks of the same dumps\n"
-	"  mfstat diff -o migration.html old.csv new.csv  # one page, findings first\n";
+	"  mfstat diff -o migration.html old.csv new.csv  # one page, findings first\n"
+	"  mfstat diff -- 'q1,2024.csv' 'q2,2024.csv' -- q1-2025.csv  # names with commas\n";
 
 struct diff_opts {
 	const char *format, *out, *tables, *metrics, *before, *after;
@@ -123,16 +129,83 @@ static int parse_by(const char *s, unsigned *by)
 	return EXIT_USAGE;
 }
 
-/* Checks what follows the options; the sides into o->sides.  -1 to go on, else the exit status. */
-static int take_inputs(int argc, char **argv, struct diff_opts *o)
+/* argv[from..to) as a side's list, each name whole (NULL-terminated after the unused [0]). */
+static char **whole_files(char **argv, int from, int to)
 {
-	int need = o->before ? 1 : 2, k, dashes = 0;
+	char **v = calloc((size_t)(to - from) + 2, sizeof(*v));
+	int i;
+	if (!v)
+		return NULL;
+	v[0] = strdup(""); /* what free_files frees */
+	if (!v[0]) {
+		free(v);
+		return NULL;
+	}
+	for (i = from; i < to; i++)
+		v[1 + i - from] = argv[i];
+	return v;
+}
+
+/*
+ * The sides after `--`: every argument one file, whole (a name may hold a comma); a second `--`
+ * separates BEFORE's files from AFTER's, else two arguments are BEFORE and AFTER.  With --before
+ * and --after, all of them are INPUT's.  -1 to go on, else the exit status.
+ */
+static int take_whole(int argc, char **argv, struct diff_opts *o)
+{
+	int sep = -1, i, k;
+	for (i = optind; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			if (sep >= 0 || o->before)
+				return cli_usage("diff",
+						 o->before ? "diff: with --before and --after, the files after -- "
+							     "are INPUT's: no second --"
+							   : "diff: more than two lists after -- (BEFORE -- AFTER)");
+			sep = i;
+		}
+	if (o->before) {
+		if (argc == optind)
+			return cli_usage("diff", "diff: no INPUT file after --");
+		o->sides[0] = whole_files(argv, optind, argc);
+		o->sides[1] = whole_files(argv, optind, argc);
+	} else if (sep >= 0) {
+		if (sep == optind || sep == argc - 1)
+			return cli_usage("diff", "diff: %s names no file (-- BEFORE... -- AFTER...)",
+					 sep == optind ? "BEFORE" : "AFTER");
+		o->sides[0] = whole_files(argv, optind, sep);
+		o->sides[1] = whole_files(argv, sep + 1, argc);
+	} else if (argc - optind == 2) {
+		o->sides[0] = whole_files(argv, optind, optind + 1);
+		o->sides[1] = whole_files(argv, optind + 1, argc);
+	} else {
+		return cli_usage("diff",
+				 "diff: after --, give BEFORE and AFTER (one file each), or BEFORE's "
+				 "files, --, AFTER's files");
+	}
+	for (k = 0; k < 2; k++)
+		if (!o->sides[k]) {
+			cli_nomem("keeping the file names of the diff");
+			return EXIT_DATA;
+		}
+	return -1;
+}
+
+/*
+ * Checks what follows the options; the sides into o->sides.  whole: the options ended with `--`.
+ * -1 to go on, else the exit status.
+ */
+static int take_inputs(int argc, char **argv, struct diff_opts *o, bool whole)
+{
+	int need = o->before ? 1 : 2, k, dashes = 0, rc;
 	size_t i;
 	if ((o->before != NULL) != (o->after != NULL)) {
 		return cli_usage("diff",
 				 "diff: --before and --after go together (or give two inputs, BEFORE and AFTER)");
 	}
-	if (argc - optind != need) {
+	if (whole) {
+		if ((rc = take_whole(argc, argv, o)) >= 0)
+			return rc;
+	} else if (argc - optind != need) {
 		return cli_usage(
 			"diff",
 			need == 1 ? "diff: with --before and --after give one input (a file or a comma-separated list)"
@@ -140,7 +213,9 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o)
 				    "or one with --before FROM/TO --after FROM/TO");
 	}
 	for (k = 0; k < 2; k++) {
-		o->sides[k] = split_files(argv[optind + (need == 2 ? k : 0)]);
+		const char *arg = whole ? NULL : argv[optind + (need == 2 ? k : 0)];
+		if (!whole)
+			o->sides[k] = split_files(arg);
 		if (!o->sides[k]) {
 			cli_nomem("splitting the file list of %s", k ? "AFTER" : "BEFORE");
 			return EXIT_DATA;
@@ -150,6 +225,16 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o)
 		}
 		for (i = 1; o->sides[k][i]; i++) {
 			dashes += strcmp(o->sides[k][i], "-") == 0;
+			/* A name with a comma taken for a list: say how to give it whole. */
+			if (arg && strchr(arg, ',') && access(o->sides[k][i], F_OK) != 0 && access(arg, F_OK) == 0)
+				return cli_usage("diff",
+						 "diff: %s '%s' is read as a comma-separated list, and '%s' does not "
+						 "exist; to give the file '%s', put the files after --: mfstat diff "
+						 "[OPTIONS] -- BEFORE... -- AFTER...",
+						 need == 1 ? "INPUT"
+						 : k       ? "AFTER"
+							   : "BEFORE",
+						 arg, o->sides[k][i], arg);
 			if (o->out && cli_same_file(o->out, o->sides[k][i])) {
 				return cli_usage("diff",
 						 "diff: -o %s names the input %s: refusing to overwrite an input",
@@ -183,6 +268,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 					     {"after", required_argument, NULL, 267},
 					     {"jobs", required_argument, NULL, 'j'},
 					     {NULL, 0, NULL, 0}};
+	const char *last_arg = NULL;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -193,6 +279,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:j:qh", opts, NULL)) != -1) {
+		last_arg = optarg;
 		if (cli_period_option(c, optarg, &o->period) || cli_inputs_option(c, optarg, &o->in))
 			continue;
 		switch (c) {
@@ -225,7 +312,9 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 	if (!mf_diff_writer(o->format)) {
 		return cli_usage("diff", "diff: -f must be text, csv, json or html, not '%s'", o->format);
 	}
-	return take_inputs(argc, argv, o);
+	/* `--` ended the options (getopt put it just before the arguments), unless it was -o's file. */
+	return take_inputs(argc, argv, o,
+			   optind > 1 && strcmp(argv[optind - 1], "--") == 0 && argv[optind - 1] != last_arg);
 }
 
 /*

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mfstat/base/zout.h"
@@ -175,6 +176,7 @@ static int write_export(const char *out, const struct mf_report *rep, struct mf_
 	struct mf_zout *z = NULL;
 	FILE *fp = NULL;
 	size_t i;
+	enum mf_zout_kind kind;
 	int got, rc;
 
 	if (!groups) {
@@ -188,8 +190,12 @@ static int write_export(const char *out, const struct mf_report *rep, struct mf_
 		free(groups);
 		return EXIT_DATA;
 	}
-	z = mf_zout_new(fp, out && strcmp(out, "-") ? mf_zout_kind_for(out) : MF_ZOUT_PLAIN);
-	got = z ? mf_export_csv(groups, rep->ngroups, rep->tab, put_zout, z, st) : MF_ENOMEM;
+	kind = out && strcmp(out, "-") ? mf_zout_kind_for(out) : MF_ZOUT_PLAIN;
+	z = mf_zout_new(fp, kind);
+	/* On a terminal, names keep no control character (the terminal would act on it); a file keeps them. */
+	got = z ? mf_export_csv(groups, rep->ngroups, rep->tab, kind == MF_ZOUT_PLAIN && isatty(fileno(fp)), put_zout,
+				z, st)
+		: MF_ENOMEM;
 	if (!got)
 		got = mf_zout_finish(z);
 	if (got == MF_ENOMEM)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mfstat/base/escape.h"
@@ -213,9 +214,13 @@ static void print_summary(const char *file, const struct mf_smf_stats *st, const
 	}
 }
 
+/* MF_ESCAPE_CSV_TERMINAL when standard output is a terminal (set once by cmd_smf). */
+static unsigned csv_flags;
+
+/* A text cell (a file or system name, a detail): the formula guard; on a terminal no control character. */
 static void csv_field(const char *s)
 {
-	mf_escape_csv_file(stdout, s, 0);
+	mf_escape_csv_file(stdout, s, MF_ESCAPE_CSV_TEXT | csv_flags);
 }
 
 /* -f csv: one row per record. */
@@ -322,6 +327,7 @@ int cmd_smf(int argc, char **argv)
 	if (strcmp(format, "text") != 0 && strcmp(format, "csv") != 0)
 		return cli_usage("smf list", "smf list: -f must be text or csv, not '%s'", format);
 	csv = strcmp(format, "csv") == 0;
+	csv_flags = csv && isatty(STDOUT_FILENO) ? MF_ESCAPE_CSV_TERMINAL : 0;
 	if (summary && (csv || counters))
 		return cli_usage("smf list", "smf list: --summary is text only, without --counters");
 	if (counters && csv)

@@ -320,6 +320,100 @@ static void csv_cases(void **state)
 	expect_csv("caf\xC3\xA9", T, "caf\xC3\xA9");
 }
 
+/* On a terminal: control characters, C1 controls and bad bytes escaped as the text report does. */
+static void csv_terminal_cases(void **state)
+{
+	const unsigned T = MF_ESCAPE_CSV_TEXT | MF_ESCAPE_CSV_TERMINAL;
+	(void)state;
+	expect_csv("SYSA", T, "SYSA");
+	expect_csv("\x1B]0;pwned\x07", T, "\\x1b]0;pwned\\x07");
+	expect_csv("ctl\x01\x7F", T, "ctl\\x01\\x7f");
+	expect_csv("c1\xC2\x9B", T, "c1\\u009b");
+	expect_csv(
+		"A\xFF"
+		"B",
+		T, "A\\xffB");
+	/* CR and LF are escaped, so they need no quotes; a comma or a quote still does. */
+	expect_csv("two\nlines", T, "two\\x0alines");
+	expect_csv("a,\x1B", T, "\"a,\\x1b\"");
+	expect_csv("q\"\x07", T, "\"q\"\"\\x07\"");
+	/* The formula guard as in a file, before what the terminal is shown. */
+	expect_csv("=1+\x1B", T, "'=1+\\x1b");
+	expect_csv("\t=1", T, "'\\x09=1");
+	expect_csv("caf\xC3\xA9", T, "caf\xC3\xA9");
+}
+
+/* MF_ESCAPE_CSV_DATA: a ' and escapes only where needed, and mf_csv_data_decode undoes them. */
+static void csv_data_cases(void **state)
+{
+	const unsigned D = MF_ESCAPE_CSV_DATA;
+	(void)state;
+	expect_csv("SYSA", D, "SYSA");
+	expect_csv("a\\b", D, "a\\b");
+	expect_csv("=cmd|' /C calc'!A0", D, "'=cmd|' /C calc'!A0");
+	expect_csv("-LP3", D, "'-LP3");
+	expect_csv("'quoted", D, "''quoted");
+	expect_csv(
+		"A\xFF"
+		"B\\",
+		D, "'A\\xffB\\\\");
+	expect_csv("SYS\xED\xA0\x80", D, "'SYS\\xed\\xa0\\x80");
+	expect_csv("\x1B]0;pwned\x07", D, "\x1B]0;pwned\x07"); /* a file keeps control characters */
+	expect_csv("\x1B]0;pwned\x07", D | MF_ESCAPE_CSV_TERMINAL, "\\x1b]0;pwned\\x07");
+	expect_csv(" lead", D, "\" lead\"");
+	expect_csv("=a,b", D, "\"'=a,b\"");
+}
+
+static size_t data_decoded(const char *cell, char *out)
+{
+	size_t n = strlen(cell), i, o = 0;
+	char *un = malloc(n + 1);
+	assert_non_null(un);
+	if (n && cell[0] == '"') { /* RFC 4180 quotes off, as the reader takes them */
+		for (i = 1; i + 1 < n; i++) {
+			un[o++] = cell[i];
+			if (cell[i] == '"')
+				i++;
+		}
+	} else {
+		memcpy(un, cell, n);
+		o = n;
+	}
+	o = mf_csv_data_decode(un, o, out);
+	free(un);
+	return o;
+}
+
+/* Whatever the bytes: valid UTF-8, no formula start, and decoding gives the bytes back. */
+static void csv_data_roundtrip(void **state)
+{
+	uint32_t seed = 4242;
+	int iter;
+	(void)state;
+	for (iter = 0; iter < 20000; iter++) {
+		char in[24], out[128];
+		struct mf_strbuf sb;
+		size_t n;
+		random_text(in, sizeof(in), &seed);
+		if (iter % 3 == 0 && strlen(in) + 1 < sizeof(in)) { /* often at the start: ' = + - @ tab CR */
+			memmove(in + 1, in, strlen(in) + 1);
+			in[0] = "'=+-@\t\r"[rnd(&seed) % 7];
+		}
+		mf_strbuf_init(&sb);
+		mf_escape_csv(&sb, in, MF_ESCAPE_CSV_DATA);
+		assert_true(mf_utf8_valid(sb.buf, sb.len));
+		if (sb.len) {
+			const char *c = sb.buf[0] == '"' ? sb.buf + 1 : sb.buf;
+			if (strchr("=+-@\t\r", *c))
+				fail_msg("cell starts a formula: %s", sb.buf);
+		}
+		n = data_decoded(mf_strbuf_str(&sb), out);
+		if (n != strlen(in) || memcmp(out, in, n) != 0)
+			fail_msg("not the same bytes back: cell %s", sb.buf);
+		mf_strbuf_free(&sb);
+	}
+}
+
 /* ---- XML and HTML ---------------------------------------------------------------------- */
 
 static void expect_xml(const char *in, const char *want)
@@ -585,12 +679,13 @@ static void mreport_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(decode_edges), cmocka_unit_test(decode_matches_reference),
-		cmocka_unit_test(json_cases),   cmocka_unit_test(json_reloads),
-		cmocka_unit_test(csv_cases),    cmocka_unit_test(xml_cases),
-		cmocka_unit_test(xml_random),   cmocka_unit_test(mreport_csv),
-		cmocka_unit_test(mreport_json), cmocka_unit_test(text_cases),
-		cmocka_unit_test(mreport_text),
+		cmocka_unit_test(decode_edges),   cmocka_unit_test(decode_matches_reference),
+		cmocka_unit_test(json_cases),     cmocka_unit_test(json_reloads),
+		cmocka_unit_test(csv_cases),      cmocka_unit_test(xml_cases),
+		cmocka_unit_test(xml_random),     cmocka_unit_test(mreport_csv),
+		cmocka_unit_test(mreport_json),   cmocka_unit_test(text_cases),
+		cmocka_unit_test(mreport_text),   cmocka_unit_test(csv_terminal_cases),
+		cmocka_unit_test(csv_data_cases), cmocka_unit_test(csv_data_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,13 @@ static void fixed_and_utc(void **state)
 	assert_int_equal(mf_tz_offset(tz, 0), -12600);
 	mf_time_format_at(at("2025-01-01T02:00:00.5Z"), -12600, false, buf, sizeof(buf));
 	assert_string_equal(buf, "2024-12-31T22:30:00.500000-03:30");
+	/* An offset with seconds (local mean time: Africa/Monrovia until 1972) keeps them. */
+	mf_time_format_at(at("1971-06-01T12:00:00Z"), -2670, false, buf, sizeof(buf));
+	assert_string_equal(buf, "1971-06-01T11:15:30-00:44:30");
+	mf_time_format_at(at("1971-06-01T12:00:00Z"), 2670, false, buf, sizeof(buf));
+	assert_string_equal(buf, "1971-06-01T12:44:30+00:44:30");
+	mf_time_format_at(-INT64_C(62198755200000000), -2670, false, buf, sizeof(buf)); /* -0001-01-01Z */
+	assert_string_equal(buf, "-002-12-31T23:15:30-00:44:30");
 	mf_tz_free(tz);
 	assert_int_equal(mf_tz_open(&tz, "+05", NULL, &e), 0);
 	assert_string_equal(mf_tz_name(tz), "+05:00");

@@ -52,18 +52,46 @@ enum {
 	 * shows the text instead of running it as a formula.
 	 */
 	MF_ESCAPE_CSV_TEXT = 1,
+	/*
+	 * The stream is a terminal: control characters (U+0000..U+001F, tab, CR
+	 * and LF included, and DEL) are written \xNN, the C1 controls \u00NN and
+	 * each byte that is not valid UTF-8 \xNN, as mf_escape_text does, so that
+	 * nothing in a cell can retitle, recolour or move the cursor.
+	 */
+	MF_ESCAPE_CSV_TERMINAL = 2,
+	/*
+	 * The cell is data that mfstat reads back (a system or LPAR name of an
+	 * export), written so that mf_csv_data_decode gives the same bytes: a
+	 * text that starts with ', = + - @, a tab or a CR, or that holds bytes
+	 * that are not valid UTF-8, is written as ' followed by the text with each
+	 * \ doubled and each byte that is not UTF-8 as \xNN (80..ff); a text that
+	 * starts or ends with a space or a tab is quoted.  Every other text is
+	 * written as with 0.  Replaces MF_ESCAPE_CSV_TEXT.
+	 */
+	MF_ESCAPE_CSV_DATA = 4,
 };
 
 /*
  * Appends s as one CSV cell (RFC 4180): in double quotes, with each " doubled,
  * when it holds a comma, a double quote, a CR or a LF; as it is otherwise.
- * Bytes that are not valid UTF-8 become U+FFFD (EF BF BD); other bytes,
- * control characters included, are kept.  flags: MF_ESCAPE_CSV_TEXT or 0.
+ * Bytes that are not valid UTF-8 become U+FFFD (EF BF BD), \xNN with
+ * MF_ESCAPE_CSV_TERMINAL or MF_ESCAPE_CSV_DATA; other bytes, control
+ * characters included, are kept unless MF_ESCAPE_CSV_TERMINAL.  flags:
+ * MF_ESCAPE_CSV_TEXT or MF_ESCAPE_CSV_DATA, and MF_ESCAPE_CSV_TERMINAL, or 0.
  * s NULL or "" appends nothing (an empty cell).
  */
 void mf_escape_csv(struct mf_strbuf *sb, const char *s, unsigned flags);
 /* The same, written to fp (errors show in ferror(fp)). */
 void mf_escape_csv_file(FILE *fp, const char *s, unsigned flags);
+
+/*
+ * The bytes of a cell written with MF_ESCAPE_CSV_DATA (after its quotes are
+ * removed): a cell f[0..n) that starts with ' is read without it, with \\ as
+ * \ and \xNN (NN from 80 to ff, either case) as that byte; any other cell is
+ * copied as it is.  out has room for n bytes (it may be f); returns the
+ * length written.  For every s, decoding what MF_ESCAPE_CSV_DATA wrote gives s.
+ */
+size_t mf_csv_data_decode(const char *f, size_t n, char *out);
 
 /*
  * Appends s escaped for XML and HTML, safe both in element text and in quoted

@@ -2,6 +2,7 @@
 #ifndef MFSTAT_EXPORT_H
 #define MFSTAT_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "mfstat/report/group.h"
@@ -39,8 +40,14 @@ struct mf_export_stats {
  * Writes the CSV of groups[0..n) (sorted or not; tab names their systems and
  * LPARs) through put, which returns 0 or an error code that stops the
  * writing.  Returns 0, that code, or MF_ENOMEM.  stats may be NULL.
+ *
+ * System and LPAR names are written with MF_ESCAPE_CSV_DATA (valid UTF-8, no
+ * cell a spreadsheet takes for a formula, and the reader gets the same bytes
+ * back: mfstat/base/escape.h); with terminal (the CSV goes to a terminal)
+ * their control characters are written \xNN as well, as the text report shows
+ * them: a file keeps them.
  */
-int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strtab *tab,
+int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strtab *tab, bool terminal,
 		  int (*put)(void *ctx, const char *s, size_t len), void *ctx, struct mf_export_stats *stats);
 
 #endif

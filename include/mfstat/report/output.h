@@ -163,6 +163,18 @@ double mf_lpar_rmf_busy(const struct mf_lpar_row *row);
 
 /* v as printed with digits decimals: a value that rounds to zero is 0 (never "-0.0"). */
 double mf_shown(double v, int digits);
+/* Values from this magnitude on are written in exponent form by mf_fmt_metric. */
+#define MF_FMT_EXP_FROM 1e15
+/*
+ * A metric value as the text and HTML reports write it: with digits decimals
+ * (the caller rounds tiny values to 0 with mf_shown where it wants), or, from
+ * MF_FMT_EXP_FROM on (more integer digits than a double's 15 significant
+ * ones), with 15 significant digits in exponent form as CSV and JSON write it:
+ * 5.0256551059774e+25, not 50256551059773998942388224.00, nor 300 digits for
+ * 1e300.  sign: a + before positive values (diff's changes).  Returns the
+ * length, as snprintf.
+ */
+int mf_fmt_metric(char *buf, size_t n, double v, int digits, bool sign);
 
 /* One line: "period FROM to TO (ZONE), N systems, 900 s intervals"; empty when no interval has a start. */
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);
@@ -188,23 +200,33 @@ int64_t mf_report_label_unit(const struct mf_report *rep);
 
 /*
  * Skipped rows by reason and warnings, composed the same way for every
- * program using the library.  Reasons are messages with quoted values and
- * numbers blanked, so rows skipped for the same cause count together.
+ * program using the library.  Rows count together when their messages differ
+ * only in quoted values and numbers (the key: those blanked); each reason is
+ * shown as the first such row's own message with its values and where it is:
+ * "B0: not a number '12x45' (first at f.csv:3:24)".
  */
 #define MF_NOTES_MAX_REASONS 32
 struct mf_notes {
 	uint64_t skipped;
 	size_t nreasons;
-	char *reason[MF_NOTES_MAX_REASONS];
+	char *reason[MF_NOTES_MAX_REASONS]; /* as shown: the first row's message and place */
 	uint64_t reason_count[MF_NOTES_MAX_REASONS];
+	char *key[MF_NOTES_MAX_REASONS];   /* what rows of one reason share */
+	char *first[MF_NOTES_MAX_REASONS]; /* the first row's message, without its place */
+	char *where[MF_NOTES_MAX_REASONS]; /* the first row's place, or NULL */
+	bool reasons_full;                 /* rows of more reasons than MF_NOTES_MAX_REASONS: counted with the last */
 	size_t nwarnings, capwarnings;
 	char **warnings;
 };
 
 void mf_notes_init(struct mf_notes *n);
 void mf_notes_free(struct mf_notes *n);
-/* Counts one skipped row or record under the reason its message gives. */
-void mf_notes_skip(struct mf_notes *n, const char *msg);
+/*
+ * Counts one skipped row or record under reason (what it counts under); at,
+ * when not NULL, is the row's error: its message (shown after reason when the
+ * two differ) and its file, line and column or record and offset.
+ */
+void mf_notes_skip(struct mf_notes *n, const char *reason, const struct mf_error *at);
 /* Adds a warning (dropped silently only when out of memory). */
 void mf_notes_warn(struct mf_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /*

@@ -8,7 +8,10 @@
 
 #include <string.h>
 
-/* What the walk passes for a byte that does not start a valid sequence: above any code point. */
+/*
+ * What the walk passes for a byte that does not start a valid sequence: above any code point,
+ * BAD_BYTE plus the byte's value (0x80..0xFF: every byte below 0x80 is a valid sequence).
+ */
 #define BAD_BYTE 0x110000u
 
 size_t mf_utf8_decode(const char *s, size_t n, uint32_t *cp)
@@ -103,13 +106,33 @@ static void put(const struct sink *k, const char *p, size_t n)
 }
 
 /*
- * The replacement for one code point (or BAD_BYTE), or NULL to keep its bytes.
- * tmp has room for 8 bytes for replacements made on the fly.
+ * The replacement for one code point (or BAD_BYTE + the byte), or NULL to keep
+ * its bytes.  tmp has room for 8 bytes for replacements made on the fly; mode
+ * is the walk's, for maps that have several.
  */
-typedef const char *(*map_fn)(uint32_t cp, char *tmp);
+typedef const char *(*map_fn)(uint32_t cp, char *tmp, unsigned mode);
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* "\xNN" (when u is 0) or "\u00NN" for the byte or code point b (below 0x100) in tmp. */
+static const char *hex_escape(char *tmp, unsigned b, bool u)
+{
+	size_t i = 0;
+	tmp[i++] = '\\';
+	if (u) {
+		memcpy(tmp + i, "u00", 3);
+		i += 3;
+	} else {
+		tmp[i++] = 'x';
+	}
+	tmp[i++] = hexdig[(b >> 4) & 15];
+	tmp[i++] = hexdig[b & 15];
+	tmp[i] = '\0';
+	return tmp;
+}
 
 /* Writes s[0..n) through map. */
-static void walk(const struct sink *k, const char *s, size_t n, map_fn map)
+static void walk(const struct sink *k, const char *s, size_t n, map_fn map, unsigned mode)
 {
 	size_t i = 0, run = 0;
 
@@ -121,9 +144,9 @@ static void walk(const struct sink *k, const char *s, size_t n, map_fn map)
 
 		if (!len) {
 			len = 1;
-			cp = BAD_BYTE;
+			cp = BAD_BYTE + (unsigned char)s[i];
 		}
-		rep = map(cp, tmp);
+		rep = map(cp, tmp, mode);
 		if (rep) {
 			put(k, s + run, i - run);
 			put(k, rep, strlen(rep));
@@ -138,26 +161,22 @@ static void walk(const struct sink *k, const char *s, size_t n, map_fn map)
 
 /* ---- JSON --------------------------------------------------------------------------------- */
 
-static const char *json_map(uint32_t cp, char *tmp)
+static const char *json_map(uint32_t cp, char *tmp, unsigned mode)
 {
-	static const char hex[] = "0123456789abcdef";
-
+	(void)mode;
+	if (cp >= BAD_BYTE)
+		return "\\ufffd";
 	switch (cp) {
 	case '"': return "\\\"";
 	case '\\': return "\\\\";
 	case '\n': return "\\n";
 	case '\r': return "\\r";
 	case '\t': return "\\t";
-	case BAD_BYTE: return "\\ufffd";
 	default: break;
 	}
 	if (cp >= 0x20 && cp != 0x7F)
 		return NULL;
-	memcpy(tmp, "\\u00", 4);
-	tmp[4] = hex[cp >> 4];
-	tmp[5] = hex[cp & 15];
-	tmp[6] = '\0';
-	return tmp;
+	return hex_escape(tmp, cp, true);
 }
 
 static void json(const struct sink *k, const char *s)
@@ -167,7 +186,7 @@ static void json(const struct sink *k, const char *s)
 		return;
 	}
 	put(k, "\"", 1);
-	walk(k, s, strlen(s), json_map);
+	walk(k, s, strlen(s), json_map, 0);
 	put(k, "\"", 1);
 }
 
@@ -185,35 +204,99 @@ void mf_escape_json_file(FILE *fp, const char *s)
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
 
-static const char *csv_map(uint32_t cp, char *tmp)
+/* The walk's modes for a CSV cell. */
+enum {
+	CSV_QUOTED = 1,   /* in double quotes: " doubled */
+	CSV_TERMINAL = 2, /* control characters as \xNN, C1 controls as \u00NN, bad bytes as \xNN */
+	CSV_ENCODED = 4,  /* a data cell after its ': \ doubled, bad bytes as \xNN */
+};
+
+static const char *csv_map(uint32_t cp, char *tmp, unsigned mode)
 {
-	(void)tmp;
-	return cp == BAD_BYTE ? FFFD : NULL;
+	if (cp >= BAD_BYTE)
+		return mode & (CSV_TERMINAL | CSV_ENCODED) ? hex_escape(tmp, cp - BAD_BYTE, false) : FFFD;
+	if (cp == '"' && (mode & CSV_QUOTED))
+		return "\"\"";
+	if (cp == '\\' && (mode & CSV_ENCODED))
+		return "\\\\";
+	if ((mode & CSV_TERMINAL) && (cp < 0x20 || cp == 0x7F))
+		return hex_escape(tmp, cp, false);
+	if ((mode & CSV_TERMINAL) && cp >= 0x80 && cp <= 0x9F)
+		return hex_escape(tmp, cp, true);
+	return NULL;
 }
 
-static const char *csv_quoted_map(uint32_t cp, char *tmp)
+/* What a spreadsheet takes for the start of a formula (OWASP "CSV injection"). */
+static bool formula_start(char c)
 {
-	(void)tmp;
-	return cp == '"' ? "\"\"" : cp == BAD_BYTE ? FFFD : NULL;
+	return c && strchr("=+-@\t\r", c) != NULL;
 }
 
 static void csv(const struct sink *k, const char *s, unsigned flags)
 {
 	size_t n;
-	bool quote;
+	unsigned mode = 0;
+	bool guard = false;
 
 	if (!s || !*s)
 		return;
 	n = strlen(s);
-	quote = strpbrk(s, ",\"\r\n") != NULL;
-	if (quote)
+	if (flags & MF_ESCAPE_CSV_TERMINAL)
+		mode |= CSV_TERMINAL;
+	if (flags & MF_ESCAPE_CSV_DATA) {
+		/* Written so that mf_csv_data_decode gives s back (escape.h). */
+		if (s[0] == '\'' || formula_start(s[0]) || !mf_utf8_valid(s, n)) {
+			guard = true;
+			mode |= CSV_ENCODED;
+		}
+		if (s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
+			mode |= CSV_QUOTED;
+	} else if (flags & MF_ESCAPE_CSV_TEXT) {
+		guard = formula_start(s[0]);
+	}
+	/* On a terminal CR and LF are written \x0d and \x0a: only a comma or a quote needs quotes. */
+	if (strpbrk(s, mode & CSV_TERMINAL ? ",\"" : ",\"\r\n"))
+		mode |= CSV_QUOTED;
+	if (mode & CSV_QUOTED)
 		put(k, "\"", 1);
-	/* What a spreadsheet takes for the start of a formula (OWASP "CSV injection"). */
-	if ((flags & MF_ESCAPE_CSV_TEXT) && strchr("=+-@\t\r", s[0]))
+	if (guard)
 		put(k, "'", 1);
-	walk(k, s, n, quote ? csv_quoted_map : csv_map);
-	if (quote)
+	walk(k, s, n, csv_map, mode);
+	if (mode & CSV_QUOTED)
 		put(k, "\"", 1);
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+size_t mf_csv_data_decode(const char *f, size_t n, char *out)
+{
+	size_t i = 1, o = 0;
+	if (!n || f[0] != '\'') {
+		memmove(out, f, n);
+		return n;
+	}
+	while (i < n) {
+		if (f[i] == '\\' && i + 1 < n && f[i + 1] == '\\') {
+			out[o++] = '\\';
+			i += 2;
+		} else if (f[i] == '\\' && i + 3 < n && f[i + 1] == 'x' && hex_value(f[i + 2]) >= 8 &&
+			   hex_value(f[i + 3]) >= 0) {
+			out[o++] = (char)(hex_value(f[i + 2]) << 4 | hex_value(f[i + 3]));
+			i += 4;
+		} else {
+			out[o++] = f[i++];
+		}
+	}
+	return o;
 }
 
 void mf_escape_csv(struct mf_strbuf *sb, const char *s, unsigned flags)
@@ -230,9 +313,10 @@ void mf_escape_csv_file(FILE *fp, const char *s, unsigned flags)
 
 /* ---- XML and HTML ------------------------------------------------------------------------- */
 
-static const char *xml_map(uint32_t cp, char *tmp)
+static const char *xml_map(uint32_t cp, char *tmp, unsigned mode)
 {
 	(void)tmp;
+	(void)mode;
 	switch (cp) {
 	case '&': return "&amp;";
 	case '<': return "&lt;";
@@ -245,7 +329,7 @@ static const char *xml_map(uint32_t cp, char *tmp)
 	default: break;
 	}
 	/* XML 1.0 §2.2 Char, and the controls it discourages (DEL, C1). */
-	if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF || cp == BAD_BYTE)
+	if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF || cp >= BAD_BYTE)
 		return FFFD;
 	return NULL;
 }
@@ -254,7 +338,7 @@ void mf_escape_xml_n(struct mf_strbuf *sb, const char *s, size_t n)
 {
 	struct sink k = {.sb = sb};
 	if (s)
-		walk(&k, s, n, xml_map);
+		walk(&k, s, n, xml_map, 0);
 }
 
 /* ---- text for a terminal ------------------------------------------------------------------ */

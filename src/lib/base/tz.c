@@ -651,15 +651,21 @@ void mf_time_format_at(int64_t utc_us, int32_t off_s, bool utc, char *buf, size_
 			snprintf(frac, sizeof(frac), ".%06lld", (long long)us);
 		if (utc)
 			snprintf(zone, sizeof(zone), "Z");
+		else if (a % 60)
+			snprintf(zone, sizeof(zone), "%c%02d:%02d:%02d", off_s < 0 ? '-' : '+', (int)(a / 3600 % 100),
+				 (int)(a / 60 % 60), (int)(a % 60));
 		else
-			snprintf(zone, sizeof(zone), "%c%02d:%02d", off_s < 0 ? '-' : '+', (int)(a / 3600),
+			snprintf(zone, sizeof(zone), "%c%02d:%02d", off_s < 0 ? '-' : '+', (int)(a / 3600 % 100),
 				 (int)(a / 60 % 60));
 		snprintf(buf, n, "%04lld-%02u-%02uT%02lld:%02lld:%02lld%s%s", (long long)y, m, d,
 			 (long long)(rem / (3600 * US_PER_S)), (long long)(rem / (60 * US_PER_S) % 60),
 			 (long long)(rem / US_PER_S % 60), frac, zone);
 		return;
 	}
-	/* YYYY-MM-DDTHH:MM:SS[.ffffff](Z|+HH:MM), written digit by digit (a CSV report writes three a row). */
+	/*
+	 * YYYY-MM-DDTHH:MM:SS[.ffffff](Z|+HH:MM[:SS]), written digit by digit (a CSV report writes three
+	 * a row).
+	 */
 	p = digits(p, y, 4);
 	*p++ = '-';
 	p = digits(p, m, 2);
@@ -682,6 +688,10 @@ void mf_time_format_at(int64_t utc_us, int32_t off_s, bool utc, char *buf, size_
 		p = digits(p, a / 3600 % 100, 2);
 		*p++ = ':';
 		p = digits(p, a / 60 % 60, 2);
+		if (a % 60) { /* local mean time (LMT) had seconds: Africa/Monrovia was -00:44:30 until 1972 */
+			*p++ = ':';
+			p = digits(p, a % 60, 2);
+		}
 	}
 	*p = '\0';
 	if (n) {

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "base/text.h"
+#include "mfstat/base/escape.h"
 #include "reader_int.h"
 
 #define MAX_LINE ((size_t)1 << 26) /* 64 MiB: beyond that it is not a counter CSV */
@@ -435,15 +436,30 @@ static int identity_field(struct mf_reader *r, struct csv *c, struct mf_sample *
 				 "binary data (a NUL byte) in a row");
 	switch (c->cols[i].kind) {
 	case COL_SYSTEM:
-		s->system = mf_strtab_intern(r->opts.strtab, f, fl);
-		if (!s->system)
-			return mf_error_nomem(err, r->path, c->lines.line, "keeping the system names");
+	case COL_LPAR: {
+		/* A name that starts with ' was written with the formula guard: mf_csv_data_decode. */
+		char *dec = NULL;
+		size_t n = fl;
+		uint32_t id;
+		if (f[0] == '\'') {
+			dec = malloc(fl);
+			if (!dec)
+				return mf_error_nomem(err, r->path, c->lines.line, "decoding a system or LPAR name");
+			n = mf_csv_data_decode(f, fl, dec);
+			f = dec;
+		}
+		id = n ? mf_strtab_intern(r->opts.strtab, f, n) : 0; /* a lone ': no name */
+		free(dec);
+		if (!id && n)
+			return mf_error_nomem(err, r->path, c->lines.line,
+					      c->cols[i].kind == COL_SYSTEM ? "keeping the system names"
+									    : "keeping the LPAR names");
+		if (c->cols[i].kind == COL_SYSTEM)
+			s->system = id;
+		else
+			s->lpar = id;
 		break;
-	case COL_LPAR:
-		s->lpar = mf_strtab_intern(r->opts.strtab, f, fl);
-		if (!s->lpar)
-			return mf_error_nomem(err, r->path, c->lines.line, "keeping the LPAR names");
-		break;
+	}
 	case COL_CPU: {
 		uint64_t v;
 		size_t k;

@@ -111,11 +111,14 @@ static bool looks_like_event(const char *t, size_t n)
 
 static int probe(const char *buf, size_t n)
 {
-	const char *p = buf, *end = buf + n;
+	const char *p, *end = buf + n;
 	int lines = 0;
 
 	if (memchr(buf, '\0', n))
 		return 0;
+	/* A UTF-8 byte order mark (a file saved by a Windows editor) is not part of the text. */
+	p = buf += mf_text_bom(buf, n);
+	n = (size_t)(end - buf);
 	if (memmem(buf, n, "Performance counter stats", 25) || memmem(buf, n, "seconds time elapsed", 20) ||
 	    (n > 13 && memcmp(buf, "# started on ", 13) == 0))
 		return 85;
@@ -571,11 +574,15 @@ static int started_on(struct mf_reader *r, struct pstate *s, const char *ls, con
 	return 0;
 }
 
-/* "+01:00" */
+/* "+01:00", or with seconds when it has them ("-00:44:30", local mean time) */
 static void offset_text(int32_t off, char *buf, size_t n)
 {
 	int32_t a = off < 0 ? -off : off;
-	snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
+	if (a % 60)
+		snprintf(buf, n, "%c%02d:%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60),
+			 (int)(a % 60));
+	else
+		snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
 }
 
 /*
@@ -797,9 +804,14 @@ static int open_perf(struct mf_reader *r, struct mf_error *err)
 	/* The whole output: perf prints one line per event, samples need all of an interval. */
 	while (!r->st.eof) {
 		long got = mf_stream_fill(&r->st, MAX_INPUT, err);
+		/* The buffer full at the limit: the input is too large, whatever its lines. */
+		if (got == MF_EFORMAT && r->st.len == r->st.cap)
+			return mf_error_set(err, MF_EFORMAT, r->path, 0, 0,
+					    "perf stat output larger than %zu MiB (the limit)", MAX_INPUT >> 20);
 		if (got < 0)
 			return (int)got;
 	}
+	r->st.pos += mf_text_bom(r->st.buf + r->st.pos, r->st.len - r->st.pos); /* as probe */
 	s->text = malloc(r->st.len - r->st.pos + 1);
 	if (!s->text)
 		return mf_error_nomem(err, r->path, 0, "reading %zu bytes of perf stat output", r->st.len - r->st.pos);

@@ -625,6 +625,7 @@ static void close_lshwc(struct mf_reader *r)
 		free(L->cols[i].name);
 	}
 	free(L->cols);
+	mf_lshwc_json_free(L);
 	for (i = 0; i < L->caprows; i++)
 		free_row(&L->rows[i]);
 	free(L->rows);

@@ -60,6 +60,7 @@ struct base {
 };
 
 struct json_top;
+struct json_fast;
 
 struct lshwc {
 	bool json;
@@ -89,8 +90,10 @@ struct lshwc {
 	size_t meas_pos;   /* offset of the next measurement (or of the ']') */
 	size_t next_meas;  /* index of the next measurement */
 	size_t meas_off;   /* offset of the measurement last read */
+	size_t meas_end;   /* offset past it */
 	bool meas_done;
-	struct json_top *top; /* while open_json walks the document */
+	struct json_top *top;   /* while open_json walks the document */
+	struct json_fast *fast; /* the measurement last read without jansson (in_lshwc_json.c) */
 
 	/* Reads: the per-CPU rows of the current read, then its summary row. */
 	struct lrow *rows;
@@ -140,5 +143,7 @@ int mf_lshwc_open_csv(struct mf_reader *r, struct lshwc *L, struct mf_error *err
 int mf_lshwc_csv_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct mf_error *err);
 int mf_lshwc_open_json(struct mf_reader *r, struct lshwc *L, struct mf_error *err);
 int mf_lshwc_json_row(struct mf_reader *r, struct lshwc *L, struct lrow *w, struct mf_error *err);
+/* Frees what the JSON form holds beyond the columns and rows. */
+void mf_lshwc_json_free(struct lshwc *L);
 
 #endif

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include "mfstat/base/escape.h"
@@ -327,6 +328,7 @@ int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mrepor
 		mf_mrep_close(&x);
 		return rc;
 	}
+	x.terminal = isatty(fileno(fp));
 	switch (x.o.format) {
 	case MF_MFMT_CSV: mf_mrep_csv(&x, &sb); break;
 	case MF_MFMT_JSON: mf_mrep_json(&x, &sb); break;

@@ -32,14 +32,18 @@ struct em {
 	bool json, kv, header;
 	size_t nf;          /* fields of the current row or object */
 	const char *prefix; /* run.csv: prefix of the keys */
+	unsigned csv_flags; /* MF_ESCAPE_CSV_TERMINAL for CSV on a terminal */
 };
 
 enum { F_NA, F_STR, F_U64, F_I64, F_NUM, F_BOOL };
 
-/* A text cell: RFC 4180 with the formula guard; numbers do not come here (include/mfstat/base/escape.h). */
-static void csv_field(struct mf_strbuf *sb, const char *s)
+/*
+ * A text cell: RFC 4180 with the formula guard, on a terminal without control characters
+ * (flags); numbers do not come here (include/mfstat/base/escape.h).
+ */
+static void csv_field(struct mf_strbuf *sb, const char *s, unsigned flags)
 {
-	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT);
+	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT | flags);
 }
 
 /* A JSON string, or null for NULL (include/mfstat/base/escape.h). */
@@ -60,7 +64,7 @@ static void em_field(struct em *e, const char *key, int type, const char *s, uin
 	if (e->header) {
 		if (e->nf++)
 			mf_strbuf_putc(sb, ',');
-		csv_field(sb, key);
+		csv_field(sb, key, e->csv_flags);
 		return;
 	}
 	if (e->json) {
@@ -71,7 +75,7 @@ static void em_field(struct em *e, const char *key, int type, const char *s, uin
 	} else if (e->kv) {
 		if (e->prefix)
 			mf_strbuf_puts(sb, e->prefix);
-		csv_field(sb, key);
+		csv_field(sb, key, e->csv_flags);
 		mf_strbuf_putc(sb, ',');
 	} else if (e->nf++) {
 		mf_strbuf_putc(sb, ',');
@@ -85,7 +89,7 @@ static void em_field(struct em *e, const char *key, int type, const char *s, uin
 		if (e->json)
 			json_str(sb, s);
 		else
-			csv_field(sb, s);
+			csv_field(sb, s, e->csv_flags);
 		break;
 	case F_U64: mf_strbuf_printf(sb, "%" PRIu64, u); break;
 	case F_I64: mf_strbuf_printf(sb, "%" PRId64, i); break;
@@ -301,7 +305,7 @@ static void emit_row(const struct mf_mrep *x, struct em *e, int which, size_t i,
 /* Every row of one table: CSV with its header line, or JSON objects (the caller opened the array). */
 static void emit_table(const struct mf_mrep *x, struct mf_strbuf *sb, bool json, int which)
 {
-	struct em e = {.sb = sb, .json = json};
+	struct em e = {.sb = sb, .json = json, .csv_flags = x->terminal ? MF_ESCAPE_CSV_TERMINAL : 0};
 	struct mf_mrep_derived d[MF_MREP_DERIVED_MAX];
 	size_t i, n;
 

@@ -28,6 +28,7 @@ struct mf_mrep {
 	struct mf_srccache src;
 	uint32_t line_size;
 	bool nomem;
+	bool terminal; /* the report goes to a terminal: CSV cells without control characters */
 };
 
 /* Fills x from the options (NULL: the defaults) and builds the aggregate; mf_mrep_close either way. */

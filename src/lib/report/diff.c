@@ -527,6 +527,7 @@ static size_t levels_text(const struct level *lv, size_t n, int dir, char *buf, 
 		for (k = 0; k < n; k++)
 			total += (lv[k].after > lv[k].before ? 1 : -1) == want;
 		for (k = 0; k < n; k++) {
+			char b[64], a[64];
 			if ((lv[k].after > lv[k].before ? 1 : -1) != want)
 				continue;
 			if (count == 0)
@@ -534,8 +535,10 @@ static size_t levels_text(const struct level *lv, size_t n, int dir, char *buf, 
 					       used ? " from " : " L1 misses sourced from ");
 			else
 				mf_buf_appendf(buf, len, &used, count + 1 == total ? " and " : ", ");
-			mf_buf_appendf(buf, len, &used, "%s (%s %.*f%% -> %.*f%%)", source_words(lv[k].metric),
-				       lv[k].metric, lv[k].digits, lv[k].before, lv[k].digits, lv[k].after);
+			mf_fmt_metric(b, sizeof(b), lv[k].before, lv[k].digits, false);
+			mf_fmt_metric(a, sizeof(a), lv[k].after, lv[k].digits, false);
+			mf_buf_appendf(buf, len, &used, "%s (%s %s%% -> %s%%)", source_words(lv[k].metric),
+				       lv[k].metric, b, a);
 			count++;
 		}
 	}
@@ -682,7 +685,7 @@ static void finding_text(const struct mf_diff *d, const struct finding *f, char 
 {
 	const struct mf_diff_group *g = &d->groups[f->group];
 	const struct mf_diff_value *v;
-	char name[200];
+	char name[200], nd[64], nb[64], na[64], rb[64], ra[64];
 	size_t used;
 	int dg;
 
@@ -690,15 +693,21 @@ static void finding_text(const struct mf_diff *d, const struct finding *f, char 
 	if (f->metric < 0) {
 		used = (size_t)snprintf(buf, n, "%s: LSPR class %s -> %s", name, mf_lspr_name(g->lspr_before),
 					mf_lspr_name(g->lspr_after));
+		mf_fmt_metric(nb, sizeof(nb), g->before->lspr_l1mp, 3, false);
+		mf_fmt_metric(na, sizeof(na), g->after->lspr_l1mp, 3, false);
+		mf_fmt_metric(rb, sizeof(rb), g->before->lspr_rni, 3, false);
+		mf_fmt_metric(ra, sizeof(ra), g->after->lspr_rni, 3, false);
 		if (used < n)
-			snprintf(buf + used, n - used, " (L1MP %.3f -> %.3f, RNI %.3f -> %.3f)", g->before->lspr_l1mp,
-				 g->after->lspr_l1mp, g->before->lspr_rni, g->after->lspr_rni);
+			snprintf(buf + used, n - used, " (L1MP %s -> %s, RNI %s -> %s)", nb, na, rb, ra);
 		return;
 	}
 	v = &g->values[f->metric];
 	dg = digits_of(g, d->metrics[f->metric]);
-	used = (size_t)snprintf(buf, n, "%s: %s %s %.*f (%.*f -> %.*f", name, d->metrics[f->metric],
-				v->delta > 0 ? "up" : "down", dg, fabs(v->delta), dg, v->before, dg, v->after);
+	mf_fmt_metric(nd, sizeof(nd), fabs(v->delta), dg, false);
+	mf_fmt_metric(nb, sizeof(nb), v->before, dg, false);
+	mf_fmt_metric(na, sizeof(na), v->after, dg, false);
+	used = (size_t)snprintf(buf, n, "%s: %s %s %s (%s -> %s", name, d->metrics[f->metric],
+				v->delta > 0 ? "up" : "down", nd, nb, na);
 	if (used < n)
 		used += (size_t)snprintf(buf + used, n - used, isnan(v->percent) ? ")" : ", %+.1f%%)", v->percent);
 	if (used + 2 >= n)

@@ -88,6 +88,13 @@ double mf_shown(double v, int digits)
 	return fabs(v) < 0.5 * pow(10, -digits) ? 0.0 : v;
 }
 
+int mf_fmt_metric(char *buf, size_t n, double v, int digits, bool sign)
+{
+	if (fabs(v) >= MF_FMT_EXP_FROM && !isinf(v))
+		return snprintf(buf, n, sign ? "%+.15g" : "%.15g", v);
+	return snprintf(buf, n, sign ? "%+.*f" : "%.*f", digits, v);
+}
+
 bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key)
 {
 	size_t i;
@@ -229,21 +236,25 @@ void mf_notes_init(struct mf_notes *n)
 void mf_notes_free(struct mf_notes *n)
 {
 	size_t i;
-	for (i = 0; i < n->nreasons; i++)
+	for (i = 0; i < n->nreasons; i++) {
 		free(n->reason[i]);
+		free(n->key[i]);
+		free(n->first[i]);
+		free(n->where[i]);
+	}
 	for (i = 0; i < n->nwarnings; i++)
 		free(n->warnings[i]);
 	free(n->warnings);
 	memset(n, 0, sizeof(*n));
 }
 
-void mf_notes_skip(struct mf_notes *n, const char *msg)
+/* msg with its quoted values and numbers blanked ('.' and N): what rows of one cause share. */
+static void notes_key(const char *msg, char *norm, size_t cap)
 {
-	char norm[256];
-	size_t i = 0, k;
+	size_t i = 0;
 	bool inq = false;
 
-	for (; *msg && i + 2 < sizeof(norm); msg++) {
+	for (; *msg && i + 2 < cap; msg++) {
 		if (*msg == '\'') {
 			if (!inq)
 				norm[i++] = '\'', norm[i++] = '.';
@@ -263,19 +274,103 @@ void mf_notes_skip(struct mf_notes *n, const char *msg)
 		norm[i++] = *msg;
 	}
 	norm[i] = '\0';
+}
+
+/* Where the error is: FILE:LINE:COL, FILE:LINE, "FILE, record R at offset 0xO", or NULL. */
+static char *notes_where(const struct mf_error *e)
+{
+	char buf[400];
+	if (!e || !e->file[0])
+		return NULL;
+	if (e->line > 0 && e->col > 0)
+		snprintf(buf, sizeof(buf), "%s:%ld:%ld", e->file, e->line, e->col);
+	else if (e->line > 0)
+		snprintf(buf, sizeof(buf), "%s:%ld", e->file, e->line);
+	else if (e->offset >= 0 && e->record >= 0)
+		snprintf(buf, sizeof(buf), "%s, record %ld at offset 0x%llx", e->file, e->record,
+			 (unsigned long long)e->offset);
+	else if (e->offset >= 0)
+		snprintf(buf, sizeof(buf), "%s at offset 0x%llx", e->file, (unsigned long long)e->offset);
+	else
+		snprintf(buf, sizeof(buf), "%s", e->file);
+	return strdup(buf);
+}
+
+/* reason[k] from first[k] and where[k]: "MSG (at W)" for one row, "MSG (first at W)" for more. */
+static void notes_show(struct mf_notes *n, size_t k)
+{
+	const char *w = n->where[k];
+	size_t len = strlen(n->first[k]) + (w ? strlen(w) + 16 : 0) + 1;
+	char *t = malloc(len);
+	if (!t)
+		return; /* the text shown before stays */
+	if (w)
+		snprintf(t, len, "%s (%s %s)", n->first[k], n->reason_count[k] > 1 ? "first at" : "at", w);
+	else
+		snprintf(t, len, "%s", n->first[k]);
+	free(n->reason[k]);
+	n->reason[k] = t;
+}
+
+void mf_notes_skip(struct mf_notes *n, const char *reason, const struct mf_error *at)
+{
+	char norm[256];
+	size_t k;
+
+	notes_key(reason, norm, sizeof(norm));
 	n->skipped++;
 	for (k = 0; k < n->nreasons; k++) {
-		if (strcmp(n->reason[k], norm) == 0) {
-			n->reason_count[k]++;
+		if (strcmp(n->key[k], norm) == 0) {
+			if (++n->reason_count[k] == 2) /* "at" becomes "first at" */
+				notes_show(n, k);
 			return;
 		}
 	}
 	if (n->nreasons < MF_NOTES_MAX_REASONS) {
-		n->reason[n->nreasons] = strdup(norm);
-		if (n->reason[n->nreasons])
-			n->reason_count[n->nreasons++] = 1;
+		const char *msg = at && at->msg[0] ? at->msg : reason;
+		size_t len = strlen(reason) + strlen(msg) + 3;
+		k = n->nreasons;
+		n->key[k] = strdup(norm);
+		n->first[k] = malloc(len);
+		n->where[k] = at ? notes_where(at) : NULL;
+		if (!n->key[k] || !n->first[k]) {
+			free(n->key[k]);
+			free(n->first[k]);
+			free(n->where[k]);
+			return;
+		}
+		/* The reason counted under, then the row's own message when it says more. */
+		if (strcmp(msg, reason) != 0)
+			snprintf(n->first[k], len, "%s: %s", reason, msg);
+		else
+			snprintf(n->first[k], len, "%s", reason);
+		n->reason[k] = NULL;
+		n->reason_count[k] = 1;
+		notes_show(n, k);
+		if (!n->reason[k])
+			n->reason[k] = strdup(n->first[k]);
+		if (n->reason[k])
+			n->nreasons++;
+		else {
+			free(n->key[k]);
+			free(n->first[k]);
+			free(n->where[k]);
+		}
 	} else {
-		n->reason_count[MF_NOTES_MAX_REASONS - 1]++;
+		/* Past the last reason kept: counted with it, and said so once. */
+		k = MF_NOTES_MAX_REASONS - 1;
+		n->reason_count[k]++;
+		if (!n->reasons_full) {
+			size_t len = strlen(n->first[k]) + 48;
+			char *t = malloc(len);
+			if (t) {
+				snprintf(t, len, "%s; and rows skipped for other reasons", n->first[k]);
+				free(n->first[k]);
+				n->first[k] = t;
+				n->reasons_full = true;
+			}
+		}
+		notes_show(n, k);
 	}
 }
 

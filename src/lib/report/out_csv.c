@@ -6,16 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mfstat/base/escape.h"
 #include "mfstat/base/shares.h"
 #include "mfstat/report/output.h"
 #include "mfstat/base/strbuf.h"
 
-/* A text cell (RFC 4180, with the formula guard: include/mfstat/base/escape.h). */
-static void csv_str(struct mf_strbuf *sb, const char *s)
+/*
+ * A text cell (RFC 4180, with the formula guard; flags has MF_ESCAPE_CSV_TERMINAL when the CSV
+ * goes to a terminal: include/mfstat/base/escape.h).
+ */
+static void csv_str(struct mf_strbuf *sb, const char *s, unsigned flags)
 {
-	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT);
+	mf_escape_csv(sb, s, MF_ESCAPE_CSV_TEXT | flags);
 }
 
 static void csv_num(struct mf_strbuf *sb, double v)
@@ -46,6 +50,7 @@ struct rows {
 	const uint64_t *expected;
 	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
+	unsigned text_flags; /* MF_ESCAPE_CSV_TERMINAL on a terminal, else 0 */
 };
 
 /* Appends the rows of groups [from, to) to sb. */
@@ -56,16 +61,17 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 	const uint64_t *expected = w->expected;
 	const unsigned *extra = w->extra;
 	size_t nkeys = w->nkeys, nextra = w->nextra, i, k;
+	unsigned tf = w->text_flags;
 	char tbuf[48];
 	int64_t ps, pe;
 	for (i = from; i < to; i++) {
 		const struct mf_result *r = &rep->results[i];
 		const struct mf_group *g = r->group;
-		csv_str(sb, mf_strtab_get(rep->tab, g->system));
+		csv_str(sb, mf_strtab_get(rep->tab, g->system), tf);
 		mf_strbuf_putc(sb, ',');
-		csv_str(sb, mf_strtab_get(rep->tab, g->lpar));
+		csv_str(sb, mf_strtab_get(rep->tab, g->lpar), tf);
 		mf_strbuf_putc(sb, ',');
-		csv_str(sb, mf_pool_name(g->pool));
+		csv_str(sb, mf_pool_name(g->pool), tf);
 		mf_strbuf_putc(sb, ',');
 		if (g->cpu >= 0)
 			csv_u64(sb, (uint64_t)g->cpu);
@@ -73,7 +79,7 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 			const char *v = mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf));
 			mf_strbuf_putc(sb, ',');
 			if (v)
-				csv_str(sb, v);
+				csv_str(sb, v, tf);
 		}
 		mf_strbuf_putc(sb, ',');
 		if (g->has_start) {
@@ -93,7 +99,7 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 		mf_strbuf_putc(sb, ',');
 		csv_num(sb, r->interval);
 		mf_strbuf_putc(sb, ',');
-		csv_str(sb, g->family->display);
+		csv_str(sb, g->family->display, tf);
 		mf_strbuf_putc(sb, ',');
 		csv_u64(sb, r->cpus);
 		mf_strbuf_putc(sb, ',');
@@ -274,7 +280,10 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	}
 	fputc('\n', fp);
 	{
-		struct rows w = {rep, keys, nkeys, map, expected, {0}, nextra};
+		struct rows w = {rep, keys, nkeys, map, expected, {0}, nextra, 0};
+		/* A terminal would act on control characters in names: shown as \xNN there, kept in files. */
+		if (isatty(fileno(fp)))
+			w.text_flags = MF_ESCAPE_CSV_TERMINAL;
 		memcpy(w.extra, extra, sizeof(extra));
 		rc = write_all_rows(fp, &w);
 	}

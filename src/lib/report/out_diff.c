@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mfstat/report/diff.h"
 #include "mfstat/base/escape.h"
@@ -34,7 +35,7 @@ static void fmt_value(char *buf, size_t n, bool defined, double v, int digits, b
 	else if (isnan(v))
 		snprintf(buf, n, "n/a");
 	else
-		snprintf(buf, n, sign ? "%+.*f" : "%.*f", digits, v == 0 ? 0.0 : v);
+		mf_fmt_metric(buf, n, v == 0 ? 0.0 : v, digits, sign);
 }
 
 static void fmt_percent(char *buf, size_t n, double p)
@@ -190,9 +191,10 @@ int mf_diff_out_text(FILE *fp, const struct mf_diff *d)
 
 /* ---- CSV ---- */
 
-static void csv_str(FILE *fp, const char *s)
+/* A text cell: the formula guard, and on a terminal (tf MF_ESCAPE_CSV_TERMINAL) no control character. */
+static void csv_str(FILE *fp, const char *s, unsigned tf)
 {
-	mf_escape_csv_file(fp, s, MF_ESCAPE_CSV_TEXT);
+	mf_escape_csv_file(fp, s, MF_ESCAPE_CSV_TEXT | tf);
 }
 
 static void csv_num(FILE *fp, double v)
@@ -203,7 +205,7 @@ static void csv_num(FILE *fp, double v)
 }
 
 /* The key cells of --by (system, lpar, pool, cpu), each followed by a comma. */
-static void csv_keys(FILE *fp, const struct mf_diff *d, const struct mf_diff_group *g)
+static void csv_keys(FILE *fp, const struct mf_diff *d, const struct mf_diff_group *g, unsigned tf)
 {
 	const struct mf_result *r = g->before ? g->before : g->after;
 	const struct mf_report *rep = g->before ? d->before : d->after;
@@ -214,7 +216,7 @@ static void csv_keys(FILE *fp, const struct mf_diff *d, const struct mf_diff_gro
 	for (k = 0; k < 3; k++) {
 		if (!(d->by & bit[k]))
 			continue;
-		csv_str(fp, text[k]);
+		csv_str(fp, text[k], tf);
 		fputc(',', fp);
 	}
 	if (d->by & MF_BY_CPU) {
@@ -225,19 +227,19 @@ static void csv_keys(FILE *fp, const struct mf_diff *d, const struct mf_diff_gro
 }
 
 /* The machine and period cells of both sides (empty for a side the group is not on). */
-static void csv_sides(FILE *fp, const struct mf_diff *d, const struct mf_diff_group *g)
+static void csv_sides(FILE *fp, const struct mf_diff *d, const struct mf_diff_group *g, unsigned tf)
 {
 	char s[48], e[48];
-	csv_str(fp, g->before ? g->before->group->family->display : NULL);
+	csv_str(fp, g->before ? g->before->group->family->display : NULL, tf);
 	fputc(',', fp);
-	csv_str(fp, g->after ? g->after->group->family->display : NULL);
+	csv_str(fp, g->after ? g->after->group->family->display : NULL, tf);
 	group_period(d->before, g->before, s, e, sizeof(s));
 	fprintf(fp, ",%s,%s", s, e);
 	group_period(d->after, g->after, s, e, sizeof(s));
 	fprintf(fp, ",%s,%s,", s, e);
 }
 
-static void csv_group(FILE *fp, const struct mf_diff *d, const struct mf_diff_group *g)
+static void csv_group(FILE *fp, const struct mf_diff *d, const struct mf_diff_group *g, unsigned tf)
 {
 	size_t k;
 	for (k = 0; k < d->nmetrics; k++) {
@@ -258,10 +260,10 @@ static void csv_group(FILE *fp, const struct mf_diff *d, const struct mf_diff_gr
 		}
 		if (!defined_b && !defined_a)
 			continue;
-		csv_keys(fp, d, g);
-		csv_str(fp, d->metrics[k]);
+		csv_keys(fp, d, g, tf);
+		csv_str(fp, d->metrics[k], tf);
 		fputc(',', fp);
-		csv_sides(fp, d, g);
+		csv_sides(fp, d, g, tf);
 		csv_num(fp, b);
 		fputc(',', fp);
 		csv_num(fp, a);
@@ -275,9 +277,9 @@ static void csv_group(FILE *fp, const struct mf_diff *d, const struct mf_diff_gr
 		}
 		fputs(",\n", fp);
 	}
-	csv_keys(fp, d, g);
+	csv_keys(fp, d, g, tf);
 	fputs("LSPR,", fp);
-	csv_sides(fp, d, g);
+	csv_sides(fp, d, g, tf);
 	fprintf(fp, "%s,%s,,,%s\n", g->before ? lspr_text(g->lspr_before) : "",
 		g->after ? lspr_text(g->lspr_after) : "",
 		g->before && g->after ? (g->lspr_moved ? "true" : "false") : "");
@@ -289,6 +291,7 @@ int mf_diff_out_csv(FILE *fp, const struct mf_diff *d)
 		unsigned bit;
 		const char *name;
 	} keys[] = {{MF_BY_SYSTEM, "system"}, {MF_BY_LPAR, "lpar"}, {MF_BY_POOL, "pool"}, {MF_BY_CPU, "cpu"}};
+	unsigned tf = isatty(fileno(fp)) ? MF_ESCAPE_CSV_TERMINAL : 0;
 	size_t i;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (d->by & keys[i].bit)
@@ -297,11 +300,11 @@ int mf_diff_out_csv(FILE *fp, const struct mf_diff *d)
 	      "after_period_end,before,after,change,percent,moved\n",
 	      fp);
 	for (i = 0; i < d->ngroups; i++)
-		csv_group(fp, d, &d->groups[i]);
+		csv_group(fp, d, &d->groups[i], tf);
 	for (i = 0; i < d->nonly_before; i++)
-		csv_group(fp, d, &d->only_before[i]);
+		csv_group(fp, d, &d->only_before[i], tf);
 	for (i = 0; i < d->nonly_after; i++)
-		csv_group(fp, d, &d->only_after[i]);
+		csv_group(fp, d, &d->only_after[i], tf);
 	return ferror(fp) ? MF_EIO : 0;
 }
 

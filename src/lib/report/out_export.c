@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mfstat/base/escape.h"
 #include "mfstat/base/strbuf.h"
 #include "mfstat/base/error.h"
 #include "mfstat/base/timefmt.h"
@@ -95,22 +96,15 @@ static bool bit(const uint64_t *w, size_t slot)
 	return (w[slot >> 6] >> (slot & 63)) & 1;
 }
 
-/* A text cell as it was read: RFC 4180 quotes when needed, bytes kept (no formula guard: this is data). */
-static void cell_text(struct mf_strbuf *sb, const char *s)
+/*
+ * A system or LPAR name: valid UTF-8, never taken for a formula, and read back
+ * as the same bytes (MF_ESCAPE_CSV_DATA: a name that starts with ' or a formula
+ * character, or holds bytes that are not UTF-8, gets a ' and escapes that
+ * in_csv.c undoes); on a terminal, control characters as \xNN.
+ */
+static void cell_text(struct mf_strbuf *sb, const char *s, unsigned flags)
 {
-	size_t n = s ? strlen(s) : 0;
-	bool quote = n && (strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t');
-	if (!quote) {
-		mf_strbuf_add(sb, s ? s : "", n);
-		return;
-	}
-	mf_strbuf_putc(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			mf_strbuf_putc(sb, '"');
-		mf_strbuf_putc(sb, *s);
-	}
-	mf_strbuf_putc(sb, '"');
+	mf_escape_csv(sb, s, MF_ESCAPE_CSV_DATA | flags);
 }
 
 /* Nanoseconds as seconds with up to nine decimals, exact: 900, 899.999876. */
@@ -210,7 +204,7 @@ static void header(struct mf_strbuf *sb, const struct cols *c, const struct exp 
 	} while (0)
 
 static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const struct mf_group *g,
-	       const struct mf_strtab *tab, struct mf_export_stats *st)
+	       const struct mf_strtab *tab, unsigned flags, struct mf_export_stats *st)
 {
 	const struct fam_slots *fs = slots_of(x, g->family);
 	bool first = true, partial = false, over = false;
@@ -222,11 +216,11 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 		return MF_ENOMEM;
 	if (c->system) {
 		SEP();
-		cell_text(sb, g->system ? mf_strtab_get(tab, g->system) : NULL);
+		cell_text(sb, g->system ? mf_strtab_get(tab, g->system) : NULL, flags);
 	}
 	if (c->lpar) {
 		SEP();
-		cell_text(sb, g->lpar ? mf_strtab_get(tab, g->lpar) : NULL);
+		cell_text(sb, g->lpar ? mf_strtab_get(tab, g->lpar) : NULL, flags);
 	}
 	if (c->pool) {
 		SEP();
@@ -321,7 +315,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 	return 0;
 }
 
-int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strtab *tab,
+int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strtab *tab, bool terminal,
 		  int (*put)(void *ctx, const char *s, size_t len), void *ctx, struct mf_export_stats *stats)
 {
 	struct exp x;
@@ -365,7 +359,7 @@ int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strt
 	if (!rc) {
 		header(&sb, &c, &x);
 		for (i = 0; i < n && !rc; i++) {
-			rc = row(&sb, &c, &x, groups[i], tab, stats);
+			rc = row(&sb, &c, &x, groups[i], tab, terminal ? MF_ESCAPE_CSV_TERMINAL : 0, stats);
 			if (!rc && sb.failed)
 				rc = MF_ENOMEM;
 			if (!rc && (sb.len >= 1 << 16 || i + 1 == n)) {

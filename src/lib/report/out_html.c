@@ -118,8 +118,10 @@ static void num_cell(struct mf_strbuf *sb, const struct mf_family *fam, int idx,
 	} else if (isnan(r->value[idx])) {
 		mf_strbuf_puts(sb, "<td class=\"na\">n/a</td>");
 	} else {
-		mf_strbuf_printf(sb, "<td>%.*f</td>", fam->metrics[idx].digits,
-				 mf_shown(r->value[idx], fam->metrics[idx].digits));
+		char b[64];
+		mf_fmt_metric(b, sizeof(b), mf_shown(r->value[idx], fam->metrics[idx].digits), fam->metrics[idx].digits,
+			      false);
+		mf_strbuf_printf(sb, "<td>%s</td>", b);
 	}
 }
 

@@ -211,9 +211,10 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 				row[c] = strdup(l ? l : "n/a");
 			} else if (idx >= 0) {
 				double v = r->value[idx];
-				row[c] = isnan(v) ? strdup("n/a")
-						  : dupf("%.*f", g->family->metrics[idx].digits,
-							 mf_shown(v, g->family->metrics[idx].digits));
+				char b[64];
+				mf_fmt_metric(b, sizeof(b), mf_shown(v, g->family->metrics[idx].digits),
+					      g->family->metrics[idx].digits, false);
+				row[c] = strdup(isnan(v) ? "n/a" : b);
 			} else {
 				row[c] = strdup("");
 			}

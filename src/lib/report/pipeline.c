@@ -216,7 +216,7 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 /* Counts one skipped row or record and tells it. */
 static void skipped(struct mf_pipeline *p, struct mf_input *in, const char *reason, const struct mf_error *e)
 {
-	mf_notes_skip(&p->notes, reason);
+	mf_notes_skip(&p->notes, reason, e);
 	in->skipped++;
 	tell(p, MF_PIPELINE_SKIPPED, e);
 }
