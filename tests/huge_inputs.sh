@@ -17,20 +17,7 @@ COUNT_ALLOCS=${3:-}
 tmp=$(mktemp -d "${2:-/tmp}/huge.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-asan=0
-grep -aq __asan_init "$MFSTAT" && asan=1
-
-# run KB-OF-ADDRESS-SPACE SECONDS ARGS...: mfstat under the limits; stdout, stderr in $tmp/out, $tmp/err.
-run() {
-	local mem=$1 secs=$2
-	# A guard against a hang, not a bound on the time: a sanitizer build on a busy machine is slow.
-	[ $asan = 1 ] && secs=$((secs * 5))
-	shift 2
-	(
-		[ $asan = 1 ] || ulimit -v "$mem"
-		exec timeout "$secs" "$MFSTAT" "$@"
-	) > "$tmp/out" 2> "$tmp/err"
-}
+. "$(dirname "$0")/limited.sh"
 
 # A CSV: a row, a row of 65 MiB, a good row, a bad row.
 {

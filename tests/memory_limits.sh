@@ -18,19 +18,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${2:-/tmp}/memlimits.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-asan=0
-grep -aq __asan_init "$MFSTAT" && asan=1
-
-# run KB-OF-ADDRESS-SPACE SECONDS ARGS...: mfstat under the limits; stdout, stderr in $tmp/out, $tmp/err.
-run() {
-	local mem=$1 secs=$2
-	[ $asan = 1 ] && secs=$((secs * 5))
-	shift 2
-	(
-		[ $asan = 1 ] || ulimit -v "$mem"
-		exec timeout "$secs" "$MFSTAT" "$@"
-	) > "$tmp/out" 2> "$tmp/err"
-}
+. "$(dirname "$0")/limited.sh"
 
 # 720,000 rows of 51 bytes, a minute apart: every row is an interval, so a group of its own.
 awk 'BEGIN {
