@@ -444,6 +444,28 @@ static int ihash_build(struct group *grp, size_t size)
 }
 
 /* The interval record of a sample within its group (one per system and start time). */
+/*
+ * Seconds are summed as integer nanoseconds (exact, independent of the order of the rows), in
+ * an int64_t: 292 years.  A longer value (an lshwc run whose two reads are dated years 1 and
+ * 9999, a CSV row's interval_seconds of 1e300) saturates at the range instead of overflowing:
+ * the sum is then absurd but defined, and printed as what it is.
+ */
+static void add_ns(int64_t *sum, int64_t ns)
+{
+	if (__builtin_add_overflow(*sum, ns, sum))
+		*sum = ns < 0 ? INT64_MIN : INT64_MAX;
+}
+
+static int64_t ns_of(double seconds)
+{
+	double ns = seconds * 1e9;
+	if (!(ns < 9.2e18))
+		return ns < 0 ? INT64_MIN : INT64_MAX; /* and NaN: callers pass only numbers */
+	if (ns < -9.2e18)
+		return INT64_MIN;
+	return llround(ns);
+}
+
 static struct mf_interval *find_interval(struct group *grp, const struct mf_sample *s)
 {
 	struct mf_interval *iv;
@@ -686,7 +708,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	if (s->cpu < 0)
 		grp->cpu_unknown = true;
 	if (!isnan(s->rmf_busy_s)) {
-		grp->rmf_busy_ns += llround(s->rmf_busy_s * 1e9);
+		add_ns(&grp->rmf_busy_ns, ns_of(s->rmf_busy_s));
 		grp->rmf_rows++;
 	}
 	if (s->has_offset && !grp->has_offset) {
@@ -702,7 +724,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	}
 	iv->nrows++;
 	if (!isnan(s->seconds)) {
-		iv->sum_ns += llround(s->seconds * 1e9);
+		add_ns(&iv->sum_ns, ns_of(s->seconds));
 		iv->nseconds++;
 	}
 	if (s->cpu >= 0 && add_cpu(priv(grp), s))
@@ -1272,7 +1294,7 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 	grp->nnominal += src->nnominal;
 	grp->user_only |= src->user_only;
 	grp->cpu_unknown |= src->cpu_unknown;
-	grp->rmf_busy_ns += src->rmf_busy_ns;
+	add_ns(&grp->rmf_busy_ns, src->rmf_busy_ns);
 	grp->rmf_rows += src->rmf_rows;
 	if (src->has_offset && !grp->has_offset) {
 		grp->has_offset = true;
@@ -1295,7 +1317,7 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 			iv->utc_offset_s = si->utc_offset_s;
 		}
 		iv->nrows += si->nrows;
-		iv->sum_ns += si->sum_ns;
+		add_ns(&iv->sum_ns, si->sum_ns);
 		iv->nseconds += si->nseconds;
 	}
 	for (i = 0; i < sp->ncpus; i++) {
