@@ -27,15 +27,34 @@
 #   ROWS=1000000 SMALL_ROWS=200000   data rows of the large file and of the small one (the small
 #                                    one only measures how memory grows with the groups)
 #   RUNS=3  JOBS=$(nproc)  TMPDIR   runs per tool, mfstat's -j N and DuckDB's threads, file place
-#   SHAPES="2x2x24x4 4x2x8x2"        SYSTEMSxLPARSxCPUSxZIIP per shape.  The first: 96 rows and 8
+#   SHAPES="2x2x24x4 4x2x8x2 finest finest-ordered"
+#                                    SYSTEMSxLPARSxCPUSxZIIP per shape.  The first: 96 rows and 8
 #                                    groups (GCP and zIIP per LPAR) per 900 s interval, 875 MB and
 #                                    83,336 groups at 1,000,000 rows; the second, group-heavy:
 #                                    64 rows and 16 groups per interval, 877 MB and 250,000 groups.
 #                                    SYSTEMS= LPARS= CPUS= ZIIP= choose one shape instead.
+#                                    finest: one group per sample (gencsv --series): FINE_ROWS
+#                                    distinct samples of FINE_SERIES series (each its own system,
+#                                    LPAR and pool with one cpu) on FINE_SYSTEMS systems, random
+#                                    900 s intervals of FINE_DAYS days, rows not in time order;
+#                                    916 MB and 1,050,000 groups at the defaults.  finest-ordered:
+#                                    the same rows sorted by interval start.  On these two the
+#                                    tools are cat; mfstat -j 1 and -j N with --metrics
+#                                    CPI,PRBSTATE,L1MP,L2P, with all metrics (the default) and
+#                                    -j N --by system,pool (40 groups, the coarse grain on the same
+#                                    bytes); DuckDB 1 and N threads with the column types given,
+#                                    the sums of every counter and the same four formulas
+#                                    (bench/duckdb.mjs ... typed /dev/null CPI,PRBSTATE,L1MP,L2P;
+#                                    DuckDB's optimizer drops the sums no formula reads: EXPLAIN
+#                                    shows 9 of the 98 left) and with all metrics; no .zst.  Peak
+#                                    RSS of each tool is printed.
+#   FINE_ROWS=1050000 (ROWS when ROWS is set) FINE_SMALL_ROWS=210000 (SMALL_ROWS when set)
+#   FINE_SERIES=50000 FINE_SYSTEMS=20 FINE_DAYS=21
 #   DUCKDB_PACKAGE=@duckdb/node-api@1.5.6-r.1   the npm package installed
 # Quick check of the script: ROWS=20000 SMALL_ROWS=5000 RUNS=1 bench/csv.sh
 # Needs: cc, cmake (if build/mfstat must be built), zstd, GNU time for memory, node and npm for
-# DuckDB; about 2.5 GB free in TMPDIR at the default size (one shape's files at a time).
+# DuckDB; about 2.5 GB free in TMPDIR at the default size (one shape's files at a time).  At the
+# default sizes a run with the finest shapes takes about 20 minutes on 2 idle CPUs.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -46,8 +65,14 @@ jobs=${JOBS:-$(nproc)}
 if [[ -n ${SYSTEMS:-}${LPARS:-}${CPUS:-}${ZIIP:-} ]]; then
 	shapes=${SHAPES:-${SYSTEMS:-2}x${LPARS:-2}x${CPUS:-24}x${ZIIP:-4}}
 else
-	shapes=${SHAPES:-2x2x24x4 4x2x8x2}
+	shapes=${SHAPES:-2x2x24x4 4x2x8x2 finest finest-ordered}
 fi
+fine_rows=${FINE_ROWS:-${ROWS:-1050000}}
+fine_small_rows=${FINE_SMALL_ROWS:-${SMALL_ROWS:-210000}}
+fine_series=${FINE_SERIES:-50000}
+fine_systems=${FINE_SYSTEMS:-20}
+fine_days=${FINE_DAYS:-21}
+fine_metrics=CPI,PRBSTATE,L1MP,L2P
 duck_pkg=${DUCKDB_PACKAGE:-@duckdb/node-api@1.5.6-r.1}
 export MFSTAT_BENCH_CACHE=${MFSTAT_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mfstat-bench}
 mfstat=$root/build/mfstat
@@ -68,7 +93,7 @@ cc -O2 -std=c17 -Wall -Wextra -o "$tmp/gencsv" "$root/bench/gencsv.c" || die "ca
 if [[ ! -f $root/build/CMakeCache.txt ]]; then
 	cmake -S "$root" -B "$root/build" >/dev/null || die "cmake configure failed"
 fi
-cmake --build "$root/build" >/dev/null || die "cmake --build failed"
+cmake --build "$root/build" --target mfstat_cli >/dev/null || die "cmake --build failed"
 [[ -x $mfstat ]] || die "no $mfstat after the build"
 command -v zstd >/dev/null || die "zstd is needed for the compressed runs"
 
@@ -148,9 +173,101 @@ echo "machine: $(nproc) online cpus, $cpu_model, $(uname -sr); load average $(cu
 echo "mfstat:  $("$mfstat" --version 2>/dev/null | head -n 1); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 ((duck_ok)) && echo "DuckDB:  @duckdb/node-api $duck_version (node $(node --version)), query time without node's start"
 echo "runs:    best of $runs, the tools alternating; ROWS=$rows SMALL_ROWS=$small_rows JOBS=$jobs"
+echo "         FINE_ROWS=$fine_rows FINE_SMALL_ROWS=$fine_small_rows FINE_SERIES=$fine_series FINE_SYSTEMS=$fine_systems FINE_DAYS=$fine_days"
+
+# ---------------------------------------------------------------- the finest grain
+# finest [--ordered]: one group per sample; the four-metric report, all metrics, the coarse grain
+finest() {
+	local ordered=${1:-} big=$tmp/z16-fine.csv small=$tmp/z16-fine-small.csv
+	gen() {
+		"$tmp/gencsv" --systems "$fine_systems" --series "$fine_series" --days "$fine_days" --rows "$1" \
+			--seed 1 $ordered >"$2"
+	}
+	gen "$fine_rows" "$big"
+	gen "$fine_small_rows" "$small"
+	local size groups sgroups
+	size=$(stat -c %s "$big")
+	"$mfstat" report -q -f csv -j 1 --metrics $fine_metrics "$big" -o "$tmp/r1.csv"
+	"$mfstat" report -q -f csv -j "$jobs" --metrics $fine_metrics "$big" -o "$tmp/rN.csv"
+	cmp -s "$tmp/r1.csv" "$tmp/rN.csv" || die "finest$ordered: -j $jobs and -j 1 reports differ"
+	groups=$(($(wc -l <"$tmp/r1.csv") - 1))
+	"$mfstat" report -q -f csv -j 1 --metrics $fine_metrics "$small" -o "$tmp/r1.csv"
+	sgroups=$(($(wc -l <"$tmp/r1.csv") - 1))
+	rm -f "$tmp/r1.csv" "$tmp/rN.csv"
+
+	best=() rss=()
+	cat "$big" >/dev/null
+	for ((i = 0; i < runs; i++)); do
+		timed cat cat "$big"
+		timed mf1m "$mfstat" report -q -f csv -j 1 --metrics $fine_metrics "$big" -o /dev/null
+		timed mfNm "$mfstat" report -q -f csv -j "$jobs" --metrics $fine_metrics "$big" -o /dev/null
+		timed mf1 "$mfstat" report -q -f csv -j 1 "$big" -o /dev/null
+		timed mfN "$mfstat" report -q -f csv -j "$jobs" "$big" -o /dev/null
+		timed mfNc "$mfstat" report -q -f csv -j "$jobs" --by system,pool --metrics $fine_metrics "$big" -o /dev/null
+		if ((duck_ok)); then
+			timed duck1 node "$root/bench/duckdb.mjs" "$big" 1 1 typed /dev/null $fine_metrics
+			timed duckN node "$root/bench/duckdb.mjs" "$big" "$jobs" 1 typed /dev/null $fine_metrics
+			timed duck1a node "$root/bench/duckdb.mjs" "$big" 1 1 typed
+			timed duckNa node "$root/bench/duckdb.mjs" "$big" "$jobs" 1 typed
+		fi
+	done
+	local rss_small
+	rss_small=$(rss_of "$mfstat" report -q -f csv -j 1 --metrics $fine_metrics "$small" -o /dev/null)
+
+	echo
+	awk -v shape="finest${ordered:+ (--ordered: rows in time order)}" -v rows="$fine_rows" -v size="$size" \
+		-v groups="$groups" -v sgroups="$sgroups" -v srows="$fine_small_rows" -v n="$jobs" -v duck="$duck_ok" \
+		-v series="$fine_series" -v systems="$fine_systems" -v days="$fine_days" -v m="$fine_metrics" \
+		-v tc="${best[cat]}" -v t1m="${best[mf1m]}" -v tnm="${best[mfNm]}" -v t1="${best[mf1]}" -v tn="${best[mfN]}" \
+		-v tnc="${best[mfNc]}" -v d1="${best[duck1]:-}" -v dn="${best[duckN]:-}" \
+		-v d1a="${best[duck1a]:-}" -v dna="${best[duckNa]:-}" -v rd1a="${rss[duck1a]:-}" -v rdna="${rss[duckNa]:-}" \
+		-v r1m="${rss[mf1m]:-}" -v rnm="${rss[mfNm]:-}" -v r1="${rss[mf1]:-}" -v rn="${rss[mfN]:-}" \
+		-v rnc="${rss[mfNc]:-}" -v rd1="${rss[duck1]:-}" -v rdn="${rss[duckN]:-}" -v rs="$rss_small" '
+	function mb(kb) { return kb == "" ? "n/a" : sprintf("%.1f MB", kb / 1024) }
+	function row(tool, th, t, r) {
+		printf "| %-70s | %7s | %7.3f | %8.1f | %8.2f | %10s |\n", tool, th, t, size / 1e6 / t, t / tc, mb(r)
+	}
+	BEGIN {
+		printf "shape %s: %d distinct samples of %d series on %d systems over %d days, %.1f MB CSV, %d groups\n", \
+			shape, rows, series, systems, days, size / 1e6, groups
+		printf "| %-70s | %7s | %7s | %8s | %8s | %10s |\n", "tool", "threads", "seconds", "MB/s", "x cat", "peak RSS"
+		printf "|%s|%s|%s|%s|%s|%s|\n", "------------------------------------------------------------------------", "---------", "---------", "----------", "----------", "------------"
+		row("cat FILE", 1, tc, "")
+		row("mfstat report -f csv --metrics " m, 1, t1m, r1m)
+		row("mfstat report -f csv --metrics " m, n, tnm, rnm)
+		row("mfstat report -f csv (all metrics)", 1, t1, r1)
+		row("mfstat report -f csv (all metrics)", n, tn, rn)
+		row("mfstat report -f csv --by system,pool --metrics " m, n, tnc, rnc)
+		if (duck) {
+			row("DuckDB, the same sums and " m, 1, d1, rd1)
+			row("DuckDB, the same sums and " m, n, dn, rdn)
+			row("DuckDB, all metrics and the LSPR class", 1, d1a, rd1a)
+			row("DuckDB, all metrics and the LSPR class", n, dna, rdna)
+		}
+		printf "mfstat -j %d over -j 1 (%s): %.2fx\n", n, m, t1m / tnm
+		if (duck) {
+			printf "mfstat -j 1 over DuckDB 1 thread: %.2fx   (goal: at least 1.5x)\n", d1 / t1m
+			printf "mfstat -j %d over DuckDB %d threads: %.2fx   (goal: at least 1.5x)\n", n, n, dn / tnm
+			printf "all metrics: mfstat -j 1 over DuckDB 1 thread %.2fx, -j %d over DuckDB %d threads %.2fx\n", d1a / t1, n, n, dna / tn
+			if (r1m != "" && rd1 != "")
+				printf "peak RSS mfstat -j 1 / DuckDB 1 thread: %.2f, -j %d / DuckDB %d threads: %.2f   (goal: at most 1)\n", \
+					r1m / rd1, n, n, rnm / rdn
+		}
+		printf "per group at -j 1 (%s): %.2f us, %.0f bytes of peak RSS; the finest over the coarse grain per byte: %.1fx (-j %d)\n", \
+			m, t1m * 1e6 / groups, r1m * 1024 / groups, tnm / tnc, n
+		if (r1m != "" && groups > sgroups)
+			printf "  %d samples (%d groups): %s, so %.0f bytes per added group\n", \
+				srows, sgroups, mb(rs), (r1m - rs) * 1024 / (groups - sgroups)
+	}'
+	rm -f "$big" "$small"
+}
 
 # ---------------------------------------------------------------- shapes
 for shape in $shapes; do
+	case $shape in
+	finest) finest; continue ;;
+	finest-ordered) finest --ordered; continue ;;
+	esac
 	IFS=x read -r systems lpars cpus ziip <<<"$shape"
 	[[ -n $ziip ]] || die "shape '$shape' is not SYSTEMSxLPARSxCPUSxZIIP"
 	big=$tmp/z16-big.csv small=$tmp/z16-small.csv

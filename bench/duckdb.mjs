@@ -6,10 +6,13 @@
 // (data/metrics/common.tsv and z16.tsv, translated to SQL here, a family row replacing a common
 // one) and the LSPR class of data/lspr.tsv, ordered like mfstat's output and written as CSV.
 //
-// Usage: node bench/duckdb.mjs FILE THREADS RUNS [auto|typed [OUT]]
+// Usage: node bench/duckdb.mjs FILE THREADS RUNS [auto|typed [OUT [METRICS]]]
 //   Prints one line "best SECONDS" (the best of RUNS runs of the COPY statement, each in a fresh
 //   connection after SET threads=THREADS); OUT (default /dev/null) receives the CSV.  auto (the
-//   default) lets read_csv detect the dialect and the column types; typed gives them.
+//   default) lets read_csv detect the dialect and the column types; typed gives them.  METRICS,
+//   a comma-separated list such as CPI,PRBSTATE,L1MP,L2P, computes only those metrics (the work of
+//   `mfstat report --metrics LIST`; the sums are still of every counter, and there is no LSPR
+//   column unless L1MP and RNI are both in it).
 // The package @duckdb/node-api is looked up in $MFSTAT_BENCH_CACHE (where bench/csv.sh installed
 // it with npm), else next to this script.
 import { createRequire } from 'node:module';
@@ -19,7 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-const [file, threadsArg, runsArg, mode = 'auto', out = '/dev/null'] = process.argv.slice(2);
+const [file, threadsArg, runsArg, mode = 'auto', out = '/dev/null', only = ''] = process.argv.slice(2);
 if (!file || !threadsArg) {
 	console.error('usage: node bench/duckdb.mjs FILE THREADS RUNS [auto|typed [OUT]]');
 	process.exit(2);
@@ -63,8 +66,9 @@ function sql(name, seen = new Set()) {
 	});
 }
 const metrics = [];
+const wanted = only ? new Set(only.split(',')) : null;
 for (const [name, m] of defs) {
-	if (m.flags.split(',').includes('aux')) continue;
+	if (wanted ? !wanted.has(name) : m.flags.split(',').includes('aux')) continue;
 	try {
 		metrics.push(`${sql(name)} AS ${q(name)}`);
 	} catch {
@@ -94,7 +98,7 @@ WITH g AS (
 		${metrics.join(',\n\t\t')}
 	FROM g
 )
-SELECT *, ${lspr} AS LSPR FROM m
+SELECT *${!wanted || (wanted.has('L1MP') && wanted.has('RNI')) ? `, ${lspr} AS LSPR` : ''} FROM m
 ORDER BY system, lpar, pool, interval_start
 ) TO '${out.replace(/'/g, "''")}' (FORMAT csv, HEADER true)`;
 if (process.env.MFSTAT_BENCH_SQL) console.error(query);

@@ -5,6 +5,7 @@
  *
  *   cc -O2 -std=c17 -Wall -Wextra -o gencsv gencsv.c
  *   ./gencsv --systems 2 --lpars 1 --cpus 4 --ziip 1 --intervals 4 > demo.csv
+ *   ./gencsv --systems 20 --series 50000 --days 21 > finest.csv     (one group per sample)
  *
  * The values are made up, but internally consistent and in the ranges a real z16 shows:
  * busy 20-95%, CPI 1.2-3.5, L1MP 1.5-7, sourcing splits that sum to at most B2+B4,
@@ -64,6 +65,17 @@ static void usage(FILE *f)
 	      "  --machine M           machine column (default 3931)\n"
 	      "  --cpsp MHZ            CPU speed (default 5200)\n"
 	      "  --seed N              PRNG seed (default 1)\n"
+	      "\n"
+	      "Series mode (--series N): the finest grain, one group per sample.  N series, each its\n"
+	      "own system, LPAR and pool with one cpu (series k: system k mod --systems; in it LPAR\n"
+	      "PROD<j/2+1>, GCP cpu 0 for even j, ZIIP cpu 1 for odd j, j = k div --systems); --rows\n"
+	      "distinct samples (default N times --days), each a random series and a random interval\n"
+	      "of --days days, in random order (--lpars, --cpus, --ziip and --intervals are ignored).\n"
+	      "A sample's values depend only on --seed, its series and its interval, so --ordered\n"
+	      "writes the same rows sorted by interval start (then series).\n"
+	      "  --series N            series count (at most 20,000,000)\n"
+	      "  --days D              days the intervals are drawn from (default 21)\n"
+	      "  --ordered             rows in time order\n"
 	      "  -h, --help            this help\n",
 	      f);
 }
@@ -119,11 +131,117 @@ static void gen_row(uint64_t *v, const struct cpu *c, const struct prof *p, doub
 	gen_mt(v, &k, c);
 }
 
+/* one row: identity prefix, "interval_start,interval_seconds" tail, the counters */
+static void put_row(const char *prefix, size_t plen, const char *tail, size_t tl, const uint64_t *v)
+{
+	if (on > OUTBUF - ROOM)
+		flush();
+	char *p = ob + on;
+	memcpy(p, prefix, plen);
+	p += plen;
+	memcpy(p, tail, tl);
+	p += tl;
+	for (size_t j = 0; j < NCOUNTERS; j++) {
+		*p++ = ',';
+		p = putu(p, v[ctr_z16[j]]);
+	}
+	*p++ = '\n';
+	on = (size_t)(p - ob);
+}
+
+static size_t put_tail(char *tail, int64_t t, uint64_t secs)
+{
+	char ts[21];
+	fmt_iso(t, ts);
+	char *tp = tail;
+	memcpy(tp, ts, 20);
+	tp += 20;
+	*tp++ = ',';
+	tp = putu(tp, secs);
+	return (size_t)(tp - tail);
+}
+
+static void sys_name(uint64_t s, char sys[3])
+{
+	sys[0] = sys[1] = sys[2] = 0;
+	if (s < 26)
+		sys[0] = (char)('A' + s);
+	else {
+		sys[0] = (char)('A' + s / 26 - 1);
+		sys[1] = (char)('A' + s % 26);
+	}
+}
+
+struct sample {
+	uint32_t iv, series;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	if (x->iv != y->iv)
+		return x->iv < y->iv ? -1 : 1;
+	return (x->series > y->series) - (x->series < y->series);
+}
+
+/* --series: distinct random (series, interval) samples, one group each under the default --by */
+static void gen_series(uint64_t nseries, uint64_t rows, uint64_t days, int ordered, uint64_t systems, uint64_t secs,
+		       uint64_t seed, int64_t t0, const char *machine, uint64_t cpsp)
+{
+	uint64_t per_series = days * 86400 / secs, slots = nseries * per_series;
+	if (per_series == 0 || per_series > UINT32_MAX)
+		bad("--days and --interval-seconds give no interval or too many", NULL);
+	if (rows > slots / 2)
+		bad("--rows is more than half of --series times the intervals of --days", NULL);
+	unsigned char *taken = calloc(slots / 8 + 1, 1);
+	struct sample *sm = malloc((rows ? rows : 1) * sizeof *sm);
+	if (!taken || !sm) {
+		fputs(PROG ": out of memory\n", stderr);
+		exit(1);
+	}
+	rng_t pick;
+	rng_seed(&pick, seed ^ 0x5eed5e11e5ull);
+	for (uint64_t i = 0; i < rows;) {
+		uint64_t slot = rnd_r(&pick) % slots;
+		if (taken[slot / 8] & (1u << (slot % 8)))
+			continue;
+		taken[slot / 8] |= (unsigned char)(1u << (slot % 8));
+		sm[i++] = (struct sample){(uint32_t)(slot % per_series), (uint32_t)(slot / per_series)};
+	}
+	free(taken);
+	if (ordered)
+		qsort(sm, rows, sizeof *sm, by_time);
+
+	uint64_t v[MAXCTR] = {0};
+	double hz_s = (double)cpsp * 1e6 * (double)secs;
+	for (uint64_t i = 0; i < rows; i++) {
+		uint64_t k = sm[i].series, iv = sm[i].iv, j = k / systems;
+		int ziip = (int)(j % 2);
+		/* the series' lasting character, then the sample's values: a stream per sample */
+		uint64_t h = seed ^ (k * 0x9e3779b97f4a7c15ull);
+		rng_seed(&R, h);
+		struct cpu c;
+		cpu_init(&c, ziip, k % 7 == 0);
+		rng_seed(&R, h ^ ((iv + 1) * 0xd1b54a32d192ed03ull));
+		struct prof pr;
+		make_profile(&pr, class_cycle[(iv + j / 2) % 4]);
+		gen_row(v, &c, &pr, hz_s);
+
+		char sys[3], prefix[80], tail[48];
+		sys_name(k % systems, sys);
+		int n = snprintf(prefix, sizeof prefix, "SYS%s,PROD%u,%u,%s,%s,%u,", sys, (unsigned)(j / 2 + 1),
+				 (unsigned)ziip, ziip ? "ZIIP" : "GCP", machine, (unsigned)cpsp);
+		size_t tl = put_tail(tail, t0 + (int64_t)(iv * secs), secs);
+		put_row(prefix, (size_t)n, tail, tl, v);
+	}
+	free(sm);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t rows = 0, intervals = 4, systems = 1, lpars = 1, cpus = 4, ziips = 1, secs = 900, seed = 1,
-		 cpsp = 5200;
-	int have_rows = 0, have_ziip = 0;
+		 cpsp = 5200, series = 0, days = 21;
+	int have_rows = 0, have_ziip = 0, ordered = 0;
 	const char *start = "2025-03-04T00:00:00Z", *machine = "3931";
 
 	for (int i = 1; i < argc; i++) {
@@ -131,6 +249,10 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
+		}
+		if (!strcmp(a, "--ordered")) {
+			ordered = 1;
+			continue;
 		}
 		char name[OPT_NAME_MAX];
 		val = opt_value(opt_split(a, name), argc, argv, &i, name);
@@ -151,6 +273,10 @@ int main(int argc, char **argv)
 			have_ziip = 1;
 		} else if (!strcmp(name, "--interval-seconds"))
 			secs = parse_u64(name, val, 1, 86400);
+		else if (!strcmp(name, "--series"))
+			series = parse_u64(name, val, 1, 20000000);
+		else if (!strcmp(name, "--days"))
+			days = parse_u64(name, val, 1, 36500);
 		else if (!strcmp(name, "--start"))
 			start = val;
 		else if (!strcmp(name, "--machine"))
@@ -180,7 +306,7 @@ int main(int argc, char **argv)
 
 	/* per-cpu characteristics and identity prefixes "SYSA,PROD1,0,GCP,3931,5200," */
 	struct cpu *cs = calloc(per_iv, sizeof *cs);
-	char (*prefix)[64] = calloc(per_iv, sizeof *prefix);
+	char(*prefix)[64] = calloc(per_iv, sizeof *prefix);
 	unsigned char *plen = calloc(per_iv, 1);
 	struct prof *lp = calloc(systems * lpars, sizeof *lp);
 	ob = malloc(OUTBUF);
@@ -195,13 +321,8 @@ int main(int argc, char **argv)
 				struct cpu *x = &cs[k];
 				/* the AIU on cpu 0 of every other LPAR and on a few random GCPs */
 				cpu_init(x, c >= cpus - ziips, c == 0 && (s * lpars + l) % 2 == 0);
-				char sys[3] = {0};
-				if (s < 26)
-					sys[0] = (char)('A' + s);
-				else {
-					sys[0] = (char)('A' + s / 26 - 1);
-					sys[1] = (char)('A' + s % 26);
-				}
+				char sys[3];
+				sys_name(s, sys);
 				int n = snprintf(prefix[k], sizeof prefix[k], "SYS%s,PROD%u,%u,%s,%s,%u,", sys,
 						 (unsigned)(s * lpars + l + 1), (unsigned)c, x->ziip ? "ZIIP" : "GCP",
 						 machine, (unsigned)cpsp);
@@ -220,36 +341,20 @@ int main(int argc, char **argv)
 
 	uint64_t v[MAXCTR] = {0};
 	double hz_s = (double)cpsp * 1e6 * (double)secs;
-	uint64_t done = 0;
+	uint64_t done = series ? rows : 0;
+	if (series)
+		gen_series(series, have_rows ? rows : series * days, days, ordered, systems, secs, seed, t0, machine,
+			   cpsp);
 	for (uint64_t iv = 0; done < rows; iv++) {
-		char ts[21], tail[48];
-		fmt_iso(t0 + (int64_t)(iv * secs), ts);
-		char *tp = tail;
-		memcpy(tp, ts, 20);
-		tp += 20;
-		*tp++ = ',';
-		tp = putu(tp, secs);
-		size_t tl = (size_t)(tp - tail);
+		char tail[48];
+		size_t tl = put_tail(tail, t0 + (int64_t)(iv * secs), secs);
 
 		for (uint64_t k = 0; k < per_iv && done < rows; k++, done++) {
 			uint64_t li = k / cpus;
 			if (k % cpus == 0)
 				make_profile(&lp[li], class_cycle[(iv + li) % 4]);
 			gen_row(v, &cs[k], &lp[li], hz_s);
-
-			if (on > OUTBUF - ROOM)
-				flush();
-			char *p = ob + on;
-			memcpy(p, prefix[k], plen[k]);
-			p += plen[k];
-			memcpy(p, tail, tl);
-			p += tl;
-			for (size_t j = 0; j < NCOUNTERS; j++) {
-				*p++ = ',';
-				p = putu(p, v[ctr_z16[j]]);
-			}
-			*p++ = '\n';
-			on = (size_t)(p - ob);
+			put_row(prefix[k], plen[k], tail, tl, v);
 		}
 	}
 	flush();
