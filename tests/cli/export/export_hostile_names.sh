@@ -13,13 +13,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 	printf '=A\377B\\x41,'"'"'LP7,GCP,z16,5200,2025-03-04T00:00:00Z,900,1000,500,5,5\n'
 	printf '\\\\,'"''"'=LP8,GCP,z16,5200,2025-03-04T00:00:00Z,900,1000,500,5,5\n'
 } > "$tmp/in.csv"
-utf8_ok() {
-	if command -v python3 >/dev/null; then
-		python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$1" 2>/dev/null
-	else
-		iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
-	fi && echo "valid UTF-8" || echo "NOT valid UTF-8"
-}
+. ./lib.sh # utf8_ok
 "$MFSTAT" export -o "$tmp/e.csv" "$tmp/in.csv"; echo "export: exit $?, $(utf8_ok "$tmp/e.csv")"
 cut -d, -f1-3 "$tmp/e.csv" | LC_ALL=C cat -v
 for f in text csv; do

@@ -6,13 +6,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 in=../data/hostile-names.csv
 
 # Valid UTF-8: python3's decoder, else iconv; valid JSON: python3's parser when present.
-utf8_ok() {
-	if command -v python3 >/dev/null; then
-		python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$1" 2>/dev/null
-	else
-		iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
-	fi && echo "valid UTF-8" || echo "NOT valid UTF-8"
-}
+. ./lib.sh # utf8_ok
 json_ok() {
 	if command -v python3 >/dev/null; then
 		python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$1" 2>/dev/null \
