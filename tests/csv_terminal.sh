@@ -29,7 +29,9 @@ on_tty() {
 	local name=$1 cmd="" a
 	shift
 	for a in "$@"; do cmd+=" $(printf '%q' "$a")"; done
-	script -qec "$cmd" /dev/null < /dev/null > "$tmp/$name" 2>&1
+	# script(1) runs the command with $SHELL; printf %q quotes for bash ($'...'), which dash
+	# (root's shell in a container, or an unset SHELL) would read as a literal '$'.
+	SHELL=/bin/bash script -qec "$cmd" /dev/null < /dev/null > "$tmp/$name" 2>&1
 }
 
 # check NAME WANT...: no control byte in $tmp/NAME, and each WANT (a fixed string) in it.
