@@ -323,29 +323,45 @@ static int fast_next(const char *b, size_t *p, size_t lim, char close)
 	return 0;
 }
 
-/* A counter entry at b[p] (its '{') into c; the offset past it, or 0. */
-static size_t fast_ctr(const char *b, size_t p, size_t lim, struct fctr *c)
+/* A member's value at b[p] for fast_object: the offset past it, or 0. */
+typedef size_t (*fast_member_fn)(const char *b, size_t p, size_t lim, const struct fval *key, void *ctx);
+
+/* An object at b[p] (its '{'), each member's value read by member: the offset past it, or 0. */
+static size_t fast_object(const char *b, size_t p, size_t lim, fast_member_fn member, void *ctx)
 {
 	int more;
-	memset(c, 0, sizeof(*c));
+	if (p >= lim || b[p] != '{')
+		return 0;
 	p = json_ws(b, p + 1, lim);
 	if (p < lim && b[p] == '}')
 		return p + 1;
 	do {
 		struct fval key;
-		if (!(p = fast_key(b, p, lim, &key)))
-			return 0;
-		p = fast_scalar(b, p, lim,
-				key_is(key.s, key.n, "name")    ? &c->name
-				: key_is(key.s, key.n, "id")    ? &c->id
-				: key_is(key.s, key.n, "value") ? &c->value
-								: NULL);
-		if (!p || !(more = fast_next(b, &p, lim, '}')))
+		if (!(p = fast_key(b, p, lim, &key)) || !(p = member(b, p, lim, &key, ctx)) ||
+		    !(more = fast_next(b, &p, lim, '}')))
 			return 0;
 		if (more == 2)
 			p = json_ws(b, p, lim);
 	} while (more == 2);
 	return p;
+}
+
+/* A member of a counter entry: "name", "id" and "value" kept, any other scalar skipped. */
+static size_t ctr_member(const char *b, size_t p, size_t lim, const struct fval *key, void *ctx)
+{
+	struct fctr *c = ctx;
+	return fast_scalar(b, p, lim,
+			   key_is(key->s, key->n, "name")    ? &c->name
+			   : key_is(key->s, key->n, "id")    ? &c->id
+			   : key_is(key->s, key->n, "value") ? &c->value
+							     : NULL);
+}
+
+/* A counter entry at b[p] (its '{') into c; the offset past it, or 0. */
+static size_t fast_ctr(const char *b, size_t p, size_t lim, struct fctr *c)
+{
+	memset(c, 0, sizeof(*c));
+	return fast_object(b, p, lim, ctr_member, c);
 }
 
 /* The "counters" array at b[p] (its '[') into f; the offset past it, or 0. */
@@ -380,36 +396,26 @@ static size_t fast_ctrs(const char *b, size_t p, size_t lim, struct json_fast *f
 	return p;
 }
 
+/* A member of a measurement: "counters", "cpu", "time_epoch" and "date_time" kept. */
+static size_t meas_member(const char *b, size_t p, size_t lim, const struct fval *key, void *ctx)
+{
+	struct json_fast *f = ctx;
+	if (key_is(key->s, key->n, "counters"))
+		return fast_ctrs(b, p, lim, f);
+	return fast_scalar(b, p, lim,
+			   key_is(key->s, key->n, "cpu")          ? &f->cpu
+			   : key_is(key->s, key->n, "time_epoch") ? &f->te
+			   : key_is(key->s, key->n, "date_time")  ? &f->dt
+								  : NULL);
+}
+
 /* The measurement at b[p] (after blanks) into f: the offset past it, or 0 to leave it to jansson. */
 static size_t fast_meas(const char *b, size_t p, size_t end, struct json_fast *f)
 {
 	size_t lim = end - p > MAX_JSON_PIECE ? p + MAX_JSON_PIECE : end;
-	int more;
 	f->cpu.kind = f->te.kind = f->dt.kind = f->counters.kind = FV_NONE;
 	f->nc = 0;
-	if (p >= lim || b[p] != '{')
-		return 0;
-	p = json_ws(b, p + 1, lim);
-	if (p < lim && b[p] == '}')
-		return p + 1;
-	do {
-		struct fval key;
-		if (!(p = fast_key(b, p, lim, &key)))
-			return 0;
-		if (key_is(key.s, key.n, "counters"))
-			p = fast_ctrs(b, p, lim, f);
-		else
-			p = fast_scalar(b, p, lim,
-					key_is(key.s, key.n, "cpu")          ? &f->cpu
-					: key_is(key.s, key.n, "time_epoch") ? &f->te
-					: key_is(key.s, key.n, "date_time")  ? &f->dt
-									     : NULL);
-		if (!p || !(more = fast_next(b, &p, lim, '}')))
-			return 0;
-		if (more == 2)
-			p = json_ws(b, p, lim);
-	} while (more == 2);
-	return p;
+	return fast_object(b, p, lim, meas_member, f);
 }
 
 /*
