@@ -324,13 +324,15 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
 
 /* Held events, back to back in chunks: a struct hev, then what its kind holds. */
 /*
- * Chunks of 4 MiB, mapped on a 2 MiB boundary and asked to be backed by huge pages (where the
- * kernel gives them on request, MADV_HUGEPAGE): filled 4 KiB page by 4 KiB page, each first
- * write is a page fault, and on a virtual machine those cost more than the copying (measured:
- * the held samples of a 630 MB dump cost 115 ms in 4 KiB pages, a few in huge pages).
+ * Chunks grow from 64 KiB to 4 MiB (a small dump takes little); those of 4 MiB are mapped on a
+ * 2 MiB boundary and asked to be backed by huge pages (where the kernel gives them on request,
+ * MADV_HUGEPAGE): filled 4 KiB page by 4 KiB page, each first write is a page fault, and on a
+ * virtual machine those cost more than the copying (measured: the held samples of a 630 MB dump
+ * took 115 ms more in 4 KiB pages).
  */
 #define HCHUNK ((size_t)4 << 20)
 #define HALIGN ((size_t)2 << 20)
+#define HSMALL ((size_t)64 << 10)
 
 struct hchunk {
 	struct hchunk *next;
@@ -354,6 +356,7 @@ struct held {
 	char *name;
 	struct hchunk *first, *last, *cur; /* cur and pos: the replay's place */
 	size_t pos;
+	size_t mapped; /* the bytes of its chunks (given back ones included) */
 	uint64_t samples;
 	bool ended; /* the reading came to its end (else it stopped at an error) */
 	char **warnings;
@@ -387,20 +390,26 @@ static unsigned char *held_room(struct held *h, size_t size)
 	struct hchunk *c = h->last;
 	unsigned char *at;
 	if (!c || c->size - c->used < size) {
-		size_t cap = size > HCHUNK - sizeof(*c) ? size : HCHUNK - sizeof(*c);
-		size_t len = (sizeof(*c) + cap + HALIGN - 1) & ~(HALIGN - 1);
-		unsigned char *m = mmap(NULL, len + HALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		size_t lead;
+		/* Growing: a small dump takes little (64 KiB first, each chunk as large as those before). */
+		size_t want = h->mapped < HCHUNK ? (h->mapped > HSMALL ? h->mapped : HSMALL) : HCHUNK;
+		size_t cap = size > want - sizeof(*c) ? size : want - sizeof(*c);
+		size_t align = want == HCHUNK ? HALIGN : HSMALL;
+		size_t len = (sizeof(*c) + cap + align - 1) & ~(align - 1);
+		unsigned char *m = mmap(NULL, len + (align == HALIGN ? HALIGN : 0), PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
-		lead = (HALIGN - (uintptr_t)m % HALIGN) % HALIGN; /* the mapping cut to the boundary */
-		if (lead)
-			munmap(m, lead);
-		munmap(m + lead + len, HALIGN - lead);
-		m += lead;
+		if (align == HALIGN) {
+			size_t lead = (HALIGN - (uintptr_t)m % HALIGN) % HALIGN; /* the mapping cut to the boundary */
+			if (lead)
+				munmap(m, lead);
+			munmap(m + lead + len, HALIGN - lead);
+			m += lead;
 #ifdef MADV_HUGEPAGE
-		(void)madvise(m, len, MADV_HUGEPAGE);
+			(void)madvise(m, len, MADV_HUGEPAGE);
 #endif
+		}
+		h->mapped += len;
 		c = (struct hchunk *)m;
 		c->mapped = len;
 		cap = len - sizeof(*c);
