@@ -482,10 +482,9 @@ static int held_add(struct held *h, int got, const struct mf_sample *s, const st
 			end = put_varint(end, s->value[i]);
 			prev = s->slot[i];
 		}
-		/* What the counters did not take is given back. */
+		/* The room the counters did not take is given back (the event is the chunk's last). */
+		h->last->used -= ev.size - ALIGN8((size_t)(end - at));
 		ev.size = (uint32_t)ALIGN8((size_t)(end - at));
-		h->last->used -=
-			(size_t)(at + ALIGN8(sizeof(ev) + ALIGN8(HEAD_BYTES) + HELD_MAX_COUNTERS(s->n)) - at) - ev.size;
 		h->samples++;
 	} else if (got < 0) {
 		memcpy(end, e, sizeof(*e));
