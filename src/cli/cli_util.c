@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "mfstat/base/distance.h"
+#include "mfstat/base/inbytes.h"
 
 bool cli_quiet;
 bool cli_stdout_reported;
@@ -1149,7 +1150,6 @@ int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t
 	     struct mf_pipeline **pl, struct mf_report *rep)
 {
 	struct mf_error e;
-	size_t i;
 	int got;
 	heap_pad_for(po, files, n);
 	*pl = mf_pipeline_new(po);
@@ -1157,10 +1157,10 @@ int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t
 		cli_nomem("setting up the reading of %zu input%s", n, n == 1 ? "" : "s");
 		return EXIT_DATA;
 	}
-	/* The LPAR view first: type 70 records of any dump join the type 113 samples of every one. */
-	for (i = 0; i < n; i++)
-		mf_pipeline_prescan_file(*pl, files[i]);
-	got = mf_pipeline_add_files(*pl, files, n, &e);
+	/* Type 70 records of any dump join the type 113 samples of every one: each dump read once. */
+	got = mf_pipeline_read_files(*pl, files, n, &e);
+	if (getenv("MFSTAT_TEST_BYTES_READ")) /* the tests' seam: the input bytes read, each once */
+		fprintf(stderr, "mfstat: %llu bytes of input read\n", mf_input_bytes_read());
 	if (got) /* a family that the data cannot name (several fit) is for the user to say: usage */
 		return cli_exit_for(got);
 	if (mf_pipeline_finish(*pl, rep)) /* said by the pipeline's diag, naming what it was making */

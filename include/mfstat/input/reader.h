@@ -38,6 +38,12 @@ struct mf_reader_opts {
 	 */
 	struct mf_lparmap *lpar;
 	bool lpar_scan;
+	/*
+	 * With lpar: the type 70 and 99 records are added to it, the type 113
+	 * samples are not joined (the caller joins them with mf_lparmap_join once
+	 * every input's records are in: one pass, mf_pipeline_read_files).
+	 */
+	bool lpar_nojoin;
 	/* -j: above 1, a compressed file (gzip, zstd) is decompressed by a thread of its own, ahead
 	 * of the parsing; 0 or 1: in line, as it is read. */
 	unsigned jobs;

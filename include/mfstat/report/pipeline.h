@@ -108,6 +108,21 @@ void mf_pipeline_prescan_mem(struct mf_pipeline *p, const char *name, const void
  */
 int mf_pipeline_add_files(struct mf_pipeline *p, const char *const *paths, size_t n, struct mf_error *err);
 
+/*
+ * Every input of paths read as mf_pipeline_prescan_file for each and then
+ * mf_pipeline_add_files would read them (the same report, messages and
+ * their order), reading each SMF dump once: its type 70 and 99 records go
+ * into the LPAR view in the same pass that decodes its type 113 samples,
+ * which are held (compactly: their identity and the counters they have)
+ * and joined to the view, checked and grouped in their order once every
+ * SMF dump is read.  A first pass is still made over the inputs that
+ * follow a non-SMF input or standard input read after held samples, and
+ * over an input whose reading stops at an error, so that the view is the
+ * one of every input; with jobs and several inputs, the inputs are read as
+ * mf_pipeline_prescan_file and mf_pipeline_add_files read them.
+ */
+int mf_pipeline_read_files(struct mf_pipeline *p, const char *const *paths, size_t n, struct mf_error *err);
+
 /* Like mf_pipeline_add_file, reading data[0..len) named name. */
 int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len, struct mf_error *err);
 

@@ -2,6 +2,8 @@
 /* Input bytes from files, stdin or memory; gzip and zstd recognised by their magic bytes. */
 #include "io.h"
 
+#include "mfstat/base/inbytes.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -62,8 +64,26 @@ struct ahead {
 	pthread_t thread;
 };
 
-/* Raw bytes from the file or memory. */
+/* Input bytes read by every source of the process (mf_input_bytes_read). */
+static unsigned long long input_bytes;
+
+unsigned long long mf_input_bytes_read(void)
+{
+	return __atomic_load_n(&input_bytes, __ATOMIC_RELAXED);
+}
+
+static long raw_read_uncounted(struct mf_source *s, unsigned char *dst, size_t n, struct mf_error *err);
+
+/* Raw bytes from the file or memory, counted. */
 static long raw_read(struct mf_source *s, unsigned char *dst, size_t n, struct mf_error *err)
+{
+	long got = raw_read_uncounted(s, dst, n, err);
+	if (got > 0)
+		__atomic_fetch_add(&input_bytes, (unsigned long long)got, __ATOMIC_RELAXED);
+	return got;
+}
+
+static long raw_read_uncounted(struct mf_source *s, unsigned char *dst, size_t n, struct mf_error *err)
 {
 	ssize_t got;
 	if (s->mem && s->mem_pos == s->mem_len && s->range_fd >= 0) {

@@ -347,7 +347,7 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 				smp->slot[smp->n] = (uint16_t)rec->family->dense[rec->num[i]];
 				smp->value[smp->n++] = rec->val[i];
 			}
-			if (r->opts.lpar)
+			if (r->opts.lpar && !r->opts.lpar_nojoin)
 				mf_lparmap_join(r->opts.lpar, smp);
 			return 1;
 		}
@@ -423,7 +423,7 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 			smp->start_us = snap(y, b->ctm, smp->seconds);
 			set_baseline(b, rec);
 			y->s2_before_s1++;
-			if (r->opts.lpar)
+			if (r->opts.lpar && !r->opts.lpar_nojoin)
 				mf_lparmap_join(r->opts.lpar, smp);
 			return 1;
 		}
