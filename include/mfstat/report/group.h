@@ -136,6 +136,22 @@ struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_
 /* mf_grouper_groups sorting with up to jobs threads (the same order). */
 struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_strtab *tab, size_t jobs, size_t *n);
 
+/*
+ * What a grouper's groups take, counted (for tests and measurements): the group blocks are
+ * carved from a few large chunks (an arena), not allocated one by one; a group holds allocations
+ * of its own only for a second interval or CPU and for LSPR sums of mixed engines.
+ */
+struct mf_grouper_mem {
+	size_t groups;
+	size_t chunks;      /* allocations of the arena */
+	size_t arena_bytes; /* their bytes */
+	size_t block_bytes; /* carved for group blocks */
+	size_t side_allocs; /* allocations groups hold beside their blocks */
+	size_t side_bytes;
+	size_t table_bytes; /* the lookup table and the list */
+};
+void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m);
+
 /* The groups in the order they were made (not sorted: cheaper, for merging). */
 struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n);
 
@@ -161,7 +177,8 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
  * Every group of src into g, as mf_grouper_merge_ids of each in src's order:
  * a group g has not is moved (its names renamed through map), not copied; one
  * g has is added up and stays with src.  src is left with those alone (its
- * lookup emptied: only for freeing).  Returns 0, MF_ENOMEM or MF_ELIMIT.
+ * lookup emptied: only for freeing).  Either may be freed first.  Returns 0,
+ * MF_ENOMEM or MF_ELIMIT.
  */
 int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint32_t *map, size_t nmap);
 

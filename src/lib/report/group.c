@@ -1,12 +1,121 @@
 /* SPDX-License-Identifier: MIT */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "mfstat/report/group.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "mfstat/base/shares.h"
+
+/*
+ * The group blocks of a grouper are carved from chunks of fresh zeroed memory (an arena): no
+ * malloc per group (its header, its clearing), a group of one sample written once, and blocks
+ * made one after the other lie one after the other, so walking the list in order (growing the
+ * table, merging, sorting) reads memory in order.  Blocks are freed with the arena, all at once:
+ * a grouper that takes another's groups (-j parts) holds that one's arena too, counted, so either
+ * may be freed first.
+ */
+struct chunk {
+	struct chunk *next;
+	size_t size; /* bytes of the chunk, this header included */
+};
+
+struct arena {
+	size_t refs;          /* groupers holding it */
+	struct chunk *chunks; /* the newest first */
+	char *at, *end;       /* the free part of the newest */
+	size_t next_size;     /* of the next chunk */
+	size_t bytes;         /* of all chunks */
+	size_t carved;        /* bytes handed out */
+};
+
+#define ARENA_FIRST ((size_t)64 << 10)
+#define ARENA_MAX ((size_t)8 << 20) /* a multiple of the 2 MiB of a huge page */
+
+/* A zeroed chunk of size bytes: mapped fresh where it can be (zero pages, huge ones when big). */
+static struct chunk *chunk_new(size_t size)
+{
+	struct chunk *c;
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (size >= ((size_t)2 << 20)) {
+		/* The chunk will be filled: huge pages, mapped in one call rather than a fault a page. Hints only. */
+#if defined(MADV_HUGEPAGE)
+		(void)madvise(m, size, MADV_HUGEPAGE);
+#endif
+#if defined(MADV_POPULATE_WRITE)
+		(void)madvise(m, size, MADV_POPULATE_WRITE);
+#endif
+	}
+	c = m;
+#else
+	c = calloc(1, size);
+	if (!c)
+		return NULL;
+#endif
+	c->size = size;
+	return c;
+}
+
+static void chunk_free(struct chunk *c)
+{
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+	munmap(c, c->size);
+#else
+	free(c);
+#endif
+}
+
+#define ARENA_ALIGN 16
+
+/* n zeroed bytes (aligned to ARENA_ALIGN) that live until arena_free, or NULL. */
+static void *arena_alloc(struct arena *a, size_t n)
+{
+	void *p;
+	n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	if (!a->at || (size_t)(a->end - a->at) < n) {
+		size_t head = (sizeof(struct chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+		size_t size = a->next_size ? a->next_size : ARENA_FIRST;
+		struct chunk *c;
+		if (n > SIZE_MAX / 2 - head)
+			return NULL;
+		while (size < head + n)
+			size *= 2;
+		if (!(c = chunk_new(size)))
+			return NULL;
+		c->next = a->chunks;
+		a->chunks = c;
+		a->at = (char *)c + head;
+		a->end = (char *)c + size;
+		a->bytes += size;
+		if (a->next_size < ARENA_MAX)
+			a->next_size = size * 2 < ARENA_MAX ? size * 2 : ARENA_MAX;
+	}
+	p = a->at;
+	a->at += n;
+	a->carved += n;
+	return p;
+}
+
+/* Lets go of an arena: freed with its chunks when no grouper holds it. */
+static void arena_put(struct arena *a)
+{
+	struct chunk *c, *next;
+	if (!a || --a->refs)
+		return;
+	for (c = a->chunks; c; c = next) {
+		next = c->next;
+		chunk_free(c);
+	}
+	free(a);
+}
 
 struct mf_grouper {
 	unsigned by;
@@ -21,7 +130,10 @@ struct mf_grouper {
 	const struct mf_tz *tz;      /* calendar keys are cut in it; NULL: UTC */
 	bool calendar;               /* by has a calendar key: cal */
 	enum mf_cal cal;
-	bool limit_hit; /* find_or_add refused a new group: the limit, not memory */
+	bool limit_hit;      /* find_or_add refused a new group: the limit, not memory */
+	struct arena *arena; /* the blocks of the groups made here */
+	struct arena **held; /* those of groups taken from other groupers */
+	size_t nheld;
 };
 
 static const struct {
@@ -104,6 +216,11 @@ struct mf_grouper *mf_grouper_new(unsigned by)
 	struct mf_grouper *g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
+	if (!(g->arena = calloc(1, sizeof(*g->arena)))) {
+		free(g);
+		return NULL;
+	}
+	g->arena->refs = 1;
 	g->by = by;
 	g->calendar = mf_by_calendar(by, &g->cal) == 1;
 	return g;
@@ -176,6 +293,7 @@ void mf_grouper_set_max_groups(struct mf_grouper *g, size_t max)
 	g->max_groups = max;
 }
 
+/* Frees what a group holds beside its block (the block is the arena's). */
 static void group_free(struct mf_group *grp)
 {
 	struct group *p = priv(grp);
@@ -185,7 +303,6 @@ static void group_free(struct mf_group *grp)
 	free(p->ihash);
 	free(p->cpus);
 	free(p->cpu32);
-	free(p);
 }
 
 void mf_grouper_free(struct mf_grouper *g)
@@ -197,6 +314,10 @@ void mf_grouper_free(struct mf_grouper *g)
 		group_free(g->list[i]);
 	free(g->list);
 	free(g->slots);
+	arena_put(g->arena);
+	for (i = 0; i < g->nheld; i++)
+		arena_put(g->held[i]);
+	free(g->held);
 	free(g);
 }
 
@@ -376,8 +497,11 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 		g->limit_hit = true;
 		return NULL;
 	}
-	/* One block: the group, then its sums and the three bitmaps. */
-	p = zalloc(sizeof(*p) + (k->family->ncounters + 3 * ((k->family->ncounters + 63) / 64) + 1) * sizeof(uint64_t));
+	if (list_room(g))
+		return NULL;
+	/* One block, zeroed: the group, then its sums and the three bitmaps. */
+	p = arena_alloc(g->arena, sizeof(*p) + (k->family->ncounters + 3 * ((k->family->ncounters + 63) / 64)) *
+						       sizeof(uint64_t));
 	if (!p)
 		return NULL;
 	grp = &p->pub;
@@ -405,10 +529,6 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	p->capintervals = 1;
 	grp->cpsp_min = INFINITY;
 	grp->cpsp_max = -INFINITY;
-	if (list_room(g)) {
-		group_free(grp);
-		return NULL;
-	}
 	if (enlist(g, grp, j))
 		return NULL; /* listed: freed with g */
 	return g->last = grp;
@@ -1355,6 +1475,36 @@ static int rename_group(struct group *grp, const struct mf_group *key, const uin
 	return grp->ihash ? ihash_build(grp, grp->ihash_size) : 0;
 }
 
+/* g holds an arena too (once): 0 or MF_ENOMEM. */
+static int hold(struct mf_grouper *g, struct arena *a)
+{
+	struct arena **h;
+	size_t i;
+	if (a == g->arena)
+		return 0;
+	for (i = 0; i < g->nheld; i++)
+		if (g->held[i] == a)
+			return 0;
+	if (!(h = realloc(g->held, (g->nheld + 1) * sizeof(*h))))
+		return MF_ENOMEM;
+	g->held = h;
+	g->held[g->nheld++] = a;
+	a->refs++;
+	return 0;
+}
+
+/* g holds the arenas of src's groups, so that they may move: 0 or MF_ENOMEM. */
+static int hold_arenas(struct mf_grouper *g, const struct mf_grouper *src)
+{
+	size_t i;
+	if (hold(g, src->arena))
+		return MF_ENOMEM;
+	for (i = 0; i < src->nheld; i++)
+		if (hold(g, src->held[i]))
+			return MF_ENOMEM;
+	return 0;
+}
+
 int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint32_t *map, size_t nmap)
 {
 	size_t i, kept = 0;
@@ -1382,6 +1532,8 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 			return 0;
 		}
 	}
+	if (hold_arenas(g, src))
+		return MF_ENOMEM;
 	{
 		/* Room for every group of src at once: the table grows once, not by doubling. */
 		size_t want = g->nslots ? g->nslots : 256;
@@ -1415,4 +1567,44 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 	src->last = NULL;
 	g->last = NULL;
 	return rc;
+}
+
+void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m)
+{
+	const struct chunk *c;
+	size_t i;
+	memset(m, 0, sizeof(*m));
+	m->groups = g->n;
+	for (i = 0; i <= g->nheld; i++) {
+		const struct arena *a = i ? g->held[i - 1] : g->arena;
+		for (c = a->chunks; c; c = c->next)
+			m->chunks++;
+		m->arena_bytes += a->bytes;
+		m->block_bytes += a->carved;
+	}
+	m->table_bytes = g->nslots * sizeof(*g->slots) + g->cap * sizeof(*g->list);
+	for (i = 0; i < g->n; i++) {
+		const struct group *p = cpriv(g->list[i]);
+		size_t nc = p->pub.family->ncounters;
+		if (p->pub.sum_lspr) {
+			m->side_allocs++;
+			m->side_bytes += (nc ? nc : 1) * sizeof(uint64_t);
+		}
+		if (p->intervals != &p->iv_first) {
+			m->side_allocs++;
+			m->side_bytes += p->capintervals * sizeof(*p->intervals);
+		}
+		if (p->ihash) {
+			m->side_allocs++;
+			m->side_bytes += p->ihash_size * sizeof(*p->ihash);
+		}
+		if (p->cpus) {
+			m->side_allocs++;
+			m->side_bytes += p->capcpus * sizeof(*p->cpus);
+		}
+		if (p->cpu32) {
+			m->side_allocs++;
+			m->side_bytes += p->capcpus * sizeof(*p->cpu32);
+		}
+	}
 }
