@@ -271,11 +271,14 @@ struct group {
 	 * The distinct (system, LPAR, CPU), sorted.  While every CPU is of one system and LPAR
 	 * (csys, clpar) and numbered below 2^32, cpu32 holds their numbers (4 bytes each, not 16:
 	 * a z16 LPAR of 100 CPUs keeps 0.5 KB a group, not 2 KB); else cpus holds them whole.
+	 * The first such number is kept inline, in cpu_one, until a second arrives: a group of one
+	 * CPU (the finest grain) allocates nothing for it.
 	 */
 	size_t ncpus, capcpus;
 	struct mf_cpu_id *cpus;
 	uint32_t *cpu32;
 	uint32_t csys, clpar;
+	uint32_t cpu_one;
 };
 
 static struct group *priv(struct mf_group *g)
@@ -663,7 +666,7 @@ static struct mf_cpu_id cpu_at(const struct group *grp, size_t i)
 		return grp->cpus[i];
 	id.system = grp->csys;
 	id.lpar = grp->clpar;
-	id.cpu = grp->cpu32[i];
+	id.cpu = grp->cpu32 ? grp->cpu32[i] : grp->cpu_one;
 	return id;
 }
 
@@ -747,6 +750,19 @@ static int add_cpu(struct group *grp, const struct mf_sample *s)
 		return MF_ENOMEM;
 	if (!grp->cpus) {
 		uint32_t c = (uint32_t)s->cpu;
+		if (!grp->cpu32) {
+			if (grp->ncpus == 0) {
+				grp->cpu_one = c;
+				grp->ncpus = 1;
+				return 0;
+			}
+			if (grp->cpu_one == c)
+				return 0;
+			if (!(grp->cpu32 = malloc(8 * sizeof(*grp->cpu32))))
+				return MF_ENOMEM;
+			grp->cpu32[0] = grp->cpu_one;
+			grp->capcpus = 8;
+		}
 		arr = grp->cpu32;
 		rc = set_add(&arr, &grp->ncpus, &grp->capcpus, sizeof(c), &c, cmp_u32);
 		grp->cpu32 = arr;
