@@ -99,6 +99,13 @@ static void blocks_from_arena(void **state)
 	assert_int_equal(m.groups, n);
 	assert_true(m.chunks <= 16);
 	assert_int_equal(m.side_allocs, 0); /* one CPU and one interval a group: kept in its block */
+	/* Beside its sums and three bitmaps, a group of one interval keeps at most 320 bytes (352 before). */
+	{
+		size_t nc = mf_kb_family(kb, "z16")->ncounters;
+		print_message("block: %zu bytes a group, %zu beside the sums\n", m.block_bytes / n,
+			      m.block_bytes / n - (nc + 3 * ((nc + 63) / 64)) * sizeof(uint64_t));
+		assert_true(m.block_bytes / n - (nc + 3 * ((nc + 63) / 64)) * sizeof(uint64_t) <= 320);
+	}
 	assert_true(m.block_bytes <= m.arena_bytes);
 	assert_true(m.arena_bytes - m.block_bytes <= ((size_t)8 << 20)); /* at most the newest chunk unused */
 	check_groups(g, tab, n);

@@ -59,26 +59,26 @@ int mf_by_calendar(unsigned by, enum mf_cal *cal);
 #define MF_BITWORDS (MF_MAX_COUNTER / 64)
 
 struct mf_group {
-	/* Key: the fields not grouped on are unset (0, -1, false). */
+	/* Key: the fields not grouped on are unset (0, -1, false).  (Ordered to leave no padding.) */
 	const struct mf_family *family;
 	const struct mf_machine *machine; /* the rows' machine when they agree, else NULL */
-	bool machine_mixed;
 	uint32_t system, lpar;
 	int pool;
+	uint32_t input; /* MF_BY_FILE: the input (1-based), else 0 */
 	int64_t cpu;
-	bool has_start;
-	int64_t start_us;
-	uint32_t input;  /* MF_BY_FILE: the input (1-based), else 0 */
-	bool has_bucket; /* a calendar key: its bucket (mf_cal_key) */
-	int64_t bucket;
+	int64_t start_us; /* when has_start */
+	int64_t bucket;   /* when has_bucket */
 
 	int polarity;        /* MF_BY_POLARITY: enum mf_polarity, else MF_POL_NONE */
 	int32_t lpar_weight; /* MF_BY_WEIGHT: the weight, else -1 */
 	int32_t drawer;      /* MF_BY_DRAWER, else -1 */
 	int32_t chip;        /* MF_BY_CHIP, else -1 */
 
+	int32_t utc_offset_s; /* when has_offset */
+	bool machine_mixed;
+	bool has_start;
+	bool has_bucket; /* a calendar key: its bucket (mf_cal_key) */
 	bool has_offset; /* the local time offset of the group's first row that gave one (SMF) */
-	int32_t utc_offset_s;
 
 	uint64_t rows;
 	uint64_t rows_lspr;    /* rows of engines the LSPR class counts */

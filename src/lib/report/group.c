@@ -254,6 +254,14 @@ struct mf_cpu_id {
 	int64_t cpu;
 };
 
+/* The bookkeeping of a group's many intervals, made at its second. */
+struct ivmore {
+	size_t cap;      /* of intervals */
+	size_t last;     /* the interval found last */
+	uint32_t *ihash; /* index+1 by system and start, once there are many intervals */
+	size_t ihash_size;
+};
+
 /*
  * A group as the grouper keeps it: the public part first (every struct
  * mf_group * the grouper hands out points at one of these), then the
@@ -261,12 +269,11 @@ struct mf_cpu_id {
  */
 struct group {
 	struct mf_group pub;
-	size_t nintervals, capintervals;
-	struct mf_interval *intervals; /* &iv_first until a second interval arrives */
+	uint64_t hash; /* key_hash of the key: the table grows without reading keys again */
+	size_t nintervals;
+	struct mf_interval *intervals; /* &iv_first until a second interval arrives, then more->arr */
 	struct mf_interval iv_first;
-	size_t last_interval;
-	uint32_t *ihash; /* index+1 by system and start, once there are many intervals */
-	size_t ihash_size;
+	struct ivmore *more; /* from a second interval on (a key with the interval never has one) */
 	/*
 	 * The distinct (system, LPAR, CPU), sorted.  While every CPU is of one system and LPAR
 	 * (csys, clpar) and numbered below 2^32, cpu32 holds their numbers (4 bytes each, not 16:
@@ -301,9 +308,11 @@ static void group_free(struct mf_group *grp)
 {
 	struct group *p = priv(grp);
 	free(grp->sum_lspr); /* sum is in the group's own block */
-	if (p->intervals != &p->iv_first)
+	if (p->more) {
 		free(p->intervals);
-	free(p->ihash);
+		free(p->more->ihash);
+		free(p->more);
+	}
 	free(p->cpus);
 	free(p->cpu32);
 }
@@ -437,7 +446,7 @@ static int rehash(struct mf_grouper *g, size_t nslots)
 	if (!s)
 		return MF_ENOMEM;
 	for (i = 0; i < g->n; i++) {
-		size_t j = key_hash(g->list[i]) & (nslots - 1);
+		size_t j = priv(g->list[i])->hash & (nslots - 1);
 		while (s[j])
 			j = (j + 1) & (nslots - 1);
 		s[j] = g->list[i];
@@ -449,11 +458,11 @@ static int rehash(struct mf_grouper *g, size_t nslots)
 }
 
 /* The group of key k, or NULL with *slot the empty slot where it would go (g->slots made). */
-static struct mf_group *lookup(struct mf_grouper *g, const struct mf_group *k, size_t *slot)
+static struct mf_group *lookup(struct mf_grouper *g, const struct mf_group *k, uint64_t h, size_t *slot)
 {
 	size_t j;
-	for (j = key_hash(k) & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
-		if (key_eq(g->slots[j], k))
+	for (j = h & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
+		if (priv(g->slots[j])->hash == h && key_eq(g->slots[j], k))
 			return g->slots[j];
 	*slot = j;
 	return NULL;
@@ -487,6 +496,7 @@ static int enlist(struct mf_grouper *g, struct mf_group *grp, size_t j)
 static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group *k)
 {
 	size_t j = 0;
+	uint64_t h;
 	struct mf_group *grp;
 	struct group *p;
 
@@ -494,7 +504,8 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 		return g->last;
 	if (!g->slots && rehash(g, 256))
 		return NULL;
-	if ((grp = lookup(g, k, &j)) != NULL)
+	h = key_hash(k);
+	if ((grp = lookup(g, k, h, &j)) != NULL)
 		return g->last = grp;
 	if (g->max_groups && g->n >= g->max_groups) {
 		g->limit_hit = true;
@@ -507,6 +518,7 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 						       sizeof(uint64_t));
 	if (!p)
 		return NULL;
+	p->hash = h;
 	grp = &p->pub;
 	grp->family = k->family;
 	grp->system = k->system;
@@ -529,7 +541,6 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->overflow = grp->present_any + grp->nwords;
 	memset(grp->present_all, 0xff, grp->nwords * sizeof(*grp->present_all));
 	p->intervals = &p->iv_first;
-	p->capintervals = 1;
 	grp->cpsp_min = INFINITY;
 	grp->cpsp_max = -INFINITY;
 	if (enlist(g, grp, j))
@@ -560,9 +571,9 @@ static int ihash_build(struct group *grp, size_t size)
 			j = (j + 1) & (size - 1);
 		h[j] = (uint32_t)(i + 1);
 	}
-	free(grp->ihash);
-	grp->ihash = h;
-	grp->ihash_size = size;
+	free(grp->more->ihash);
+	grp->more->ihash = h;
+	grp->more->ihash_size = size;
 	return 0;
 }
 
@@ -592,43 +603,58 @@ static int64_t ns_of(double seconds)
 static struct mf_interval *find_interval(struct group *grp, const struct mf_sample *s)
 {
 	struct mf_interval *iv;
+	struct ivmore *m = grp->more;
 	int64_t start = s->has_start ? s->start_us : INT64_MIN;
-	size_t i;
+	size_t i, last = m ? m->last : 0;
 
-	if (grp->nintervals && iv_is(&grp->intervals[grp->last_interval], s->system, s->lpar, start))
-		return &grp->intervals[grp->last_interval];
-	if (grp->ihash) {
+	if (grp->nintervals && iv_is(&grp->intervals[last], s->system, s->lpar, start))
+		return &grp->intervals[last];
+	if (m && m->ihash) {
 		size_t j;
-		for (j = ihash_of(s->system, s->lpar, start) & (grp->ihash_size - 1); grp->ihash[j];
-		     j = (j + 1) & (grp->ihash_size - 1)) {
-			i = grp->ihash[j] - 1;
+		for (j = ihash_of(s->system, s->lpar, start) & (m->ihash_size - 1); m->ihash[j];
+		     j = (j + 1) & (m->ihash_size - 1)) {
+			i = m->ihash[j] - 1;
 			if (iv_is(&grp->intervals[i], s->system, s->lpar, start)) {
-				grp->last_interval = i;
+				m->last = i;
 				return &grp->intervals[i];
 			}
 		}
 	} else {
 		for (i = 0; i < grp->nintervals; i++) {
 			if (iv_is(&grp->intervals[i], s->system, s->lpar, start)) {
-				grp->last_interval = i;
+				if (m)
+					m->last = i;
 				return &grp->intervals[i];
 			}
 		}
 	}
-	if (grp->nintervals == grp->capintervals) {
-		size_t cap = grp->capintervals * 2 + 2;
-		struct mf_interval *n;
-		if (grp->intervals == &grp->iv_first) {
-			n = malloc(cap * sizeof(*n));
-			if (n)
-				n[0] = grp->iv_first;
-		} else {
-			n = realloc(grp->intervals, cap * sizeof(*n));
+	if (grp->nintervals == 0) {
+		iv = &grp->iv_first; /* zeroed with the block */
+		iv->system = s->system;
+		iv->lpar = s->lpar;
+		iv->start_us = start;
+		iv->has_start = s->has_start;
+		grp->nintervals = 1;
+		return iv;
+	}
+	if (!m) {
+		if (!(m = calloc(1, sizeof(*m))))
+			return NULL;
+		if (!(grp->intervals = malloc(4 * sizeof(*grp->intervals)))) {
+			grp->intervals = &grp->iv_first;
+			free(m);
+			return NULL;
 		}
+		grp->intervals[0] = grp->iv_first;
+		m->cap = 4;
+		grp->more = m;
+	} else if (grp->nintervals == m->cap) {
+		size_t cap = m->cap * 2 + 2;
+		struct mf_interval *n = realloc(grp->intervals, cap * sizeof(*n));
 		if (!n)
 			return NULL;
 		grp->intervals = n;
-		grp->capintervals = cap;
+		m->cap = cap;
 	}
 	iv = &grp->intervals[grp->nintervals];
 	memset(iv, 0, sizeof(*iv));
@@ -636,17 +662,17 @@ static struct mf_interval *find_interval(struct group *grp, const struct mf_samp
 	iv->lpar = s->lpar;
 	iv->start_us = start;
 	iv->has_start = s->has_start;
-	grp->last_interval = grp->nintervals++;
-	if (grp->nintervals > 16 && (grp->nintervals * 2 > grp->ihash_size)) {
-		if (ihash_build(grp, grp->ihash_size ? grp->ihash_size * 2 : 64))
+	m->last = grp->nintervals++;
+	if (grp->nintervals > 16 && (grp->nintervals * 2 > m->ihash_size)) {
+		if (ihash_build(grp, m->ihash_size ? m->ihash_size * 2 : 64))
 			return NULL;
-	} else if (grp->ihash) {
-		size_t j = ihash_of(s->system, s->lpar, start) & (grp->ihash_size - 1);
-		while (grp->ihash[j])
-			j = (j + 1) & (grp->ihash_size - 1);
-		grp->ihash[j] = (uint32_t)grp->nintervals;
+	} else if (m->ihash) {
+		size_t j = ihash_of(s->system, s->lpar, start) & (m->ihash_size - 1);
+		while (m->ihash[j])
+			j = (j + 1) & (m->ihash_size - 1);
+		m->ihash[j] = (uint32_t)grp->nintervals;
 	}
-	return &grp->intervals[grp->last_interval];
+	return &grp->intervals[m->last];
 }
 
 static int cmp_cpu(const struct mf_cpu_id *a, const struct mf_cpu_id *b)
@@ -1488,7 +1514,7 @@ static int rename_group(struct group *grp, const struct mf_group *key, const uin
 	}
 	if (!sorted && grp->cpus) /* the new ids order the systems otherwise */
 		qsort(grp->cpus, grp->ncpus, sizeof(*grp->cpus), cmp_cpu_q);
-	return grp->ihash ? ihash_build(grp, grp->ihash_size) : 0;
+	return grp->more && grp->more->ihash ? ihash_build(grp, grp->more->ihash_size) : 0;
 }
 
 /* g holds an arena too (once): 0 or MF_ENOMEM. */
@@ -1566,13 +1592,15 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 			continue;
 		}
 		merge_key(g, sg, map, nmap, &key);
-		if (lookup(g, &key, &j) || (g->max_groups && g->n >= g->max_groups) || list_room(g)) {
+		uint64_t h = key_hash(&key);
+		if (lookup(g, &key, h, &j) || (g->max_groups && g->n >= g->max_groups) || list_room(g)) {
 			/* g has it (or no room): added up, and left to src */
 			rc = mf_grouper_merge_ids(g, sg, map, nmap);
 			src->list[kept++] = sg;
 			continue;
 		}
 		rc = rename_group(priv(sg), &key, map, nmap);
+		priv(sg)->hash = h;
 		if (enlist(g, sg, j) && !rc)
 			rc = MF_ENOMEM;
 	}
@@ -1606,13 +1634,13 @@ void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m)
 			m->side_allocs++;
 			m->side_bytes += (nc ? nc : 1) * sizeof(uint64_t);
 		}
-		if (p->intervals != &p->iv_first) {
-			m->side_allocs++;
-			m->side_bytes += p->capintervals * sizeof(*p->intervals);
-		}
-		if (p->ihash) {
-			m->side_allocs++;
-			m->side_bytes += p->ihash_size * sizeof(*p->ihash);
+		if (p->more) {
+			m->side_allocs += 2;
+			m->side_bytes += sizeof(*p->more) + p->more->cap * sizeof(*p->intervals);
+			if (p->more->ihash) {
+				m->side_allocs++;
+				m->side_bytes += p->more->ihash_size * sizeof(*p->more->ihash);
+			}
 		}
 		if (p->cpus) {
 			m->side_allocs++;
