@@ -208,11 +208,68 @@ static void arena_take_parts(void **state)
 	free(s);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Sorting ranks the names once: the order is still that of the names (not of their ids, here
+ * interned in reverse), with no name first, with and without threads.
+ */
+static void sort_by_name_ranks(void **state)
+{
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	const char *names[] = {"b", "a", "ab", "B", "zz", "a0", "Z", "aa"};
+	const size_t nn = sizeof(names) / sizeof(names[0]);
+	const char *sorted[sizeof(names) / sizeof(names[0])];
+	size_t jobs, i, k, t, n;
+	(void)state;
+	assert_non_null(s);
+	memcpy(sorted, names, sizeof(names));
+	qsort(sorted, nn, sizeof(sorted[0]), cmp_str);
+	for (i = nn; i-- > 0;)
+		mf_strtab_intern(tab, names[i], strlen(names[i]));
+	for (jobs = 1; jobs <= 2; jobs++) {
+		struct mf_grouper *g = mf_grouper_new(MF_BY_DEFAULT);
+		struct mf_group *const *gs;
+		assert_non_null(g);
+		/* 8,192 groups and more, so that two threads sort: every system with every LPAR and none. */
+		for (t = 0; t < 120; t++)
+			for (i = 0; i < nn; i++)
+				for (k = 0; k <= nn; k++) {
+					mf_sample_reset(s);
+					s->family = mf_kb_family(kb, "z16");
+					s->system = mf_strtab_intern(tab, names[i], strlen(names[i]));
+					s->lpar = k < nn ? mf_strtab_intern(tab, names[k], strlen(names[k])) : 0;
+					s->has_start = true;
+					s->start_us = (int64_t)(119 - t) * 900000000;
+					assert_int_equal(mf_grouper_add(g, s), 0);
+				}
+		gs = mf_grouper_sort(g, tab, jobs, &n);
+		assert_int_equal(n, 120 * nn * (nn + 1));
+		for (i = 0; i < n; i++) {
+			size_t sys = i / (120 * (nn + 1)), lp = i / 120 % (nn + 1);
+			assert_string_equal(mf_strtab_get(tab, gs[i]->system), sorted[sys]);
+			if (lp == 0)
+				assert_null(mf_strtab_get(tab, gs[i]->lpar));
+			else
+				assert_string_equal(mf_strtab_get(tab, gs[i]->lpar), sorted[lp - 1]);
+			assert_int_equal(gs[i]->start_us, (int64_t)(i % 120) * 900000000);
+		}
+		mf_grouper_free(g);
+	}
+	mf_strtab_free(tab);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(blocks_from_arena),
 		cmocka_unit_test(arena_take_parts),
+		cmocka_unit_test(sort_by_name_ranks),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

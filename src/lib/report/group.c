@@ -913,9 +913,12 @@ int mf_group_place_cmp(const struct mf_group *a, const struct mf_group *b)
 	return 0;
 }
 
-/* Sort entries carry their names, so the comparison needs no context. */
+/*
+ * Sort entries carry the ranks of their names (in the order of the names, ranked once per sort),
+ * so the comparison needs no context and compares integers, not strings.
+ */
 struct sort_entry {
-	const char *system, *lpar;
+	uint32_t system, lpar;
 	struct mf_group *g;
 };
 
@@ -928,6 +931,61 @@ static int cmp_name(const char *x, const char *y)
 	return strcmp(x, y);
 }
 
+/* A name of the string table and its id, for ranking the names. */
+struct named {
+	const char *name;
+	uint32_t id;
+};
+
+static int cmp_named(const void *pa, const void *pb)
+{
+	return cmp_name(((const struct named *)pa)->name, ((const struct named *)pb)->name);
+}
+
+/*
+ * The rank of every system and LPAR name of g's groups in the order of cmp_name (equal names,
+ * and no name, rank alike; no name first), indexed by id: an array the caller frees, or NULL
+ * on ENOMEM.  Without tab every rank is 0, as every name is then unknown.
+ */
+static uint32_t *name_ranks(const struct mf_grouper *g, const struct mf_strtab *tab)
+{
+	uint32_t *rank, max = 0, r;
+	struct named *nm;
+	size_t i, n = 0;
+	for (i = 0; i < g->n; i++) {
+		if (g->list[i]->system > max)
+			max = g->list[i]->system;
+		if (g->list[i]->lpar > max)
+			max = g->list[i]->lpar;
+	}
+	if (!(rank = calloc((size_t)max + 1, sizeof(*rank))))
+		return NULL;
+	if (!tab)
+		return rank;
+	/* Mark the ids in use (rank 1), then list them with their names. */
+	for (i = 0; i < g->n; i++)
+		rank[g->list[i]->system] = rank[g->list[i]->lpar] = 1;
+	for (i = 0; i <= max; i++)
+		n += rank[i];
+	if (!(nm = malloc((n ? n : 1) * sizeof(*nm)))) {
+		free(rank);
+		return NULL;
+	}
+	for (i = 0, n = 0; i <= max; i++)
+		if (rank[i]) {
+			nm[n].name = mf_strtab_get(tab, (uint32_t)i);
+			nm[n++].id = (uint32_t)i;
+		}
+	qsort(nm, n, sizeof(*nm), cmp_named);
+	for (i = 0, r = 0; i < n; i++) {
+		if (i == 0 ? nm[i].name != NULL : cmp_name(nm[i - 1].name, nm[i].name) != 0)
+			r++;
+		rank[nm[i].id] = r;
+	}
+	free(nm);
+	return rank;
+}
+
 static int cmp_group(const void *pa, const void *pb)
 {
 	const struct sort_entry *ea = pa, *eb = pb;
@@ -937,10 +995,10 @@ static int cmp_group(const void *pa, const void *pb)
 		return strcmp(a->family->key, b->family->key);
 	if (a->input != b->input)
 		return a->input < b->input ? -1 : 1;
-	if ((c = cmp_name(ea->system, eb->system)))
-		return c;
-	if ((c = cmp_name(ea->lpar, eb->lpar)))
-		return c;
+	if (ea->system != eb->system)
+		return ea->system < eb->system ? -1 : 1;
+	if (ea->lpar != eb->lpar)
+		return ea->lpar < eb->lpar ? -1 : 1;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
 	if ((c = mf_group_place_cmp(a, b)))
@@ -1032,22 +1090,24 @@ struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_st
 {
 	if (!g->sorted && g->n) {
 		struct sort_entry *e = malloc(g->n * sizeof(*e)), *tmp = NULL, *sorted;
+		uint32_t *rank = name_ranks(g, tab);
 		size_t i;
-		if (e) {
+		if (e && rank) {
 			if (jobs > 1 && g->n >= 8192)
 				tmp = malloc(g->n * sizeof(*tmp));
 			for (i = 0; i < g->n; i++) {
 				e[i].g = g->list[i];
-				e[i].system = tab ? mf_strtab_get(tab, g->list[i]->system) : NULL;
-				e[i].lpar = tab ? mf_strtab_get(tab, g->list[i]->lpar) : NULL;
+				e[i].system = rank[g->list[i]->system];
+				e[i].lpar = rank[g->list[i]->lpar];
 			}
 			sorted = sort_entries(e, tmp, g->n, jobs);
 			for (i = 0; i < g->n; i++)
 				g->list[i] = sorted[i].g;
-			free(e);
 			free(tmp);
 			g->sorted = true;
 		}
+		free(e);
+		free(rank);
 		/* Without memory to sort, the groups stay in order of first appearance. */
 		g->last = NULL;
 	}
