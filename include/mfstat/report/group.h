@@ -59,26 +59,26 @@ int mf_by_calendar(unsigned by, enum mf_cal *cal);
 #define MF_BITWORDS (MF_MAX_COUNTER / 64)
 
 struct mf_group {
-	/* Key: the fields not grouped on are unset (0, -1, false). */
+	/* Key: the fields not grouped on are unset (0, -1, false).  (Ordered to leave no padding.) */
 	const struct mf_family *family;
 	const struct mf_machine *machine; /* the rows' machine when they agree, else NULL */
-	bool machine_mixed;
 	uint32_t system, lpar;
 	int pool;
+	uint32_t input; /* MF_BY_FILE: the input (1-based), else 0 */
 	int64_t cpu;
-	bool has_start;
-	int64_t start_us;
-	uint32_t input;  /* MF_BY_FILE: the input (1-based), else 0 */
-	bool has_bucket; /* a calendar key: its bucket (mf_cal_key) */
-	int64_t bucket;
+	int64_t start_us; /* when has_start */
+	int64_t bucket;   /* when has_bucket */
 
 	int polarity;        /* MF_BY_POLARITY: enum mf_polarity, else MF_POL_NONE */
 	int32_t lpar_weight; /* MF_BY_WEIGHT: the weight, else -1 */
 	int32_t drawer;      /* MF_BY_DRAWER, else -1 */
 	int32_t chip;        /* MF_BY_CHIP, else -1 */
 
+	int32_t utc_offset_s; /* when has_offset */
+	bool machine_mixed;
+	bool has_start;
+	bool has_bucket; /* a calendar key: its bucket (mf_cal_key) */
 	bool has_offset; /* the local time offset of the group's first row that gave one (SMF) */
-	int32_t utc_offset_s;
 
 	uint64_t rows;
 	uint64_t rows_lspr;    /* rows of engines the LSPR class counts */
@@ -136,6 +136,22 @@ struct mf_group *const *mf_grouper_groups(struct mf_grouper *g, const struct mf_
 /* mf_grouper_groups sorting with up to jobs threads (the same order). */
 struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_strtab *tab, size_t jobs, size_t *n);
 
+/*
+ * What a grouper's groups take, counted (for tests and measurements): the group blocks are
+ * carved from a few large chunks (an arena), not allocated one by one; a group holds allocations
+ * of its own only for a second interval or CPU and for LSPR sums of mixed engines.
+ */
+struct mf_grouper_mem {
+	size_t groups;
+	size_t chunks;      /* allocations of the arena */
+	size_t arena_bytes; /* their bytes */
+	size_t block_bytes; /* carved for group blocks */
+	size_t side_allocs; /* allocations groups hold beside their blocks */
+	size_t side_bytes;
+	size_t table_bytes; /* the lookup table and the list */
+};
+void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m);
+
 /* The groups in the order they were made (not sorted: cheaper, for merging). */
 struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n);
 
@@ -161,7 +177,8 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
  * Every group of src into g, as mf_grouper_merge_ids of each in src's order:
  * a group g has not is moved (its names renamed through map), not copied; one
  * g has is added up and stays with src.  src is left with those alone (its
- * lookup emptied: only for freeing).  Returns 0, MF_ENOMEM or MF_ELIMIT.
+ * lookup emptied: only for freeing).  Either may be freed first.  Returns 0,
+ * MF_ENOMEM or MF_ELIMIT.
  */
 int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint32_t *map, size_t nmap);
 

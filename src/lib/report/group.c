@@ -1,12 +1,121 @@
 /* SPDX-License-Identifier: MIT */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE */
 #include "mfstat/report/group.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "mfstat/base/shares.h"
+
+/*
+ * The group blocks of a grouper are carved from chunks of fresh zeroed memory (an arena): no
+ * malloc per group (its header, its clearing), a group of one sample written once, and blocks
+ * made one after the other lie one after the other, so walking the list in order (growing the
+ * table, merging, sorting) reads memory in order.  Blocks are freed with the arena, all at once:
+ * a grouper that takes another's groups (-j parts) holds that one's arena too, counted, so either
+ * may be freed first.
+ */
+struct chunk {
+	struct chunk *next;
+	size_t size; /* bytes of the chunk, this header included */
+};
+
+struct arena {
+	size_t refs;          /* groupers holding it */
+	struct chunk *chunks; /* the newest first */
+	char *at, *end;       /* the free part of the newest */
+	size_t next_size;     /* of the next chunk */
+	size_t bytes;         /* of all chunks */
+	size_t carved;        /* bytes handed out */
+};
+
+#define ARENA_FIRST ((size_t)64 << 10)
+#define ARENA_MAX ((size_t)8 << 20) /* a multiple of the 2 MiB of a huge page */
+
+/* A zeroed chunk of size bytes: mapped fresh where it can be (zero pages, huge ones when big). */
+static struct chunk *chunk_new(size_t size)
+{
+	struct chunk *c;
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (size >= ((size_t)2 << 20)) {
+		/* The chunk will be filled: huge pages, mapped in one call rather than a fault a page. Hints only. */
+#if defined(MADV_HUGEPAGE)
+		(void)madvise(m, size, MADV_HUGEPAGE);
+#endif
+#if defined(MADV_POPULATE_WRITE)
+		(void)madvise(m, size, MADV_POPULATE_WRITE);
+#endif
+	}
+	c = m;
+#else
+	c = calloc(1, size);
+	if (!c)
+		return NULL;
+#endif
+	c->size = size;
+	return c;
+}
+
+static void chunk_free(struct chunk *c)
+{
+#if defined(__linux__) && defined(MAP_ANONYMOUS)
+	munmap(c, c->size);
+#else
+	free(c);
+#endif
+}
+
+#define ARENA_ALIGN 16
+
+/* n zeroed bytes (aligned to ARENA_ALIGN) that live until arena_free, or NULL. */
+static void *arena_alloc(struct arena *a, size_t n)
+{
+	void *p;
+	n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	if (!a->at || (size_t)(a->end - a->at) < n) {
+		size_t head = (sizeof(struct chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+		size_t size = a->next_size ? a->next_size : ARENA_FIRST;
+		struct chunk *c;
+		if (n > SIZE_MAX / 2 - head)
+			return NULL;
+		while (size < head + n)
+			size *= 2;
+		if (!(c = chunk_new(size)))
+			return NULL;
+		c->next = a->chunks;
+		a->chunks = c;
+		a->at = (char *)c + head;
+		a->end = (char *)c + size;
+		a->bytes += size;
+		if (a->next_size < ARENA_MAX)
+			a->next_size = size * 2 < ARENA_MAX ? size * 2 : ARENA_MAX;
+	}
+	p = a->at;
+	a->at += n;
+	a->carved += n;
+	return p;
+}
+
+/* Lets go of an arena: freed with its chunks when no grouper holds it. */
+static void arena_put(struct arena *a)
+{
+	struct chunk *c, *next;
+	if (!a || --a->refs)
+		return;
+	for (c = a->chunks; c; c = next) {
+		next = c->next;
+		chunk_free(c);
+	}
+	free(a);
+}
 
 struct mf_grouper {
 	unsigned by;
@@ -21,7 +130,10 @@ struct mf_grouper {
 	const struct mf_tz *tz;      /* calendar keys are cut in it; NULL: UTC */
 	bool calendar;               /* by has a calendar key: cal */
 	enum mf_cal cal;
-	bool limit_hit; /* find_or_add refused a new group: the limit, not memory */
+	bool limit_hit;      /* find_or_add refused a new group: the limit, not memory */
+	struct arena *arena; /* the blocks of the groups made here */
+	struct arena **held; /* those of groups taken from other groupers */
+	size_t nheld;
 };
 
 static const struct {
@@ -104,6 +216,11 @@ struct mf_grouper *mf_grouper_new(unsigned by)
 	struct mf_grouper *g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
+	if (!(g->arena = calloc(1, sizeof(*g->arena)))) {
+		free(g);
+		return NULL;
+	}
+	g->arena->refs = 1;
 	g->by = by;
 	g->calendar = mf_by_calendar(by, &g->cal) == 1;
 	return g;
@@ -137,6 +254,14 @@ struct mf_cpu_id {
 	int64_t cpu;
 };
 
+/* The bookkeeping of a group's many intervals, made at its second. */
+struct ivmore {
+	size_t cap;      /* of intervals */
+	size_t last;     /* the interval found last */
+	uint32_t *ihash; /* index+1 by system and start, once there are many intervals */
+	size_t ihash_size;
+};
+
 /*
  * A group as the grouper keeps it: the public part first (every struct
  * mf_group * the grouper hands out points at one of these), then the
@@ -144,21 +269,23 @@ struct mf_cpu_id {
  */
 struct group {
 	struct mf_group pub;
-	size_t nintervals, capintervals;
-	struct mf_interval *intervals; /* &iv_first until a second interval arrives */
+	uint64_t hash; /* key_hash of the key: the table grows without reading keys again */
+	size_t nintervals;
+	struct mf_interval *intervals; /* &iv_first until a second interval arrives, then more->arr */
 	struct mf_interval iv_first;
-	size_t last_interval;
-	uint32_t *ihash; /* index+1 by system and start, once there are many intervals */
-	size_t ihash_size;
+	struct ivmore *more; /* from a second interval on (a key with the interval never has one) */
 	/*
 	 * The distinct (system, LPAR, CPU), sorted.  While every CPU is of one system and LPAR
 	 * (csys, clpar) and numbered below 2^32, cpu32 holds their numbers (4 bytes each, not 16:
 	 * a z16 LPAR of 100 CPUs keeps 0.5 KB a group, not 2 KB); else cpus holds them whole.
+	 * The first such number is kept inline, in cpu_one, until a second arrives: a group of one
+	 * CPU (the finest grain) allocates nothing for it.
 	 */
 	size_t ncpus, capcpus;
 	struct mf_cpu_id *cpus;
 	uint32_t *cpu32;
 	uint32_t csys, clpar;
+	uint32_t cpu_one;
 };
 
 static struct group *priv(struct mf_group *g)
@@ -176,16 +303,18 @@ void mf_grouper_set_max_groups(struct mf_grouper *g, size_t max)
 	g->max_groups = max;
 }
 
+/* Frees what a group holds beside its block (the block is the arena's). */
 static void group_free(struct mf_group *grp)
 {
 	struct group *p = priv(grp);
 	free(grp->sum_lspr); /* sum is in the group's own block */
-	if (p->intervals != &p->iv_first)
+	if (p->more) {
 		free(p->intervals);
-	free(p->ihash);
+		free(p->more->ihash);
+		free(p->more);
+	}
 	free(p->cpus);
 	free(p->cpu32);
-	free(p);
 }
 
 void mf_grouper_free(struct mf_grouper *g)
@@ -197,6 +326,10 @@ void mf_grouper_free(struct mf_grouper *g)
 		group_free(g->list[i]);
 	free(g->list);
 	free(g->slots);
+	arena_put(g->arena);
+	for (i = 0; i < g->nheld; i++)
+		arena_put(g->held[i]);
+	free(g->held);
 	free(g);
 }
 
@@ -313,7 +446,7 @@ static int rehash(struct mf_grouper *g, size_t nslots)
 	if (!s)
 		return MF_ENOMEM;
 	for (i = 0; i < g->n; i++) {
-		size_t j = key_hash(g->list[i]) & (nslots - 1);
+		size_t j = priv(g->list[i])->hash & (nslots - 1);
 		while (s[j])
 			j = (j + 1) & (nslots - 1);
 		s[j] = g->list[i];
@@ -325,11 +458,11 @@ static int rehash(struct mf_grouper *g, size_t nslots)
 }
 
 /* The group of key k, or NULL with *slot the empty slot where it would go (g->slots made). */
-static struct mf_group *lookup(struct mf_grouper *g, const struct mf_group *k, size_t *slot)
+static struct mf_group *lookup(struct mf_grouper *g, const struct mf_group *k, uint64_t h, size_t *slot)
 {
 	size_t j;
-	for (j = key_hash(k) & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
-		if (key_eq(g->slots[j], k))
+	for (j = h & (g->nslots - 1); g->slots[j]; j = (j + 1) & (g->nslots - 1))
+		if (priv(g->slots[j])->hash == h && key_eq(g->slots[j], k))
 			return g->slots[j];
 	*slot = j;
 	return NULL;
@@ -363,6 +496,7 @@ static int enlist(struct mf_grouper *g, struct mf_group *grp, size_t j)
 static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group *k)
 {
 	size_t j = 0;
+	uint64_t h;
 	struct mf_group *grp;
 	struct group *p;
 
@@ -370,16 +504,21 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 		return g->last;
 	if (!g->slots && rehash(g, 256))
 		return NULL;
-	if ((grp = lookup(g, k, &j)) != NULL)
+	h = key_hash(k);
+	if ((grp = lookup(g, k, h, &j)) != NULL)
 		return g->last = grp;
 	if (g->max_groups && g->n >= g->max_groups) {
 		g->limit_hit = true;
 		return NULL;
 	}
-	/* One block: the group, then its sums and the three bitmaps. */
-	p = zalloc(sizeof(*p) + (k->family->ncounters + 3 * ((k->family->ncounters + 63) / 64) + 1) * sizeof(uint64_t));
+	if (list_room(g))
+		return NULL;
+	/* One block, zeroed: the group, then its sums and the three bitmaps. */
+	p = arena_alloc(g->arena, sizeof(*p) + (k->family->ncounters + 3 * ((k->family->ncounters + 63) / 64)) *
+						       sizeof(uint64_t));
 	if (!p)
 		return NULL;
+	p->hash = h;
 	grp = &p->pub;
 	grp->family = k->family;
 	grp->system = k->system;
@@ -402,13 +541,8 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->overflow = grp->present_any + grp->nwords;
 	memset(grp->present_all, 0xff, grp->nwords * sizeof(*grp->present_all));
 	p->intervals = &p->iv_first;
-	p->capintervals = 1;
 	grp->cpsp_min = INFINITY;
 	grp->cpsp_max = -INFINITY;
-	if (list_room(g)) {
-		group_free(grp);
-		return NULL;
-	}
 	if (enlist(g, grp, j))
 		return NULL; /* listed: freed with g */
 	return g->last = grp;
@@ -437,9 +571,9 @@ static int ihash_build(struct group *grp, size_t size)
 			j = (j + 1) & (size - 1);
 		h[j] = (uint32_t)(i + 1);
 	}
-	free(grp->ihash);
-	grp->ihash = h;
-	grp->ihash_size = size;
+	free(grp->more->ihash);
+	grp->more->ihash = h;
+	grp->more->ihash_size = size;
 	return 0;
 }
 
@@ -469,43 +603,58 @@ static int64_t ns_of(double seconds)
 static struct mf_interval *find_interval(struct group *grp, const struct mf_sample *s)
 {
 	struct mf_interval *iv;
+	struct ivmore *m = grp->more;
 	int64_t start = s->has_start ? s->start_us : INT64_MIN;
-	size_t i;
+	size_t i, last = m ? m->last : 0;
 
-	if (grp->nintervals && iv_is(&grp->intervals[grp->last_interval], s->system, s->lpar, start))
-		return &grp->intervals[grp->last_interval];
-	if (grp->ihash) {
+	if (grp->nintervals && iv_is(&grp->intervals[last], s->system, s->lpar, start))
+		return &grp->intervals[last];
+	if (m && m->ihash) {
 		size_t j;
-		for (j = ihash_of(s->system, s->lpar, start) & (grp->ihash_size - 1); grp->ihash[j];
-		     j = (j + 1) & (grp->ihash_size - 1)) {
-			i = grp->ihash[j] - 1;
+		for (j = ihash_of(s->system, s->lpar, start) & (m->ihash_size - 1); m->ihash[j];
+		     j = (j + 1) & (m->ihash_size - 1)) {
+			i = m->ihash[j] - 1;
 			if (iv_is(&grp->intervals[i], s->system, s->lpar, start)) {
-				grp->last_interval = i;
+				m->last = i;
 				return &grp->intervals[i];
 			}
 		}
 	} else {
 		for (i = 0; i < grp->nintervals; i++) {
 			if (iv_is(&grp->intervals[i], s->system, s->lpar, start)) {
-				grp->last_interval = i;
+				if (m)
+					m->last = i;
 				return &grp->intervals[i];
 			}
 		}
 	}
-	if (grp->nintervals == grp->capintervals) {
-		size_t cap = grp->capintervals * 2 + 2;
-		struct mf_interval *n;
-		if (grp->intervals == &grp->iv_first) {
-			n = malloc(cap * sizeof(*n));
-			if (n)
-				n[0] = grp->iv_first;
-		} else {
-			n = realloc(grp->intervals, cap * sizeof(*n));
+	if (grp->nintervals == 0) {
+		iv = &grp->iv_first; /* zeroed with the block */
+		iv->system = s->system;
+		iv->lpar = s->lpar;
+		iv->start_us = start;
+		iv->has_start = s->has_start;
+		grp->nintervals = 1;
+		return iv;
+	}
+	if (!m) {
+		if (!(m = calloc(1, sizeof(*m))))
+			return NULL;
+		if (!(grp->intervals = malloc(4 * sizeof(*grp->intervals)))) {
+			grp->intervals = &grp->iv_first;
+			free(m);
+			return NULL;
 		}
+		grp->intervals[0] = grp->iv_first;
+		m->cap = 4;
+		grp->more = m;
+	} else if (grp->nintervals == m->cap) {
+		size_t cap = m->cap * 2 + 2;
+		struct mf_interval *n = realloc(grp->intervals, cap * sizeof(*n));
 		if (!n)
 			return NULL;
 		grp->intervals = n;
-		grp->capintervals = cap;
+		m->cap = cap;
 	}
 	iv = &grp->intervals[grp->nintervals];
 	memset(iv, 0, sizeof(*iv));
@@ -513,17 +662,17 @@ static struct mf_interval *find_interval(struct group *grp, const struct mf_samp
 	iv->lpar = s->lpar;
 	iv->start_us = start;
 	iv->has_start = s->has_start;
-	grp->last_interval = grp->nintervals++;
-	if (grp->nintervals > 16 && (grp->nintervals * 2 > grp->ihash_size)) {
-		if (ihash_build(grp, grp->ihash_size ? grp->ihash_size * 2 : 64))
+	m->last = grp->nintervals++;
+	if (grp->nintervals > 16 && (grp->nintervals * 2 > m->ihash_size)) {
+		if (ihash_build(grp, m->ihash_size ? m->ihash_size * 2 : 64))
 			return NULL;
-	} else if (grp->ihash) {
-		size_t j = ihash_of(s->system, s->lpar, start) & (grp->ihash_size - 1);
-		while (grp->ihash[j])
-			j = (j + 1) & (grp->ihash_size - 1);
-		grp->ihash[j] = (uint32_t)grp->nintervals;
+	} else if (m->ihash) {
+		size_t j = ihash_of(s->system, s->lpar, start) & (m->ihash_size - 1);
+		while (m->ihash[j])
+			j = (j + 1) & (m->ihash_size - 1);
+		m->ihash[j] = (uint32_t)grp->nintervals;
 	}
-	return &grp->intervals[grp->last_interval];
+	return &grp->intervals[m->last];
 }
 
 static int cmp_cpu(const struct mf_cpu_id *a, const struct mf_cpu_id *b)
@@ -543,7 +692,7 @@ static struct mf_cpu_id cpu_at(const struct group *grp, size_t i)
 		return grp->cpus[i];
 	id.system = grp->csys;
 	id.lpar = grp->clpar;
-	id.cpu = grp->cpu32[i];
+	id.cpu = grp->cpu32 ? grp->cpu32[i] : grp->cpu_one;
 	return id;
 }
 
@@ -627,6 +776,19 @@ static int add_cpu(struct group *grp, const struct mf_sample *s)
 		return MF_ENOMEM;
 	if (!grp->cpus) {
 		uint32_t c = (uint32_t)s->cpu;
+		if (!grp->cpu32) {
+			if (grp->ncpus == 0) {
+				grp->cpu_one = c;
+				grp->ncpus = 1;
+				return 0;
+			}
+			if (grp->cpu_one == c)
+				return 0;
+			if (!(grp->cpu32 = malloc(8 * sizeof(*grp->cpu32))))
+				return MF_ENOMEM;
+			grp->cpu32[0] = grp->cpu_one;
+			grp->capcpus = 8;
+		}
 		arr = grp->cpu32;
 		rc = set_add(&arr, &grp->ncpus, &grp->capcpus, sizeof(c), &c, cmp_u32);
 		grp->cpu32 = arr;
@@ -751,9 +913,12 @@ int mf_group_place_cmp(const struct mf_group *a, const struct mf_group *b)
 	return 0;
 }
 
-/* Sort entries carry their names, so the comparison needs no context. */
+/*
+ * Sort entries carry the ranks of their names (in the order of the names, ranked once per sort),
+ * so the comparison needs no context and compares integers, not strings.
+ */
 struct sort_entry {
-	const char *system, *lpar;
+	uint32_t system, lpar;
 	struct mf_group *g;
 };
 
@@ -766,6 +931,61 @@ static int cmp_name(const char *x, const char *y)
 	return strcmp(x, y);
 }
 
+/* A name of the string table and its id, for ranking the names. */
+struct named {
+	const char *name;
+	uint32_t id;
+};
+
+static int cmp_named(const void *pa, const void *pb)
+{
+	return cmp_name(((const struct named *)pa)->name, ((const struct named *)pb)->name);
+}
+
+/*
+ * The rank of every system and LPAR name of g's groups in the order of cmp_name (equal names,
+ * and no name, rank alike; no name first), indexed by id: an array the caller frees, or NULL
+ * on ENOMEM.  Without tab every rank is 0, as every name is then unknown.
+ */
+static uint32_t *name_ranks(const struct mf_grouper *g, const struct mf_strtab *tab)
+{
+	uint32_t *rank, max = 0, r;
+	struct named *nm;
+	size_t i, n = 0;
+	for (i = 0; i < g->n; i++) {
+		if (g->list[i]->system > max)
+			max = g->list[i]->system;
+		if (g->list[i]->lpar > max)
+			max = g->list[i]->lpar;
+	}
+	if (!(rank = calloc((size_t)max + 1, sizeof(*rank))))
+		return NULL;
+	if (!tab)
+		return rank;
+	/* Mark the ids in use (rank 1), then list them with their names. */
+	for (i = 0; i < g->n; i++)
+		rank[g->list[i]->system] = rank[g->list[i]->lpar] = 1;
+	for (i = 0; i <= max; i++)
+		n += rank[i];
+	if (!(nm = malloc((n ? n : 1) * sizeof(*nm)))) {
+		free(rank);
+		return NULL;
+	}
+	for (i = 0, n = 0; i <= max; i++)
+		if (rank[i]) {
+			nm[n].name = mf_strtab_get(tab, (uint32_t)i);
+			nm[n++].id = (uint32_t)i;
+		}
+	qsort(nm, n, sizeof(*nm), cmp_named);
+	for (i = 0, r = 0; i < n; i++) {
+		if (i == 0 ? nm[i].name != NULL : cmp_name(nm[i - 1].name, nm[i].name) != 0)
+			r++;
+		rank[nm[i].id] = r;
+	}
+	free(nm);
+	return rank;
+}
+
 static int cmp_group(const void *pa, const void *pb)
 {
 	const struct sort_entry *ea = pa, *eb = pb;
@@ -775,10 +995,10 @@ static int cmp_group(const void *pa, const void *pb)
 		return strcmp(a->family->key, b->family->key);
 	if (a->input != b->input)
 		return a->input < b->input ? -1 : 1;
-	if ((c = cmp_name(ea->system, eb->system)))
-		return c;
-	if ((c = cmp_name(ea->lpar, eb->lpar)))
-		return c;
+	if (ea->system != eb->system)
+		return ea->system < eb->system ? -1 : 1;
+	if (ea->lpar != eb->lpar)
+		return ea->lpar < eb->lpar ? -1 : 1;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
 	if ((c = mf_group_place_cmp(a, b)))
@@ -870,22 +1090,24 @@ struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_st
 {
 	if (!g->sorted && g->n) {
 		struct sort_entry *e = malloc(g->n * sizeof(*e)), *tmp = NULL, *sorted;
+		uint32_t *rank = name_ranks(g, tab);
 		size_t i;
-		if (e) {
+		if (e && rank) {
 			if (jobs > 1 && g->n >= 8192)
 				tmp = malloc(g->n * sizeof(*tmp));
 			for (i = 0; i < g->n; i++) {
 				e[i].g = g->list[i];
-				e[i].system = tab ? mf_strtab_get(tab, g->list[i]->system) : NULL;
-				e[i].lpar = tab ? mf_strtab_get(tab, g->list[i]->lpar) : NULL;
+				e[i].system = rank[g->list[i]->system];
+				e[i].lpar = rank[g->list[i]->lpar];
 			}
 			sorted = sort_entries(e, tmp, g->n, jobs);
 			for (i = 0; i < g->n; i++)
 				g->list[i] = sorted[i].g;
-			free(e);
 			free(tmp);
 			g->sorted = true;
 		}
+		free(e);
+		free(rank);
 		/* Without memory to sort, the groups stay in order of first appearance. */
 		g->last = NULL;
 	}
@@ -1352,7 +1574,37 @@ static int rename_group(struct group *grp, const struct mf_group *key, const uin
 	}
 	if (!sorted && grp->cpus) /* the new ids order the systems otherwise */
 		qsort(grp->cpus, grp->ncpus, sizeof(*grp->cpus), cmp_cpu_q);
-	return grp->ihash ? ihash_build(grp, grp->ihash_size) : 0;
+	return grp->more && grp->more->ihash ? ihash_build(grp, grp->more->ihash_size) : 0;
+}
+
+/* g holds an arena too (once): 0 or MF_ENOMEM. */
+static int hold(struct mf_grouper *g, struct arena *a)
+{
+	struct arena **h;
+	size_t i;
+	if (a == g->arena)
+		return 0;
+	for (i = 0; i < g->nheld; i++)
+		if (g->held[i] == a)
+			return 0;
+	if (!(h = realloc(g->held, (g->nheld + 1) * sizeof(*h))))
+		return MF_ENOMEM;
+	g->held = h;
+	g->held[g->nheld++] = a;
+	a->refs++;
+	return 0;
+}
+
+/* g holds the arenas of src's groups, so that they may move: 0 or MF_ENOMEM. */
+static int hold_arenas(struct mf_grouper *g, const struct mf_grouper *src)
+{
+	size_t i;
+	if (hold(g, src->arena))
+		return MF_ENOMEM;
+	for (i = 0; i < src->nheld; i++)
+		if (hold(g, src->held[i]))
+			return MF_ENOMEM;
+	return 0;
 }
 
 int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint32_t *map, size_t nmap)
@@ -1382,6 +1634,8 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 			return 0;
 		}
 	}
+	if (hold_arenas(g, src))
+		return MF_ENOMEM;
 	{
 		/* Room for every group of src at once: the table grows once, not by doubling. */
 		size_t want = g->nslots ? g->nslots : 256;
@@ -1398,13 +1652,15 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 			continue;
 		}
 		merge_key(g, sg, map, nmap, &key);
-		if (lookup(g, &key, &j) || (g->max_groups && g->n >= g->max_groups) || list_room(g)) {
+		uint64_t h = key_hash(&key);
+		if (lookup(g, &key, h, &j) || (g->max_groups && g->n >= g->max_groups) || list_room(g)) {
 			/* g has it (or no room): added up, and left to src */
 			rc = mf_grouper_merge_ids(g, sg, map, nmap);
 			src->list[kept++] = sg;
 			continue;
 		}
 		rc = rename_group(priv(sg), &key, map, nmap);
+		priv(sg)->hash = h;
 		if (enlist(g, sg, j) && !rc)
 			rc = MF_ENOMEM;
 	}
@@ -1415,4 +1671,44 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 	src->last = NULL;
 	g->last = NULL;
 	return rc;
+}
+
+void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m)
+{
+	const struct chunk *c;
+	size_t i;
+	memset(m, 0, sizeof(*m));
+	m->groups = g->n;
+	for (i = 0; i <= g->nheld; i++) {
+		const struct arena *a = i ? g->held[i - 1] : g->arena;
+		for (c = a->chunks; c; c = c->next)
+			m->chunks++;
+		m->arena_bytes += a->bytes;
+		m->block_bytes += a->carved;
+	}
+	m->table_bytes = g->nslots * sizeof(*g->slots) + g->cap * sizeof(*g->list);
+	for (i = 0; i < g->n; i++) {
+		const struct group *p = cpriv(g->list[i]);
+		size_t nc = p->pub.family->ncounters;
+		if (p->pub.sum_lspr) {
+			m->side_allocs++;
+			m->side_bytes += (nc ? nc : 1) * sizeof(uint64_t);
+		}
+		if (p->more) {
+			m->side_allocs += 2;
+			m->side_bytes += sizeof(*p->more) + p->more->cap * sizeof(*p->intervals);
+			if (p->more->ihash) {
+				m->side_allocs++;
+				m->side_bytes += p->more->ihash_size * sizeof(*p->more->ihash);
+			}
+		}
+		if (p->cpus) {
+			m->side_allocs++;
+			m->side_bytes += p->capcpus * sizeof(*p->cpus);
+		}
+		if (p->cpu32) {
+			m->side_allocs++;
+			m->side_bytes += p->capcpus * sizeof(*p->cpu32);
+		}
+	}
 }
