@@ -25,7 +25,9 @@
  * told from copies of one, so all of them are kept.
  *
  * Memory grows with the distinct samples, but holds only their identity, a
- * hash of their counters and where the first copy was read, never the rows.
+ * hash of their counters and where the first copy was read, never the rows:
+ * 32 bytes each, plus 8 bytes a slot of a hash table kept at most half full
+ * (mf_dedup_table_bytes).
  */
 
 struct mf_dedup;
@@ -120,6 +122,13 @@ struct mf_dedup_overlap {
  */
 int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n, const struct mf_strtab *tab,
 		      struct mf_dedup_overlap *out);
+
+/*
+ * Bytes held by d's table of identities: the hash table (8 bytes a slot, at
+ * most half full) and the entries (32 bytes each, made at once by
+ * mf_dedup_reserve): 48 to 64 bytes an identity.  For tests, never timed.
+ */
+size_t mf_dedup_table_bytes(const struct mf_dedup *d);
 
 /* The steps of d's overlap check so far (runs compared or moved): work counted for tests, never timed. */
 uint64_t mf_dedup_overlap_steps(const struct mf_dedup *d);

@@ -22,11 +22,14 @@ struct ident {
 };
 
 /*
- * A slot of the table, 32 bytes: the identity packed into a and b when its fields fit (start
+ * An identity held, 32 bytes: the identity packed into a and b when its fields fit (start
  * from 1970 on, to 34 bits; length to 24 bits; pool to 4; system and LPAR ids to 24 bits each;
  * CPU to 16), and where the first copy was read packed into pos (a line or byte offset to 46
  * bits, the file's index to 16).  What does not fit is a wide entry, kept apart in full: then a
- * is WIDE | its index, and pos is POS_WIDE.  pos 0 is an empty slot.
+ * is WIDE | its index, and pos is POS_WIDE.  The entries are kept in the order added, packed
+ * (d->ents); the hash table (d->slots) holds 8 bytes per slot: the high half of the identity's
+ * hash and the entry's index + 1 (0: an empty slot), so that at most half full it costs 16
+ * bytes per identity, not 64.
  */
 struct entry {
 	uint64_t a, b;
@@ -60,8 +63,10 @@ struct track {
 };
 
 struct mf_dedup {
-	struct entry *slots;
-	size_t nslots, n;
+	struct entry *ents; /* the identities, in the order added */
+	size_t n, capents;
+	uint64_t *slots; /* open addressing: hash >> 32 << 32 | index in ents + 1; 0 empty */
+	size_t nslots;
 	int64_t min_start, max_start; /* of the identities held (start_s), when n > 0 */
 	struct wide *wide;
 	size_t nwide, capwide;
@@ -73,7 +78,7 @@ struct mf_dedup {
 	uint64_t steps; /* of the overlap check */
 };
 
-static void slots_free(struct entry *s, size_t nslots);
+static void big_free(void *p, size_t bytes);
 
 struct mf_dedup *mf_dedup_new(void)
 {
@@ -89,7 +94,8 @@ void mf_dedup_free(struct mf_dedup *d)
 		free(d->files[i]);
 	free(d->files);
 	free(d->wide);
-	slots_free(d->slots, d->nslots);
+	big_free(d->slots, d->nslots * sizeof(*d->slots));
+	big_free(d->ents, d->capents * sizeof(*d->ents));
 	for (i = 0; i < d->ntslots; i++)
 		free(d->tracks[i].runs);
 	free(d->tracks);
@@ -235,52 +241,94 @@ static uint64_t counters_hash(const struct mf_sample *s)
  */
 #define SLOTS_MAPPED ((size_t)1 << 20)
 
-static struct entry *slots_alloc(size_t nslots)
+static void *big_alloc(size_t bytes)
 {
-	size_t bytes = nslots * sizeof(struct entry);
 	void *p;
 	if (bytes < SLOTS_MAPPED)
-		return calloc(nslots, sizeof(struct entry));
+		return calloc(1, bytes ? bytes : 1);
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void slots_free(struct entry *s, size_t nslots)
+static void big_free(void *p, size_t bytes)
 {
-	size_t bytes = nslots * sizeof(struct entry);
-	if (!s)
+	if (!p)
 		return;
 	if (bytes < SLOTS_MAPPED)
-		free(s);
+		free(p);
 	else
-		munmap(s, bytes);
+		munmap(p, bytes);
 }
 
+/* The slot word of entry index i whose identity hashes to h. */
+static uint64_t slot_word(uint64_t h, size_t i)
+{
+	return (h >> 32 << 32) | (uint64_t)(i + 1);
+}
+
+static struct entry *slot_entry(const struct mf_dedup *d, uint64_t w)
+{
+	return &d->ents[(uint32_t)w - 1];
+}
+
+/* The hash table made anew with nslots slots from the entries: 0 or MF_ENOMEM. */
 static int grow_to(struct mf_dedup *d, size_t nslots)
 {
 	size_t i;
-	struct entry *s = slots_alloc(nslots);
+	uint64_t *s = big_alloc(nslots * sizeof(*s));
 	if (!s)
 		return MF_ENOMEM;
-	for (i = 0; i < d->nslots; i++) {
+	for (i = 0; i < d->n; i++) {
 		struct ident id;
+		uint64_t h;
 		size_t j;
-		if (!d->slots[i].pos)
-			continue;
-		ident_of(d, &d->slots[i], &id);
-		for (j = key_hash(&id) & (nslots - 1); s[j].pos; j = (j + 1) & (nslots - 1))
+		ident_of(d, &d->ents[i], &id);
+		h = key_hash(&id);
+		for (j = h & (nslots - 1); s[j]; j = (j + 1) & (nslots - 1))
 			;
-		s[j] = d->slots[i];
+		s[j] = slot_word(h, i);
 	}
-	slots_free(d->slots, d->nslots);
+	big_free(d->slots, d->nslots * sizeof(*d->slots));
 	d->slots = s;
 	d->nslots = nslots;
 	return 0;
 }
 
-static int grow(struct mf_dedup *d)
+/*
+ * Room for want entries in all, exactly want when exact (a reserve), else by doubling: 0 or
+ * MF_ENOMEM (the index + 1 of an entry fits 32 bits).
+ */
+static int ents_room(struct mf_dedup *d, size_t want, bool exact)
 {
-	return grow_to(d, d->nslots ? d->nslots * 2 : 1024);
+	size_t cap = d->capents ? d->capents : 1024;
+	struct entry *e;
+	if (want <= d->capents)
+		return 0;
+	if (want >= UINT32_MAX)
+		return MF_ENOMEM;
+	while (cap < want)
+		cap *= 2;
+	if (exact)
+		cap = want;
+	if (cap >= UINT32_MAX)
+		cap = UINT32_MAX - 1;
+	e = big_alloc(cap * sizeof(*e));
+	if (!e)
+		return MF_ENOMEM;
+	if (d->n)
+		memcpy(e, d->ents, d->n * sizeof(*e));
+	big_free(d->ents, d->capents * sizeof(*d->ents));
+	d->ents = e;
+	d->capents = cap;
+	return 0;
+}
+
+/* Room for one more identity: the table at most half full, an entry free.  0 or MF_ENOMEM. */
+static int room_for_one(struct mf_dedup *d)
+{
+	if ((d->n + 1) * 2 > d->nslots && grow_to(d, d->nslots ? d->nslots * 2 : 1024))
+		return MF_ENOMEM;
+	return ents_room(d, d->n + 1, false);
 }
 
 int mf_dedup_reserve(struct mf_dedup *d, size_t n)
@@ -288,7 +336,9 @@ int mf_dedup_reserve(struct mf_dedup *d, size_t n)
 	size_t nslots = d->nslots ? d->nslots : 1024;
 	while (nslots < 2 * (d->n + n))
 		nslots *= 2;
-	return nslots > d->nslots ? grow_to(d, nslots) : 0;
+	if (nslots > d->nslots && grow_to(d, nslots))
+		return MF_ENOMEM;
+	return ents_room(d, d->n + n, true);
 }
 
 /* The index + 1 of file in d->files, adding it; 0 on ENOMEM. */
@@ -524,6 +574,11 @@ static int tracks_merge(struct mf_dedup *into, const struct mf_dedup *from, cons
 	return 0;
 }
 
+size_t mf_dedup_table_bytes(const struct mf_dedup *d)
+{
+	return d->nslots * sizeof(*d->slots) + d->capents * sizeof(*d->ents) + d->capwide * sizeof(*d->wide);
+}
+
 uint64_t mf_dedup_overlap_steps(const struct mf_dedup *d)
 {
 	return d->steps;
@@ -565,11 +620,9 @@ static int collect(const struct mf_dedup *d, const uint32_t *rev, size_t nrev, c
 		sys = sys ? rev[sys] : 0;
 		lpar = lpar ? rev[lpar] : 0;
 	}
-	for (i = 0; i < d->nslots; i++) {
+	for (i = 0; i < d->n; i++) {
 		struct ident id;
-		if (!d->slots[i].pos)
-			continue;
-		ident_of(d, &d->slots[i], &id);
+		ident_of(d, &d->ents[i], &id);
 		if (id.system != sys || id.lpar != lpar || id.cpu != cpu->cpu || id.len_s <= 0)
 			continue;
 		if (*n == *cap) {
@@ -672,7 +725,7 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 {
 	struct ident k;
 	struct entry *e;
-	uint64_t counters, ka = 0, kb = 0;
+	uint64_t counters, ka = 0, kb = 0, h;
 	uint32_t fid;
 	bool kp;
 	size_t j;
@@ -682,13 +735,16 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	sample_ident(s, &k);
 	counters = counters_hash(s);
 	kp = pack_ident(&k, &ka, &kb);
-	if ((d->n + 1) * 2 > d->nslots && grow(d))
+	if (room_for_one(d))
 		return MF_ENOMEM;
-	for (j = key_hash(&k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1)) {
+	h = key_hash(&k);
+	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1)) {
 		char first[64], when[48];
 		long long where;
 		uint32_t ffile;
-		e = &d->slots[j];
+		if ((d->slots[j] ^ h) >> 32)
+			continue; /* another hash: another identity */
+		e = slot_entry(d, d->slots[j]);
 		if (!holds_ident(d, e, &k, kp, ka, kb))
 			continue;
 		if (e->counters == counters) {
@@ -712,8 +768,9 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 			       s->line > 0      ? s->line
 			       : s->offset >= 0 ? -2 - s->offset
 						: -1,
-			       fid, &d->slots[j]))
+			       fid, &d->ents[d->n]))
 		return MF_ENOMEM;
+	d->slots[j] = slot_word(h, d->n);
 	note_start(d, k.start_s);
 	d->n++;
 	if (k.cpu >= 0 && k.len_s > 0) {
@@ -727,14 +784,15 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 /* Whether d holds identity k (any counters). */
 static bool holds(const struct mf_dedup *d, const struct ident *k)
 {
-	uint64_t ka = 0, kb = 0;
+	uint64_t ka = 0, kb = 0, h;
 	bool kp;
 	size_t j;
 	if (!d->nslots)
 		return false;
 	kp = pack_ident(k, &ka, &kb);
-	for (j = key_hash(k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1))
-		if (holds_ident(d, &d->slots[j], k, kp, ka, kb))
+	h = key_hash(k);
+	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1))
+		if (!((d->slots[j] ^ h) >> 32) && holds_ident(d, slot_entry(d, d->slots[j]), k, kp, ka, kb))
 			return true;
 	return false;
 }
@@ -743,16 +801,19 @@ static bool holds(const struct mf_dedup *d, const struct ident *k)
 static int insert(struct mf_dedup *d, const struct ident *k, uint64_t counters, long long where, const char *file)
 {
 	uint32_t fid;
+	uint64_t h;
 	size_t j;
-	if ((d->n + 1) * 2 > d->nslots && grow(d))
+	if (room_for_one(d))
 		return MF_ENOMEM;
 	fid = file_id(d, file);
 	if (!fid)
 		return MF_ENOMEM;
-	for (j = key_hash(k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1))
+	h = key_hash(k);
+	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1))
 		;
-	if (make_entry(d, k, counters, where, fid, &d->slots[j]))
+	if (make_entry(d, k, counters, where, fid, &d->ents[d->n]))
 		return MF_ENOMEM;
+	d->slots[j] = slot_word(h, d->n);
 	note_start(d, k->start_s);
 	d->n++;
 	return 0;
@@ -793,15 +854,15 @@ int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_d
 				  size_t share, size_t nshares)
 {
 	size_t k, i, total = 0, at = 0, from, to;
-	/* The slots to look at: those of part 0 only when something was read before. */
+	/* The entries to look at: those of part 0 only when something was read before. */
 	size_t first = into->n ? 0 : 1;
 	for (k = first; k < n; k++)
-		total += parts[k].d->nslots;
+		total += parts[k].d->n;
 	from = total / nshares * share + (share < total % nshares ? share : total % nshares);
 	to = from + total / nshares + (share < total % nshares ? 1 : 0);
 	for (k = first; k < n && at < to; k++) {
 		const struct mf_dedup *d = parts[k].d;
-		size_t lo = from > at ? from - at : 0, hi = to - at < d->nslots ? to - at : d->nslots, j;
+		size_t lo = from > at ? from - at : 0, hi = to - at < d->n ? to - at : d->n, j;
 		/* A part whose times lie apart from those read before it holds nothing seen before. */
 		bool apart = !d->n || !overlaps(into, d);
 		for (j = 0; j < k && apart; j++)
@@ -810,13 +871,11 @@ int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_d
 			lo = hi;
 		for (i = lo; i < hi; i++) {
 			struct ident id;
-			if (!d->slots[i].pos)
-				continue;
-			ident_of(d, &d->slots[i], &id);
+			ident_of(d, &d->ents[i], &id);
 			if (seen_before(into, parts, k, id))
 				return 0;
 		}
-		at += d->nslots;
+		at += d->n;
 	}
 	return 1;
 }
@@ -835,18 +894,16 @@ int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts,
 		return MF_ENOMEM;
 	for (k = 0; k < n; k++) {
 		const struct mf_dedup *d = parts[k].d;
-		for (i = 0; i < d->nslots; i++) {
+		for (i = 0; i < d->n; i++) {
 			struct ident id;
 			long long where;
 			uint32_t file;
-			if (!d->slots[i].pos)
-				continue;
-			ident_of(d, &d->slots[i], &id);
-			pos_of(d, &d->slots[i], &where, &file);
+			ident_of(d, &d->ents[i], &id);
+			pos_of(d, &d->ents[i], &where, &file);
 			remap_entry(&id, parts[k].map, parts[k].nmap);
 			if (where >= 0)
 				where += parts[k].line_offset;
-			if (insert(into, &id, d->slots[i].counters, where, d->files[file - 1]))
+			if (insert(into, &id, d->ents[i].counters, where, d->files[file - 1]))
 				return MF_ENOMEM;
 		}
 		if (tracks_merge(into, d, parts[k].map, parts[k].nmap))
