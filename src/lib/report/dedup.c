@@ -719,6 +719,12 @@ void mf_dedup_prefetch(const struct mf_dedup *d, const struct mf_sample *s)
 		return;
 	sample_ident(s, &k);
 	__builtin_prefetch(&d->slots[key_hash(&k) & (d->nslots - 1)], 1);
+	/* And the slot of its CPU's track (it straddles two cache lines), looked at when it is new. */
+	if (k.cpu >= 0 && k.len_s > 0 && d->ntslots) {
+		const struct track *t = &d->tracks[track_hash(k.system, k.lpar, k.cpu) & (d->ntslots - 1)];
+		__builtin_prefetch(t, 1);
+		__builtin_prefetch((const char *)(t + 1) - 1, 1);
+	}
 }
 
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err)

@@ -172,6 +172,8 @@ void mf_metrics_compute_some(const struct mf_kb *kb, const struct mf_group *grp,
 	evaluate(fam, need, grp->sum, present, vars, r->value, r->na);
 	for (i = 0; i < fam->nmetrics; i++) {
 		const struct mf_metric *m = &fam->metrics[i];
+		if (need && !need[i])
+			continue; /* not computed: NaN, and could not leave its range (mf_metrics_needed) */
 		if (((m->flags & MF_METRIC_NONNEG) && r->value[i] < 0) ||
 		    ((m->flags & MF_METRIC_MAX) && r->value[i] > m->max)) {
 			r->doubts |= MF_DOUBT_NEGATIVE;
