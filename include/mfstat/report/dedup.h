@@ -101,7 +101,8 @@ int mf_dedup_reserve(struct mf_dedup *d, size_t n);
  * Each table keeps, per CPU, the time its intervals cover as sorted runs (one
  * run while they follow each other), so a sample that comes in time order
  * costs one comparison, and memory grows with the CPUs and the gaps, not the
- * samples.  Samples without a CPU number, a length, a system or a start are
+ * samples.  Past 64 runs, intervals out of time order wait (at most as many
+ * as the runs) and are merged in one pass: O(N log N) in any order.  Samples without a CPU number, a length, a system or a start are
  * not checked: the CPUs of their rows cannot be told apart.
  */
 struct mf_dedup_overlap {

@@ -51,13 +51,17 @@ struct run {
 	int64_t s, e;
 };
 
-/* One CPU (system, LPAR, CPU number) of the overlap check: its runs, sorted and apart. */
+/*
+ * One CPU (system, LPAR, CPU number) of the overlap check: its runs, sorted and apart, then
+ * (past SORTED_MAX runs) the intervals that came out of time order, not yet merged.
+ */
 struct track {
 	uint32_t system, lpar;
 	int64_t cpu;
-	struct run *runs; /* NULL while there is one run: then in one */
+	struct run *runs; /* runs[0, nruns) sorted, runs[nruns, nruns + npend) pending; NULL while one run */
 	struct run one;
 	uint32_t nruns, cap;
+	uint32_t npend;
 	bool used;
 	bool overlap; /* two of its intervals overlap */
 };
@@ -465,12 +469,12 @@ static struct run *runs_of(struct track *t)
 	return t->runs ? t->runs : &t->one;
 }
 
-/* Room for one more run: 0 or MF_ENOMEM. */
+/* Room for one more run or pending interval: 0 or MF_ENOMEM. */
 static int runs_room(struct track *t)
 {
 	if (!t->runs && t->nruns < 1)
 		return 0;
-	if (!t->runs || t->nruns == t->cap) {
+	if (!t->runs || t->nruns + t->npend == t->cap) {
 		uint32_t cap = t->runs ? t->cap * 2 : 4;
 		struct run *r = t->runs ? realloc(t->runs, cap * sizeof(*r)) : malloc(cap * sizeof(*r));
 		if (!r)
@@ -494,9 +498,62 @@ static int64_t max64(int64_t a, int64_t b)
 }
 
 /*
+ * A CPU with more runs than this takes intervals that come out of time order as pending, merged
+ * in one pass when there are as many pending as runs (track_flush): an insert into the sorted
+ * runs moves the runs after it, and in random order that was quadratic (160,000 intervals of one
+ * CPU with gaps: 6.4e9 steps).  Up to this many runs, an insert moves at most this many.
+ */
+#define SORTED_MAX 64
+
+static int cmp_run(const void *pa, const void *pb);
+
+/*
+ * Merges the pending intervals of t into its runs: sorted, then taken with the runs in start
+ * order (a run before an interval of the same start), each joining the run it meets as
+ * track_add joins them.  Two intervals that share OVERLAP_MIN seconds or more are found in any
+ * order they came in.  0 or MF_ENOMEM.
+ */
+static int track_flush(struct mf_dedup *d, struct track *t)
+{
+	struct run *r = runs_of(t), *p = r + t->nruns, *out, cur = {0, 0};
+	size_t nr = t->nruns, np = t->npend, i = 0, j = 0, n = 0, lg = 1;
+	bool have = false;
+	if (!np)
+		return 0;
+	out = malloc((nr + np) * sizeof(*out));
+	if (!out)
+		return MF_ENOMEM;
+	qsort(p, np, sizeof(*p), cmp_run);
+	while ((size_t)1 << lg < np)
+		lg++;
+	d->steps += np * lg; /* the sort's comparisons, at most */
+	while (i < nr || j < np) {
+		struct run x = j >= np || (i < nr && r[i].s <= p[j].s) ? r[i++] : p[j++];
+		d->steps++;
+		if (have && x.s <= cur.e + GAP_MAX) {
+			if (min64(x.e, cur.e) - x.s >= OVERLAP_MIN)
+				t->overlap = true;
+			cur.e = max64(cur.e, x.e);
+			continue;
+		}
+		if (have)
+			out[n++] = cur;
+		cur = x;
+		have = true;
+	}
+	out[n++] = cur;
+	memcpy(r, out, n * sizeof(*r));
+	free(out);
+	t->nruns = (uint32_t)n;
+	t->npend = 0;
+	return 0;
+}
+
+/*
  * Adds the interval [s, e) (or a run of another table) to a CPU's runs, flagging the CPU when it
  * shares OVERLAP_MIN seconds or more with the time covered so far: 0 or MF_ENOMEM.  In time
- * order only the last run is looked at; otherwise the runs it meets are found by bisection.
+ * order only the last run is looked at; otherwise the runs it meets are found by bisection, or
+ * past SORTED_MAX runs it waits among the pending (track_flush).
  */
 static int track_add(struct mf_dedup *d, struct track *t, int64_t s, int64_t e)
 {
@@ -513,6 +570,26 @@ static int track_add(struct mf_dedup *d, struct track *t, int64_t s, int64_t e)
 			return 0;
 		}
 		lo = t->nruns;
+		if (t->npend) {
+			/* A new last run: the first pending interval moves to the end to make room. */
+			if (runs_room(t))
+				return MF_ENOMEM;
+			r = runs_of(t);
+			r[t->nruns + t->npend] = r[t->nruns];
+			r[t->nruns].s = s;
+			r[t->nruns].e = e;
+			t->nruns++;
+			return 0;
+		}
+	} else if (t->npend || t->nruns > SORTED_MAX) {
+		if (runs_room(t))
+			return MF_ENOMEM;
+		r = runs_of(t);
+		r[t->nruns + t->npend].s = s;
+		r[t->nruns + t->npend].e = e;
+		t->npend++;
+		d->steps++;
+		return t->npend >= t->nruns ? track_flush(d, t) : 0;
 	} else {
 		/* The first run that ends no more than GAP_MAX before s. */
 		while (lo < hi) {
@@ -565,7 +642,7 @@ static int tracks_merge(struct mf_dedup *into, const struct mf_dedup *from, cons
 		if (!dst)
 			return MF_ENOMEM;
 		dst->overlap |= src->overlap;
-		for (k = 0; k < src->nruns; k++) {
+		for (k = 0; k < (size_t)src->nruns + src->npend; k++) {
 			const struct run *r = src->runs ? &src->runs[k] : &src->one;
 			if (track_add(into, dst, r->s, r->e))
 				return MF_ENOMEM;
@@ -686,6 +763,9 @@ int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, 
 	out->cpu = -1;
 	for (k = 0; k < n && !rc; k++)
 		rc = tracks_merge(into, parts[k].d, parts[k].map, parts[k].nmap);
+	for (i = 0; i < into->ntslots && !rc; i++)
+		if (into->tracks[i].used)
+			rc = track_flush(into, &into->tracks[i]);
 	if (rc)
 		return rc;
 	systems = malloc((into->ntracks + 1) * sizeof(*systems));
