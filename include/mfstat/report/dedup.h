@@ -125,9 +125,11 @@ int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, 
 		      struct mf_dedup_overlap *out);
 
 /*
- * Bytes held by d's table of identities: the hash table (8 bytes a slot, at
- * most half full) and the entries (32 bytes each, made at once by
- * mf_dedup_reserve): 48 to 64 bytes an identity.  For tests, never timed.
+ * Bytes taken by d's table of identities: the hash table (8 bytes a slot, at
+ * most half full: 16 to 32 bytes an identity) and the room for the entries
+ * (32 bytes each; mf_dedup_reserve makes room for a quarter more than asked,
+ * else it doubles; a large array's pages cost memory only once written).
+ * For tests, never timed.
  */
 size_t mf_dedup_table_bytes(const struct mf_dedup *d);
 

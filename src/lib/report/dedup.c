@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Duplicate samples: identities, a hash of the counters and the first place (dedup.h). */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE, mremap */
 #include "mfstat/report/dedup.h"
 
 #include <math.h>
@@ -299,13 +299,16 @@ static int grow_to(struct mf_dedup *d, size_t nslots)
 }
 
 /*
- * Room for want entries in all, exactly want when exact (a reserve), else by doubling: 0 or
- * MF_ENOMEM (the index + 1 of an entry fits 32 bits).
+ * Room for want entries in all: a reserve (exact) takes a quarter more, for an estimate a little
+ * short, else the room doubles.  Large arrays are mapped without populating them: the entries
+ * are written before they are read, so a page costs only once used (a reserve beyond the rows
+ * costs nothing), and they grow by mremap, without a copy.  0 or MF_ENOMEM (the index + 1 of an
+ * entry fits 32 bits).
  */
 static int ents_room(struct mf_dedup *d, size_t want, bool exact)
 {
-	size_t cap = d->capents ? d->capents : 1024;
-	struct entry *e;
+	size_t cap = d->capents ? d->capents : 1024, bytes, old = d->capents * sizeof(*d->ents);
+	void *e;
 	if (want <= d->capents)
 		return 0;
 	if (want >= UINT32_MAX)
@@ -313,15 +316,25 @@ static int ents_room(struct mf_dedup *d, size_t want, bool exact)
 	while (cap < want)
 		cap *= 2;
 	if (exact)
-		cap = want;
+		cap = want + want / 4;
 	if (cap >= UINT32_MAX)
 		cap = UINT32_MAX - 1;
-	e = big_alloc(cap * sizeof(*e));
+	bytes = cap * sizeof(*d->ents);
+	if (bytes < SLOTS_MAPPED) {
+		e = realloc(d->ents, bytes);
+	} else if (d->ents && old >= SLOTS_MAPPED) {
+		e = mremap(d->ents, old, bytes, MREMAP_MAYMOVE);
+		e = e == MAP_FAILED ? NULL : e;
+	} else {
+		e = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		e = e == MAP_FAILED ? NULL : e;
+		if (e && d->n)
+			memcpy(e, d->ents, d->n * sizeof(*d->ents));
+		if (e)
+			free(d->ents);
+	}
 	if (!e)
 		return MF_ENOMEM;
-	if (d->n)
-		memcpy(e, d->ents, d->n * sizeof(*e));
-	big_free(d->ents, d->capents * sizeof(*d->ents));
 	d->ents = e;
 	d->capents = cap;
 	return 0;
