@@ -814,6 +814,45 @@ static void cpu_sample(struct mf_sample *s, int64_t cpu, int64_t start, double s
 }
 
 /*
+ * The table of identities costs 48 to 64 bytes an identity (issue 26): 8-byte hash slots at most
+ * half full and 32-byte entries, made at once by a reserve or grown by doubling.  The 32-byte
+ * slots before held 64 to 128 (84 here).  Copies and conflicts are found as before, in any order.
+ */
+static void dedup_table_memory(void **state)
+{
+	enum { N = 100000 };
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	struct mf_error e;
+	int pass, i;
+	(void)state;
+	assert_non_null(s);
+	for (pass = 0; pass < 2; pass++) {
+		struct mf_dedup *d = mf_dedup_new();
+		assert_non_null(d);
+		if (pass)
+			assert_int_equal(mf_dedup_reserve(d, N), 0);
+		for (i = 0; i < N; i++) {
+			/* 1,000 CPUs, 100 intervals each, in a scrambled order. */
+			int k = (int)(((uint64_t)i * 7919) % N);
+			cpu_sample(s, k % 1000, 900 * (int64_t)(k / 1000), 900);
+			assert_int_equal(mf_dedup_check(d, "a.csv", s, &e), MF_DEDUP_KEEP);
+		}
+		if (mf_dedup_table_bytes(d) > (size_t)64 * N)
+			fail_msg("%zu bytes for %d identities", mf_dedup_table_bytes(d), N);
+		for (i = 0; i < N; i += 97) {
+			cpu_sample(s, i % 1000, 900 * (int64_t)(i / 1000), 900);
+			assert_int_equal(mf_dedup_check(d, "b.csv", s, &e), MF_DEDUP_DUPLICATE);
+			s->value[0]++;
+			assert_int_equal(mf_dedup_check(d, "b.csv", s, &e), MF_EFORMAT);
+		}
+		assert_int_equal(mf_dedup_duplicates(d), (N + 96) / 97);
+		assert_int_equal(mf_dedup_conflicts(d), (N + 96) / 97);
+		mf_dedup_free(d);
+	}
+	free(s);
+}
+
+/*
  * The overlap check's work is counted, not timed: N intervals of a CPU in time order cost one
  * step each, in reverse order (dumps given newest first) a few; intervals that only seem to meet
  * because their starts and lengths are rounded to the second are not overlaps.
@@ -849,6 +888,55 @@ static void overlap_work(void **state)
 		assert_int_equal(o.cpus, 0);
 		assert_int_equal(o.cpu, -1);
 		mf_dedup_free(d);
+	}
+	mf_strtab_free(tab);
+	free(s);
+}
+
+/*
+ * Many intervals of one CPU out of time order (issue 26): an insert into the sorted runs moved
+ * the runs after it, quadratic in random order (20,000 intervals with gaps: about 1e8 steps).
+ * Past 64 runs they wait and are merged in one pass: O(N log N) steps, here at most 40 N.
+ * Overlaps are still found, in any order, and contiguous intervals are not taken for any.
+ */
+static void overlap_random_order(void **state)
+{
+	enum { N = 20000 };
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_sample *s = calloc(1, sizeof(*s));
+	struct mf_dedup_overlap o;
+	struct mf_error e;
+	int i, gap;
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(mf_strtab_intern(tab, "SYSA", 4), 1);
+	assert_int_equal(mf_strtab_intern(tab, "LP1", 3), 2);
+	for (gap = 0; gap <= 100; gap += 100) {
+		int extra;
+		for (extra = 0; extra < 2; extra++) {
+			struct mf_dedup *d = mf_dedup_new();
+			for (i = 0; i < N; i++) {
+				int k = (int)(((uint64_t)i * 7919) % N);
+				cpu_sample(s, 0, (900 + gap) * (int64_t)k, 900);
+				assert_int_equal(mf_dedup_check(d, "a.csv", s, &e), MF_DEDUP_KEEP);
+				if (extra && i == N / 2) {
+					/* An interval 30 s after another: the same time counted twice. */
+					cpu_sample(s, 0, (900 + gap) * (int64_t)(N / 3) + 30, 900);
+					assert_int_equal(mf_dedup_check(d, "b.csv", s, &e), MF_DEDUP_KEEP);
+				}
+			}
+			assert_int_equal(mf_dedup_overlaps(d, NULL, 0, tab, &o), 0);
+			if (mf_dedup_overlap_steps(d) > (uint64_t)40 * N)
+				fail_msg("gap %d: %llu steps for %d intervals", gap,
+					 (unsigned long long)mf_dedup_overlap_steps(d), N);
+			assert_int_equal(o.cpus, extra);
+			if (extra) {
+				assert_true(o.pair);
+				assert_int_equal(o.a_start_s, 1735689600 + (900 + gap) * (int64_t)(N / 3));
+				assert_int_equal(o.b_start_s, o.a_start_s + 30);
+			}
+			mf_dedup_free(d);
+		}
 	}
 	mf_strtab_free(tab);
 	free(s);
@@ -982,15 +1070,25 @@ static void cpus_kinds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(by_parse),         cmocka_unit_test(sum_then_divide),
-		cmocka_unit_test(interval_length),  cmocka_unit_test(keys_and_order),
-		cmocka_unit_test(doubts),           cmocka_unit_test(merge),
-		cmocka_unit_test(take_ids),         cmocka_unit_test(sort_threads),
-		cmocka_unit_test(cpus_kinds),       cmocka_unit_test(interval_spans_systems),
-		cmocka_unit_test(dedup_smf),        cmocka_unit_test(dedup_wide),
-		cmocka_unit_test(dedup_parts_wide), cmocka_unit_test(max_groups),
-		cmocka_unit_test(busy_beyond_cpus), cmocka_unit_test(overlap_work),
+		cmocka_unit_test(by_parse),
+		cmocka_unit_test(sum_then_divide),
+		cmocka_unit_test(interval_length),
+		cmocka_unit_test(keys_and_order),
+		cmocka_unit_test(doubts),
+		cmocka_unit_test(merge),
+		cmocka_unit_test(take_ids),
+		cmocka_unit_test(sort_threads),
+		cmocka_unit_test(cpus_kinds),
+		cmocka_unit_test(interval_spans_systems),
+		cmocka_unit_test(dedup_smf),
+		cmocka_unit_test(dedup_wide),
+		cmocka_unit_test(dedup_parts_wide),
+		cmocka_unit_test(max_groups),
+		cmocka_unit_test(busy_beyond_cpus),
+		cmocka_unit_test(overlap_work),
 		cmocka_unit_test(overlap_tables),
+		cmocka_unit_test(dedup_table_memory),
+		cmocka_unit_test(overlap_random_order),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

@@ -165,13 +165,130 @@ static void negative_remainder(void **state)
 	pipe_free(&p);
 }
 
+/* csv through a pipeline as `report --metrics names` makes it (no -v, not HTML). */
+static void pipe_run_columns(struct pipe *p, const char *csv, const char *const *names, size_t n, const char *sort)
+{
+	struct mf_pipeline_opts o = {0};
+	struct mf_error e;
+	memset(p, 0, sizeof(*p));
+	p->kb = kb;
+	o.kb = kb;
+	o.metrics.mem_peak_gbs = NAN;
+	o.diag = pipe_fail;
+	o.columns = names;
+	o.ncolumns = n;
+	o.sort = sort;
+	p->pl = mf_pipeline_new(&o);
+	assert_non_null(p->pl);
+	assert_int_equal(mf_pipeline_add_mem(p->pl, "t.csv", csv, strlen(csv), &e), 0);
+	pipe_end(p);
+}
+
+/* The same results as with every metric, for those computed; and every doubt the same. */
+static void same_as_all(const struct pipe *some, const struct pipe *all, const char *const *computed, bool lspr)
+{
+	size_t k;
+	assert_int_equal(some->n, all->n);
+	assert_int_equal(some->res[0].doubts, all->res[0].doubts);
+	assert_int_equal(some->res[0].negative_metric, all->res[0].negative_metric);
+	if (lspr) {
+		assert_int_equal(some->res[0].lspr, all->res[0].lspr);
+		assert_int_equal(some->res[0].lspr_why, all->res[0].lspr_why);
+		assert_true(some->res[0].lspr_l1mp == all->res[0].lspr_l1mp);
+		assert_true(some->res[0].lspr_rni == all->res[0].lspr_rni);
+	}
+	for (k = 0; computed[k]; k++) {
+		double a = metric(some, 0, computed[k]), b = metric(all, 0, computed[k]);
+		if (!(a == b || (isnan(a) && isnan(b))))
+			fail_msg("%s: %g, with all metrics %g", computed[k], a, b);
+	}
+}
+
+/*
+ * --metrics (issue 26): only the metrics asked for, what they refer to and what the notes read
+ * are computed; the others are left NaN.  The old code computed all 23 of a z16 group.
+ */
+static void only_needed(void **state)
+{
+	const char *rows[][4] = {{"GCP", "1000", "20", "10"}};
+	static const char *const cols[] = {"CPI", "PRBSTATE", "L1MP", "L2P"};
+	static const char *const computed[] = {"CPI",     "PRBSTATE",    "L1MP",         "L2P", "L1M",
+					       "LPARCPU", "RMF_LPARCPU", "LPARCPU_DIFF", NULL};
+	static const char *const with_lspr[] = {"CPI", "LSPR"};
+	static const char *const computed_lspr[] = {"CPI", "L1MP", "RNI", "L3P", "MEMP", NULL};
+	const struct mf_family *fam;
+	struct pipe all, some;
+	unsigned char *need;
+	size_t i, n = 0;
+	(void)state;
+	pipe_run(&all, kb, z16_csv(rows, 1), 0);
+	pipe_run_columns(&some, z16_csv(rows, 1), cols, 4, NULL);
+	same_as_all(&some, &all, computed, false);
+	fam = some.groups[0]->family;
+	assert_false(isnan(metric(&all, 0, "L3P")));
+	assert_true(isnan(metric(&some, 0, "L3P")));
+	assert_true(isnan(metric(&some, 0, "MEMP")));
+	assert_true(isnan(metric(&some, 0, "FINITE_CPI")));
+	need = mf_metrics_needed(fam, cols, 4);
+	assert_non_null(need);
+	for (i = 0; i < fam->nmetrics; i++)
+		n += need[i];
+	free(need);
+	/* 8 of 23: the four, L1M (of L1MP and L2P), LPARCPU and its RMF pair (the notes on busy). */
+	assert_int_equal(fam->nmetrics, 23);
+	assert_int_equal(n, 8);
+	/* No LSPR column: no class; with one, L1MP and RNI and what RNI reads. */
+	assert_true(isnan(metric(&some, 0, "RNI")));
+	assert_int_equal(some.res[0].lspr, MF_LSPR_NONE);
+	assert_int_not_equal(all.res[0].lspr, MF_LSPR_NONE);
+	pipe_free(&some);
+	pipe_run_columns(&some, z16_csv(rows, 1), with_lspr, 2, NULL);
+	same_as_all(&some, &all, computed_lspr, true);
+	assert_true(isnan(metric(&some, 0, "L2P")));
+	pipe_free(&some);
+
+	/* --sort names a metric to compute too. */
+	pipe_run_columns(&some, z16_csv(rows, 1), cols, 1, "L3P");
+	assert_true(metric(&some, 0, "L3P") == metric(&all, 0, "L3P"));
+	assert_true(isnan(metric(&some, 0, "L2P")));
+	pipe_free(&some);
+	pipe_free(&all);
+}
+
+/* A metric out of its range is found though not asked for: REMOTE_L1M (nonneg, a subtraction). */
+static void needed_range_checks(void **state)
+{
+	static const char *const cols[] = {"CPI"};
+	static const char *const computed[] = {"CPI", "REMOTE_L1M", NULL};
+	static const unsigned ctr[] = {130, 131, 132, 135, 137, 144, 145, 146, 147, 148, 150,
+				       151, 152, 153, 154, 155, 156, 157, 159, 160, 161};
+	char csv[4096];
+	size_t len = 0, i;
+	struct pipe all, some;
+	(void)state;
+	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "machine,B0,B1,B2,B3,B4,B5");
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",E%u", ctr[i]);
+	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "\nzEC12,1000,1000,0,10,100,10");
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",%s", ctr[i] == 130 ? "110" : "0");
+	csv[len++] = '\n';
+	csv[len] = '\0';
+	pipe_run(&all, kb, csv, 0);
+	pipe_run_columns(&some, csv, cols, 1, NULL);
+	assert_true(some.res[0].doubts & MF_DOUBT_NEGATIVE);
+	same_as_all(&some, &all, computed, false);
+	assert_true(isnan(metric(&some, 0, "MEMP"))); /* negative too, but without a range to check */
+	pipe_free(&some);
+	pipe_free(&all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(ziip_rule),
-		cmocka_unit_test(reasons),
-		cmocka_unit_test(overflow_reason),
-		cmocka_unit_test(negative_remainder),
+		cmocka_unit_test(ziip_rule),       cmocka_unit_test(reasons),
+		cmocka_unit_test(overflow_reason), cmocka_unit_test(negative_remainder),
+		cmocka_unit_test(only_needed),     cmocka_unit_test(needed_range_checks),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

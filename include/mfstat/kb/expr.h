@@ -2,6 +2,7 @@
 #ifndef MFSTAT_EXPR_H
 #define MFSTAT_EXPR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,6 +86,13 @@ double mf_expr_eval(const struct mf_expr *e, const struct mf_eval_env *env, stru
 /* The references of e, in order of appearance (duplicates included); both take constant time. */
 size_t mf_expr_nrefs(const struct mf_expr *e);
 void mf_expr_ref(const struct mf_expr *e, size_t i, int *kind, int *index);
+
+/*
+ * Whether e subtracts, negates or holds a negative number: the only ways its
+ * value can fall below zero when every input it reads is zero or more (sums,
+ * products and quotients of such values never do).
+ */
+bool mf_expr_subtracts(const struct mf_expr *e);
 
 /*
  * Rewrites src with every name passed through map (which returns the

@@ -25,7 +25,9 @@
  * told from copies of one, so all of them are kept.
  *
  * Memory grows with the distinct samples, but holds only their identity, a
- * hash of their counters and where the first copy was read, never the rows.
+ * hash of their counters and where the first copy was read, never the rows:
+ * 32 bytes each, plus 8 bytes a slot of a hash table kept at most half full
+ * (mf_dedup_table_bytes).
  */
 
 struct mf_dedup;
@@ -99,7 +101,8 @@ int mf_dedup_reserve(struct mf_dedup *d, size_t n);
  * Each table keeps, per CPU, the time its intervals cover as sorted runs (one
  * run while they follow each other), so a sample that comes in time order
  * costs one comparison, and memory grows with the CPUs and the gaps, not the
- * samples.  Samples without a CPU number, a length, a system or a start are
+ * samples.  Past 64 runs, intervals out of time order wait (at most as many
+ * as the runs) and are merged in one pass: O(N log N) in any order.  Samples without a CPU number, a length, a system or a start are
  * not checked: the CPUs of their rows cannot be told apart.
  */
 struct mf_dedup_overlap {
@@ -120,6 +123,15 @@ struct mf_dedup_overlap {
  */
 int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, size_t n, const struct mf_strtab *tab,
 		      struct mf_dedup_overlap *out);
+
+/*
+ * Bytes taken by d's table of identities: the hash table (8 bytes a slot, at
+ * most half full: 16 to 32 bytes an identity) and the room for the entries
+ * (32 bytes each; mf_dedup_reserve makes room for a quarter more than asked,
+ * else it doubles; a large array's pages cost memory only once written).
+ * For tests, never timed.
+ */
+size_t mf_dedup_table_bytes(const struct mf_dedup *d);
 
 /* The steps of d's overlap check so far (runs compared or moved): work counted for tests, never timed. */
 uint64_t mf_dedup_overlap_steps(const struct mf_dedup *d);

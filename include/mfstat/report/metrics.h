@@ -62,6 +62,30 @@ struct mf_metrics_opts {
 void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
 			struct mf_result *r);
 
+/*
+ * The same, computing only the metrics marked in need (fam->nmetrics bytes, from
+ * mf_metrics_needed; NULL: all); the others are NaN.  Everything else of r (doubts,
+ * the first metric out of range, busy) is what mf_metrics_compute gives, and the
+ * LSPR class too when need holds L1MP and RNI (else MF_LSPR_NONE, not computed).
+ */
+void mf_metrics_compute_some(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
+			     const unsigned char *need, struct mf_result *r);
+
+/*
+ * Which metrics of fam mf_metrics_compute_some must compute for those named
+ * (names as mf_family_metric takes them; unknown ones are left out) to come
+ * out as mf_metrics_compute gives them, doubts and notes included: the named,
+ * L1MP and RNI when LSPR is named (the class), LPARCPU (busy), LPARCPU_DIFF and RMF_LPARCPU (the note
+ * comparing busy with RMF's), every metric with a max= and every nonneg one whose
+ * formula subtracts or negates (the range check), and everything these refer
+ * to.  A metric left out is a sum, product and quotient of counters,
+ * variables and metrics of the same kind, which is never negative while the
+ * variables are not (mf_metrics_compute_some computes all when one is).
+ * Returns fam->nmetrics bytes, 1 for a metric to compute (the caller's:
+ * free), or NULL when out of memory.
+ */
+unsigned char *mf_metrics_needed(const struct mf_family *fam, const char *const *names, size_t n);
+
 /* Allocates results for n groups (values and reasons included); free with mf_results_free. */
 struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n);
 /* The same, with na only when asked (else each result's na is NULL: mf_metrics_compute then

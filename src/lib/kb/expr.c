@@ -400,6 +400,16 @@ void mf_expr_ref(const struct mf_expr *e, size_t k, int *kind, int *index)
 	*index = in->index;
 }
 
+bool mf_expr_subtracts(const struct mf_expr *e)
+{
+	size_t i;
+	for (i = 0; i < e->n; i++)
+		if (e->code[i].op == OP_SUB || e->code[i].op == OP_NEG ||
+		    (e->code[i].op == OP_CONST && !(e->code[i].value >= 0)))
+			return true;
+	return false;
+}
+
 void mf_expr_rewrite(const char *src, const char *(*map)(void *ctx, const char *name, size_t len), void *ctx,
 		     struct mf_strbuf *out)
 {

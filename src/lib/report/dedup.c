@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Duplicate samples: identities, a hash of the counters and the first place (dedup.h). */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE, mremap */
 #include "mfstat/report/dedup.h"
 
 #include <math.h>
@@ -22,11 +22,14 @@ struct ident {
 };
 
 /*
- * A slot of the table, 32 bytes: the identity packed into a and b when its fields fit (start
+ * An identity held, 32 bytes: the identity packed into a and b when its fields fit (start
  * from 1970 on, to 34 bits; length to 24 bits; pool to 4; system and LPAR ids to 24 bits each;
  * CPU to 16), and where the first copy was read packed into pos (a line or byte offset to 46
  * bits, the file's index to 16).  What does not fit is a wide entry, kept apart in full: then a
- * is WIDE | its index, and pos is POS_WIDE.  pos 0 is an empty slot.
+ * is WIDE | its index, and pos is POS_WIDE.  The entries are kept in the order added, packed
+ * (d->ents); the hash table (d->slots) holds 8 bytes per slot: the high half of the identity's
+ * hash and the entry's index + 1 (0: an empty slot), so that at most half full it costs 16
+ * bytes per identity, not 64.
  */
 struct entry {
 	uint64_t a, b;
@@ -48,20 +51,26 @@ struct run {
 	int64_t s, e;
 };
 
-/* One CPU (system, LPAR, CPU number) of the overlap check: its runs, sorted and apart. */
+/*
+ * One CPU (system, LPAR, CPU number) of the overlap check: its runs, sorted and apart, then
+ * (past SORTED_MAX runs) the intervals that came out of time order, not yet merged.
+ */
 struct track {
 	uint32_t system, lpar;
 	int64_t cpu;
-	struct run *runs; /* NULL while there is one run: then in one */
+	struct run *runs; /* runs[0, nruns) sorted, runs[nruns, nruns + npend) pending; NULL while one run */
 	struct run one;
 	uint32_t nruns, cap;
+	uint32_t npend;
 	bool used;
 	bool overlap; /* two of its intervals overlap */
 };
 
 struct mf_dedup {
-	struct entry *slots;
-	size_t nslots, n;
+	struct entry *ents; /* the identities, in the order added */
+	size_t n, capents;
+	uint64_t *slots; /* open addressing: hash >> 32 << 32 | index in ents + 1; 0 empty */
+	size_t nslots;
 	int64_t min_start, max_start; /* of the identities held (start_s), when n > 0 */
 	struct wide *wide;
 	size_t nwide, capwide;
@@ -73,7 +82,7 @@ struct mf_dedup {
 	uint64_t steps; /* of the overlap check */
 };
 
-static void slots_free(struct entry *s, size_t nslots);
+static void big_free(void *p, size_t bytes);
 
 struct mf_dedup *mf_dedup_new(void)
 {
@@ -89,7 +98,8 @@ void mf_dedup_free(struct mf_dedup *d)
 		free(d->files[i]);
 	free(d->files);
 	free(d->wide);
-	slots_free(d->slots, d->nslots);
+	big_free(d->slots, d->nslots * sizeof(*d->slots));
+	big_free(d->ents, d->capents * sizeof(*d->ents));
 	for (i = 0; i < d->ntslots; i++)
 		free(d->tracks[i].runs);
 	free(d->tracks);
@@ -235,52 +245,107 @@ static uint64_t counters_hash(const struct mf_sample *s)
  */
 #define SLOTS_MAPPED ((size_t)1 << 20)
 
-static struct entry *slots_alloc(size_t nslots)
+static void *big_alloc(size_t bytes)
 {
-	size_t bytes = nslots * sizeof(struct entry);
 	void *p;
 	if (bytes < SLOTS_MAPPED)
-		return calloc(nslots, sizeof(struct entry));
+		return calloc(1, bytes ? bytes : 1);
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void slots_free(struct entry *s, size_t nslots)
+static void big_free(void *p, size_t bytes)
 {
-	size_t bytes = nslots * sizeof(struct entry);
-	if (!s)
+	if (!p)
 		return;
 	if (bytes < SLOTS_MAPPED)
-		free(s);
+		free(p);
 	else
-		munmap(s, bytes);
+		munmap(p, bytes);
 }
 
+/* The slot word of entry index i whose identity hashes to h. */
+static uint64_t slot_word(uint64_t h, size_t i)
+{
+	return (h >> 32 << 32) | (uint64_t)(i + 1);
+}
+
+static struct entry *slot_entry(const struct mf_dedup *d, uint64_t w)
+{
+	return &d->ents[(uint32_t)w - 1];
+}
+
+/* The hash table made anew with nslots slots from the entries: 0 or MF_ENOMEM. */
 static int grow_to(struct mf_dedup *d, size_t nslots)
 {
 	size_t i;
-	struct entry *s = slots_alloc(nslots);
+	uint64_t *s = big_alloc(nslots * sizeof(*s));
 	if (!s)
 		return MF_ENOMEM;
-	for (i = 0; i < d->nslots; i++) {
+	for (i = 0; i < d->n; i++) {
 		struct ident id;
+		uint64_t h;
 		size_t j;
-		if (!d->slots[i].pos)
-			continue;
-		ident_of(d, &d->slots[i], &id);
-		for (j = key_hash(&id) & (nslots - 1); s[j].pos; j = (j + 1) & (nslots - 1))
+		ident_of(d, &d->ents[i], &id);
+		h = key_hash(&id);
+		for (j = h & (nslots - 1); s[j]; j = (j + 1) & (nslots - 1))
 			;
-		s[j] = d->slots[i];
+		s[j] = slot_word(h, i);
 	}
-	slots_free(d->slots, d->nslots);
+	big_free(d->slots, d->nslots * sizeof(*d->slots));
 	d->slots = s;
 	d->nslots = nslots;
 	return 0;
 }
 
-static int grow(struct mf_dedup *d)
+/*
+ * Room for want entries in all: a reserve (exact) takes a quarter more, for an estimate a little
+ * short, else the room doubles.  Large arrays are mapped without populating them: the entries
+ * are written before they are read, so a page costs only once used (a reserve beyond the rows
+ * costs nothing), and they grow by mremap, without a copy.  0 or MF_ENOMEM (the index + 1 of an
+ * entry fits 32 bits).
+ */
+static int ents_room(struct mf_dedup *d, size_t want, bool exact)
 {
-	return grow_to(d, d->nslots ? d->nslots * 2 : 1024);
+	size_t cap = d->capents ? d->capents : 1024, bytes, old = d->capents * sizeof(*d->ents);
+	void *e;
+	if (want <= d->capents)
+		return 0;
+	if (want >= UINT32_MAX)
+		return MF_ENOMEM;
+	while (cap < want)
+		cap *= 2;
+	if (exact)
+		cap = want + want / 4;
+	if (cap >= UINT32_MAX)
+		cap = UINT32_MAX - 1;
+	bytes = cap * sizeof(*d->ents);
+	if (bytes < SLOTS_MAPPED) {
+		e = realloc(d->ents, bytes);
+	} else if (d->ents && old >= SLOTS_MAPPED) {
+		e = mremap(d->ents, old, bytes, MREMAP_MAYMOVE);
+		e = e == MAP_FAILED ? NULL : e;
+	} else {
+		e = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		e = e == MAP_FAILED ? NULL : e;
+		if (e && d->n)
+			memcpy(e, d->ents, d->n * sizeof(*d->ents));
+		if (e)
+			free(d->ents);
+	}
+	if (!e)
+		return MF_ENOMEM;
+	d->ents = e;
+	d->capents = cap;
+	return 0;
+}
+
+/* Room for one more identity: the table at most half full, an entry free.  0 or MF_ENOMEM. */
+static int room_for_one(struct mf_dedup *d)
+{
+	if ((d->n + 1) * 2 > d->nslots && grow_to(d, d->nslots ? d->nslots * 2 : 1024))
+		return MF_ENOMEM;
+	return ents_room(d, d->n + 1, false);
 }
 
 int mf_dedup_reserve(struct mf_dedup *d, size_t n)
@@ -288,7 +353,9 @@ int mf_dedup_reserve(struct mf_dedup *d, size_t n)
 	size_t nslots = d->nslots ? d->nslots : 1024;
 	while (nslots < 2 * (d->n + n))
 		nslots *= 2;
-	return nslots > d->nslots ? grow_to(d, nslots) : 0;
+	if (nslots > d->nslots && grow_to(d, nslots))
+		return MF_ENOMEM;
+	return ents_room(d, d->n + n, true);
 }
 
 /* The index + 1 of file in d->files, adding it; 0 on ENOMEM. */
@@ -415,12 +482,12 @@ static struct run *runs_of(struct track *t)
 	return t->runs ? t->runs : &t->one;
 }
 
-/* Room for one more run: 0 or MF_ENOMEM. */
+/* Room for one more run or pending interval: 0 or MF_ENOMEM. */
 static int runs_room(struct track *t)
 {
 	if (!t->runs && t->nruns < 1)
 		return 0;
-	if (!t->runs || t->nruns == t->cap) {
+	if (!t->runs || t->nruns + t->npend == t->cap) {
 		uint32_t cap = t->runs ? t->cap * 2 : 4;
 		struct run *r = t->runs ? realloc(t->runs, cap * sizeof(*r)) : malloc(cap * sizeof(*r));
 		if (!r)
@@ -444,9 +511,62 @@ static int64_t max64(int64_t a, int64_t b)
 }
 
 /*
+ * A CPU with more runs than this takes intervals that come out of time order as pending, merged
+ * in one pass when there are as many pending as runs (track_flush): an insert into the sorted
+ * runs moves the runs after it, and in random order that was quadratic (160,000 intervals of one
+ * CPU with gaps: 6.4e9 steps).  Up to this many runs, an insert moves at most this many.
+ */
+#define SORTED_MAX 64
+
+static int cmp_run(const void *pa, const void *pb);
+
+/*
+ * Merges the pending intervals of t into its runs: sorted, then taken with the runs in start
+ * order (a run before an interval of the same start), each joining the run it meets as
+ * track_add joins them.  Two intervals that share OVERLAP_MIN seconds or more are found in any
+ * order they came in.  0 or MF_ENOMEM.
+ */
+static int track_flush(struct mf_dedup *d, struct track *t)
+{
+	struct run *r = runs_of(t), *p = r + t->nruns, *out, cur = {0, 0};
+	size_t nr = t->nruns, np = t->npend, i = 0, j = 0, n = 0, lg = 1;
+	bool have = false;
+	if (!np)
+		return 0;
+	out = malloc((nr + np) * sizeof(*out));
+	if (!out)
+		return MF_ENOMEM;
+	qsort(p, np, sizeof(*p), cmp_run);
+	while ((size_t)1 << lg < np)
+		lg++;
+	d->steps += np * lg; /* the sort's comparisons, at most */
+	while (i < nr || j < np) {
+		struct run x = j >= np || (i < nr && r[i].s <= p[j].s) ? r[i++] : p[j++];
+		d->steps++;
+		if (have && x.s <= cur.e + GAP_MAX) {
+			if (min64(x.e, cur.e) - x.s >= OVERLAP_MIN)
+				t->overlap = true;
+			cur.e = max64(cur.e, x.e);
+			continue;
+		}
+		if (have)
+			out[n++] = cur;
+		cur = x;
+		have = true;
+	}
+	out[n++] = cur;
+	memcpy(r, out, n * sizeof(*r));
+	free(out);
+	t->nruns = (uint32_t)n;
+	t->npend = 0;
+	return 0;
+}
+
+/*
  * Adds the interval [s, e) (or a run of another table) to a CPU's runs, flagging the CPU when it
  * shares OVERLAP_MIN seconds or more with the time covered so far: 0 or MF_ENOMEM.  In time
- * order only the last run is looked at; otherwise the runs it meets are found by bisection.
+ * order only the last run is looked at; otherwise the runs it meets are found by bisection, or
+ * past SORTED_MAX runs it waits among the pending (track_flush).
  */
 static int track_add(struct mf_dedup *d, struct track *t, int64_t s, int64_t e)
 {
@@ -463,6 +583,26 @@ static int track_add(struct mf_dedup *d, struct track *t, int64_t s, int64_t e)
 			return 0;
 		}
 		lo = t->nruns;
+		if (t->npend) {
+			/* A new last run: the first pending interval moves to the end to make room. */
+			if (runs_room(t))
+				return MF_ENOMEM;
+			r = runs_of(t);
+			r[t->nruns + t->npend] = r[t->nruns];
+			r[t->nruns].s = s;
+			r[t->nruns].e = e;
+			t->nruns++;
+			return 0;
+		}
+	} else if (t->npend || t->nruns > SORTED_MAX) {
+		if (runs_room(t))
+			return MF_ENOMEM;
+		r = runs_of(t);
+		r[t->nruns + t->npend].s = s;
+		r[t->nruns + t->npend].e = e;
+		t->npend++;
+		d->steps++;
+		return t->npend >= t->nruns ? track_flush(d, t) : 0;
 	} else {
 		/* The first run that ends no more than GAP_MAX before s. */
 		while (lo < hi) {
@@ -515,13 +655,18 @@ static int tracks_merge(struct mf_dedup *into, const struct mf_dedup *from, cons
 		if (!dst)
 			return MF_ENOMEM;
 		dst->overlap |= src->overlap;
-		for (k = 0; k < src->nruns; k++) {
+		for (k = 0; k < (size_t)src->nruns + src->npend; k++) {
 			const struct run *r = src->runs ? &src->runs[k] : &src->one;
 			if (track_add(into, dst, r->s, r->e))
 				return MF_ENOMEM;
 		}
 	}
 	return 0;
+}
+
+size_t mf_dedup_table_bytes(const struct mf_dedup *d)
+{
+	return d->nslots * sizeof(*d->slots) + d->capents * sizeof(*d->ents) + d->capwide * sizeof(*d->wide);
 }
 
 uint64_t mf_dedup_overlap_steps(const struct mf_dedup *d)
@@ -565,11 +710,9 @@ static int collect(const struct mf_dedup *d, const uint32_t *rev, size_t nrev, c
 		sys = sys ? rev[sys] : 0;
 		lpar = lpar ? rev[lpar] : 0;
 	}
-	for (i = 0; i < d->nslots; i++) {
+	for (i = 0; i < d->n; i++) {
 		struct ident id;
-		if (!d->slots[i].pos)
-			continue;
-		ident_of(d, &d->slots[i], &id);
+		ident_of(d, &d->ents[i], &id);
 		if (id.system != sys || id.lpar != lpar || id.cpu != cpu->cpu || id.len_s <= 0)
 			continue;
 		if (*n == *cap) {
@@ -633,6 +776,9 @@ int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, 
 	out->cpu = -1;
 	for (k = 0; k < n && !rc; k++)
 		rc = tracks_merge(into, parts[k].d, parts[k].map, parts[k].nmap);
+	for (i = 0; i < into->ntslots && !rc; i++)
+		if (into->tracks[i].used)
+			rc = track_flush(into, &into->tracks[i]);
 	if (rc)
 		return rc;
 	systems = malloc((into->ntracks + 1) * sizeof(*systems));
@@ -666,13 +812,19 @@ void mf_dedup_prefetch(const struct mf_dedup *d, const struct mf_sample *s)
 		return;
 	sample_ident(s, &k);
 	__builtin_prefetch(&d->slots[key_hash(&k) & (d->nslots - 1)], 1);
+	/* And the slot of its CPU's track (it straddles two cache lines), looked at when it is new. */
+	if (k.cpu >= 0 && k.len_s > 0 && d->ntslots) {
+		const struct track *t = &d->tracks[track_hash(k.system, k.lpar, k.cpu) & (d->ntslots - 1)];
+		__builtin_prefetch(t, 1);
+		__builtin_prefetch((const char *)(t + 1) - 1, 1);
+	}
 }
 
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err)
 {
 	struct ident k;
 	struct entry *e;
-	uint64_t counters, ka = 0, kb = 0;
+	uint64_t counters, ka = 0, kb = 0, h;
 	uint32_t fid;
 	bool kp;
 	size_t j;
@@ -682,13 +834,16 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	sample_ident(s, &k);
 	counters = counters_hash(s);
 	kp = pack_ident(&k, &ka, &kb);
-	if ((d->n + 1) * 2 > d->nslots && grow(d))
+	if (room_for_one(d))
 		return MF_ENOMEM;
-	for (j = key_hash(&k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1)) {
+	h = key_hash(&k);
+	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1)) {
 		char first[64], when[48];
 		long long where;
 		uint32_t ffile;
-		e = &d->slots[j];
+		if ((d->slots[j] ^ h) >> 32)
+			continue; /* another hash: another identity */
+		e = slot_entry(d, d->slots[j]);
 		if (!holds_ident(d, e, &k, kp, ka, kb))
 			continue;
 		if (e->counters == counters) {
@@ -712,8 +867,9 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 			       s->line > 0      ? s->line
 			       : s->offset >= 0 ? -2 - s->offset
 						: -1,
-			       fid, &d->slots[j]))
+			       fid, &d->ents[d->n]))
 		return MF_ENOMEM;
+	d->slots[j] = slot_word(h, d->n);
 	note_start(d, k.start_s);
 	d->n++;
 	if (k.cpu >= 0 && k.len_s > 0) {
@@ -727,14 +883,15 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 /* Whether d holds identity k (any counters). */
 static bool holds(const struct mf_dedup *d, const struct ident *k)
 {
-	uint64_t ka = 0, kb = 0;
+	uint64_t ka = 0, kb = 0, h;
 	bool kp;
 	size_t j;
 	if (!d->nslots)
 		return false;
 	kp = pack_ident(k, &ka, &kb);
-	for (j = key_hash(k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1))
-		if (holds_ident(d, &d->slots[j], k, kp, ka, kb))
+	h = key_hash(k);
+	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1))
+		if (!((d->slots[j] ^ h) >> 32) && holds_ident(d, slot_entry(d, d->slots[j]), k, kp, ka, kb))
 			return true;
 	return false;
 }
@@ -743,16 +900,19 @@ static bool holds(const struct mf_dedup *d, const struct ident *k)
 static int insert(struct mf_dedup *d, const struct ident *k, uint64_t counters, long long where, const char *file)
 {
 	uint32_t fid;
+	uint64_t h;
 	size_t j;
-	if ((d->n + 1) * 2 > d->nslots && grow(d))
+	if (room_for_one(d))
 		return MF_ENOMEM;
 	fid = file_id(d, file);
 	if (!fid)
 		return MF_ENOMEM;
-	for (j = key_hash(k) & (d->nslots - 1); d->slots[j].pos; j = (j + 1) & (d->nslots - 1))
+	h = key_hash(k);
+	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1))
 		;
-	if (make_entry(d, k, counters, where, fid, &d->slots[j]))
+	if (make_entry(d, k, counters, where, fid, &d->ents[d->n]))
 		return MF_ENOMEM;
+	d->slots[j] = slot_word(h, d->n);
 	note_start(d, k->start_s);
 	d->n++;
 	return 0;
@@ -793,15 +953,15 @@ int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_d
 				  size_t share, size_t nshares)
 {
 	size_t k, i, total = 0, at = 0, from, to;
-	/* The slots to look at: those of part 0 only when something was read before. */
+	/* The entries to look at: those of part 0 only when something was read before. */
 	size_t first = into->n ? 0 : 1;
 	for (k = first; k < n; k++)
-		total += parts[k].d->nslots;
+		total += parts[k].d->n;
 	from = total / nshares * share + (share < total % nshares ? share : total % nshares);
 	to = from + total / nshares + (share < total % nshares ? 1 : 0);
 	for (k = first; k < n && at < to; k++) {
 		const struct mf_dedup *d = parts[k].d;
-		size_t lo = from > at ? from - at : 0, hi = to - at < d->nslots ? to - at : d->nslots, j;
+		size_t lo = from > at ? from - at : 0, hi = to - at < d->n ? to - at : d->n, j;
 		/* A part whose times lie apart from those read before it holds nothing seen before. */
 		bool apart = !d->n || !overlaps(into, d);
 		for (j = 0; j < k && apart; j++)
@@ -810,13 +970,11 @@ int mf_dedup_parts_disjoint_share(const struct mf_dedup *into, const struct mf_d
 			lo = hi;
 		for (i = lo; i < hi; i++) {
 			struct ident id;
-			if (!d->slots[i].pos)
-				continue;
-			ident_of(d, &d->slots[i], &id);
+			ident_of(d, &d->ents[i], &id);
 			if (seen_before(into, parts, k, id))
 				return 0;
 		}
-		at += d->nslots;
+		at += d->n;
 	}
 	return 1;
 }
@@ -835,18 +993,16 @@ int mf_dedup_add_parts(struct mf_dedup *into, const struct mf_dedup_part *parts,
 		return MF_ENOMEM;
 	for (k = 0; k < n; k++) {
 		const struct mf_dedup *d = parts[k].d;
-		for (i = 0; i < d->nslots; i++) {
+		for (i = 0; i < d->n; i++) {
 			struct ident id;
 			long long where;
 			uint32_t file;
-			if (!d->slots[i].pos)
-				continue;
-			ident_of(d, &d->slots[i], &id);
-			pos_of(d, &d->slots[i], &where, &file);
+			ident_of(d, &d->ents[i], &id);
+			pos_of(d, &d->ents[i], &where, &file);
 			remap_entry(&id, parts[k].map, parts[k].nmap);
 			if (where >= 0)
 				where += parts[k].line_offset;
-			if (insert(into, &id, d->slots[i].counters, where, d->files[file - 1]))
+			if (insert(into, &id, d->ents[i].counters, where, d->files[file - 1]))
 				return MF_ENOMEM;
 		}
 		if (tracks_merge(into, d, parts[k].map, parts[k].nmap))

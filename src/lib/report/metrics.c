@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-static void evaluate(const struct mf_family *fam, const uint64_t *sums, const uint64_t *present, const double *vars,
-		     double *value, struct mf_na *na)
+/* The metrics of fam marked in need (NULL: all) from the sums; the others are NaN. */
+static void evaluate(const struct mf_family *fam, const unsigned char *need, const uint64_t *sums,
+		     const uint64_t *present, const double *vars, double *value, struct mf_na *na)
 {
 	struct mf_eval_env env;
 	size_t i;
@@ -21,6 +23,10 @@ static void evaluate(const struct mf_family *fam, const uint64_t *sums, const ui
 		value[i] = NAN;
 	for (i = 0; i < fam->nmetrics; i++) {
 		size_t m = fam->order[i];
+		if (need && !need[m]) {
+			na[m].why = MF_NA_NONE;
+			continue;
+		}
 		value[m] = mf_expr_eval(fam->metrics[m].expr, &env, &na[m]);
 		if (isinf(value[m])) {
 			/* mf_expr_eval never returns an infinity (only an infinite input could); be safe. */
@@ -30,8 +36,73 @@ static void evaluate(const struct mf_family *fam, const uint64_t *sums, const ui
 	}
 }
 
+static void mark_needed(const struct mf_family *fam, unsigned char *need, int m)
+{
+	if (m >= 0 && (size_t)m < fam->nmetrics)
+		need[m] = 1;
+}
+
+unsigned char *mf_metrics_needed(const struct mf_family *fam, const char *const *names, size_t n)
+{
+	unsigned char *need = calloc(fam->nmetrics + 1, 1), *neg = calloc(fam->nmetrics + 1, 1);
+	size_t i, k;
+
+	if (!need || !neg) {
+		free(need);
+		free(neg);
+		return NULL;
+	}
+	/* Which metrics can be negative with nonnegative variables: a subtraction in them or below. */
+	for (i = 0; i < fam->nmetrics; i++) {
+		size_t m = fam->order[i];
+		const struct mf_expr *e = fam->metrics[m].expr;
+		neg[m] = mf_expr_subtracts(e);
+		for (k = 0; k < mf_expr_nrefs(e) && !neg[m]; k++) {
+			int kind, index;
+			mf_expr_ref(e, k, &kind, &index);
+			if (kind == MF_REF_METRIC && index >= 0 && (size_t)index < fam->nmetrics && neg[index])
+				neg[m] = 1;
+		}
+	}
+	for (k = 0; k < n; k++)
+		mark_needed(fam, need, mf_family_metric(fam, names[k]));
+	/* What mf_metrics_compute and the notes read of every group, whatever is shown. */
+	for (k = 0; k < n; k++)
+		if (strcasecmp(names[k], "LSPR") == 0) {
+			mark_needed(fam, need, fam->idx_l1mp);
+			mark_needed(fam, need, fam->idx_rni);
+		}
+	mark_needed(fam, need, fam->idx_lparcpu);
+	mark_needed(fam, need, mf_family_metric(fam, "LPARCPU_DIFF"));
+	mark_needed(fam, need, mf_family_metric(fam, "RMF_LPARCPU"));
+	for (i = 0; i < fam->nmetrics; i++)
+		if ((fam->metrics[i].flags & MF_METRIC_MAX) || ((fam->metrics[i].flags & MF_METRIC_NONNEG) && neg[i]))
+			need[i] = 1;
+	/* And what they refer to: a metric's references come before it in the order. */
+	for (i = fam->nmetrics; i-- > 0;) {
+		size_t m = fam->order[i];
+		const struct mf_expr *e = fam->metrics[m].expr;
+		if (!need[m])
+			continue;
+		for (k = 0; k < mf_expr_nrefs(e); k++) {
+			int kind, index;
+			mf_expr_ref(e, k, &kind, &index);
+			if (kind == MF_REF_METRIC)
+				mark_needed(fam, need, index);
+		}
+	}
+	free(neg);
+	return need;
+}
+
 void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
 			struct mf_result *r)
+{
+	mf_metrics_compute_some(kb, grp, opts, NULL, r);
+}
+
+void mf_metrics_compute_some(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
+			     const unsigned char *need, struct mf_result *r)
 {
 	double mem_peak_gbs = opts ? opts->mem_peak_gbs : NAN;
 	const struct mf_family *fam = grp->family;
@@ -52,7 +123,7 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 			return;
 		}
 		r->na = scratch;
-		mf_metrics_compute(kb, grp, opts, r);
+		mf_metrics_compute_some(kb, grp, opts, need, r);
 		r->na = NULL;
 		if (scratch != small)
 			free(scratch);
@@ -94,9 +165,15 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 	r->cpsp = vars[MF_VAR_CPSP];
 	r->interval = vars[MF_VAR_INTERVAL];
 	r->cpus = mf_group_cpus(grp);
-	evaluate(fam, grp->sum, present, vars, r->value, r->na);
+	/* The metrics left out by need cannot leave their range with variables of zero or more. */
+	for (i = 0; i < MF_NVARS; i++)
+		if (vars[i] < 0)
+			need = NULL;
+	evaluate(fam, need, grp->sum, present, vars, r->value, r->na);
 	for (i = 0; i < fam->nmetrics; i++) {
 		const struct mf_metric *m = &fam->metrics[i];
+		if (need && !need[i])
+			continue; /* not computed: NaN, and could not leave its range (mf_metrics_needed) */
 		if (((m->flags & MF_METRIC_NONNEG) && r->value[i] < 0) ||
 		    ((m->flags & MF_METRIC_MAX) && r->value[i] > m->max)) {
 			r->doubts |= MF_DOUBT_NEGATIVE;
@@ -121,6 +198,11 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 		r->lspr_why = MF_LSPR_NOT_DEFINED;
 		return;
 	}
+	if (need && !(fam->idx_l1mp >= 0 && need[fam->idx_l1mp] && fam->idx_rni >= 0 && need[fam->idx_rni])) {
+		/* Not asked for (mf_metrics_needed): the class is not computed. */
+		r->lspr_why = MF_LSPR_NO_INPUT;
+		return;
+	}
 	if (grp->rows_lspr == 0) {
 		r->lspr_why = MF_LSPR_ONLY_EXCLUDED;
 		return;
@@ -132,7 +214,7 @@ void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, cons
 		double *v = malloc(fam->nmetrics * sizeof(*v));
 		struct mf_na *na = malloc(fam->nmetrics * sizeof(*na));
 		if (v && na) {
-			evaluate(fam, grp->sum_lspr, present, vars, v, na);
+			evaluate(fam, need, grp->sum_lspr, present, vars, v, na);
 			r->lspr_l1mp = v[fam->idx_l1mp];
 			r->lspr_rni = v[fam->idx_rni];
 		}

@@ -66,6 +66,12 @@ struct mf_pipeline {
 	size_t nseen, nsystems;
 	uint64_t part_rows;            /* rows read by the threads of -j, merged or read again whole */
 	struct held *held, *held_last; /* mf_pipeline_read_files: SMF dumps read, not yet replayed */
+	/*
+	 * The metrics to compute per family of the knowledge base (mf_metrics_needed), made by
+	 * the first compute_all; need NULL, or an entry NULL: all of them.
+	 */
+	unsigned char **need;
+	bool need_made;
 };
 
 /* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
@@ -1744,18 +1750,62 @@ struct compute_work {
 	size_t n, nt;
 };
 
+/* The metrics to compute of fam's groups (p->need), NULL for all. */
+static const unsigned char *need_of(const struct mf_pipeline *p, const struct mf_family *fam)
+{
+	const struct mf_kb *kb = p->o.kb;
+	if (!p->need || fam < kb->families || fam >= kb->families + kb->nfamilies)
+		return NULL;
+	return p->need[fam - kb->families];
+}
+
+/*
+ * With --metrics, the metrics of each family that the columns, --sort and the notes read
+ * (mf_metrics_needed): a z16 group with four columns computes 8 of its 23.  Every metric
+ * when -v says why each unavailable one is, or for the HTML page (keep_intervals), which draws
+ * and names metrics of its own.  Out of memory leaves them all to compute.
+ */
+static void make_need(struct mf_pipeline *p)
+{
+	const struct mf_kb *kb = p->o.kb;
+	const char **names;
+	size_t f, n = p->o.ncolumns;
+
+	if (p->need_made)
+		return;
+	p->need_made = true;
+	if (!kb || !p->o.columns || p->o.explain || p->o.keep_intervals || !kb->nfamilies)
+		return;
+	names = malloc((n + 1) * sizeof(*names));
+	p->need = calloc(kb->nfamilies, sizeof(*p->need));
+	if (!names || !p->need) {
+		free(names);
+		free(p->need);
+		p->need = NULL;
+		return;
+	}
+	memcpy(names, p->o.columns, n * sizeof(*names));
+	if (p->o.sort)
+		names[n++] = p->o.sort;
+	for (f = 0; f < kb->nfamilies; f++)
+		p->need[f] = mf_metrics_needed(&kb->families[f], names, n);
+	free(names);
+}
+
 static void compute_share(void *ctx, size_t i)
 {
 	const struct compute_work *w = ctx;
 	size_t k;
 	for (k = w->n * i / w->nt; k < w->n * (i + 1) / w->nt; k++)
-		mf_metrics_compute(w->p->o.kb, w->groups[k], &w->p->o.metrics, &w->res[k]);
+		mf_metrics_compute_some(w->p->o.kb, w->groups[k], &w->p->o.metrics, need_of(w->p, w->groups[k]->family),
+					&w->res[k]);
 }
 
 /* The metrics of every group, with the threads of -j for many groups (each group's alone). */
-static void compute_all(const struct mf_pipeline *p, struct mf_group *const *groups, struct mf_result *res, size_t n)
+static void compute_all(struct mf_pipeline *p, struct mf_group *const *groups, struct mf_result *res, size_t n)
 {
 	struct compute_work w = {p, groups, res, n, p->o.jobs < 64 ? p->o.jobs : 64};
+	make_need(p);
 	if (w.nt < 2 || n < 4096)
 		w.nt = 1;
 	mf_run_shares(w.nt, compute_share, &w);
@@ -1959,6 +2009,10 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	free(p->lpar_rows);
 	mf_strtab_free(p->tab);
 	mf_tz_free(p->utc);
+	if (p->need)
+		for (i = 0; i < p->o.kb->nfamilies; i++)
+			free(p->need[i]);
+	free(p->need);
 	free(p->s);
 	free(p->s_ahead);
 	free(p->seen);
