@@ -90,8 +90,13 @@ double mf_shown(double v, int digits)
 
 int mf_fmt_metric(char *buf, size_t n, double v, int digits, bool sign)
 {
-	if (fabs(v) >= MF_FMT_EXP_FROM && !isinf(v))
-		return snprintf(buf, n, sign ? "%+.15g" : "%.15g", v);
+	if (fabs(v) >= MF_FMT_EXP_FROM && !isinf(v)) {
+		char b[40];
+		int len = sign ? mf_fmt_g15_signed(v, b) : mf_fmt_g15(v, b); /* %+.15g, %.15g */
+		if (n)
+			snprintf(buf, n, "%s", b);
+		return len;
+	}
 	return snprintf(buf, n, sign ? "%+.*f" : "%.*f", digits, v);
 }
 
@@ -491,7 +496,7 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 		unsigned bit;
 		const char *text;
 	} kinds[] = {
-		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %.15g, %s, in %zu group%s, first %s (%s)"},
+		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %s, %s, in %zu group%s, first %s (%s)"},
 		{MF_DOUBT_MIXED_CPSP,
 		 "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
 		 "are not available there"},
@@ -518,13 +523,14 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 		switch (kinds[k].bit) {
 		case MF_DOUBT_NEGATIVE: {
 			const struct mf_metric *m = &res[first].group->family->metrics[res[first].negative_metric];
-			char range[64];
+			char range[64], val[40];
+			mf_fmt_g15(res[first].value[res[first].negative_metric], val);
 			if ((m->flags & MF_METRIC_MAX) && res[first].value[res[first].negative_metric] > m->max)
 				snprintf(range, sizeof(range), "above its limit of %g", m->max);
 			else
 				snprintf(range, sizeof(range), "below zero");
-			mf_notes_warn(w, kinds[k].text, m->name, res[first].value[res[first].negative_metric], range,
-				      count, count == 1 ? "" : "s", where, m->desc);
+			mf_notes_warn(w, kinds[k].text, m->name, val, range, count, count == 1 ? "" : "s", where,
+				      m->desc);
 			break;
 		}
 		case MF_DOUBT_PARTIAL:

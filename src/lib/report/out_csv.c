@@ -30,17 +30,6 @@ static void csv_num(struct mf_strbuf *sb, double v)
 	}
 }
 
-static void csv_u64(struct mf_strbuf *sb, uint64_t v)
-{
-	char b[24];
-	size_t i = sizeof(b);
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	mf_strbuf_add(sb, b + i, sizeof(b) - i);
-}
-
 /* What every row needs, computed once. */
 struct rows {
 	const struct mf_report *rep;
@@ -74,7 +63,7 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 		csv_str(sb, mf_pool_name(g->pool), tf);
 		mf_strbuf_putc(sb, ',');
 		if (g->cpu >= 0)
-			csv_u64(sb, (uint64_t)g->cpu);
+			mf_strbuf_u64(sb, (uint64_t)g->cpu);
 		for (k = 0; k < nextra; k++) {
 			const char *v = mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf));
 			mf_strbuf_putc(sb, ',');
@@ -101,9 +90,9 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 		mf_strbuf_putc(sb, ',');
 		csv_str(sb, g->family->display, tf);
 		mf_strbuf_putc(sb, ',');
-		csv_u64(sb, r->cpus);
+		mf_strbuf_u64(sb, r->cpus);
 		mf_strbuf_putc(sb, ',');
-		csv_u64(sb, expected[i]);
+		mf_strbuf_u64(sb, expected[i]);
 		for (k = 0; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			mf_strbuf_putc(sb, ',');

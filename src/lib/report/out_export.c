@@ -116,28 +116,27 @@ static void put_ns(struct mf_strbuf *sb, int64_t ns)
 		mf_strbuf_putc(sb, '-');
 		ns = -ns;
 	}
-	mf_strbuf_printf(sb, "%" PRId64, ns / 1000000000);
+	mf_strbuf_i64(sb, ns / 1000000000);
 	if (ns % 1000000000 == 0)
 		return;
-	snprintf(frac, sizeof(frac), "%09" PRId64, ns % 1000000000);
-	k = strlen(frac);
-	while (k && frac[k - 1] == '0')
+	/* ".%09d" without its trailing zeros */
+	ns %= 1000000000;
+	frac[0] = '.';
+	for (k = 9; k >= 1; k--) {
+		frac[k] = (char)('0' + ns % 10);
+		ns /= 10;
+	}
+	k = 10;
+	while (frac[k - 1] == '0')
 		k--;
-	frac[k] = '\0';
-	mf_strbuf_printf(sb, ".%s", frac);
+	mf_strbuf_add(sb, frac, k);
 }
 
 /* A double that reads back to the same value, in the shortest of %.15g to %.17g. */
 static void put_double(struct mf_strbuf *sb, double v)
 {
 	char b[40];
-	int prec;
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(b, sizeof(b), "%.*g", prec, v);
-		if (strtod(b, NULL) == v)
-			break;
-	}
-	mf_strbuf_puts(sb, b);
+	mf_strbuf_add(sb, b, (size_t)mf_fmt_roundtrip(v, b));
 }
 
 static bool group_cpsp(const struct mf_group *g, double *v)
@@ -230,7 +229,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 	if (c->cpu) {
 		SEP();
 		if (g->cpu >= 0)
-			mf_strbuf_printf(sb, "%" PRId64, g->cpu);
+			mf_strbuf_i64(sb, g->cpu);
 	}
 	if (c->polarity) {
 		SEP();
@@ -240,22 +239,22 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 	if (c->weight) {
 		SEP();
 		if (g->lpar_weight >= 0)
-			mf_strbuf_printf(sb, "%" PRId32, g->lpar_weight);
+			mf_strbuf_i64(sb, g->lpar_weight);
 	}
 	if (c->drawer) {
 		SEP();
 		if (g->drawer >= 0)
-			mf_strbuf_printf(sb, "%" PRId32, g->drawer);
+			mf_strbuf_i64(sb, g->drawer);
 	}
 	if (c->chip) {
 		SEP();
 		if (g->chip >= 0)
-			mf_strbuf_printf(sb, "%" PRId32, g->chip);
+			mf_strbuf_i64(sb, g->chip);
 	}
 	if (c->machine) {
 		SEP();
 		if (g->machine)
-			mf_strbuf_printf(sb, "%u", g->machine->type);
+			mf_strbuf_u64(sb, g->machine->type);
 		else if (g->family->ncounters && strcmp(g->family->key, "generic") != 0)
 			mf_strbuf_puts(sb, g->family->display);
 	}
@@ -283,7 +282,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 	if (c->offset) {
 		SEP();
 		if (g->has_offset)
-			mf_strbuf_printf(sb, "%" PRId32, g->utc_offset_s / 60);
+			mf_strbuf_i64(sb, g->utc_offset_s / 60);
 	}
 	if (c->rmf) {
 		SEP();
@@ -303,7 +302,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 			over = true;
 			continue;
 		}
-		mf_strbuf_printf(sb, "%" PRIu64, g->sum[s]);
+		mf_strbuf_u64(sb, g->sum[s]);
 	}
 	mf_strbuf_putc(sb, '\n');
 	if (st) {

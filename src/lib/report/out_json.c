@@ -236,6 +236,7 @@ static void put_input(FILE *fp, const struct mf_input *in)
 static void put_lpars(FILE *fp, const struct mf_report *rep)
 {
 	size_t i, p, k;
+	char b[40];
 	if (!rep->nlpars)
 		return;
 	fputs(",\"lpars\":[", fp);
@@ -248,7 +249,9 @@ static void put_lpars(FILE *fp, const struct mf_report *rep)
 		json_str(fp, row->name);
 		fprintf(fp, ",\"number\":%u,\"system\":", row->number);
 		json_opt_str(fp, row->system ? mf_strtab_get(rep->tab, row->system) : NULL);
-		fprintf(fp, ",\"rmf_seconds\":%.15g,\"pools\":{", row->seconds);
+		fputs(",\"rmf_seconds\":", fp);
+		fwrite(b, 1, (size_t)mf_fmt_g15(row->seconds, b), fp); /* %.15g */
+		fputs(",\"pools\":{", fp);
 		for (p = 0; p < MF_NPOOLS; p++) {
 			unsigned n = 0;
 			for (k = 0; k < MF_POL_COUNT; k++)
@@ -258,9 +261,10 @@ static void put_lpars(FILE *fp, const struct mf_report *rep)
 			fputs(first ? "" : ",", fp);
 			first = false;
 			json_str(fp, mf_pool_name((int)p));
-			fprintf(fp,
-				":{\"weight\":%d,\"dedicated\":%s,\"dispatch_seconds\":%.15g,\"logical_processors\":{",
-				(int)row->weight[p], row->dedicated[p] ? "true" : "false", row->dispatch_s[p]);
+			fprintf(fp, ":{\"weight\":%d,\"dedicated\":%s,\"dispatch_seconds\":", (int)row->weight[p],
+				row->dedicated[p] ? "true" : "false");
+			fwrite(b, 1, (size_t)mf_fmt_g15(row->dispatch_s[p], b), fp); /* %.15g */
+			fputs(",\"logical_processors\":{", fp);
 			for (k = 1; k < MF_POL_COUNT; k++)
 				fprintf(fp, "%s\"%s\":%u", k > 1 ? "," : "", mf_polarity_name((int)k),
 					row->lcpus[p][k]);
