@@ -244,7 +244,8 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
-	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
+	uint64_t *own;
+	const uint64_t *expected = mf_report_expected(rep, &own);
 	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
 	int rc;
@@ -252,11 +253,9 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	if (!keys || !map || !expected) {
 		free(keys);
 		free(map);
-		free(expected);
+		free(own);
 		return MF_ENOMEM;
 	}
-
-	mf_report_cpus_expected(rep, expected);
 
 	nextra = mf_report_extra_keys(rep, extra);
 	fputs("system,lpar,pool,cpu", fp);
@@ -278,6 +277,6 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	}
 	free(keys);
 	free(map);
-	free(expected);
+	free(own);
 	return rc ? rc : ferror(fp) ? MF_EIO : 0;
 }

@@ -968,6 +968,7 @@ static int page_init(struct page *pg, const struct mf_report *rep)
 		r.results = rep->interval_results;
 		r.ngroups = rep->ninterval_results;
 		r.by = rep->interval_by;
+		r.cpus_expected = NULL; /* those are of rep's groups */
 	}
 	pg->rep = rep;
 	pg->src = r.results;

@@ -38,7 +38,8 @@ struct cols {
 	const char **keys;
 	size_t nkeys;
 	int *map;
-	uint64_t *expected;
+	const uint64_t *expected;
+	uint64_t *own; /* expected when computed here */
 	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
 };
@@ -283,15 +284,14 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	memset(&c, 0, sizeof(c));
 	c.keys = mf_report_keys(rep, &c.nkeys);
 	c.map = c.keys ? mf_report_key_map(rep, c.keys, c.nkeys) : NULL;
-	c.expected = malloc((rep->ngroups + 1) * sizeof(*c.expected));
+	c.expected = mf_report_expected(rep, &c.own);
 	c.nextra = mf_report_extra_keys(rep, c.extra);
 	if (!c.keys || !c.map || !c.expected) {
 		free(c.keys);
 		free(c.map);
-		free(c.expected);
+		free(c.own);
 		return MF_ENOMEM;
 	}
-	mf_report_cpus_expected(rep, c.expected);
 	put_period(fp, rep);
 	fputs(",\"groups\":[", fp);
 	for (i = 0; i < rep->ngroups; i++) {
@@ -310,6 +310,6 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	fprintf(fp, "%s]}\n", rep->ninputs ? "\n" : "");
 	free(c.keys);
 	free(c.map);
-	free(c.expected);
+	free(c.own);
 	return ferror(fp) ? MF_EIO : 0;
 }
