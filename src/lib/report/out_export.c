@@ -91,6 +91,39 @@ static const struct fam_slots *slots_of(struct exp *x, const struct mf_family *f
 	return n;
 }
 
+/* Per family met, which of its counters already have their column (the column pass). */
+struct seen {
+	struct {
+		const struct mf_family *fam;
+		unsigned char *done; /* per counter of the family */
+	} * f;
+	size_t n;
+	size_t last; /* the entry of the last family asked: groups come in runs of a family */
+};
+
+static unsigned char *seen_of(struct seen *s, const struct mf_family *fam)
+{
+	size_t i;
+	void *n;
+	if (s->n && s->f[s->last].fam == fam)
+		return s->f[s->last].done;
+	for (i = 0; i < s->n; i++)
+		if (s->f[i].fam == fam) {
+			s->last = i;
+			return s->f[i].done;
+		}
+	n = realloc(s->f, (s->n + 1) * sizeof(*s->f));
+	if (!n)
+		return NULL;
+	s->f = n;
+	s->f[s->n].fam = fam;
+	s->f[s->n].done = calloc(fam->ncounters + 1, 1);
+	if (!s->f[s->n].done)
+		return NULL;
+	s->last = s->n++;
+	return s->f[s->last].done;
+}
+
 static bool bit(const uint64_t *w, size_t slot)
 {
 	return (w[slot >> 6] >> (slot & 63)) & 1;
@@ -319,6 +352,7 @@ int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strt
 {
 	struct exp x;
 	struct cols c;
+	struct seen seen = {0};
 	struct mf_strbuf sb;
 	size_t i, k;
 	int rc = 0;
@@ -331,6 +365,7 @@ int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strt
 	for (i = 0; i < n && !rc; i++) {
 		const struct mf_group *g = groups[i];
 		const struct mf_family *fam = g->family;
+		unsigned char *done;
 		double v;
 		int64_t us;
 		c.system |= g->system != 0;
@@ -347,10 +382,22 @@ int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strt
 		c.seconds |= !isnan(mf_group_interval_seconds(g));
 		c.offset |= g->has_offset;
 		c.rmf |= g->rows && g->rmf_rows == g->rows;
+		/* Each counter of a family is looked up among the columns once, at the first group
+		 * that has it: the columns keep the order of first appearance. */
+		done = seen_of(&seen, fam);
+		if (!done) {
+			rc = MF_ENOMEM;
+			break;
+		}
 		for (k = 0; k < fam->ncounters && !rc; k++)
-			if (bit(g->present_any, k))
+			if (!done[k] && bit(g->present_any, k)) {
+				done[k] = 1;
 				rc = add_counter_col(&x, counter_name(fam, &fam->counters[k]));
+			}
 	}
+	for (i = 0; i < seen.n; i++)
+		free(seen.f[i].done);
+	free(seen.f);
 	/* No group at all (a file of a header only): still a counter CSV that report reads. */
 	if (n == 0)
 		c.system = c.lpar = c.pool = c.cpu = c.machine = c.cpsp = c.start = c.seconds = true;
