@@ -99,8 +99,10 @@ static int write_counters_csv(FILE *fp, struct mf_sample *const *s, size_t ns)
 		else
 			fputs(s[k]->family->key, fp);
 		fputc(',', fp);
-		if (!isnan(s[k]->cpsp))
-			fprintf(fp, "%.15g", s[k]->cpsp);
+		if (!isnan(s[k]->cpsp)) {
+			char b[40];
+			fwrite(b, 1, (size_t)mf_fmt_g15(s[k]->cpsp, b), fp); /* %.15g */
+		}
 		fprintf(fp, ",%.9f", s[k]->seconds);
 		for (c = 0; c < ncols; c++) {
 			fputc(',', fp);

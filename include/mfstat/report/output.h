@@ -101,6 +101,9 @@ struct mf_report {
 	size_t ninterval_results;
 	unsigned interval_by;        /* their MF_BY_* bits */
 	enum mf_html_rows html_rows; /* the interval rows of the HTML page (--html-intervals) */
+	/* Each group's expected CPUs (mf_report_cpus_expected), computed once with the notes and kept
+	 * for the writers; NULL: a writer computes them.  Valid for results and ngroups as they are. */
+	const uint64_t *cpus_expected;
 };
 
 /* The offset from UTC (seconds east) of the report's zone at utc_us: a group's own with "smf", 0 for UTC. */
@@ -267,6 +270,12 @@ void mf_group_describe(const struct mf_group *g, const struct mf_strtab *tab, ch
  * instead of showing a dip in load.  out has rep->ngroups entries.
  */
 void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out);
+/*
+ * The same, computed once: rep->cpus_expected when the report keeps them, else computed into
+ * a new array stored in *own (the caller frees it; NULL when the report kept them).  NULL when
+ * out of memory.
+ */
+const uint64_t *mf_report_expected(const struct mf_report *rep, uint64_t **own);
 
 /*
  * Writers, one per format.  Each writes the whole report to fp and returns 0,

@@ -29,16 +29,37 @@ int mf_report_column_index(const struct mf_report *rep, const struct mf_family *
 
 size_t mf_report_families(const struct mf_report *rep, const struct mf_family **out, size_t max)
 {
+	/* One pass over the groups, marking each family met (a run of groups of one family marks
+	 * it once); then the marked ones in the knowledge base's order. */
 	const struct mf_kb *kb = rep->kb;
+	const struct mf_family *last = NULL;
+	uintptr_t lo = (uintptr_t)kb->families, hi = (uintptr_t)(kb->families + kb->nfamilies);
+	unsigned char *seen = calloc(kb->nfamilies + 1, 1);
 	size_t f, i, n = 0;
+	if (!seen) { /* out of memory: the scan per family */
+		for (f = 0; f < kb->nfamilies; f++)
+			for (i = 0; i < rep->ngroups; i++)
+				if (rep->results[i].group->family == &kb->families[f]) {
+					if (n < max)
+						out[n] = &kb->families[f];
+					n++;
+					break;
+				}
+		return n;
+	}
+	for (i = 0; i < rep->ngroups; i++) {
+		const struct mf_family *fam = rep->results[i].group->family;
+		if (fam != last && (uintptr_t)fam >= lo && (uintptr_t)fam < hi)
+			seen[fam - kb->families] = 1;
+		last = fam;
+	}
 	for (f = 0; f < kb->nfamilies; f++)
-		for (i = 0; i < rep->ngroups; i++)
-			if (rep->results[i].group->family == &kb->families[f]) {
-				if (n < max)
-					out[n] = &kb->families[f];
-				n++;
-				break;
-			}
+		if (seen[f]) {
+			if (n < max)
+				out[n] = &kb->families[f];
+			n++;
+		}
+	free(seen);
 	return n;
 }
 
@@ -90,8 +111,13 @@ double mf_shown(double v, int digits)
 
 int mf_fmt_metric(char *buf, size_t n, double v, int digits, bool sign)
 {
-	if (fabs(v) >= MF_FMT_EXP_FROM && !isinf(v))
-		return snprintf(buf, n, sign ? "%+.15g" : "%.15g", v);
+	if (fabs(v) >= MF_FMT_EXP_FROM && !isinf(v)) {
+		char b[40];
+		int len = sign ? mf_fmt_g15_signed(v, b) : mf_fmt_g15(v, b); /* %+.15g, %.15g */
+		if (n)
+			snprintf(buf, n, "%s", b);
+		return len;
+	}
 	return snprintf(buf, n, sign ? "%+.*f" : "%.*f", digits, v);
 }
 
@@ -491,7 +517,7 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 		unsigned bit;
 		const char *text;
 	} kinds[] = {
-		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %.15g, %s, in %zu group%s, first %s (%s)"},
+		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %s, %s, in %zu group%s, first %s (%s)"},
 		{MF_DOUBT_MIXED_CPSP,
 		 "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
 		 "are not available there"},
@@ -518,13 +544,14 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 		switch (kinds[k].bit) {
 		case MF_DOUBT_NEGATIVE: {
 			const struct mf_metric *m = &res[first].group->family->metrics[res[first].negative_metric];
-			char range[64];
+			char range[64], val[40];
+			mf_fmt_g15(res[first].value[res[first].negative_metric], val);
 			if ((m->flags & MF_METRIC_MAX) && res[first].value[res[first].negative_metric] > m->max)
 				snprintf(range, sizeof(range), "above its limit of %g", m->max);
 			else
 				snprintf(range, sizeof(range), "below zero");
-			mf_notes_warn(w, kinds[k].text, m->name, res[first].value[res[first].negative_metric], range,
-				      count, count == 1 ? "" : "s", where, m->desc);
+			mf_notes_warn(w, kinds[k].text, m->name, val, range, count, count == 1 ? "" : "s", where,
+				      m->desc);
 			break;
 		}
 		case MF_DOUBT_PARTIAL:
@@ -627,47 +654,86 @@ static uint64_t series_hash(const struct mf_group *g)
 
 /*
  * Each timed group's expected CPUs: the most any interval of its series (same family, system,
- * LPAR, pool, place and CPU) had.  One pass over the groups with a table of the series, each
- * slot the index + 1 of the series' first group and the series' most.
+ * LPAR, pool, place and CPU) had.  One pass over the groups with a table of the series, sized
+ * by the series (grown by doubling, kept at most half full: a group per sample has many groups
+ * and few series), each slot the index + 1 of the series' first group and the series' number;
+ * out holds each timed group's series number until the second pass.
  */
 void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 {
 	struct slot {
 		size_t first; /* index + 1; 0 empty */
-		uint64_t most;
-	} * tab;
-	size_t *series, i, n = rep->ngroups, size = 16, mask;
+		size_t id;    /* the series' number */
+	} *tab = NULL;
+	uint64_t *most = NULL;
+	size_t i, n = rep->ngroups, size = 0, mask = 0, nser = 0;
+	if (rep->cpus_expected) {
+		memcpy(out, rep->cpus_expected, n * sizeof(*out));
+		return;
+	}
 	for (i = 0; i < n; i++)
 		out[i] = rep->results[i].cpus;
 	if (!(rep->by & MF_BY_INTERVAL) || n < 2)
 		return;
-	while (size < 2 * n)
-		size *= 2;
-	mask = size - 1;
-	tab = calloc(size, sizeof(*tab));
-	series = malloc(n * sizeof(*series));
-	if (!tab || !series) {
-		free(tab);
-		free(series);
-		return;
-	}
 	for (i = 0; i < n; i++) {
 		const struct mf_group *g = rep->results[i].group;
 		size_t j;
+		if (!g->has_start)
+			continue;
+		if (2 * (nser + 1) > size) {
+			/* grow the table (and the series' most) to keep it at most half full */
+			size_t nsize = size ? 2 * size : 64, k;
+			struct slot *nt = calloc(nsize, sizeof(*nt));
+			uint64_t *nm = realloc(most, nsize / 2 * sizeof(*nm));
+			if (!nt || !nm) {
+				free(nt);
+				free(nm ? nm : most);
+				free(tab);
+				for (i = 0; i < n; i++) /* out of memory: every group its own */
+					out[i] = rep->results[i].cpus;
+				return;
+			}
+			most = nm;
+			for (k = 0; k < size; k++)
+				if (tab[k].first) {
+					size_t h = series_hash(rep->results[tab[k].first - 1].group) & (nsize - 1);
+					while (nt[h].first)
+						h = (h + 1) & (nsize - 1);
+					nt[h] = tab[k];
+				}
+			free(tab);
+			tab = nt;
+			size = nsize;
+			mask = size - 1;
+		}
 		for (j = series_hash(g) & mask; tab[j].first; j = (j + 1) & mask)
 			if (same_series(rep->results[tab[j].first - 1].group, g))
 				break;
-		if (!tab[j].first)
+		if (!tab[j].first) {
 			tab[j].first = i + 1;
-		series[i] = j;
-		if (g->has_start && out[i] > tab[j].most)
-			tab[j].most = out[i];
+			tab[j].id = nser;
+			most[nser++] = 0;
+		}
+		if (out[i] > most[tab[j].id])
+			most[tab[j].id] = out[i];
+		out[i] = tab[j].id;
 	}
 	for (i = 0; i < n; i++)
 		if (rep->results[i].group->has_start)
-			out[i] = tab[series[i]].most;
+			out[i] = most[out[i]];
 	free(tab);
-	free(series);
+	free(most);
+}
+
+const uint64_t *mf_report_expected(const struct mf_report *rep, uint64_t **own)
+{
+	*own = NULL;
+	if (rep->cpus_expected)
+		return rep->cpus_expected;
+	*own = malloc((rep->ngroups + 1) * sizeof(**own));
+	if (*own)
+		mf_report_cpus_expected(rep, *own);
+	return *own;
 }
 
 void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
@@ -690,10 +756,10 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 	doubt_warnings(n, rep->results, rep->ngroups, rep->tab);
 	busy_finding(n, rep);
 	if (rep->ngroups) {
-		uint64_t *exp = malloc(rep->ngroups * sizeof(*exp));
+		uint64_t *own;
+		const uint64_t *exp = mf_report_expected(rep, &own);
 		size_t count = 0, first = 0;
 		if (exp) {
-			mf_report_cpus_expected(rep, exp);
 			for (i = 0; i < rep->ngroups; i++)
 				if (rep->results[i].cpus < exp[i] && !count++)
 					first = i;
@@ -709,7 +775,7 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 					      (unsigned long long)mf_group_cpus(rep->results[first].group),
 					      (unsigned long long)exp[first]);
 			}
-			free(exp);
+			free(own);
 		}
 	}
 	if (rep->rows_read == 0)

@@ -30,17 +30,6 @@ static void csv_num(struct mf_strbuf *sb, double v)
 	}
 }
 
-static void csv_u64(struct mf_strbuf *sb, uint64_t v)
-{
-	char b[24];
-	size_t i = sizeof(b);
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	mf_strbuf_add(sb, b + i, sizeof(b) - i);
-}
-
 /* What every row needs, computed once. */
 struct rows {
 	const struct mf_report *rep;
@@ -74,7 +63,7 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 		csv_str(sb, mf_pool_name(g->pool), tf);
 		mf_strbuf_putc(sb, ',');
 		if (g->cpu >= 0)
-			csv_u64(sb, (uint64_t)g->cpu);
+			mf_strbuf_u64(sb, (uint64_t)g->cpu);
 		for (k = 0; k < nextra; k++) {
 			const char *v = mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf));
 			mf_strbuf_putc(sb, ',');
@@ -101,9 +90,9 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 		mf_strbuf_putc(sb, ',');
 		csv_str(sb, g->family->display, tf);
 		mf_strbuf_putc(sb, ',');
-		csv_u64(sb, r->cpus);
+		mf_strbuf_u64(sb, r->cpus);
 		mf_strbuf_putc(sb, ',');
-		csv_u64(sb, expected[i]);
+		mf_strbuf_u64(sb, expected[i]);
 		for (k = 0; k < nkeys; k++) {
 			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
 			mf_strbuf_putc(sb, ',');
@@ -255,7 +244,8 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
-	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
+	uint64_t *own;
+	const uint64_t *expected = mf_report_expected(rep, &own);
 	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
 	int rc;
@@ -263,11 +253,9 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	if (!keys || !map || !expected) {
 		free(keys);
 		free(map);
-		free(expected);
+		free(own);
 		return MF_ENOMEM;
 	}
-
-	mf_report_cpus_expected(rep, expected);
 
 	nextra = mf_report_extra_keys(rep, extra);
 	fputs("system,lpar,pool,cpu", fp);
@@ -289,6 +277,6 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 	}
 	free(keys);
 	free(map);
-	free(expected);
+	free(own);
 	return rc ? rc : ferror(fp) ? MF_EIO : 0;
 }

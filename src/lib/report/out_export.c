@@ -91,6 +91,39 @@ static const struct fam_slots *slots_of(struct exp *x, const struct mf_family *f
 	return n;
 }
 
+/* Per family met, which of its counters already have their column (the column pass). */
+struct seen {
+	struct {
+		const struct mf_family *fam;
+		unsigned char *done; /* per counter of the family */
+	} * f;
+	size_t n;
+	size_t last; /* the entry of the last family asked: groups come in runs of a family */
+};
+
+static unsigned char *seen_of(struct seen *s, const struct mf_family *fam)
+{
+	size_t i;
+	void *n;
+	if (s->n && s->f[s->last].fam == fam)
+		return s->f[s->last].done;
+	for (i = 0; i < s->n; i++)
+		if (s->f[i].fam == fam) {
+			s->last = i;
+			return s->f[i].done;
+		}
+	n = realloc(s->f, (s->n + 1) * sizeof(*s->f));
+	if (!n)
+		return NULL;
+	s->f = n;
+	s->f[s->n].fam = fam;
+	s->f[s->n].done = calloc(fam->ncounters + 1, 1);
+	if (!s->f[s->n].done)
+		return NULL;
+	s->last = s->n++;
+	return s->f[s->last].done;
+}
+
 static bool bit(const uint64_t *w, size_t slot)
 {
 	return (w[slot >> 6] >> (slot & 63)) & 1;
@@ -116,28 +149,27 @@ static void put_ns(struct mf_strbuf *sb, int64_t ns)
 		mf_strbuf_putc(sb, '-');
 		ns = -ns;
 	}
-	mf_strbuf_printf(sb, "%" PRId64, ns / 1000000000);
+	mf_strbuf_i64(sb, ns / 1000000000);
 	if (ns % 1000000000 == 0)
 		return;
-	snprintf(frac, sizeof(frac), "%09" PRId64, ns % 1000000000);
-	k = strlen(frac);
-	while (k && frac[k - 1] == '0')
+	/* ".%09d" without its trailing zeros */
+	ns %= 1000000000;
+	frac[0] = '.';
+	for (k = 9; k >= 1; k--) {
+		frac[k] = (char)('0' + ns % 10);
+		ns /= 10;
+	}
+	k = 10;
+	while (frac[k - 1] == '0')
 		k--;
-	frac[k] = '\0';
-	mf_strbuf_printf(sb, ".%s", frac);
+	mf_strbuf_add(sb, frac, k);
 }
 
 /* A double that reads back to the same value, in the shortest of %.15g to %.17g. */
 static void put_double(struct mf_strbuf *sb, double v)
 {
 	char b[40];
-	int prec;
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(b, sizeof(b), "%.*g", prec, v);
-		if (strtod(b, NULL) == v)
-			break;
-	}
-	mf_strbuf_puts(sb, b);
+	mf_strbuf_add(sb, b, (size_t)mf_fmt_roundtrip(v, b));
 }
 
 static bool group_cpsp(const struct mf_group *g, double *v)
@@ -230,7 +262,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 	if (c->cpu) {
 		SEP();
 		if (g->cpu >= 0)
-			mf_strbuf_printf(sb, "%" PRId64, g->cpu);
+			mf_strbuf_i64(sb, g->cpu);
 	}
 	if (c->polarity) {
 		SEP();
@@ -240,22 +272,22 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 	if (c->weight) {
 		SEP();
 		if (g->lpar_weight >= 0)
-			mf_strbuf_printf(sb, "%" PRId32, g->lpar_weight);
+			mf_strbuf_i64(sb, g->lpar_weight);
 	}
 	if (c->drawer) {
 		SEP();
 		if (g->drawer >= 0)
-			mf_strbuf_printf(sb, "%" PRId32, g->drawer);
+			mf_strbuf_i64(sb, g->drawer);
 	}
 	if (c->chip) {
 		SEP();
 		if (g->chip >= 0)
-			mf_strbuf_printf(sb, "%" PRId32, g->chip);
+			mf_strbuf_i64(sb, g->chip);
 	}
 	if (c->machine) {
 		SEP();
 		if (g->machine)
-			mf_strbuf_printf(sb, "%u", g->machine->type);
+			mf_strbuf_u64(sb, g->machine->type);
 		else if (g->family->ncounters && strcmp(g->family->key, "generic") != 0)
 			mf_strbuf_puts(sb, g->family->display);
 	}
@@ -283,7 +315,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 	if (c->offset) {
 		SEP();
 		if (g->has_offset)
-			mf_strbuf_printf(sb, "%" PRId32, g->utc_offset_s / 60);
+			mf_strbuf_i64(sb, g->utc_offset_s / 60);
 	}
 	if (c->rmf) {
 		SEP();
@@ -303,7 +335,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 			over = true;
 			continue;
 		}
-		mf_strbuf_printf(sb, "%" PRIu64, g->sum[s]);
+		mf_strbuf_u64(sb, g->sum[s]);
 	}
 	mf_strbuf_putc(sb, '\n');
 	if (st) {
@@ -320,6 +352,7 @@ int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strt
 {
 	struct exp x;
 	struct cols c;
+	struct seen seen = {0};
 	struct mf_strbuf sb;
 	size_t i, k;
 	int rc = 0;
@@ -332,6 +365,7 @@ int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strt
 	for (i = 0; i < n && !rc; i++) {
 		const struct mf_group *g = groups[i];
 		const struct mf_family *fam = g->family;
+		unsigned char *done;
 		double v;
 		int64_t us;
 		c.system |= g->system != 0;
@@ -348,10 +382,22 @@ int mf_export_csv(struct mf_group *const *groups, size_t n, const struct mf_strt
 		c.seconds |= !isnan(mf_group_interval_seconds(g));
 		c.offset |= g->has_offset;
 		c.rmf |= g->rows && g->rmf_rows == g->rows;
+		/* Each counter of a family is looked up among the columns once, at the first group
+		 * that has it: the columns keep the order of first appearance. */
+		done = seen_of(&seen, fam);
+		if (!done) {
+			rc = MF_ENOMEM;
+			break;
+		}
 		for (k = 0; k < fam->ncounters && !rc; k++)
-			if (bit(g->present_any, k))
+			if (!done[k] && bit(g->present_any, k)) {
+				done[k] = 1;
 				rc = add_counter_col(&x, counter_name(fam, &fam->counters[k]));
+			}
 	}
+	for (i = 0; i < seen.n; i++)
+		free(seen.f[i].done);
+	free(seen.f);
 	/* No group at all (a file of a header only): still a counter CSV that report reads. */
 	if (n == 0)
 		c.system = c.lpar = c.pool = c.cpu = c.machine = c.cpsp = c.start = c.seconds = true;

@@ -328,9 +328,13 @@ static void findings(struct mf_strbuf *sb, const struct page *pg, struct series 
 		fmt_time(rep, t, sizeof(t), first_bad->group);
 		mf_strbuf_printf(sb,
 				 "<li class=\"warn\">%zu interval%s with inconsistent data: %s is out of its range "
-				 "(%.15g), first in ",
-				 bad, bad == 1 ? "" : "s", fam->metrics[first_bad->negative_metric].name,
-				 first_bad->value[first_bad->negative_metric]);
+				 "(",
+				 bad, bad == 1 ? "" : "s", fam->metrics[first_bad->negative_metric].name);
+		{
+			char b[40];
+			mf_strbuf_add(sb, b, (size_t)mf_fmt_g15(first_bad->value[first_bad->negative_metric], b));
+		}
+		mf_strbuf_puts(sb, "), first in ");
 		series_name(sb, rep, first_bad->group);
 		mf_strbuf_printf(sb, " at %s. ", t);
 		esc(sb, fam->metrics[first_bad->negative_metric].desc);
@@ -964,6 +968,7 @@ static int page_init(struct page *pg, const struct mf_report *rep)
 		r.results = rep->interval_results;
 		r.ngroups = rep->ninterval_results;
 		r.by = rep->interval_by;
+		r.cpus_expected = NULL; /* those are of rep's groups */
 	}
 	pg->rep = rep;
 	pg->src = r.results;

@@ -38,7 +38,8 @@ struct cols {
 	const char **keys;
 	size_t nkeys;
 	int *map;
-	uint64_t *expected;
+	const uint64_t *expected;
+	uint64_t *own; /* expected when computed here */
 	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
 };
@@ -236,6 +237,7 @@ static void put_input(FILE *fp, const struct mf_input *in)
 static void put_lpars(FILE *fp, const struct mf_report *rep)
 {
 	size_t i, p, k;
+	char b[40];
 	if (!rep->nlpars)
 		return;
 	fputs(",\"lpars\":[", fp);
@@ -248,7 +250,9 @@ static void put_lpars(FILE *fp, const struct mf_report *rep)
 		json_str(fp, row->name);
 		fprintf(fp, ",\"number\":%u,\"system\":", row->number);
 		json_opt_str(fp, row->system ? mf_strtab_get(rep->tab, row->system) : NULL);
-		fprintf(fp, ",\"rmf_seconds\":%.15g,\"pools\":{", row->seconds);
+		fputs(",\"rmf_seconds\":", fp);
+		fwrite(b, 1, (size_t)mf_fmt_g15(row->seconds, b), fp); /* %.15g */
+		fputs(",\"pools\":{", fp);
 		for (p = 0; p < MF_NPOOLS; p++) {
 			unsigned n = 0;
 			for (k = 0; k < MF_POL_COUNT; k++)
@@ -258,9 +262,10 @@ static void put_lpars(FILE *fp, const struct mf_report *rep)
 			fputs(first ? "" : ",", fp);
 			first = false;
 			json_str(fp, mf_pool_name((int)p));
-			fprintf(fp,
-				":{\"weight\":%d,\"dedicated\":%s,\"dispatch_seconds\":%.15g,\"logical_processors\":{",
-				(int)row->weight[p], row->dedicated[p] ? "true" : "false", row->dispatch_s[p]);
+			fprintf(fp, ":{\"weight\":%d,\"dedicated\":%s,\"dispatch_seconds\":", (int)row->weight[p],
+				row->dedicated[p] ? "true" : "false");
+			fwrite(b, 1, (size_t)mf_fmt_g15(row->dispatch_s[p], b), fp); /* %.15g */
+			fputs(",\"logical_processors\":{", fp);
 			for (k = 1; k < MF_POL_COUNT; k++)
 				fprintf(fp, "%s\"%s\":%u", k > 1 ? "," : "", mf_polarity_name((int)k),
 					row->lcpus[p][k]);
@@ -279,15 +284,14 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	memset(&c, 0, sizeof(c));
 	c.keys = mf_report_keys(rep, &c.nkeys);
 	c.map = c.keys ? mf_report_key_map(rep, c.keys, c.nkeys) : NULL;
-	c.expected = malloc((rep->ngroups + 1) * sizeof(*c.expected));
+	c.expected = mf_report_expected(rep, &c.own);
 	c.nextra = mf_report_extra_keys(rep, c.extra);
 	if (!c.keys || !c.map || !c.expected) {
 		free(c.keys);
 		free(c.map);
-		free(c.expected);
+		free(c.own);
 		return MF_ENOMEM;
 	}
-	mf_report_cpus_expected(rep, c.expected);
 	put_period(fp, rep);
 	fputs(",\"groups\":[", fp);
 	for (i = 0; i < rep->ngroups; i++) {
@@ -306,6 +310,6 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 	fprintf(fp, "%s]}\n", rep->ninputs ? "\n" : "");
 	free(c.keys);
 	free(c.map);
-	free(c.expected);
+	free(c.own);
 	return ferror(fp) ? MF_EIO : 0;
 }

@@ -150,7 +150,8 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 {
 	unsigned idbit[5 + MF_EXTRA_KEYS_MAX] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
 	size_t nid = 0, nbits = 3, i, k, c;
-	uint64_t *expected = malloc((rep->ngroups + 1) * sizeof(*expected));
+	uint64_t *own;
+	const uint64_t *expected = mf_report_expected(rep, &own);
 
 	/* The key columns: system, LPAR, pool, then the file and calendar bucket, interval and CPU. */
 	nbits += mf_report_extra_keys(rep, idbit + nbits);
@@ -164,10 +165,9 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 	t->cell = calloc(t->ncols * t->nrows, sizeof(*t->cell));
 	t->right = calloc(t->ncols, sizeof(*t->right));
 	if (!t->cell || !t->right || !expected) {
-		free(expected);
+		free(own);
 		return -1;
 	}
-	mf_report_cpus_expected(rep, expected);
 	c = 0;
 	for (k = 0; k < nid; k++)
 		t->cell[c++] = strdup(mf_by_name(idbit[k]));
@@ -220,7 +220,7 @@ static int build(const struct mf_report *rep, const char **keys, size_t nkeys, s
 			}
 		}
 	}
-	free(expected);
+	free(own);
 	for (i = 0; i < t->ncols * t->nrows; i++)
 		if (!t->cell[i] && i >= t->ncols * 2)
 			return -1;

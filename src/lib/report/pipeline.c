@@ -62,7 +62,8 @@ struct mf_pipeline {
 	struct mf_result *lres;
 	size_t nlres;
 	struct mf_lpar_row *lpar_rows;
-	uint8_t *seen; /* by strtab id: a kept sample named this system */
+	uint64_t *expected; /* the report's cpus_expected, computed once for the notes and the writers */
+	uint8_t *seen;      /* by strtab id: a kept sample named this system */
 	size_t nseen, nsystems;
 	uint64_t part_rows;            /* rows read by the threads of -j, merged or read again whole */
 	struct held *held, *held_last; /* mf_pipeline_read_files: SMF dumps read, not yet replayed */
@@ -1954,6 +1955,8 @@ static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **wha
 			      p->no_offset == 1 ? "its" : "their", rep->tz_default ? "the default zone" : "--tz smf",
 			      p->no_offset == 1 ? "its" : "their");
 	}
+	free(p->expected);
+	rep->cpus_expected = mf_report_expected(rep, &p->expected);
 	mf_notes_report(&p->notes, rep);
 	rep->rows_skipped = p->notes.skipped;
 	rep->nreasons = p->notes.nreasons;
@@ -2007,6 +2010,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	mf_results_free(p->lres, p->nlres);
 	mf_grouper_free(p->lgrp);
 	free(p->lpar_rows);
+	free(p->expected);
 	mf_strtab_free(p->tab);
 	mf_tz_free(p->utc);
 	if (p->need)
