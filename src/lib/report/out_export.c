@@ -303,7 +303,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 			over = true;
 			continue;
 		}
-		mf_strbuf_printf(sb, "%" PRIu64, g->sum[s]);
+		mf_strbuf_printf(sb, "%" PRIu64, mf_group_sum(g, s));
 	}
 	mf_strbuf_putc(sb, '\n');
 	if (st) {
