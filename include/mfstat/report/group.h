@@ -88,6 +88,8 @@ struct mf_group {
 	uint64_t *present_all; /* slots present in every row */
 	uint64_t *present_any; /* slots present in some row */
 	uint64_t *overflow;    /* slots whose sum overflowed 64 bits */
+	/* NULL: sum[] and sum_lspr[] by counter slot; else the sums kept (mf_grouper_set_layouts) */
+	const struct mf_sum_layout *layout;
 
 	double cpsp_min, cpsp_max;
 	uint64_t ncpsp;
@@ -104,6 +106,20 @@ struct mf_group {
 
 struct mf_grouper;
 
+/*
+ * Which counter sums the groups of a family keep (--metrics: those something reads): sum[k]
+ * and sum_lspr[k] hold the sum of the counter slot whose index[] is k.  The present and
+ * overflow bitmaps stay by slot, whole.  A slot not kept is not summed: its overflow is
+ * found from a bound, the sum over the rows of each row's largest value among the slots not
+ * kept, and when that bound passes 2^64 those slots of the row are marked as overflowing.
+ */
+#define MF_SUM_NONE 0xffffu
+struct mf_sum_layout {
+	const struct mf_family *family;
+	size_t nsums;                   /* sums kept */
+	uint16_t index[MF_MAX_COUNTER]; /* by counter slot: its sum's index, or MF_SUM_NONE */
+};
+
 /* A new, empty grouper for the MF_BY_* bits; NULL on ENOMEM. */
 struct mf_grouper *mf_grouper_new(unsigned by);
 
@@ -114,6 +130,20 @@ struct mf_grouper *mf_grouper_new(unsigned by);
  */
 void mf_grouper_set_tz(struct mf_grouper *g, const struct mf_tz *tz);
 void mf_grouper_free(struct mf_grouper *g);
+
+/*
+ * The sums the groups of each family listed keep (borrowed: they must outlive every group
+ * made, also those merged into other groupers); the groups of a family not listed keep all.
+ * Set before the first sample; groupers that merge must share the same layouts.
+ */
+void mf_grouper_set_layouts(struct mf_grouper *g, const struct mf_sum_layout *layouts, size_t n);
+
+/* The sum of counter slot of a group (0 when its layout does not keep it). */
+uint64_t mf_group_sum(const struct mf_group *grp, size_t slot);
+
+/* sums (grp->sum or grp->sum_lspr) by counter slot: sums itself, or spread into buf
+ * (MF_MAX_COUNTER entries) with the slots not kept 0. */
+const uint64_t *mf_group_sums_by_slot(const struct mf_group *grp, const uint64_t *sums, uint64_t *buf);
 
 /*
  * Caps the number of groups (0, the default, is no cap): memory grows with the

@@ -86,6 +86,15 @@ void mf_metrics_compute_some(const struct mf_kb *kb, const struct mf_group *grp,
  */
 unsigned char *mf_metrics_needed(const struct mf_family *fam, const char *const *names, size_t n);
 
+/*
+ * The counter sums the groups of fam need keep for mf_metrics_compute_some with need
+ * (from mf_metrics_needed) to give what it gives with every sum: the counters the needed
+ * metrics read, and those of every metric it range-checks that reads a variable (it
+ * computes them all when a variable is negative), with what these read.  Fills out (its
+ * family fam) and returns whether that is fewer than all; false for need NULL.
+ */
+bool mf_metrics_layout(const struct mf_family *fam, const unsigned char *need, struct mf_sum_layout *out);
+
 /* Allocates results for n groups (values and reasons included); free with mf_results_free. */
 struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n);
 /* The same, with na only when asked (else each result's na is NULL: mf_metrics_compute then

@@ -134,6 +134,10 @@ struct mf_grouper {
 	struct arena *arena; /* the blocks of the groups made here */
 	struct arena **held; /* those of groups taken from other groupers */
 	size_t nheld;
+	const struct mf_sum_layout *layouts; /* borrowed (mf_grouper_set_layouts) */
+	size_t nlayouts;
+	const struct mf_family *lay_family; /* the family looked up last, and its layout */
+	const struct mf_sum_layout *lay_last;
 };
 
 static const struct {
@@ -231,6 +235,65 @@ void mf_grouper_set_tz(struct mf_grouper *g, const struct mf_tz *tz)
 	g->tz = tz;
 }
 
+void mf_grouper_set_layouts(struct mf_grouper *g, const struct mf_sum_layout *layouts, size_t n)
+{
+	g->layouts = layouts;
+	g->nlayouts = n;
+	g->lay_family = NULL;
+	g->lay_last = NULL;
+}
+
+/* The layout of the groups of family fam in g, or NULL: all sums. */
+static const struct mf_sum_layout *layout_of(struct mf_grouper *g, const struct mf_family *fam)
+{
+	size_t i;
+	if (fam == g->lay_family)
+		return g->lay_last;
+	g->lay_family = fam;
+	g->lay_last = NULL;
+	for (i = 0; i < g->nlayouts; i++)
+		if (g->layouts[i].family == fam) {
+			g->lay_last = &g->layouts[i];
+			break;
+		}
+	return g->lay_last;
+}
+
+/*
+ * With a layout, after the sums: the sum over the rows of each row's largest value of a slot
+ * not kept (a bound of those slots' sums), UINT64_MAX once it passed 2^64.
+ */
+static uint64_t *unkept_bound(struct mf_group *grp)
+{
+	return &grp->sum[grp->layout->nsums];
+}
+
+/* The number of sums a group keeps. */
+static size_t nsums_of(const struct mf_group *grp)
+{
+	return grp->layout ? grp->layout->nsums : grp->family->ncounters;
+}
+
+uint64_t mf_group_sum(const struct mf_group *grp, size_t slot)
+{
+	size_t k;
+	if (!grp->layout)
+		return grp->sum[slot];
+	k = grp->layout->index[slot];
+	return k == MF_SUM_NONE ? 0 : grp->sum[k];
+}
+
+const uint64_t *mf_group_sums_by_slot(const struct mf_group *grp, const uint64_t *sums, uint64_t *buf)
+{
+	const struct mf_sum_layout *l = grp->layout;
+	size_t i, n = grp->family->ncounters;
+	if (!l)
+		return sums;
+	for (i = 0; i < n; i++)
+		buf[i] = l->index[i] == MF_SUM_NONE ? 0 : sums[l->index[i]];
+	return buf;
+}
+
 /* One interval of one system (system and LPAR) within a group. */
 struct mf_interval {
 	uint32_t system, lpar; /* 0 when the rows name none */
@@ -269,8 +332,7 @@ struct ivmore {
  */
 struct group {
 	struct mf_group pub;
-	uint64_t hash; /* key_hash of the key: the table grows without reading keys again */
-	size_t nintervals;
+	uint64_t hash;                 /* key_hash of the key: the table grows without reading keys again */
 	struct mf_interval *intervals; /* &iv_first until a second interval arrives, then more->arr */
 	struct mf_interval iv_first;
 	struct ivmore *more; /* from a second interval on (a key with the interval never has one) */
@@ -286,6 +348,7 @@ struct group {
 	uint32_t *cpu32;
 	uint32_t csys, clpar;
 	uint32_t cpu_one;
+	uint32_t nintervals; /* below 2^32: the interval hash holds their indexes in 32 bits */
 };
 
 static struct group *priv(struct mf_group *g)
@@ -499,6 +562,8 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	uint64_t h;
 	struct mf_group *grp;
 	struct group *p;
+	const struct mf_sum_layout *lay;
+	size_t nsums;
 
 	if (g->last && key_eq(g->last, k))
 		return g->last;
@@ -513,9 +578,10 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	}
 	if (list_room(g))
 		return NULL;
-	/* One block, zeroed: the group, then its sums and the three bitmaps. */
-	p = arena_alloc(g->arena, sizeof(*p) + (k->family->ncounters + 3 * ((k->family->ncounters + 63) / 64)) *
-						       sizeof(uint64_t));
+	/* One block, zeroed: the group, then its sums (those its layout keeps) and the three bitmaps. */
+	lay = layout_of(g, k->family);
+	nsums = lay ? lay->nsums + 1 : k->family->ncounters; /* with a layout, its bound after the sums */
+	p = arena_alloc(g->arena, sizeof(*p) + (nsums + 3 * ((k->family->ncounters + 63) / 64)) * sizeof(uint64_t));
 	if (!p)
 		return NULL;
 	p->hash = h;
@@ -535,8 +601,9 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 	grp->drawer = k->drawer;
 	grp->chip = k->chip;
 	grp->nwords = (k->family->ncounters + 63) / 64;
+	grp->layout = lay;
 	grp->sum = (uint64_t *)(p + 1);
-	grp->present_all = grp->sum + k->family->ncounters;
+	grp->present_all = grp->sum + nsums;
 	grp->present_any = grp->present_all + grp->nwords;
 	grp->overflow = grp->present_any + grp->nwords;
 	memset(grp->present_all, 0xff, grp->nwords * sizeof(*grp->present_all));
@@ -650,7 +717,7 @@ static struct mf_interval *find_interval(struct group *grp, const struct mf_samp
 		grp->more = m;
 	} else if (grp->nintervals == m->cap) {
 		size_t cap = m->cap * 2 + 2;
-		struct mf_interval *n = realloc(grp->intervals, cap * sizeof(*n));
+		struct mf_interval *n = cap < UINT32_MAX ? realloc(grp->intervals, cap * sizeof(*n)) : NULL;
 		if (!n)
 			return NULL;
 		grp->intervals = n;
@@ -800,6 +867,44 @@ static int add_cpu(struct group *grp, const struct mf_sample *s)
 	return rc;
 }
 
+/*
+ * Adds a sample's values to a group with a layout: the slots kept to their sums, the others to
+ * the bound of their sums (their overflow); row gets the slots present in the sample.
+ */
+static void add_kept(struct group *p, const struct mf_sample *s, bool lspr, uint64_t *row)
+{
+	struct mf_group *grp = &p->pub;
+	const uint16_t *index = grp->layout->index;
+	uint64_t most = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		unsigned slot = s->slot[i];
+		size_t k = index[slot];
+		if (k == MF_SUM_NONE) {
+			if (s->value[i] > most)
+				most = s->value[i];
+			continue;
+		}
+		if (__builtin_add_overflow(grp->sum[k], s->value[i], &grp->sum[k]))
+			grp->overflow[slot >> 6] |= UINT64_C(1) << (slot & 63);
+		if (grp->sum_lspr && lspr && __builtin_add_overflow(grp->sum_lspr[k], s->value[i], &grp->sum_lspr[k]))
+			grp->overflow[slot >> 6] |= UINT64_C(1) << (slot & 63);
+	}
+	if (__builtin_add_overflow(*unkept_bound(grp), most, unkept_bound(grp))) {
+		/* A sum not kept may have passed 2^64: those of the row are taken as overflowing. */
+		*unkept_bound(grp) = UINT64_MAX;
+		for (i = 0; i < s->n; i++)
+			if (index[s->slot[i]] == MF_SUM_NONE && s->value[i])
+				grp->overflow[s->slot[i] >> 6] |= UINT64_C(1) << (s->slot[i] & 63);
+	}
+	if (s->present_bits)
+		memcpy(row, s->present_bits, grp->nwords * sizeof(*row));
+	else
+		for (i = 0; i < s->n; i++)
+			row[s->slot[i] >> 6] |= UINT64_C(1) << (s->slot[i] & 63);
+}
+
 int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 {
 	struct mf_group key, *grp;
@@ -825,16 +930,19 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	 * engines, so pure groups pay for one sum.
 	 */
 	if (grp->rows > 0 && !grp->sum_lspr && (grp->rows_lspr == grp->rows) != lspr) {
-		grp->sum_lspr = calloc(s->family->ncounters ? s->family->ncounters : 1, sizeof(*grp->sum_lspr));
+		size_t ns = nsums_of(grp);
+		grp->sum_lspr = calloc(ns ? ns : 1, sizeof(*grp->sum_lspr));
 		if (!grp->sum_lspr)
 			return MF_ENOMEM;
 		if (grp->rows_lspr == grp->rows)
-			memcpy(grp->sum_lspr, grp->sum, s->family->ncounters * sizeof(*grp->sum));
+			memcpy(grp->sum_lspr, grp->sum, ns * sizeof(*grp->sum));
 	}
 	grp->rows++;
 	if (lspr)
 		grp->rows_lspr++;
-	if (s->present_bits) {
+	if (grp->layout) {
+		add_kept(priv(grp), s, lspr, row);
+	} else if (s->present_bits) {
 		for (i = 0; i < s->n; i++) {
 			unsigned slot = s->slot[i];
 			if (__builtin_add_overflow(grp->sum[slot], s->value[i], &grp->sum[slot]))
@@ -849,7 +957,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 			row[slot >> 6] |= UINT64_C(1) << (slot & 63);
 		}
 	}
-	if (grp->sum_lspr && lspr)
+	if (grp->sum_lspr && lspr && !grp->layout)
 		for (i = 0; i < s->n; i++)
 			if (__builtin_add_overflow(grp->sum_lspr[s->slot[i]], s->value[i], &grp->sum_lspr[s->slot[i]]))
 				grp->overflow[s->slot[i] >> 6] |= UINT64_C(1) << (s->slot[i] & 63);
@@ -1437,6 +1545,26 @@ static uint32_t remap(const uint32_t *map, size_t nmap, uint32_t id)
 	return map && id < nmap ? map[id] : id;
 }
 
+/*
+ * Adds add (src's sums or LSPR sums, by src's layout) to to (grp's, by grp's), marking the
+ * slots that overflow; a slot src does not keep adds 0, one grp does not keep is left out.
+ */
+static void add_sums(struct mf_group *grp, uint64_t *to, const struct mf_group *src, const uint64_t *add)
+{
+	size_t i, n = grp->family->ncounters;
+	if (!grp->layout && !src->layout) {
+		for (i = 0; i < n; i++)
+			if (__builtin_add_overflow(to[i], add[i], &to[i]))
+				grp->overflow[i >> 6] |= UINT64_C(1) << (i & 63);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		size_t kd = grp->layout ? grp->layout->index[i] : i, ks = src->layout ? src->layout->index[i] : i;
+		if (kd != MF_SUM_NONE && ks != MF_SUM_NONE && __builtin_add_overflow(to[kd], add[ks], &to[kd]))
+			grp->overflow[i >> 6] |= UINT64_C(1) << (i & 63);
+	}
+}
+
 /* The key of group src under g's grouping, its names through map. */
 static void merge_key(const struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap,
 		      struct mf_group *key)
@@ -1464,12 +1592,13 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 	const struct group *sp = cpriv(src);
 	struct mf_group key, *grp;
 	struct mf_sample probe;
-	size_t n = src->family->ncounters, i;
+	size_t n, i;
 
 	merge_key(g, src, map, nmap, &key);
 	grp = find_or_add(g, &key);
 	if (!grp)
 		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
+	n = nsums_of(grp);
 	if (grp->rows == 0)
 		grp->machine = src->machine;
 	else if (grp->machine != src->machine) {
@@ -1491,14 +1620,25 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 		}
 		if (grp->sum_lspr) {
 			const uint64_t *add = src->sum_lspr ? src->sum_lspr : src_pure_lspr ? src->sum : NULL;
-			for (i = 0; add && i < n; i++)
-				if (__builtin_add_overflow(grp->sum_lspr[i], add[i], &grp->sum_lspr[i]))
+			if (add)
+				add_sums(grp, grp->sum_lspr, src, add);
+		}
+	}
+	add_sums(grp, grp->sum, src, src->sum);
+	if (grp->layout) {
+		/* The bound of the sums not kept (add_kept): src's, and what src kept that grp does not. */
+		uint64_t more = src->layout ? src->sum[src->layout->nsums] : 0, most = 0;
+		for (i = 0; i < grp->family->ncounters; i++)
+			if (grp->layout->index[i] == MF_SUM_NONE && mf_group_sum(src, i) > most)
+				most = mf_group_sum(src, i);
+		if (__builtin_add_overflow(more, most, &more) ||
+		    __builtin_add_overflow(*unkept_bound(grp), more, unkept_bound(grp))) {
+			*unkept_bound(grp) = UINT64_MAX;
+			for (i = 0; i < grp->family->ncounters; i++)
+				if (grp->layout->index[i] == MF_SUM_NONE && (src->present_any[i >> 6] >> (i & 63) & 1))
 					grp->overflow[i >> 6] |= UINT64_C(1) << (i & 63);
 		}
 	}
-	for (i = 0; i < n; i++)
-		if (__builtin_add_overflow(grp->sum[i], src->sum[i], &grp->sum[i]))
-			grp->overflow[i >> 6] |= UINT64_C(1) << (i & 63);
 	for (i = 0; i < grp->nwords; i++) {
 		grp->present_all[i] &= src->present_all[i];
 		grp->present_any[i] |= src->present_any[i];
@@ -1689,10 +1829,9 @@ void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m)
 	m->table_bytes = g->nslots * sizeof(*g->slots) + g->cap * sizeof(*g->list);
 	for (i = 0; i < g->n; i++) {
 		const struct group *p = cpriv(g->list[i]);
-		size_t nc = p->pub.family->ncounters;
 		if (p->pub.sum_lspr) {
 			m->side_allocs++;
-			m->side_bytes += (nc ? nc : 1) * sizeof(uint64_t);
+			m->side_bytes += (nsums_of(&p->pub) ? nsums_of(&p->pub) : 1) * sizeof(uint64_t);
 		}
 		if (p->more) {
 			m->side_allocs += 2;

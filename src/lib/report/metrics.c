@@ -95,6 +95,69 @@ unsigned char *mf_metrics_needed(const struct mf_family *fam, const char *const 
 	return need;
 }
 
+/* Marks in refs (a metric) the metrics and counters e reads, and what those metrics read. */
+static void mark_reads(const struct mf_family *fam, size_t m, unsigned char *done, unsigned char *counter)
+{
+	const struct mf_expr *e = fam->metrics[m].expr;
+	size_t k;
+	if (done[m])
+		return;
+	done[m] = 1;
+	for (k = 0; k < mf_expr_nrefs(e); k++) {
+		int kind, index;
+		mf_expr_ref(e, k, &kind, &index);
+		if (kind == MF_REF_METRIC && index >= 0 && (size_t)index < fam->nmetrics)
+			mark_reads(fam, (size_t)index, done, counter);
+		else if (kind == MF_REF_COUNTER && index >= 0 && (size_t)index < fam->ncounters)
+			counter[index] = 1;
+	}
+}
+
+/* Whether metric m reads a variable, itself or through the metrics it reads. */
+static bool reads_var(const struct mf_family *fam, size_t m, unsigned depth)
+{
+	const struct mf_expr *e = fam->metrics[m].expr;
+	size_t k;
+	if (depth > fam->nmetrics)
+		return false;
+	for (k = 0; k < mf_expr_nrefs(e); k++) {
+		int kind, index;
+		mf_expr_ref(e, k, &kind, &index);
+		if (kind == MF_REF_VAR)
+			return true;
+		if (kind == MF_REF_METRIC && index >= 0 && (size_t)index < fam->nmetrics &&
+		    reads_var(fam, (size_t)index, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+bool mf_metrics_layout(const struct mf_family *fam, const unsigned char *need, struct mf_sum_layout *out)
+{
+	unsigned char done[1024], counter[MF_MAX_COUNTER];
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->family = fam;
+	if (!need || fam->nmetrics > sizeof(done) || fam->ncounters > MF_MAX_COUNTER)
+		return false;
+	memset(done, 0, sizeof(done));
+	memset(counter, 0, sizeof(counter));
+	for (i = 0; i < fam->nmetrics; i++) {
+		const struct mf_metric *m = &fam->metrics[i];
+		/*
+		 * The needed, and those mf_metrics_compute_some computes all of when a variable is
+		 * negative whose range it checks: a metric left out that reads no variable is never
+		 * out of its range with counters of zero or more, whatever their values.
+		 */
+		if (need[i] || ((m->flags & (MF_METRIC_NONNEG | MF_METRIC_MAX)) && reads_var(fam, i, 0)))
+			mark_reads(fam, i, done, counter);
+	}
+	for (i = 0; i < fam->ncounters; i++)
+		out->index[i] = counter[i] ? (uint16_t)out->nsums++ : (uint16_t)MF_SUM_NONE;
+	return out->nsums < fam->ncounters;
+}
+
 void mf_metrics_compute(const struct mf_kb *kb, const struct mf_group *grp, const struct mf_metrics_opts *opts,
 			struct mf_result *r)
 {
@@ -107,6 +170,7 @@ void mf_metrics_compute_some(const struct mf_kb *kb, const struct mf_group *grp,
 	double mem_peak_gbs = opts ? opts->mem_peak_gbs : NAN;
 	const struct mf_family *fam = grp->family;
 	uint64_t present[MF_BITWORDS];
+	uint64_t slots[MF_MAX_COUNTER]; /* the sums by slot, for a group that keeps some (its layout) */
 	double vars[MF_NVARS];
 	size_t i;
 
@@ -169,7 +233,7 @@ void mf_metrics_compute_some(const struct mf_kb *kb, const struct mf_group *grp,
 	for (i = 0; i < MF_NVARS; i++)
 		if (vars[i] < 0)
 			need = NULL;
-	evaluate(fam, need, grp->sum, present, vars, r->value, r->na);
+	evaluate(fam, need, mf_group_sums_by_slot(grp, grp->sum, slots), present, vars, r->value, r->na);
 	for (i = 0; i < fam->nmetrics; i++) {
 		const struct mf_metric *m = &fam->metrics[i];
 		if (need && !need[i])
@@ -214,7 +278,7 @@ void mf_metrics_compute_some(const struct mf_kb *kb, const struct mf_group *grp,
 		double *v = malloc(fam->nmetrics * sizeof(*v));
 		struct mf_na *na = malloc(fam->nmetrics * sizeof(*na));
 		if (v && na) {
-			evaluate(fam, need, grp->sum_lspr, present, vars, v, na);
+			evaluate(fam, need, mf_group_sums_by_slot(grp, grp->sum_lspr, slots), present, vars, v, na);
 			r->lspr_l1mp = v[fam->idx_l1mp];
 			r->lspr_rni = v[fam->idx_rni];
 		}

@@ -335,7 +335,7 @@ static int row(struct mf_strbuf *sb, const struct cols *c, struct exp *x, const 
 			over = true;
 			continue;
 		}
-		mf_strbuf_u64(sb, g->sum[s]);
+		mf_strbuf_u64(sb, mf_group_sum(g, s));
 	}
 	mf_strbuf_putc(sb, '\n');
 	if (st) {

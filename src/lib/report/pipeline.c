@@ -73,7 +73,11 @@ struct mf_pipeline {
 	 */
 	unsigned char **need;
 	bool need_made;
+	struct mf_sum_layout *layouts; /* the sums the groups of --by keep (make_layouts) */
+	size_t nlayouts;
 };
+
+static void make_layouts(struct mf_pipeline *p);
 
 /* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
 static int mark(uint8_t **flags, size_t *n, uint32_t id)
@@ -192,6 +196,8 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	}
 	mf_grouper_set_max_groups(p->grp, opts->max_groups);
 	mf_grouper_set_tz(p->grp, opts->tz);
+	make_layouts(p);
+	mf_grouper_set_layouts(p->grp, p->layouts, p->nlayouts);
 	if (opts->keep_intervals && (opts->by & MF_BY_TIME) != MF_BY_INTERVAL) {
 		p->igrp = mf_grouper_new((opts->by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL);
 		if (!p->igrp) {
@@ -915,6 +921,7 @@ static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t inpu
 	if (t->grp) {
 		mf_grouper_set_tz(t->grp, p->o.tz);
 		mf_grouper_set_max_groups(t->grp, p->o.max_groups);
+		mf_grouper_set_layouts(t->grp, p->layouts, p->nlayouts); /* the same as p->grp's: they merge */
 	}
 	if (t->igrp) {
 		mf_grouper_set_tz(t->igrp, p->o.tz);
@@ -1793,6 +1800,23 @@ static void make_need(struct mf_pipeline *p)
 	free(names);
 }
 
+/*
+ * With the metrics made (make_need), the counter sums the groups of --by keep: those the
+ * metrics computed read (mf_metrics_layout), 9 of 98 for a z16 group with four columns.
+ * Only p->grp and its parts' groupers: export, -v and the HTML page (no need made) read
+ * every sum, and the LPAR view computes every metric.  Out of memory: every sum.
+ */
+static void make_layouts(struct mf_pipeline *p)
+{
+	size_t f;
+	make_need(p);
+	if (!p->need || !(p->layouts = calloc(p->o.kb->nfamilies, sizeof(*p->layouts))))
+		return;
+	for (f = 0; f < p->o.kb->nfamilies; f++)
+		if (mf_metrics_layout(&p->o.kb->families[f], p->need[f], &p->layouts[p->nlayouts]))
+			p->nlayouts++;
+}
+
 static void compute_share(void *ctx, size_t i)
 {
 	const struct compute_work *w = ctx;
@@ -2017,6 +2041,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 		for (i = 0; i < p->o.kb->nfamilies; i++)
 			free(p->need[i]);
 	free(p->need);
+	free(p->layouts);
 	free(p->s);
 	free(p->s_ahead);
 	free(p->seen);
