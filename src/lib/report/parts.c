@@ -15,6 +15,24 @@
 /* Below this a file is read in one piece: threads cost more than they give. */
 #define PART_MIN ((size_t)4 << 20)
 
+/* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
+int mf_flag_mark(uint8_t **flags, size_t *n, uint32_t id)
+{
+	if (id >= *n) {
+		size_t size = (size_t)id * 2 + 64;
+		uint8_t *f = realloc(*flags, size);
+		if (!f)
+			return MF_ENOMEM;
+		memset(f + *n, 0, size - *n);
+		*flags = f;
+		*n = size;
+	}
+	if ((*flags)[id])
+		return 0;
+	(*flags)[id] = 1;
+	return 1;
+}
+
 void mf_part_free(struct part *t)
 {
 	mf_grouper_free(t->grp);
@@ -579,22 +597,4 @@ void mf_parts_free(struct part *t, size_t nt)
 	for (i = 0; i < nt; i++)
 		mf_part_free(&t[i]);
 	free(t);
-}
-
-/* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
-int mf_flag_mark(uint8_t **flags, size_t *n, uint32_t id)
-{
-	if (id >= *n) {
-		size_t size = (size_t)id * 2 + 64;
-		uint8_t *f = realloc(*flags, size);
-		if (!f)
-			return MF_ENOMEM;
-		memset(f + *n, 0, size - *n);
-		*flags = f;
-		*n = size;
-	}
-	if ((*flags)[id])
-		return 0;
-	(*flags)[id] = 1;
-	return 1;
 }

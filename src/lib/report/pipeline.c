@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE (the held samples of mf_pipeline_read_files) */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mfstat/report/dedup.h"
 #include "mfstat/report/group.h"
@@ -15,10 +13,8 @@
 #include "parts.h"
 #include "rank.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "mfstat/input/reader.h"
 #include "mfstat/input/sample.h"
 #include "mfstat/base/shares.h"
@@ -682,6 +678,13 @@ static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab)
 	return n;
 }
 
+/* What the parts of -j need of p. */
+static struct mf_part_cfg part_cfg(const struct mf_pipeline *p)
+{
+	struct mf_part_cfg cfg = {p->o, p->ro, p->igrp != NULL, p->lgrp != NULL};
+	return cfg;
+}
+
 /*
  * Merges the parts, in their order, into p after the check that they give
  * what reading the file whole gives: 0, 1 when they do not (nothing merged),
@@ -692,10 +695,10 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	struct mf_parts_pending pend = {NULL, NULL, 0};
 	size_t i, k, total = ngroups_of(p->grp, p->tab);
 	int rc = 0;
-	struct mf_input *in;
-
 	size_t itotal = ngroups_of(p->igrp, p->tab), ltotal = ngroups_of(p->lgrp, p->tab);
 	bool idrop = false;
+	struct mf_input *in;
+
 	for (i = 0; i < nt; i++) {
 		total += ngroups_of(t[i].grp, t[i].tab);
 		itotal += ngroups_of(t[i].igrp, t[i].tab);
@@ -784,7 +787,7 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
  */
 static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *err)
 {
-	struct mf_part_cfg cfg = {p->o, p->ro, p->igrp != NULL, p->lgrp != NULL};
+	struct mf_part_cfg cfg = part_cfg(p);
 	struct part *t = NULL;
 	size_t nt = 0, i;
 	int rc = mf_parts_read(&cfg, name, (uint32_t)p->ninputs + 1, &t, &nt);
@@ -996,7 +999,7 @@ static bool is_smf_file(const struct mf_pipeline *p, const char *path)
  */
 static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size_t n, struct mf_error *err)
 {
-	struct mf_part_cfg cfg = {p->o, p->ro, p->igrp != NULL, p->lgrp != NULL};
+	struct mf_part_cfg cfg = part_cfg(p);
 	struct part *t = calloc(n, sizeof(*t));
 	size_t i;
 	int rc = 0, stop = 0;
