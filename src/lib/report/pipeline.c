@@ -1,72 +1,81 @@
 /* SPDX-License-Identifier: MIT */
 /* The read -> group -> compute pipeline of `mfstat report`, with its skip and duplicate counts. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE (the held samples of mf_pipeline_read_files) */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mfstat/report/dedup.h"
 #include "mfstat/report/group.h"
 #include "mfstat/report/metrics.h"
 #include "mfstat/report/pipeline.h"
+#include "parts.h"
+#include "rank.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "mfstat/input/reader.h"
 #include "mfstat/input/sample.h"
 #include "mfstat/base/shares.h"
 #include "mfstat/base/strbuf.h"
 
 struct mf_pipeline {
+	/* The options, and those of every reader opened. */
 	struct mf_pipeline_opts o;
 	struct mf_reader_opts ro;
+
+	/* Reading (add, drain, take_sample): the names, the rows read and what became of them. */
 	struct mf_strtab *tab;
-	struct mf_grouper *grp;
-	struct mf_grouper *igrp; /* keep_intervals: by series and interval; NULL when not kept (or dropped) */
-	struct mf_result *ires;
-	size_t nires;
-	bool idropped; /* igrp went beyond max_groups */
-	struct mf_dedup *dd;
 	struct mf_sample *s;
-	struct mf_sample *s_ahead;       /* the row read ahead (drain) */
+	struct mf_sample *s_ahead; /* the row read ahead (drain) */
+	struct mf_error e_ahead;   /* and its error */
+	struct mf_input *inputs;
+	size_t ninputs, capinputs, nfiles;
+	uint64_t rows;
+	uint64_t left_out[MF_SELECT_NREASONS];
+	uint64_t no_offset;   /* --tz smf: samples without a local offset of their own */
+	uint64_t with_offset; /* --tz smf: samples with one */
+	struct mf_notes notes;
+	struct mf_strbuf summary;
+	uint8_t *seen; /* by strtab id: a kept sample named this system (see_system) */
+	size_t nseen, nsystems;
+
+	/* Duplicates: the table of the samples read, then (mf_pipeline_finish) what it found. */
+	struct mf_dedup *dd;
 	bool read_done;                  /* mf_pipeline_finish ran: the duplicate tables are gone */
 	uint64_t duplicates;             /* and the duplicates they had dropped */
 	struct mf_dedup_overlap overlap; /* and the intervals they saw overlap within one CPU */
-	struct mf_error e_ahead;         /* and its error */
-	struct mf_notes notes;
-	struct mf_strbuf summary;
-	struct mf_input *inputs;
-	size_t ninputs, capinputs, nfiles, ngroups;
+
+	/*
+	 * -j N (parts.c): the duplicate tables of the parts of the last file read in parts, not
+	 * yet added to dd: they are added when another file is read (a file alone never pays for
+	 * it); and the rows the parts read.
+	 */
+	struct mf_parts_pending pend;
+	uint64_t part_rows; /* rows read by the threads of -j, merged or read again whole */
+
+	/* SMF: the LPAR view (types 70 and 99.14), and the dumps held by mf_pipeline_read_files. */
+	struct mf_lparmap *lpar;
+	struct held *held, *held_last; /* SMF dumps read, not yet replayed */
+
+	/* Grouping: the report's groups, and (keep_intervals) those of the interval and LPAR tables. */
+	struct mf_grouper *grp;
+	struct mf_grouper *igrp; /* keep_intervals: by series and interval; NULL when not kept (or dropped) */
+	bool idropped;           /* igrp went beyond max_groups */
+	struct mf_grouper *lgrp; /* keep_intervals: by system and LPAR, for the LPAR table */
+
+	/* The results (finish): the report's, ranked (rank.c), by interval, by LPAR. */
+	size_t ngroups;
 	struct mf_result *res;
 	struct mf_result *shown; /* --sort/--top: the results in the order shown (copies pointing into res) */
-	uint64_t rows;
-	uint64_t left_out[MF_SELECT_NREASONS];
-	uint64_t no_offset;      /* --tz smf: samples without a local offset of their own */
-	uint64_t with_offset;    /* --tz smf: samples with one */
-	struct mf_tz *utc;       /* the zone reported when the default zone found no offset */
-	struct mf_lparmap *lpar; /* the LPAR view of SMF inputs (types 70 and 99.14) */
-	/*
-	 * The duplicate tables of the parts of the last file read in parts, not yet
-	 * added to dd: they are added when another file is read (a file alone never
-	 * pays for it).
-	 */
-	struct mf_dedup_part *pend;
-	uint32_t **pend_maps; /* map and rev of each, to free */
-	size_t npend;
-	struct mf_grouper *lgrp; /* keep_intervals: by system and LPAR, for the LPAR table */
+	struct mf_result *ires;
+	size_t nires;
 	struct mf_result *lres;
 	size_t nlres;
 	struct mf_lpar_row *lpar_rows;
+	struct mf_tz *utc;  /* the zone reported when the default zone found no offset */
 	uint64_t *expected; /* the report's cpus_expected, computed once for the notes and the writers */
-	uint8_t *seen;      /* by strtab id: a kept sample named this system */
-	size_t nseen, nsystems;
-	uint64_t part_rows;            /* rows read by the threads of -j, merged or read again whole */
-	struct held *held, *held_last; /* mf_pipeline_read_files: SMF dumps read, not yet replayed */
 	/*
 	 * The metrics to compute per family of the knowledge base (mf_metrics_needed), made by
 	 * the first compute_all; need NULL, or an entry NULL: all of them.
@@ -79,28 +88,10 @@ struct mf_pipeline {
 
 static void make_layouts(struct mf_pipeline *p);
 
-/* Sets flag id of a growing array of flags; returns whether it was clear, or MF_ENOMEM. */
-static int mark(uint8_t **flags, size_t *n, uint32_t id)
-{
-	if (id >= *n) {
-		size_t size = (size_t)id * 2 + 64;
-		uint8_t *f = realloc(*flags, size);
-		if (!f)
-			return MF_ENOMEM;
-		memset(f + *n, 0, size - *n);
-		*flags = f;
-		*n = size;
-	}
-	if ((*flags)[id])
-		return 0;
-	(*flags)[id] = 1;
-	return 1;
-}
-
 /* Counts the distinct systems of the samples kept. */
 static int see_system(struct mf_pipeline *p, uint32_t id)
 {
-	int got = id ? mark(&p->seen, &p->nseen, id) : 0;
+	int got = id ? mf_flag_mark(&p->seen, &p->nseen, id) : 0;
 	if (got == 1)
 		p->nsystems++;
 	return got < 0 ? got : 0;
@@ -685,293 +676,6 @@ static int drain(struct mf_pipeline *p, struct mf_reader *r, const char *file, s
 	return drain_(p, r, NULL, file, e);
 }
 
-/* ---- One CSV file read in parts at once (-j N) ---- */
-
-/* Below this a file is read in one piece: threads cost more than they give. */
-#define PART_MIN ((size_t)4 << 20)
-
-/* One part of a file: its rows, and everything its reading gives, kept apart until merged. */
-struct part {
-	const struct mf_pipeline *p;
-	const char *name;
-	const char *head; /* the header line */
-	size_t hlen;
-	int fd;             /* the file, read with pread */
-	long long off, len; /* the part's bytes */
-	uint32_t input;
-	struct mf_strtab *tab;
-	struct mf_grouper *grp, *igrp, *lgrp;
-	struct mf_dedup *dd;
-	struct mf_sample *s, *s_ahead;
-	bool reserve;  /* make the duplicate table at the size the part's rows need */
-	uint8_t *kept; /* by the part's name id: a kept sample named this system */
-	size_t nkept;
-	uint64_t rows, duplicates, no_offset, with_offset, left_out[MF_SELECT_NREASONS];
-	long lines; /* lines of the part (its rows, the header's line not counted) */
-	bool whole; /* a whole file (an SMF dump): its reader is kept for its counts and warnings */
-	struct mf_reader *r;
-	struct mf_lparmap *lpar; /* whole: an LPAR view of its own (the records a first pass did not find) */
-	bool fallback;           /* what reading the file whole gives differs (an error, a warning, a limit) */
-	bool idropped;           /* igrp went beyond max_groups: freed, as the whole reading drops it */
-	/*
-	 * Shared by the parts read at once: set when a part's groups go beyond --max-groups (the
-	 * reading then fails: the whole reading says where) and, for the parts of one file, when any
-	 * part falls back (the file is read whole anyway).  Every part stops at its next row.
-	 */
-	int *stop;
-	bool stop_all; /* any fallback sets stop (the parts of one file), not only the limit */
-};
-
-static void part_free(struct part *t)
-{
-	mf_grouper_free(t->grp);
-	mf_grouper_free(t->igrp);
-	mf_grouper_free(t->lgrp);
-	mf_dedup_free(t->dd);
-	mf_strtab_free(t->tab);
-	free(t->s);
-	free(t->s_ahead);
-	free(t->kept);
-	mf_reader_close(t->r);
-	mf_lparmap_free(t->lpar);
-}
-
-static void reserve_rows(struct mf_dedup *dd, const char *path, int fd, long long off, long long len);
-
-/* Whether another part said stop: this one then ends where it is, left to the whole reading. */
-static bool stopped(struct part *t)
-{
-	if (!t->stop || !__atomic_load_n(t->stop, __ATOMIC_RELAXED))
-		return false;
-	t->fallback = true;
-	return true;
-}
-
-/* Tells the other parts to stop: always beyond --max-groups (limit), else for the parts of one file. */
-static void stop_parts(struct part *t, bool limit)
-{
-	if (t->stop && (limit || t->stop_all))
-		__atomic_store_n(t->stop, 1, __ATOMIC_RELAXED);
-}
-
-/*
- * Groups s into the part's tables, each bounded by --max-groups as the whole reading's are:
- * 0, or nonzero when the part is to be read whole (out of memory, or beyond the limit: every
- * part then stops, and the whole reading stops at the row where the limit is passed, so that
- * -j N says what -j 1 says with the memory of at most max_groups groups a part).  The interval
- * groups beyond the limit are dropped, as the whole reading drops them.
- */
-static int part_group(struct part *t, const struct mf_sample *s)
-{
-	int got = mf_grouper_add(t->grp, s);
-	if (!got && t->lgrp && s->lpar_joined)
-		got = mf_grouper_add(t->lgrp, s);
-	if (!got && t->igrp) {
-		int igot = mf_grouper_add(t->igrp, s);
-		if (igot == MF_ELIMIT) {
-			mf_grouper_free(t->igrp);
-			t->igrp = NULL;
-			t->idropped = true;
-		} else {
-			got = igot;
-		}
-	}
-	if (got == MF_ELIMIT)
-		stop_parts(t, true);
-	return got;
-}
-
-/* A worker: reads its part as drain and take_sample read a whole file, into its own tables. */
-static void part_run(struct part *t)
-{
-	const struct mf_pipeline *p = t->p;
-	struct mf_reader_opts ro = p->ro;
-	struct mf_reader *r = NULL;
-	struct mf_error e;
-	struct mf_sample *cur = t->s, *next = t->s_ahead;
-	int got, dup;
-
-	ro.strtab = t->tab;
-	ro.lpar = t->lpar;
-	if (!t->whole)
-		ro.format = "csv";
-	mf_error_clear(&e);
-	if (stopped(t))
-		return;
-	if (t->reserve)
-		reserve_rows(t->dd, NULL, t->fd, t->off, t->len);
-	if (t->whole ? mf_reader_open(&r, t->name, &ro, &e)
-		     : mf_reader_open_range(&r, t->name, t->head, t->hlen, t->fd, t->off, t->len, &ro, &e)) {
-		t->fallback = true;
-		return;
-	}
-	/* One row ahead, as drain reads (a part's errors are not said: the whole reading says them). */
-	got = mf_reader_next(r, cur, &e);
-	while (!t->fallback && got != 0) {
-		struct mf_sample *s = cur;
-		int ahead;
-		if (stopped(t))
-			break;
-		if (got != 1) {
-			t->fallback = true; /* errors and skipping are said exactly by the whole reading */
-			break;
-		}
-		mf_dedup_prefetch(t->dd, s);
-		ahead = mf_reader_next(r, next, &e);
-		cur = next;
-		next = s;
-		got = ahead;
-		s->input = t->input;
-		if (p->o.select) {
-			enum mf_select_why why = mf_select_check(p->o.select, s, t->tab);
-			if (why != MF_SELECT_KEEP) {
-				t->rows++;
-				t->left_out[why]++;
-				continue;
-			}
-		}
-		if (p->o.tz && mf_tz_per_record(p->o.tz)) {
-			if (s->has_offset)
-				t->with_offset++;
-			else
-				t->no_offset++;
-		}
-		if ((dup = mf_dedup_check(t->dd, t->name, s, &e)) == MF_DEDUP_DUPLICATE) {
-			t->rows++;
-			t->duplicates++;
-			continue;
-		}
-		if (dup != MF_DEDUP_KEEP) {
-			t->fallback = true;
-			break;
-		}
-		t->rows++;
-		if ((s->system && mark(&t->kept, &t->nkept, s->system) < 0) || part_group(t, s))
-			t->fallback = true;
-	}
-	if (t->fallback)
-		stop_parts(t, false);
-	if (t->whole) {
-		/* A whole file's warnings are its own: kept with its reader.  Records of the LPAR view
-		 * that the first pass did not see would join otherwise: read it alone. */
-		if (mf_lparmap_nintervals(t->lpar) || mf_lparmap_ntopos(t->lpar))
-			t->fallback = true;
-		t->r = r;
-		return;
-	}
-	if (mf_reader_nwarnings(r))
-		t->fallback = true; /* a reader's warning counts rows of the whole file */
-	t->lines = mf_reader_lines(r) - 1;
-	mf_reader_close(r);
-}
-
-/*
- * Room in the duplicate table for the rows of a plain CSV file (path, or fd) from byte off for
- * len bytes (-1: to its end), estimated from the lines of its first 64 KiB, so that the table is
- * made once at its size rather than doubled and copied as it fills.  Nothing for a compressed
- * file or one that cannot be read: the table then grows as before.
- */
-static int column_of(const char *head, size_t len, const char *name);
-
-static void reserve_rows(struct mf_dedup *dd, const char *path, int fd, long long off, long long len)
-{
-	char buf[1 << 16];
-	struct stat st;
-	ssize_t got;
-	size_t lines = 0, i;
-	int own = -1;
-	if (fd < 0) {
-		if (!path || strcmp(path, "-") == 0 || (own = fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			return;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (got = pread(fd, buf, sizeof(buf), (off_t)off)) > 4 &&
-	    !((unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) &&
-	    !((unsigned char)buf[0] == 0x28 && (unsigned char)buf[1] == 0xb5 && (unsigned char)buf[2] == 0x2f)) {
-		if (len < 0)
-			len = (long long)st.st_size - off;
-		const char *nl = memchr(buf, '\n', (size_t)got);
-		for (i = 0; i < (size_t)got; i++)
-			lines += buf[i] == '\n';
-		/* From the header (a whole file): only rows with a system and a start are checked. */
-		if (off == 0 && (!nl || column_of(buf, (size_t)(nl - buf), "system") < 0 ||
-				 column_of(buf, (size_t)(nl - buf), "interval_start") < 0))
-			lines = 0;
-		/* A sample of fewer than 16 lines says too little about the rest. */
-		if (lines >= 16)
-			(void)mf_dedup_reserve(dd, (size_t)((double)len * (double)lines / (double)got));
-	}
-	if (own >= 0)
-		close(own);
-}
-
-/* A part's own tables, like the pipeline's; a table that cannot be made leaves the part to the whole reading. */
-static void part_init(const struct mf_pipeline *p, struct part *t, uint32_t input)
-{
-	t->p = p;
-	t->input = input;
-	t->tab = mf_strtab_new();
-	t->grp = mf_grouper_new(p->o.by);
-	t->igrp = p->igrp ? mf_grouper_new((p->o.by & ~(unsigned)MF_BY_TIME) | MF_BY_INTERVAL) : NULL;
-	t->lgrp = p->lgrp ? mf_grouper_new(MF_BY_SYSTEM | MF_BY_LPAR) : NULL;
-	t->dd = mf_dedup_new();
-	t->s = malloc(sizeof(*t->s));
-	t->s_ahead = malloc(sizeof(*t->s_ahead));
-	if (!t->tab || !t->grp || (p->igrp && !t->igrp) || (p->lgrp && !t->lgrp) || !t->dd || !t->s || !t->s_ahead)
-		t->fallback = true;
-	if (t->grp) {
-		mf_grouper_set_tz(t->grp, p->o.tz);
-		mf_grouper_set_max_groups(t->grp, p->o.max_groups);
-		mf_grouper_set_layouts(t->grp, p->layouts, p->nlayouts); /* the same as p->grp's: they merge */
-	}
-	if (t->igrp) {
-		mf_grouper_set_tz(t->igrp, p->o.tz);
-		mf_grouper_set_max_groups(t->igrp, p->o.max_groups);
-	}
-	if (t->lgrp)
-		mf_grouper_set_max_groups(t->lgrp, p->o.max_groups);
-}
-
-static void part_share(void *ctx, size_t i)
-{
-	struct part *t = ctx;
-	if (!t[i].fallback) /* a part whose tables could not be made is left to the whole reading */
-		part_run(&t[i]);
-}
-
-/* Reads the parts at once, a thread each, and waits for them. */
-static void run_parts(struct part *t, size_t n)
-{
-	mf_run_shares(n, part_share, t);
-}
-
-/* The name ids of tab mapped to p's string table (map[0] = 0); NULL on ENOMEM. */
-static uint32_t *name_map(struct mf_pipeline *p, const struct mf_strtab *tab, size_t *n)
-{
-	size_t cap = 64, k;
-	uint32_t *map = malloc(cap * sizeof(*map));
-	const char *name;
-	if (!map)
-		return NULL;
-	map[0] = 0;
-	for (k = 1; (name = mf_strtab_get(tab, (uint32_t)k)) != NULL; k++) {
-		if (k == cap) {
-			uint32_t *nm = realloc(map, (cap *= 2) * sizeof(*map));
-			if (!nm) {
-				free(map);
-				return NULL;
-			}
-			map = nm;
-		}
-		map[k] = mf_strtab_intern(p->tab, name, strlen(name));
-		if (!map[k]) {
-			free(map);
-			return NULL;
-		}
-	}
-	*n = k;
-	return map;
-}
-
 static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab)
 {
 	size_t n = 0;
@@ -981,76 +685,11 @@ static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab)
 	return n;
 }
 
-/* The duplicate tables of the last file read in parts, into dd (before another file is read). */
-static void drop_pending(struct mf_pipeline *p);
-
-static int flush_pending(struct mf_pipeline *p)
+/* What the parts of -j need of p. */
+static struct mf_part_cfg part_cfg(const struct mf_pipeline *p)
 {
-	int rc = p->npend ? mf_dedup_add_parts(p->dd, p->pend, p->npend) : 0;
-	drop_pending(p);
-	return rc;
-}
-
-/* Frees the duplicate tables of the last file read in parts. */
-static void drop_pending(struct mf_pipeline *p)
-{
-	size_t i;
-	for (i = 0; i < p->npend; i++) {
-		mf_dedup_free((struct mf_dedup *)p->pend[i].d);
-		free(p->pend_maps[2 * i]);
-		free(p->pend_maps[2 * i + 1]);
-	}
-	free(p->pend);
-	free(p->pend_maps);
-	p->pend = NULL;
-	p->pend_maps = NULL;
-	p->npend = 0;
-}
-
-/* The reverse of map (an id of p's table to the part's, 0 where the part has none). */
-static uint32_t *reverse_map(const struct mf_pipeline *p, const uint32_t *map, size_t nmap, size_t *nrev)
-{
-	size_t k, n = 1;
-	uint32_t *rev;
-	for (k = 1; k < nmap; k++)
-		if (map[k] + 1 > n)
-			n = map[k] + 1;
-	rev = calloc(n, sizeof(*rev));
-	if (!rev)
-		return NULL;
-	for (k = 1; k < nmap; k++)
-		rev[map[k]] = (uint32_t)k;
-	*nrev = n;
-	(void)p;
-	return rev;
-}
-
-/* parts_disjoint's work: share i of ns checks its share of the parts' identities. */
-struct disjoint_work {
-	const struct mf_dedup *into;
-	const struct mf_dedup_part *parts;
-	size_t n, ns;
-	int disjoint[64];
-};
-
-static void disjoint_share(void *ctx, size_t i)
-{
-	struct disjoint_work *w = ctx;
-	w->disjoint[i] = mf_dedup_parts_disjoint_share(w->into, w->parts, w->n, i, w->ns);
-}
-
-/* mf_dedup_parts_disjoint with the threads of -j (the tables are only read). */
-static int parts_disjoint(const struct mf_pipeline *p, const struct mf_dedup_part *dp, size_t nt)
-{
-	struct disjoint_work w = {p->dd, dp, nt, p->o.jobs < 64 ? p->o.jobs : 64, {0}};
-	size_t i;
-	int all = 1;
-	if (w.ns < 1)
-		w.ns = 1;
-	mf_run_shares(w.ns, disjoint_share, &w);
-	for (i = 0; i < w.ns; i++)
-		all &= w.disjoint[i];
-	return all;
+	struct mf_part_cfg cfg = {p->o, p->ro, p->igrp != NULL, p->lgrp != NULL, p->layouts, p->nlayouts};
+	return cfg;
 }
 
 /*
@@ -1060,20 +699,13 @@ static int parts_disjoint(const struct mf_pipeline *p, const struct mf_dedup_par
  */
 static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const char *name, struct mf_error *err)
 {
-	struct mf_dedup_part *dp = calloc(nt, sizeof(*dp));
-	uint32_t **maps = calloc(2 * nt, sizeof(*maps));
+	struct mf_parts_pending pend = {NULL, NULL, 0};
 	size_t i, k, total = ngroups_of(p->grp, p->tab);
-	long offset = 0;
 	int rc = 0;
-	struct mf_input *in;
-
-	if (!dp || !maps) {
-		free(dp);
-		free(maps);
-		return fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
-	}
 	size_t itotal = ngroups_of(p->igrp, p->tab), ltotal = ngroups_of(p->lgrp, p->tab);
 	bool idrop = false;
+	struct mf_input *in;
+
 	for (i = 0; i < nt; i++) {
 		total += ngroups_of(t[i].grp, t[i].tab);
 		itotal += ngroups_of(t[i].igrp, t[i].tab);
@@ -1088,18 +720,6 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	if (p->o.max_groups &&
 	    (total > p->o.max_groups || ltotal > p->o.max_groups || (!idrop && p->igrp && itotal > p->o.max_groups)))
 		rc = 1;
-	for (i = 0; i < nt && !rc; i++) {
-		dp[i].d = t[i].dd;
-		dp[i].line_offset = offset;
-		offset += t[i].lines;
-		if (!(maps[2 * i] = name_map(p, t[i].tab, &dp[i].nmap)) ||
-		    !(maps[2 * i + 1] = reverse_map(p, maps[2 * i], dp[i].nmap, &dp[i].nrev)))
-			rc = MF_ENOMEM;
-		dp[i].map = maps[2 * i];
-		dp[i].rev = maps[2 * i + 1];
-	}
-	if (!rc && !parts_disjoint(p, dp, nt))
-		rc = 1;
 	if (rc == 0 && p->ninputs == p->capinputs) {
 		size_t cap = p->capinputs ? 2 * p->capinputs : 4;
 		struct mf_input *n = realloc(p->inputs, cap * sizeof(*n));
@@ -1110,13 +730,11 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 			p->capinputs = cap;
 		}
 	}
-	if (rc) {
-		for (i = 0; i < 2 * nt; i++)
-			free(maps[i]);
-		free(maps);
-		free(dp);
+	/* The parts' names in p's table, and their duplicate tables disjoint (from p's and from each other). */
+	if (!rc)
+		rc = mf_parts_map(p->tab, p->dd, p->o.jobs, t, nt, &pend);
+	if (rc)
 		return rc == 1 ? 1 : fail_nomem(p, err, "merging the %zu parts of %s read at once", nt, name);
-	}
 	in = &p->inputs[p->ninputs];
 	memset(in, 0, sizeof(*in));
 	if (idrop && p->igrp) { /* the report goes on without them, as group_sample decides */
@@ -1125,13 +743,14 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		p->idropped = true;
 	}
 	for (i = 0; i < nt && !rc; i++) {
-		const uint32_t *map = dp[i].map;
+		const uint32_t *map = pend.dp[i].map;
+		size_t nmap = pend.dp[i].nmap;
 		/* Groups one part alone has are moved, not added up (most of them, in a file in time order). */
-		rc = mf_grouper_take_ids(p->grp, t[i].grp, map, dp[i].nmap);
+		rc = mf_grouper_take_ids(p->grp, t[i].grp, map, nmap);
 		if (p->igrp && t[i].igrp && !rc)
-			rc = mf_grouper_take_ids(p->igrp, t[i].igrp, map, dp[i].nmap);
+			rc = mf_grouper_take_ids(p->igrp, t[i].igrp, map, nmap);
 		if (p->lgrp && !rc)
-			rc = mf_grouper_take_ids(p->lgrp, t[i].lgrp, map, dp[i].nmap);
+			rc = mf_grouper_take_ids(p->lgrp, t[i].lgrp, map, nmap);
 		for (k = 1; k < t[i].nkept && !rc; k++)
 			if (t[i].kept[k])
 				rc = see_system(p, map[k]);
@@ -1144,9 +763,7 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 			p->left_out[k] += t[i].left_out[k];
 	}
 	/* The parts' duplicate tables wait (the pipeline owns them now): added only if another file follows. */
-	p->pend = dp;
-	p->pend_maps = maps;
-	p->npend = nt;
+	p->pend = pend;
 	for (i = 0; i < nt; i++)
 		t[i].dd = NULL;
 	if (t[0].whole) {
@@ -1169,98 +786,6 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	return 0;
 }
 
-/* The column named name in a header line (0-based; names as the reader takes them), or -1. */
-static int column_of(const char *head, size_t len, const char *name)
-{
-	size_t want = strlen(name);
-	const char *p = head, *end = head + len;
-	int col = 0;
-	while (p < end && *p != '\n' && *p != '\r') {
-		const char *f = p, *e;
-		size_t n;
-		while (p < end && *p != ',' && *p != '\n' && *p != '\r')
-			p++;
-		for (e = p; e > f && (e[-1] == ' ' || e[-1] == '"'); e--)
-			;
-		while (f < e && (*f == ' ' || *f == '"'))
-			f++;
-		n = (size_t)(e - f);
-		if (n == want && strncasecmp(f, name, want) == 0)
-			return col;
-		col++;
-		if (p < end && *p == ',')
-			p++;
-	}
-	return -1;
-}
-
-/* Field col of the line at l (up to eol): its text in *f, *n; false when a quote comes first. */
-static bool line_field(const char *l, const char *eol, int col, const char **f, size_t *n)
-{
-	const char *p = l;
-	int c;
-	for (c = 0; c < col; c++) {
-		while (p < eol && *p != ',' && *p != '"')
-			p++;
-		if (p == eol || *p == '"')
-			return false;
-		p++;
-	}
-	*f = p;
-	while (p < eol && *p != ',' && *p != '"')
-		p++;
-	if (p < eol && *p == '"')
-		return false;
-	*n = (size_t)(p - *f);
-	return true;
-}
-
-/*
- * A cut between intervals: from the line that starts at end, the start of the first line whose
- * interval_start (column col) differs from that line's, so that in a file in time order each
- * interval is read by one part and the parts' times do not overlap.  end itself when no such
- * line comes within a few MiB (or a quote is in the way): the cut stays where it was.
- */
-static long long interval_cut(int fd, long long end, long long size, int col)
-{
-	enum { WIN = 1 << 20, WINDOWS = 8 };
-	char *buf = malloc(WIN), first[64];
-	size_t nfirst = 0;
-	bool have = false;
-	long long at = end, found = end;
-	int w;
-	if (!buf)
-		return end;
-	for (w = 0; w < WINDOWS && at < size; w++) {
-		ssize_t got = pread(fd, buf, WIN, (off_t)at);
-		const char *l = buf, *stop, *eol;
-		if (got <= 0)
-			break;
-		stop = buf + got;
-		while ((eol = memchr(l, '\n', (size_t)(stop - l))) != NULL) {
-			const char *f;
-			size_t n;
-			if (!line_field(l, eol, col, &f, &n) || n > sizeof(first))
-				goto out;
-			if (!have) {
-				memcpy(first, f, n);
-				nfirst = n;
-				have = true;
-			} else if (n != nfirst || memcmp(f, first, n) != 0) {
-				found = at + (l - buf);
-				goto out;
-			}
-			l = eol + 1;
-		}
-		if (l == buf)
-			break; /* a line longer than the window */
-		at += l - buf;
-	}
-out:
-	free(buf);
-	return found;
-}
-
 /*
  * A plain CSV file read in parts at once: 0 when read, 1 when it is not for
  * parts (small, compressed, quoted fields, another format) or the parts did
@@ -1269,111 +794,24 @@ out:
  */
 static int add_parts(struct mf_pipeline *p, const char *name, struct mf_error *err)
 {
-	struct stat st;
-	char head[1 << 16], win[1 << 12];
-	const char *hend;
-	long long size, at;
-	size_t nt, i;
-	ssize_t got;
-	struct part *t;
-	int fd, rc = 1, scol, stop = 0;
-	bool checked; /* rows have what the duplicate check needs: a system and an interval start */
+	struct mf_part_cfg cfg = part_cfg(p);
+	struct part *t = NULL;
+	size_t nt = 0, i;
+	int rc = mf_parts_read(&cfg, name, (uint32_t)p->ninputs + 1, &t, &nt);
 
-	if (p->o.jobs < 2 || (p->o.format && strcmp(p->o.format, "csv") != 0) || strcmp(name, "-") == 0)
-		return 1;
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < 2 * PART_MIN ||
-	    (got = pread(fd, head, sizeof(head), 0)) < 4) {
-		close(fd);
-		return 1;
-	}
-	size = (long long)st.st_size;
-	/* Compressed files (gzip, zstd) are read whole; so is a header longer than the window. */
-	if ((head[0] == 0x1f && (unsigned char)head[1] == 0x8b) ||
-	    (head[0] == 0x28 && (unsigned char)head[1] == 0xb5 && head[2] == 0x2f) ||
-	    !(hend = memchr(head, '\n', (size_t)got))) {
-		close(fd);
-		return 1;
-	}
-	hend++;
-	{
-		/* Only a counter CSV (what the reader would detect) is cut. */
-		struct mf_reader *r = NULL;
-		struct mf_error e;
-		bool csv = false;
-		mf_error_clear(&e);
-		if (!mf_reader_open_mem(&r, name, head, (size_t)(hend - head), &p->ro, &e))
-			csv = strcmp(mf_reader_format(r), "csv") == 0;
-		mf_reader_close(r);
-		if (!csv) {
-			close(fd);
-			return 1;
-		}
-	}
-	at = hend - head;
-	scol = column_of(head, (size_t)(hend - head), "interval_start");
-	checked = scol >= 0 && column_of(head, (size_t)(hend - head), "system") >= 0;
-	nt = p->o.jobs;
-	if ((long long)nt > (size - at) / (long long)PART_MIN)
-		nt = (size_t)((size - at) / (long long)PART_MIN);
-	if (nt < 2) {
-		close(fd);
-		return 1;
-	}
-	t = calloc(nt, sizeof(*t));
-	if (!t) {
-		close(fd);
+	if (rc == MF_ENOMEM)
 		return fail_nomem(p, err, "starting %zu threads to read %s", nt, name);
-	}
-	for (i = 0; i < nt; i++) {
-		long long end = i + 1 == nt ? size : at + (size - at) / (long long)(nt - i);
-		/*
-		 * The part ends after the first '\n' from end on.  A '\n' inside a quoted field ends
-		 * a part in the middle of it: that part's last row is then unterminated, an error,
-		 * and the file is read whole.
-		 */
-		while (end < size) {
-			const char *nl;
-			got = pread(fd, win, sizeof(win), (off_t)end);
-			if (got <= 0) {
-				end = size;
-				break;
-			}
-			if ((nl = memchr(win, '\n', (size_t)got)) != NULL) {
-				end += nl - win + 1;
-				break;
-			}
-			end += got;
-		}
-		if (scol >= 0 && end < size)
-			end = interval_cut(fd, end, size, scol);
-		t[i].name = name;
-		t[i].head = head;
-		t[i].hlen = (size_t)(hend - head);
-		t[i].fd = fd;
-		t[i].off = at;
-		t[i].len = end - at;
-		part_init(p, &t[i], (uint32_t)p->ninputs + 1);
-		t[i].stop = &stop;
-		t[i].stop_all = true;
-		t[i].reserve = checked; /* the part's thread makes its table (its pages faulted in at once) */
-		at = end;
-	}
-	run_parts(t, nt);
+	if (rc)
+		return rc;
 	for (i = 0; i < nt; i++)
 		p->part_rows += t[i].rows;
 	for (i = 0; i < nt; i++)
 		if (t[i].fallback)
 			break;
+	rc = 1;
 	if (i == nt)
 		rc = merge_parts(p, t, nt, name, err);
-
-	for (i = 0; i < nt; i++)
-		part_free(&t[i]);
-	free(t);
-	close(fd);
+	mf_parts_free(t, nt);
 	return rc;
 }
 
@@ -1386,7 +824,7 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 	if (p->read_done)
 		return fail_plain(p, err, MF_EUSAGE, "a file added after the report was made (mf_pipeline_finish)");
 	p->nfiles++;
-	if (flush_pending(p))
+	if (mf_parts_pending_flush(&p->pend, p->dd))
 		return fail_nomem(p, err, "adding the duplicate tables of the parts read before %s", name);
 	if (!mem) {
 		got = add_parts(p, name, err);
@@ -1401,7 +839,7 @@ static int add(struct mf_pipeline *p, const char *name, const void *data, size_t
 	if (!mem && strcmp(name, "-") == 0)
 		mf_lparmap_set_streamed(p->lpar);
 	if (!mem && strcmp(mf_reader_format(r), "csv") == 0)
-		reserve_rows(p->dd, name, -1, 0, -1);
+		mf_parts_reserve_rows(p->dd, name, -1, 0, -1);
 	got = drain(p, r, name, err);
 	mf_reader_close(r);
 	return got;
@@ -1460,7 +898,7 @@ static int add_one(struct mf_pipeline *p, const char *const *paths, size_t i, si
 	/* As add begins (the duplicate tables of parts are pending only after a file alone: none held). */
 	mf_error_clear(err);
 	p->nfiles++;
-	if (flush_pending(p))
+	if (mf_parts_pending_flush(&p->pend, p->dd))
 		return fail_nomem(p, err, "adding the duplicate tables of the parts read before %s", name);
 	if (!p->held && (got = add_parts(p, name, err)) != 1)
 		return got;
@@ -1491,7 +929,7 @@ static int add_one(struct mf_pipeline *p, const char *const *paths, size_t i, si
 		return got;
 	}
 	if (strcmp(mf_reader_format(r), "csv") == 0)
-		reserve_rows(p->dd, name, -1, 0, -1);
+		mf_parts_reserve_rows(p->dd, name, -1, 0, -1);
 	got = drain(p, r, name, err);
 	mf_reader_close(r);
 	return got;
@@ -1568,6 +1006,7 @@ static bool is_smf_file(const struct mf_pipeline *p, const char *path)
  */
 static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size_t n, struct mf_error *err)
 {
+	struct mf_part_cfg cfg = part_cfg(p);
 	struct part *t = calloc(n, sizeof(*t));
 	size_t i;
 	int rc = 0, stop = 0;
@@ -1579,16 +1018,16 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 		t[i].lpar = mf_lparmap_new();
 		if (!t[i].lpar)
 			t[i].fallback = true;
-		part_init(p, &t[i], (uint32_t)(p->ninputs + 1 + i));
+		mf_part_init(&cfg, &t[i], (uint32_t)(p->ninputs + 1 + i));
 		t[i].stop = &stop; /* beyond --max-groups only: the other dumps are read on their own */
 	}
-	run_parts(t, n);
+	mf_parts_run(t, n);
 	for (i = 0; i < n; i++)
 		p->part_rows += t[i].rows;
 	for (i = 0; i < n && !rc; i++) {
 		mf_error_clear(err);
 		if (!t[i].fallback) {
-			if (flush_pending(p))
+			if (mf_parts_pending_flush(&p->pend, p->dd))
 				rc = fail_nomem(p, err, "adding the duplicate tables of the parts read before %s",
 						paths[i]);
 			else if ((rc = merge_parts(p, &t[i], 1, paths[i], err)) == 0)
@@ -1597,9 +1036,7 @@ static int add_whole_files(struct mf_pipeline *p, const char *const *paths, size
 		if (t[i].fallback || rc == 1)
 			rc = add(p, paths[i], NULL, 0, false, err);
 	}
-	for (i = 0; i < n; i++)
-		part_free(&t[i]);
-	free(t);
+	mf_parts_free(t, n);
 	return rc;
 }
 
@@ -1661,93 +1098,6 @@ unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
 unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p)
 {
 	return p->part_rows;
-}
-
-/* The sort value of a result: its --sort metric, NaN when its family has none. */
-static double sort_value(const struct mf_result *r, const char *metric)
-{
-	int m = mf_family_metric(r->group->family, metric);
-	return m >= 0 ? r->value[m] : NAN;
-}
-
-struct ranked {
-	const struct mf_result *r;
-	const char *system, *lpar;
-	double v;
-	size_t i;
-};
-
-static int cmp_str(const char *a, const char *b)
-{
-	if (a == b)
-		return 0;
-	if (!a || !b)
-		return a ? 1 : -1;
-	return strcmp(a, b);
-}
-
-/* The series (every key but the time keys), then the value, highest first, NaN last, then report order. */
-static int cmp_series(const struct ranked *a, const struct ranked *b)
-{
-	const struct mf_group *x = a->r->group, *y = b->r->group;
-	int c;
-	if (x->family != y->family)
-		return strcmp(x->family->key, y->family->key);
-	if (x->input != y->input)
-		return x->input < y->input ? -1 : 1;
-	if ((c = cmp_str(a->system, b->system)) || (c = cmp_str(a->lpar, b->lpar)))
-		return c;
-	if (x->pool != y->pool)
-		return x->pool < y->pool ? -1 : 1;
-	if ((c = mf_group_place_cmp(x, y)))
-		return c;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return 0;
-}
-
-static int cmp_ranked(const void *pa, const void *pb)
-{
-	const struct ranked *a = pa, *b = pb;
-	int c = cmp_series(a, b);
-	if (c)
-		return c;
-	if (isnan(a->v) != isnan(b->v))
-		return isnan(a->v) ? 1 : -1;
-	if (!isnan(a->v) && a->v != b->v)
-		return a->v > b->v ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
-}
-
-/* --sort and --top: p->shown holds the results in the order shown, *n how many. */
-static int rank_results(struct mf_pipeline *p, size_t *n)
-{
-	struct ranked *rk = malloc((p->ngroups + 1) * sizeof(*rk));
-	size_t i, out = 0, run = 0;
-	free(p->shown);
-	p->shown = malloc((p->ngroups + 1) * sizeof(*p->shown));
-	if (!rk || !p->shown) {
-		free(rk);
-		return MF_ENOMEM;
-	}
-	for (i = 0; i < p->ngroups; i++) {
-		rk[i].r = &p->res[i];
-		rk[i].system = mf_strtab_get(p->tab, p->res[i].group->system);
-		rk[i].lpar = mf_strtab_get(p->tab, p->res[i].group->lpar);
-		rk[i].v = p->o.sort ? sort_value(&p->res[i], p->o.sort) : NAN;
-		rk[i].i = i;
-	}
-	if (p->o.sort)
-		qsort(rk, p->ngroups, sizeof(*rk), cmp_ranked);
-	for (i = 0; i < p->ngroups; i++) {
-		run = i && cmp_series(&rk[i - 1], &rk[i]) == 0 ? run + 1 : 0;
-		if (p->o.top && run >= p->o.top)
-			continue;
-		p->shown[out++] = *rk[i].r;
-	}
-	free(rk);
-	*n = out;
-	return 0;
 }
 
 /* compute_all's work: share i of nt computes groups [n * i / nt, n * (i + 1) / nt). */
@@ -1887,13 +1237,13 @@ static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **wha
 		 * of theirs (the peak of a 1M-row file with 250k groups: 64 MB less).
 		 */
 		p->duplicates = mf_dedup_duplicates(p->dd);
-		for (i = 0; i < p->npend; i++)
-			p->duplicates += mf_dedup_duplicates(p->pend[i].d);
-		if (mf_dedup_overlaps(p->dd, p->pend, p->npend, p->tab, &p->overlap)) {
+		for (i = 0; i < p->pend.n; i++)
+			p->duplicates += mf_dedup_duplicates(p->pend.dp[i].d);
+		if (mf_dedup_overlaps(p->dd, p->pend.dp, p->pend.n, p->tab, &p->overlap)) {
 			*what = "checking the intervals of each CPU for overlaps";
 			return MF_ENOMEM;
 		}
-		drop_pending(p);
+		mf_parts_pending_drop(&p->pend);
 		mf_dedup_free(p->dd);
 		p->dd = NULL;
 		p->read_done = true;
@@ -1915,7 +1265,8 @@ static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **wha
 	if (p->o.sort || p->o.top) {
 		/* The period stays that of everything read, not of the groups shown. */
 		mf_report_fix_period(rep);
-		if (rank_results(p, &rep->ngroups)) {
+		free(p->shown);
+		if (mf_rank_results(p->res, p->ngroups, p->tab, p->o.sort, p->o.top, &p->shown, &rep->ngroups)) {
 			*what = "sorting the groups (--sort, --top)";
 			return MF_ENOMEM;
 		}
@@ -2018,13 +1369,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	mf_grouper_free(p->grp);
 	mf_grouper_free(p->igrp);
 	mf_dedup_free(p->dd);
-	for (i = 0; i < p->npend; i++) {
-		mf_dedup_free((struct mf_dedup *)p->pend[i].d);
-		free(p->pend_maps[2 * i]);
-		free(p->pend_maps[2 * i + 1]);
-	}
-	free(p->pend);
-	free(p->pend_maps);
+	mf_parts_pending_drop(&p->pend);
 	while (p->held) {
 		struct held *h = p->held;
 		p->held = h->next;
