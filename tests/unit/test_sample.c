@@ -94,84 +94,6 @@ static void interning(void **state)
 	mf_strtab_free(t);
 }
 
-/* mf_fmt_g15 must equal printf("%.15g") for every value, including exact ties. */
-static void number_format(void **state)
-{
-	static const double fixed[] = {0.0,
-				       -0.0,
-				       1,
-				       -1,
-				       0.5,
-				       0.1,
-				       0.3,
-				       2.5,
-				       100,
-				       1e15,
-				       1e14,
-				       999999999999999.5,
-				       123456789012345.5,
-				       1e-4,
-				       1e-5,
-				       0.000123456789012345,
-				       1e21,
-				       1e22,
-				       1e300,
-				       1e-300,
-				       5e-324,
-				       4.1,
-				       1.03115,
-				       33.3333333333333333,
-				       2.0 / 3,
-				       1e16 + 2,
-				       9007199254740993.0,
-				       0.75,
-				       0.6,
-				       6.0,
-				       3.0,
-				       1.0,
-				       18446744073709551616.0,
-				       12.3456789012345e10,
-				       8.5,
-				       0.05,
-				       0.0000999999999999999};
-	char a[64], b[64];
-	size_t i;
-	uint64_t x = 88172645463325252ULL;
-	(void)state;
-	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-		mf_fmt_g15(fixed[i], a);
-		snprintf(b, sizeof(b), "%.15g", fixed[i]);
-		if (strcmp(a, b) != 0)
-			fail_msg("%.17g: got %s, printf says %s", fixed[i], a, b);
-	}
-	for (i = 0; i < 600000; i++) {
-		double v;
-		uint64_t bits;
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		switch (i % 4) {
-		case 0: /* any bit pattern */
-			bits = x;
-			memcpy(&v, &bits, sizeof(v));
-			if (isnan(v) || isinf(v))
-				continue;
-			break;
-		case 1: /* ratios of counters, the common case */
-			v = (double)(x >> 20) / (double)((x & 0xfffff) + 1);
-			break;
-		case 2: /* numbers with few digits, where ties happen */
-			v = (double)(x % 100000000) / 1000.0 + 0.0005;
-			break;
-		default: /* percentages */ v = (double)(x % 1000000007) / 1000000007.0 * 100; break;
-		}
-		mf_fmt_g15(v, a);
-		snprintf(b, sizeof(b), "%.15g", v);
-		if (strcmp(a, b) != 0)
-			fail_msg("%.17g (bits %016llx): got %s, printf says %s", v, (unsigned long long)x, a, b);
-	}
-}
-
 static void cpu_lists(void **state)
 {
 	int c[16];
@@ -211,8 +133,8 @@ static void buf_appendf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(cpu_lists), cmocka_unit_test(times),         cmocka_unit_test(pools),
-		cmocka_unit_test(interning), cmocka_unit_test(number_format), cmocka_unit_test(buf_appendf),
+		cmocka_unit_test(cpu_lists), cmocka_unit_test(times),       cmocka_unit_test(pools),
+		cmocka_unit_test(interning), cmocka_unit_test(buf_appendf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
