@@ -138,24 +138,31 @@ static void overflow_reason(void **state)
 	}
 }
 
+/*
+ * One zEC12 row whose sourcing counters sum beyond L1M (E130 is 110, the L1 misses B4 100): the
+ * remote remainder comes out negative.
+ */
+static void zec12_negative_csv(char *csv, size_t size)
+{
+	static const unsigned ctr[] = {130, 131, 132, 135, 137, 144, 145, 146, 147, 148, 150,
+				       151, 152, 153, 154, 155, 156, 157, 159, 160, 161};
+	size_t len = 0, i;
+	len += (size_t)snprintf(csv + len, size - len, "machine,B0,B1,B2,B3,B4,B5");
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		len += (size_t)snprintf(csv + len, size - len, ",E%u", ctr[i]);
+	len += (size_t)snprintf(csv + len, size - len, "\nzEC12,1000,1000,0,10,100,10");
+	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		len += (size_t)snprintf(csv + len, size - len, ",%s", ctr[i] == 130 ? "110" : "0");
+	snprintf(csv + len, size - len, "\n");
+}
+
 /* zEC12: sourcing counters beyond L1M give a negative remote remainder, reported as a doubt. */
 static void negative_remainder(void **state)
 {
 	char csv[4096];
-	size_t len = 0;
-	static const unsigned ctr[] = {130, 131, 132, 135, 137, 144, 145, 146, 147, 148, 150,
-				       151, 152, 153, 154, 155, 156, 157, 159, 160, 161};
-	size_t i;
 	struct pipe p;
 	(void)state;
-	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "machine,B0,B1,B2,B3,B4,B5");
-	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
-		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",E%u", ctr[i]);
-	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "\nzEC12,1000,1000,0,10,100,10");
-	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
-		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",%s", ctr[i] == 130 ? "110" : "0");
-	csv[len++] = '\n';
-	csv[len] = '\0';
+	zec12_negative_csv(csv, sizeof(csv));
 	pipe_run(&p, kb, csv, 0);
 	assert_true(p.res[0].doubts & MF_DOUBT_NEGATIVE);
 	assert_string_equal(p.groups[0]->family->metrics[p.res[0].negative_metric].name, "REMOTE_L1M");
@@ -260,20 +267,10 @@ static void needed_range_checks(void **state)
 {
 	static const char *const cols[] = {"CPI"};
 	static const char *const computed[] = {"CPI", "REMOTE_L1M", NULL};
-	static const unsigned ctr[] = {130, 131, 132, 135, 137, 144, 145, 146, 147, 148, 150,
-				       151, 152, 153, 154, 155, 156, 157, 159, 160, 161};
 	char csv[4096];
-	size_t len = 0, i;
 	struct pipe all, some;
 	(void)state;
-	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "machine,B0,B1,B2,B3,B4,B5");
-	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
-		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",E%u", ctr[i]);
-	len += (size_t)snprintf(csv + len, sizeof(csv) - len, "\nzEC12,1000,1000,0,10,100,10");
-	for (i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
-		len += (size_t)snprintf(csv + len, sizeof(csv) - len, ",%s", ctr[i] == 130 ? "110" : "0");
-	csv[len++] = '\n';
-	csv[len] = '\0';
+	zec12_negative_csv(csv, sizeof(csv));
 	pipe_run(&all, kb, csv, 0);
 	pipe_run_columns(&some, csv, cols, 1, NULL);
 	assert_true(some.res[0].doubts & MF_DOUBT_NEGATIVE);
