@@ -699,14 +699,18 @@ static uint64_t series_hash(const struct mf_group *g)
  * Each timed group's expected CPUs: the most any interval of its series (same family, system,
  * LPAR, pool, place and CPU) had.  One pass over the groups with a table of the series, sized
  * by the series (grown by doubling, kept at most half full: a group per sample has many groups
- * and few series), each slot the index + 1 of the series' first group and the series' number;
- * out holds each timed group's series number until the second pass.
+ * and few series), each slot the series' first group, its hash (compared before the group, far
+ * in memory, is read) and the series' number; out holds each timed group's series number,
+ * marked with SERIES_MARK (a count of CPUs never reaches it), until the second pass, which so
+ * reads no group.  The groups are asked for PREFETCH_AHEAD groups ahead.
  */
+#define SERIES_MARK (UINT64_C(1) << 63)
 void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 {
 	struct slot {
-		size_t first; /* index + 1; 0 empty */
-		size_t id;    /* the series' number */
+		const struct mf_group *first; /* NULL: empty */
+		uint64_t hash;
+		size_t id; /* the series' number */
 	} *tab = NULL;
 	uint64_t *most = NULL;
 	size_t i, n = rep->ngroups, size = 0, mask = 0, nser = 0;
@@ -720,7 +724,10 @@ void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 		return;
 	for (i = 0; i < n; i++) {
 		const struct mf_group *g = rep->results[i].group;
+		uint64_t h;
 		size_t j;
+		if (i + PREFETCH_AHEAD < n)
+			__builtin_prefetch(rep->results[i + PREFETCH_AHEAD].group);
 		if (!g->has_start)
 			continue;
 		if (2 * (nser + 1) > size) {
@@ -739,31 +746,33 @@ void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 			most = nm;
 			for (k = 0; k < size; k++)
 				if (tab[k].first) {
-					size_t h = series_hash(rep->results[tab[k].first - 1].group) & (nsize - 1);
-					while (nt[h].first)
-						h = (h + 1) & (nsize - 1);
-					nt[h] = tab[k];
+					size_t at = tab[k].hash & (nsize - 1);
+					while (nt[at].first)
+						at = (at + 1) & (nsize - 1);
+					nt[at] = tab[k];
 				}
 			free(tab);
 			tab = nt;
 			size = nsize;
 			mask = size - 1;
 		}
-		for (j = series_hash(g) & mask; tab[j].first; j = (j + 1) & mask)
-			if (same_series(rep->results[tab[j].first - 1].group, g))
+		h = series_hash(g);
+		for (j = h & mask; tab[j].first; j = (j + 1) & mask)
+			if (tab[j].hash == h && same_series(tab[j].first, g))
 				break;
 		if (!tab[j].first) {
-			tab[j].first = i + 1;
+			tab[j].first = g;
+			tab[j].hash = h;
 			tab[j].id = nser;
 			most[nser++] = 0;
 		}
 		if (out[i] > most[tab[j].id])
 			most[tab[j].id] = out[i];
-		out[i] = tab[j].id;
+		out[i] = tab[j].id | SERIES_MARK;
 	}
 	for (i = 0; i < n; i++)
-		if (rep->results[i].group->has_start)
-			out[i] = most[out[i]];
+		if (out[i] & SERIES_MARK)
+			out[i] = most[out[i] & ~SERIES_MARK];
 	free(tab);
 	free(most);
 }
