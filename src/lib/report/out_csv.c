@@ -91,7 +91,9 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 		}
 		mf_strbuf_putc(sb, ',');
 		if (mf_group_period(g, &ps, &pe)) {
-			mf_report_time(rep, g, ps, tbuf, sizeof(tbuf));
+			/* a group of one interval starts its period there: the same time, written once */
+			if (!g->has_start || ps != g->start_us)
+				mf_report_time(rep, g, ps, tbuf, sizeof(tbuf));
 			mf_strbuf_puts(sb, tbuf);
 			mf_strbuf_putc(sb, ',');
 			mf_report_time(rep, g, pe, tbuf, sizeof(tbuf));
