@@ -3,7 +3,8 @@
  * The work of the report's helpers, counted (never timed): mf_report_cpus_expected sizes its
  * table by the series, not the groups, and is computed once per report (the writers take the
  * report's); mf_report_families is one pass over the groups, not one per family of the
- * knowledge base; export looks each counter up among its columns once.  malloc, calloc and
+ * knowledge base; export looks each counter up among its columns once; the notes look a metric
+ * up by name once per family, not per group.  malloc, calloc and
  * strcasecmp are wrapped (-Wl,--wrap) to see the library's requests and name compares.
  */
 #include <signal.h>
@@ -289,12 +290,45 @@ static void families_one_pass(void **state)
 	free(res);
 }
 
+/*
+ * The notes' pass over the groups (mf_notes_report): the busy finding's metric (LPARCPU_DIFF)
+ * is looked up by name once per run of groups of a family, not once per group.
+ */
+static void notes_lookups_per_family(void **state)
+{
+	struct mf_strbuf csv;
+	struct mf_notes notes;
+	struct pipe p;
+	unsigned long long before, lookups;
+	size_t i, k;
+	(void)state;
+	mf_strbuf_init(&csv);
+	mf_strbuf_puts(&csv, "system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1\n");
+	for (i = 0; i < 1000; i++)
+		for (k = 0; k < 3; k++)
+			mf_strbuf_printf(&csv, "S,%zu,z16,1000,2025-01-%02zuT%02zu:%02zu:00Z,900,450000000000,1\n", k,
+					 1 + i / 96, i % 96 / 4, i % 4 * 15);
+	pipe_run(&p, kb, mf_strbuf_str(&csv), MF_BY_DEFAULT | MF_BY_CPU);
+	mf_strbuf_free(&csv);
+	assert_int_equal(p.n, 3000);
+	mf_notes_init(&notes);
+	before = mf_kb_name_lookups();
+	mf_notes_report(&notes, &p.rep);
+	lookups = mf_kb_name_lookups() - before;
+	/* one family: a lookup for its run of groups; before, one per group (3000) */
+	if (lookups > 10)
+		fail_msg("the notes looked %llu names up for %zu groups of one family", lookups, p.n);
+	assert_int_equal(notes.nwarnings, 0);
+	mf_notes_free(&notes);
+	pipe_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(expected_sized_by_series), cmocka_unit_test(expected_grows),
 		cmocka_unit_test(expected_once_per_report), cmocka_unit_test(export_columns_once),
-		cmocka_unit_test(families_one_pass),
+		cmocka_unit_test(families_one_pass),        cmocka_unit_test(notes_lookups_per_family),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include "mfstat/report/metrics.h"
 
 #include <math.h>
@@ -6,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* The metrics of fam marked in need (NULL: all) from the sums; the others are NaN. */
 static void evaluate(const struct mf_family *fam, const unsigned char *need, const uint64_t *sums,
@@ -294,9 +298,32 @@ struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n)
 	return mf_results_new_na(groups, n, true);
 }
 
+/*
+ * A block of len bytes that will be written whole at once (the results and their values, 88
+ * and 8 a metric per group: 300 MB at a million groups): mapped in huge pages, and in one call
+ * rather than a fault every 4 KiB page.  Its part in whole 2 MiB pages only; hints, whatever
+ * malloc gave.
+ */
+static void *written_whole(void *p, size_t len)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1), to = ((uintptr_t)p + len) & ~(huge - 1);
+	if (p && len >= 2 * huge && to > from) {
+		(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+#if defined(MADV_POPULATE_WRITE)
+		(void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#endif
+	}
+#else
+	(void)len;
+#endif
+	return p;
+}
+
 struct mf_result *mf_results_new_na(struct mf_group *const *groups, size_t n, bool with_na)
 {
-	struct mf_result *r = calloc(n ? n : 1, sizeof(*r));
+	struct mf_result *r = written_whole(calloc(n ? n : 1, sizeof(*r)), (n ? n : 1) * sizeof(*r));
 	size_t i, total = 0;
 	double *values;
 	struct mf_na *na;
@@ -304,10 +331,13 @@ struct mf_result *mf_results_new_na(struct mf_group *const *groups, size_t n, bo
 	if (!r)
 		return NULL;
 	/* One block of values and one of reasons for all groups. */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (i + 8 < n) /* the groups lie far apart in memory: ask for the family's pointer ahead */
+			__builtin_prefetch(groups[i + 8]);
 		total += groups[i]->family->nmetrics;
-	values = malloc((total + 1) * sizeof(*values));
-	na = with_na ? calloc(total + 1, sizeof(*na)) : NULL;
+	}
+	values = written_whole(malloc((total + 1) * sizeof(*values)), (total + 1) * sizeof(*values));
+	na = with_na ? written_whole(calloc(total + 1, sizeof(*na)), (total + 1) * sizeof(*na)) : NULL;
 	if (!values || (with_na && !na)) {
 		free(values);
 		free(na);

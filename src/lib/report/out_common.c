@@ -510,38 +510,93 @@ static void busy_warning(struct mf_notes *w, const struct mf_result *res, size_t
 		mf_notes_warn(w, "impossible busy: %s", text);
 }
 
-/* Per-group data doubts: one warning per kind, naming the first group and the count. */
-static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab)
+/*
+ * How many groups ahead a pass over the results asks for the group it will read: a report's
+ * groups are far apart in memory (in the order they were first read), each a cache miss.
+ */
+#define PREFETCH_AHEAD 8
+
+/* The kinds of per-group data doubts, in the order their warnings come. */
+static const struct {
+	unsigned bit;
+	const char *text;
+} doubt_kinds[] = {
+	{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %s, %s, in %zu group%s, first %s (%s)"},
+	{MF_DOUBT_MIXED_CPSP,
+	 "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
+	 "are not available there"},
+	{MF_DOUBT_PARTIAL,
+	 "counter %s is present in only some rows of %zu group%s, first %s: treated as "
+	 "not available there"},
+	{MF_DOUBT_OVERFLOW, "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
+	{MF_DOUBT_BUSY, NULL},
+};
+#define NDOUBT_KINDS (sizeof(doubt_kinds) / sizeof(doubt_kinds[0]))
+
+/*
+ * What the notes count over the groups, gathered in one pass over the results (notes_scan):
+ * each doubt's count and first group, the groups whose busy from the counters and from RMF
+ * differ (busy_finding), and the intervals with fewer CPUs than their series had.
+ */
+struct notes_scan {
+	size_t doubt_count[NDOUBT_KINDS], doubt_first[NDOUBT_KINDS];
+	size_t busy_count, busy_first;
+	double busy_worst;
+	size_t cpus_count, cpus_first;
+};
+
+/*
+ * One pass over the results for every note (expected: each group's cpus_expected, or NULL).
+ * A result's group (far in memory) is read only where its doubts, or the family's
+ * LPARCPU_DIFF, ask: the index is looked up once per run of groups of one family.
+ */
+static void notes_scan(const struct mf_result *res, size_t n, const uint64_t *expected, struct notes_scan *s)
 {
-	static const struct {
-		unsigned bit;
-		const char *text;
-	} kinds[] = {
-		{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %s, %s, in %zu group%s, first %s (%s)"},
-		{MF_DOUBT_MIXED_CPSP,
-		 "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
-		 "are not available there"},
-		{MF_DOUBT_PARTIAL,
-		 "counter %s is present in only some rows of %zu group%s, first %s: treated as "
-		 "not available there"},
-		{MF_DOUBT_OVERFLOW,
-		 "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
-		{MF_DOUBT_BUSY, NULL},
-	};
-	size_t k, i;
-	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		size_t count = 0, first = 0;
-		char where[300];
-		for (i = 0; i < n; i++)
-			if (res[i].doubts & kinds[k].bit) {
-				if (!count)
-					first = i;
-				count++;
+	const struct mf_family *fam = NULL;
+	int d = -1;
+	unsigned any = 0;
+	size_t i, k;
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < NDOUBT_KINDS; k++)
+		any |= doubt_kinds[k].bit;
+	for (i = 0; i < n; i++) {
+		const struct mf_result *r = &res[i];
+		const struct mf_family *f;
+		if (i + PREFETCH_AHEAD < n) /* the groups lie far apart: ask for the one read later now */
+			__builtin_prefetch(res[i + PREFETCH_AHEAD].group);
+		f = r->group->family;
+		if (r->doubts & any)
+			for (k = 0; k < NDOUBT_KINDS; k++)
+				if ((r->doubts & doubt_kinds[k].bit) && !s->doubt_count[k]++)
+					s->doubt_first[k] = i;
+		if (f != fam) {
+			fam = f;
+			d = mf_family_metric(fam, "LPARCPU_DIFF");
+		}
+		if (d >= 0 && !isnan(r->value[d]) && fabs(r->value[d]) > MF_BUSY_FINDING) {
+			if (!s->busy_count || fabs(r->value[d]) > fabs(s->busy_worst)) {
+				s->busy_first = i;
+				s->busy_worst = r->value[d];
 			}
+			s->busy_count++;
+		}
+		if (expected && r->cpus < expected[i] && !s->cpus_count++)
+			s->cpus_first = i;
+	}
+}
+
+/* Per-group data doubts: one warning per kind, naming the first group and the count. */
+static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab,
+			   const struct notes_scan *s)
+{
+	size_t k;
+	for (k = 0; k < NDOUBT_KINDS; k++) {
+		size_t count = s->doubt_count[k], first = s->doubt_first[k];
+		char where[300];
 		if (!count)
 			continue;
 		mf_group_describe(res[first].group, tab, where, sizeof(where));
-		switch (kinds[k].bit) {
+		switch (doubt_kinds[k].bit) {
 		case MF_DOUBT_NEGATIVE: {
 			const struct mf_metric *m = &res[first].group->family->metrics[res[first].negative_metric];
 			char range[64], val[40];
@@ -550,17 +605,17 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
 				snprintf(range, sizeof(range), "above its limit of %g", m->max);
 			else
 				snprintf(range, sizeof(range), "below zero");
-			mf_notes_warn(w, kinds[k].text, m->name, val, range, count, count == 1 ? "" : "s", where,
+			mf_notes_warn(w, doubt_kinds[k].text, m->name, val, range, count, count == 1 ? "" : "s", where,
 				      m->desc);
 			break;
 		}
 		case MF_DOUBT_PARTIAL:
-			mf_notes_warn(w, kinds[k].text,
+			mf_notes_warn(w, doubt_kinds[k].text,
 				      res[first].group->family->counters[res[first].partial_slot].short_name, count,
 				      count == 1 ? "" : "s", where);
 			break;
 		case MF_DOUBT_BUSY: busy_warning(w, res, n, tab); break;
-		default: mf_notes_warn(w, kinds[k].text, count, count == 1 ? "" : "s", where); break;
+		default: mf_notes_warn(w, doubt_kinds[k].text, count, count == 1 ? "" : "s", where); break;
 		}
 	}
 }
@@ -569,23 +624,11 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
  * Busy from both sides: LPARCPU from the counters against RMF's (SMF type 70)
  * for the same engines.  More than MF_BUSY_FINDING points apart is a finding.
  */
-static void busy_finding(struct mf_notes *w, const struct mf_report *rep)
+static void busy_finding(struct mf_notes *w, const struct mf_report *rep, const struct notes_scan *s)
 {
-	size_t i, count = 0, first = 0;
-	double worst = 0;
-	for (i = 0; i < rep->ngroups; i++) {
-		const struct mf_result *r = &rep->results[i];
-		int d = mf_family_metric(r->group->family, "LPARCPU_DIFF");
-		if (d >= 0 && !isnan(r->value[d]) && fabs(r->value[d]) > MF_BUSY_FINDING) {
-			if (!count || fabs(r->value[d]) > fabs(worst)) {
-				first = i;
-				worst = r->value[d];
-			}
-			count++;
-		}
-	}
-	if (count) {
-		const struct mf_result *r = &rep->results[first];
+	if (s->busy_count) {
+		size_t count = s->busy_count;
+		const struct mf_result *r = &rep->results[s->busy_first];
 		int c = mf_family_metric(r->group->family, "LPARCPU"),
 		    f = mf_family_metric(r->group->family, "RMF_LPARCPU");
 		char where[300];
@@ -656,14 +699,18 @@ static uint64_t series_hash(const struct mf_group *g)
  * Each timed group's expected CPUs: the most any interval of its series (same family, system,
  * LPAR, pool, place and CPU) had.  One pass over the groups with a table of the series, sized
  * by the series (grown by doubling, kept at most half full: a group per sample has many groups
- * and few series), each slot the index + 1 of the series' first group and the series' number;
- * out holds each timed group's series number until the second pass.
+ * and few series), each slot the series' first group, its hash (compared before the group, far
+ * in memory, is read) and the series' number; out holds each timed group's series number,
+ * marked with SERIES_MARK (a count of CPUs never reaches it), until the second pass, which so
+ * reads no group.  The groups are asked for PREFETCH_AHEAD groups ahead.
  */
+#define SERIES_MARK (UINT64_C(1) << 63)
 void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 {
 	struct slot {
-		size_t first; /* index + 1; 0 empty */
-		size_t id;    /* the series' number */
+		const struct mf_group *first; /* NULL: empty */
+		uint64_t hash;
+		size_t id; /* the series' number */
 	} *tab = NULL;
 	uint64_t *most = NULL;
 	size_t i, n = rep->ngroups, size = 0, mask = 0, nser = 0;
@@ -677,7 +724,10 @@ void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 		return;
 	for (i = 0; i < n; i++) {
 		const struct mf_group *g = rep->results[i].group;
+		uint64_t h;
 		size_t j;
+		if (i + PREFETCH_AHEAD < n)
+			__builtin_prefetch(rep->results[i + PREFETCH_AHEAD].group);
 		if (!g->has_start)
 			continue;
 		if (2 * (nser + 1) > size) {
@@ -696,31 +746,33 @@ void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 			most = nm;
 			for (k = 0; k < size; k++)
 				if (tab[k].first) {
-					size_t h = series_hash(rep->results[tab[k].first - 1].group) & (nsize - 1);
-					while (nt[h].first)
-						h = (h + 1) & (nsize - 1);
-					nt[h] = tab[k];
+					size_t at = tab[k].hash & (nsize - 1);
+					while (nt[at].first)
+						at = (at + 1) & (nsize - 1);
+					nt[at] = tab[k];
 				}
 			free(tab);
 			tab = nt;
 			size = nsize;
 			mask = size - 1;
 		}
-		for (j = series_hash(g) & mask; tab[j].first; j = (j + 1) & mask)
-			if (same_series(rep->results[tab[j].first - 1].group, g))
+		h = series_hash(g);
+		for (j = h & mask; tab[j].first; j = (j + 1) & mask)
+			if (tab[j].hash == h && same_series(tab[j].first, g))
 				break;
 		if (!tab[j].first) {
-			tab[j].first = i + 1;
+			tab[j].first = g;
+			tab[j].hash = h;
 			tab[j].id = nser;
 			most[nser++] = 0;
 		}
 		if (out[i] > most[tab[j].id])
 			most[tab[j].id] = out[i];
-		out[i] = tab[j].id;
+		out[i] = tab[j].id | SERIES_MARK;
 	}
 	for (i = 0; i < n; i++)
-		if (rep->results[i].group->has_start)
-			out[i] = most[out[i]];
+		if (out[i] & SERIES_MARK)
+			out[i] = most[out[i] & ~SERIES_MARK];
 	free(tab);
 	free(most);
 }
@@ -753,30 +805,28 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 			      (unsigned long long)rep->duplicates, rep->duplicates == 1 ? "" : "s");
 	if (rep->overlap.cpus)
 		overlap_warning(n, rep);
-	doubt_warnings(n, rep->results, rep->ngroups, rep->tab);
-	busy_finding(n, rep);
-	if (rep->ngroups) {
-		uint64_t *own;
-		const uint64_t *exp = mf_report_expected(rep, &own);
-		size_t count = 0, first = 0;
-		if (exp) {
-			for (i = 0; i < rep->ngroups; i++)
-				if (rep->results[i].cpus < exp[i] && !count++)
-					first = i;
-			if (count) {
-				char where[300];
-				mf_group_describe(rep->results[first].group, rep->tab, where, sizeof(where));
-				mf_notes_warn(n,
-					      "%zu interval%s with fewer CPUs than the other intervals of %s system "
-					      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a "
-					      "lower "
-					      "LPARCPU there is missing data, not less load",
-					      count, count == 1 ? "" : "s", count == 1 ? "its" : "their", where,
-					      (unsigned long long)mf_group_cpus(rep->results[first].group),
-					      (unsigned long long)exp[first]);
-			}
-			free(own);
+	{
+		/* One pass over the results gathers what each note counts (notes_scan). */
+		uint64_t *own = NULL;
+		const uint64_t *exp = rep->ngroups ? mf_report_expected(rep, &own) : NULL;
+		struct notes_scan s;
+		notes_scan(rep->results, rep->ngroups, exp, &s);
+		doubt_warnings(n, rep->results, rep->ngroups, rep->tab, &s);
+		busy_finding(n, rep, &s);
+		if (s.cpus_count) {
+			size_t count = s.cpus_count, first = s.cpus_first;
+			char where[300];
+			mf_group_describe(rep->results[first].group, rep->tab, where, sizeof(where));
+			mf_notes_warn(n,
+				      "%zu interval%s with fewer CPUs than the other intervals of %s system "
+				      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a "
+				      "lower "
+				      "LPARCPU there is missing data, not less load",
+				      count, count == 1 ? "" : "s", count == 1 ? "its" : "their", where,
+				      (unsigned long long)mf_group_cpus(rep->results[first].group),
+				      (unsigned long long)exp[first]);
 		}
+		free(own);
 	}
 	if (rep->rows_read == 0)
 		mf_notes_warn(n, "no data rows in the input");

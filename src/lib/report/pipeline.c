@@ -1167,13 +1167,28 @@ static void make_layouts(struct mf_pipeline *p)
 			p->nlayouts++;
 }
 
+/*
+ * How far ahead compute_share asks for the groups, and how much of each: the groups lie far
+ * apart in memory (in the order they were first read, not the report's), and computing one
+ * reads its whole block (keys, counts, sums, bitmaps, interval), a cache miss a line.
+ */
+#define COMPUTE_AHEAD 8
+#define COMPUTE_LINES 8
+
 static void compute_share(void *ctx, size_t i)
 {
 	const struct compute_work *w = ctx;
-	size_t k;
-	for (k = w->n * i / w->nt; k < w->n * (i + 1) / w->nt; k++)
+	size_t k, end = w->n * (i + 1) / w->nt;
+	for (k = w->n * i / w->nt; k < end; k++) {
+		if (k + COMPUTE_AHEAD < end) {
+			const char *g = (const char *)w->groups[k + COMPUTE_AHEAD];
+			size_t l;
+			for (l = 0; l < COMPUTE_LINES; l++)
+				__builtin_prefetch(g + 64 * l);
+		}
 		mf_metrics_compute_some(w->p->o.kb, w->groups[k], &w->p->o.metrics, need_of(w->p, w->groups[k]->family),
 					&w->res[k]);
+	}
 }
 
 /* The metrics of every group, with the threads of -j for many groups (each group's alone). */
