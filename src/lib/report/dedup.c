@@ -80,6 +80,8 @@ struct mf_dedup {
 	struct track *tracks; /* open addressing by CPU */
 	size_t ntracks, ntslots;
 	uint64_t steps; /* of the overlap check */
+	bool ordered;   /* mf_dedup_set_ordered: identities of earlier starts are let go */
+	size_t most;    /* the most identities held at once */
 };
 
 static void big_free(void *p, size_t bytes);
@@ -820,6 +822,45 @@ void mf_dedup_prefetch(const struct mf_dedup *d, const struct mf_sample *s)
 	}
 }
 
+void mf_dedup_set_ordered(struct mf_dedup *d, bool ordered)
+{
+	d->ordered = ordered;
+}
+
+size_t mf_dedup_most_held(const struct mf_dedup *d)
+{
+	return d->most > d->n ? d->most : d->n;
+}
+
+/*
+ * Lets go of every identity held (the per-CPU runs, the counts and the files stay): the slot of
+ * each entry cleared (the table empties whole, so no probe chain is left broken), or the whole
+ * table when the entries fill a good part of it.
+ */
+static void forget(struct mf_dedup *d)
+{
+	size_t i;
+	if (d->n > d->most)
+		d->most = d->n;
+	if (d->n * 16 >= d->nslots) {
+		memset(d->slots, 0, d->nslots * sizeof(*d->slots));
+	} else {
+		for (i = 0; i < d->n; i++) {
+			struct ident id;
+			uint64_t h, w;
+			size_t j;
+			ident_of(d, &d->ents[i], &id);
+			h = key_hash(&id);
+			w = slot_word(h, i);
+			for (j = h & (d->nslots - 1); d->slots[j] != w; j = (j + 1) & (d->nslots - 1))
+				;
+			d->slots[j] = 0;
+		}
+	}
+	d->n = 0;
+	d->nwide = 0;
+}
+
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err)
 {
 	struct ident k;
@@ -832,6 +873,9 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	if (!s->system || !s->has_start)
 		return MF_DEDUP_KEEP;
 	sample_ident(s, &k);
+	/* In time order, a copy has the start of its first: the identities of earlier starts are done. */
+	if (d->ordered && d->n && k.start_s > d->max_start)
+		forget(d);
 	counters = counters_hash(s);
 	kp = pack_ident(&k, &ka, &kb);
 	if (room_for_one(d))
