@@ -63,7 +63,21 @@ struct track {
 	uint32_t nruns, cap;
 	uint32_t npend;
 	bool used;
-	bool overlap; /* two of its intervals overlap */
+	bool overlap;  /* two of its intervals overlap */
+	uint32_t walk; /* ordered: its walk in d->walks, index + 1; 0 none yet */
+};
+
+/*
+ * A CPU's walk of find_pair made as its intervals come, for a table that lets identities go
+ * (mf_dedup_set_ordered): the intervals in start order, those of one start by their end, the
+ * one reaching furthest, and the first pair found.  The intervals of the latest start wait in
+ * same (they are walked by their end once a later start comes, or at the end).
+ */
+struct walk {
+	struct run reach, a, b;
+	bool has_reach, pair;
+	struct run *same;
+	uint32_t nsame, capsame;
 };
 
 struct mf_dedup {
@@ -81,7 +95,9 @@ struct mf_dedup {
 	size_t ntracks, ntslots;
 	uint64_t steps; /* of the overlap check */
 	bool ordered;   /* mf_dedup_set_ordered: identities of earlier starts are let go */
-	size_t most;    /* the most identities held at once */
+	struct walk *walks;
+	size_t nwalks, capwalks;
+	size_t most; /* the most identities held at once */
 };
 
 static void big_free(void *p, size_t bytes);
@@ -105,6 +121,9 @@ void mf_dedup_free(struct mf_dedup *d)
 	for (i = 0; i < d->ntslots; i++)
 		free(d->tracks[i].runs);
 	free(d->tracks);
+	for (i = 0; i < d->nwalks; i++)
+		free(d->walks[i].same);
+	free(d->walks);
 	free(d);
 }
 
@@ -730,6 +749,65 @@ static int collect(const struct mf_dedup *d, const uint32_t *rev, size_t nrev, c
 	return 0;
 }
 
+/* One interval into a walk (find_pair's step). */
+static void walk_step(struct walk *w, struct run x)
+{
+	if (!w->has_reach) {
+		w->reach = x;
+		w->has_reach = true;
+	} else if (!w->pair) {
+		if (min64(x.e, w->reach.e) - x.s >= OVERLAP_MIN) {
+			w->pair = true;
+			w->a = w->reach;
+			w->b = x;
+		} else if (x.e > w->reach.e) {
+			w->reach = x;
+		}
+	}
+}
+
+/* The intervals of the latest start walked, by their end (as find_pair sorts them). */
+static void walk_flush(struct walk *w)
+{
+	uint32_t i;
+	if (w->nsame > 1)
+		qsort(w->same, w->nsame, sizeof(*w->same), cmp_run);
+	for (i = 0; i < w->nsame; i++)
+		walk_step(w, w->same[i]);
+	w->nsame = 0;
+}
+
+/* Ordered: the interval [s, e) of CPU t into its walk.  0 or MF_ENOMEM. */
+static int walk_add(struct mf_dedup *d, struct track *t, int64_t s, int64_t e)
+{
+	struct walk *w;
+	if (!t->walk) {
+		if (d->nwalks == d->capwalks) {
+			size_t cap = d->capwalks ? 2 * d->capwalks : 256;
+			struct walk *n = realloc(d->walks, cap * sizeof(*n));
+			if (!n)
+				return MF_ENOMEM;
+			d->walks = n;
+			d->capwalks = cap;
+		}
+		memset(&d->walks[d->nwalks], 0, sizeof(*d->walks));
+		t->walk = (uint32_t)++d->nwalks;
+	}
+	w = &d->walks[t->walk - 1];
+	if (w->nsame && s > w->same[0].s)
+		walk_flush(w);
+	if (w->nsame == w->capsame) {
+		uint32_t cap = w->capsame ? 2 * w->capsame : 2;
+		struct run *n = realloc(w->same, cap * sizeof(*n));
+		if (!n)
+			return MF_ENOMEM;
+		w->same = n;
+		w->capsame = cap;
+	}
+	w->same[w->nsame++] = (struct run){s, e};
+	return 0;
+}
+
 /* Two overlapping intervals of one CPU from every table, into out: 0 or MF_ENOMEM. */
 static int find_pair(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t nparts,
 		     const struct track *cpu, struct mf_dedup_overlap *out)
@@ -804,6 +882,19 @@ int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, 
 	out->system = first->system;
 	out->lpar = first->lpar;
 	out->cpu = first->cpu;
+	if (into->ordered) { /* the identities are gone: the walk made as they came */
+		struct walk *w = first->walk ? &into->walks[first->walk - 1] : NULL;
+		if (w) {
+			walk_flush(w);
+			if ((out->pair = w->pair)) {
+				out->a_start_s = w->a.s;
+				out->a_len_s = w->a.e - w->a.s;
+				out->b_start_s = w->b.s;
+				out->b_len_s = w->b.e - w->b.s;
+			}
+		}
+		return 0;
+	}
 	return find_pair(into, parts, n, first, out);
 }
 
@@ -918,7 +1009,8 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	d->n++;
 	if (k.cpu >= 0 && k.len_s > 0) {
 		struct track *t = track_of(d, k.system, k.lpar, k.cpu);
-		if (!t || track_add(d, t, k.start_s, k.start_s + k.len_s))
+		if (!t || track_add(d, t, k.start_s, k.start_s + k.len_s) ||
+		    (d->ordered && walk_add(d, t, k.start_s, k.start_s + k.len_s)))
 			return MF_ENOMEM;
 	}
 	return MF_DEDUP_KEEP;
