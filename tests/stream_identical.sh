@@ -58,7 +58,10 @@ same() {
 	echo $? >>o1
 	env "${env[@]}" "$M" report -j 1 -f csv "$@" >o2 2>e2
 	echo $? >>o2
-	if ! cmp -s o1 o2 || ! cmp -s e1 e2; then
+	# -j 2 streams too (read by one thread, the metrics of a batch by two), or reads in parts.
+	env "${env[@]}" "$M" report -j 2 -f csv "$@" >o3 2>e3
+	echo $? >>o3
+	if ! cmp -s o1 o2 || ! cmp -s e1 e2 || ! cmp -s o1 o3 || ! cmp -s e1 e3; then
 		echo "FAIL: $name: the streamed report differs"
 		diff o1 o2 | head -5
 		diff e1 e2 | head -5
@@ -75,7 +78,7 @@ seam() {
 		shift
 	done
 	shift
-	env MFSTAT_TEST_STREAM=1 "${env[@]}" "$M" report -j 1 -f csv "$@" -o /dev/null 2>seam.err
+	env MFSTAT_TEST_STREAM=1 "${env[@]}" "$M" report -f csv "$@" -o /dev/null 2>seam.err
 	if ! grep -Eq "$pat" seam.err; then
 		echo "FAIL: $name: want /$pat/, got: $(grep 'mfstat: \(streamed\|not streamed\)' seam.err)"
 		fail=1
@@ -98,7 +101,7 @@ same "max-groups exact" "${tiny[@]}" -- $M4 --by system,lpar,pool,cpu,interval -
 same "selection" "${tiny[@]}" -- $M4 --lpar PROD1 missing.csv
 same "all four" "${tiny[@]}" -- --metrics CPI,PRBSTATE,L1MP,L2P fine-ord.csv
 
-# Streamed where it applies, with a spill when forced; read whole where it does not.
+# Streamed where it applies (with the default -j too), with a spill when forced; read whole where it does not.
 seam "ordered" '^mfstat: streamed 480 rows' -- $M4 ord.csv
 seam "spill" '^mfstat: streamed 480 rows, .*, ([2-9]|[1-9][0-9]+) runs spilled' "${tiny[@]}" -- $M4 ord.csv
 seam "duplicates" '^mfstat: streamed 480 rows' "${tiny[@]}" -- $M4 dup.csv
@@ -106,6 +109,7 @@ seam "reversed" '^mfstat: not streamed' -- $M4 rev.csv
 seam "late" '^mfstat: not streamed' -- $M4 late.csv
 seam "no --metrics" '^mfstat: not streamed' -- ord.csv
 seam "--by pool" '^mfstat: not streamed' -- $M4 --by pool,interval ord.csv
+seam "-j 2" '^mfstat: streamed 480 rows' -- -j 2 $M4 ord.csv
 
 # Memory bounded by the open intervals: at most a batch and one interval's groups held (24 a
 # interval here with cpu in --by, 960 in all), and one start's identities in the duplicate table.

@@ -348,8 +348,11 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
  *
  * Where the CSV report gives the same bytes from rows finished early: --by of system and
  * interval (with any of LPAR, pool and CPU, nothing else), --metrics, no --sort, --top, -v or
- * interval tables, one regular file of CSV read by one thread, bad rows not skipped (nothing
- * is told before the end but the error that stops the run).  Then, while every sample starts
+ * interval tables, one regular file of CSV, bad rows not skipped (nothing is told before the
+ * end but the error that stops the run).  The file is read by one thread, also with -j N (whose
+ * threads compute the metrics of each batch): streamed, a file in time order is read faster
+ * than its parts are at once, in a fraction of their memory; a file out of order is then read
+ * again, in parts.  Then, while every sample starts
  * at or after the one before it, the groups held when a later start comes are all closed: past
  * st_batch of them they are computed and handed to the stream as rows, and the grouper starts
  * anew.  MFSTAT_STREAM=0 turns it off (the tests compare both ways), MFSTAT_STREAM_MEM sets the
@@ -376,8 +379,7 @@ static bool stream_eligible(const struct mf_pipeline *p, const char *const *path
 	struct stat sb;
 	if (!p->o.stream_csv || (env && strcmp(env, "0") == 0))
 		return false;
-	if (p->o.jobs > 1 || p->o.sort || p->o.top || p->o.explain || p->o.keep_intervals || p->o.skip_bad ||
-	    !p->o.columns || !p->o.kb)
+	if (p->o.sort || p->o.top || p->o.explain || p->o.keep_intervals || p->o.skip_bad || !p->o.columns || !p->o.kb)
 		return false;
 	if ((p->o.by & need) != need || (p->o.by & ~allowed))
 		return false;
@@ -1072,7 +1074,7 @@ static int add_one(struct mf_pipeline *p, const char *const *paths, size_t i, si
 	p->nfiles++;
 	if (mf_parts_pending_flush(&p->pend, p->dd))
 		return fail_nomem(p, err, "adding the duplicate tables of the parts read before %s", name);
-	if (!p->held && (got = add_parts(p, name, err)) != 1)
+	if (!p->held && !p->streaming && (got = add_parts(p, name, err)) != 1)
 		return got;
 	ro.lpar_nojoin = true;
 	got = mf_reader_open(&r, name, &ro, err);
