@@ -100,6 +100,8 @@ same "max-groups" "${tiny[@]}" -- $M4 --by system,lpar,pool,cpu,interval --max-g
 same "max-groups exact" "${tiny[@]}" -- $M4 --by system,lpar,pool,cpu,interval --max-groups "$n" ord.csv
 same "selection" "${tiny[@]}" -- $M4 --lpar PROD1 missing.csv
 same "all four" "${tiny[@]}" -- --metrics CPI,PRBSTATE,L1MP,L2P fine-ord.csv
+# No temporary file can be made: the rows stay in memory, the report is the same.
+same "no TMPDIR" "${tiny[@]}" TMPDIR="$tmp/none" -- $M4 dup.csv
 
 # Streamed where it applies (with the default -j too), with a spill when forced; read whole where it does not.
 seam "ordered" '^mfstat: streamed 480 rows' -- $M4 ord.csv

@@ -415,7 +415,7 @@ static void stream_begin(struct mf_pipeline *p)
 	mf_dedup_set_ordered(p->dd, true);
 }
 
-/* The groups held, all closed, finished into the stream; the grouper made anew.  0 or MF_ENOMEM/MF_EIO. */
+/* The groups held, all closed, finished into the stream; the grouper made anew.  0 or MF_ENOMEM. */
 static int stream_flush(struct mf_pipeline *p)
 {
 	struct mf_group *const *groups;
@@ -449,8 +449,7 @@ static int stream_sample(struct mf_pipeline *p, const struct mf_sample *s, struc
 	if (p->st_any && s->start_us > p->st_start) {
 		mf_grouper_list(p->grp, &n);
 		if (n >= p->st_batch && (rc = stream_flush(p)) != 0)
-			return rc == MF_EIO ? fail_plain(p, e, MF_EIO, "writing the finished rows to a temporary file")
-					    : fail_nomem(p, e, "finishing the groups of closed intervals");
+			return fail_nomem(p, e, "finishing the groups of closed intervals");
 	}
 	p->st_any = true;
 	p->st_start = s->start_us;
@@ -1456,8 +1455,7 @@ static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **wha
 		uint64_t rows, runs, bytes;
 		int rc = stream_flush(p);
 		if (rc) {
-			*what = rc == MF_EIO ? "writing the finished rows to a temporary file"
-					     : "finishing the groups of closed intervals";
+			*what = "finishing the groups of closed intervals";
 			return MF_ENOMEM;
 		}
 		mf_stream_counts(p->st, &rows, &runs, &bytes);

@@ -71,7 +71,8 @@ struct mf_stream {
 	struct run *mruns;
 	size_t nmruns, capmruns;
 
-	int fd; /* the temporary file, unlinked; -1 before the first spill */
+	int fd;       /* the temporary file, unlinked; -1 before the first spill */
+	bool nospill; /* it could not be made or written: the rows stay in memory */
 	uint64_t fbytes;
 	struct run *fruns;
 	size_t nfruns, capfruns;
@@ -478,14 +479,20 @@ static int open_tmp(struct mf_stream *st)
 	return 0;
 }
 
-/* The memory runs merged into one run at the end of the temporary file. */
+/*
+ * The memory runs merged into one run at the end of the temporary file.  Where no temporary file
+ * can be made or written (no writable $TMPDIR, a full disk), the rows stay in memory from then
+ * on: the report is the same, its memory that of the rows.  0 or MF_ENOMEM.
+ */
 static int spill(struct mf_stream *st)
 {
 	struct spill sp = {st, NULL, 0, 0};
-	uint64_t off;
+	uint64_t off = st->fbytes;
 	int rc;
-	if (st->fd < 0 && open_tmp(st))
-		return MF_EIO;
+	if (st->fd < 0 && open_tmp(st)) {
+		st->nospill = true;
+		return 0;
+	}
 	if (st->nfruns == st->capfruns) {
 		size_t cap = st->capfruns ? 2 * st->capfruns : 16;
 		struct run *n = realloc(st->fruns, cap * sizeof(*n));
@@ -496,11 +503,15 @@ static int spill(struct mf_stream *st)
 	}
 	if (!(sp.blk = malloc(BLOCK_BYTES + st->rowsize)))
 		return MF_ENOMEM;
-	off = st->fbytes;
 	rc = merge(st, false, spill_row, &sp);
 	if (!rc)
 		rc = spill_flush(&sp);
 	free(sp.blk);
+	if (rc == MF_EIO) { /* the runs in memory are whole: kept there */
+		st->fbytes = off;
+		st->nospill = true;
+		return 0;
+	}
 	if (rc)
 		return rc;
 	st->fruns[st->nfruns].off = off;
@@ -537,7 +548,7 @@ int mf_stream_add(struct mf_stream *st, struct mf_group *const *groups, const st
 	int rc;
 	if (!n)
 		return 0;
-	if ((st->nbuf + n) * st->rowsize > st->limit && st->nbuf && (rc = spill(st)) != 0)
+	if (!st->nospill && (st->nbuf + n) * st->rowsize > st->limit && st->nbuf && (rc = spill(st)) != 0)
 		return rc;
 	if (st->nbuf + n > st->capbuf) {
 		size_t cap = st->capbuf ? st->capbuf : 4096;

@@ -56,7 +56,7 @@ void mf_stream_free(struct mf_stream *st);
 
 /*
  * Adds the closed groups groups[0..n) in key order (mf_grouper_sort) with their results.
- * 0, MF_ENOMEM or MF_EIO (the temporary file).
+ * 0 or MF_ENOMEM (without a temporary file the rows stay in memory).
  */
 int mf_stream_add(struct mf_stream *st, struct mf_group *const *groups, const struct mf_result *res, size_t n);
 
