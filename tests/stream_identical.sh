@@ -7,7 +7,7 @@
 # unordered files (the latter, and one out of order only at its end, read again whole),
 # duplicates, a conflict, overlapping intervals, several systems and pools, a CPU missing in
 # one interval (cpus_expected and its note), a counter missing in one row, --max-groups, a
-# zone, several groupings; each with a spill forced by a tiny limit.  Memory is bounded by
+# zone, several groupings, --metrics and every metric; each with a spill forced by a tiny limit.  Memory is bounded by
 # counting (MFSTAT_TEST_STREAM: the most groups and identities held at once), never by time;
 # a run killed with SIGKILL while its temporary file is open leaves nothing behind.
 # Usage: stream_identical.sh MFSTAT GENCSV
@@ -94,7 +94,14 @@ for f in ord dup conflict overlap missing partial rev late fine-ord fine; do
 		# shellcheck disable=SC2086
 		same "$f $by (spilled)" "${tiny[@]}" -- $M4 $by $f.csv
 	done
+	# Every metric (no --metrics): the columns are known only at the end (families, sparse ones).
+	same "$f all metrics" -- $f.csv
+	same "$f all metrics (spilled)" "${tiny[@]}" -- --by system,lpar,pool,cpu,interval $f.csv
 done
+# Each row's own zone offset (utc_offset_minutes), the default zone and --tz smf.
+awk -F, -v OFS=, 'NR == 1 { print $0, "utc_offset_minutes"; next } { print $0, (NR % 3 ? 60 : 120) }' ord.csv >tz.csv
+same "offsets" "${tiny[@]}" -- $M4 tz.csv
+same "offsets smf" "${tiny[@]}" -- $M4 --tz smf tz.csv
 same "zone" "${tiny[@]}" -- $M4 --tz Europe/Berlin missing.csv
 same "max-groups" "${tiny[@]}" -- $M4 --by system,lpar,pool,cpu,interval --max-groups 500 ord.csv
 same "max-groups exact" "${tiny[@]}" -- $M4 --by system,lpar,pool,cpu,interval --max-groups "$n" ord.csv
@@ -109,7 +116,8 @@ seam "spill" '^mfstat: streamed 480 rows, .*, ([2-9]|[1-9][0-9]+) runs spilled' 
 seam "duplicates" '^mfstat: streamed 480 rows' "${tiny[@]}" -- $M4 dup.csv
 seam "reversed" '^mfstat: not streamed' -- $M4 rev.csv
 seam "late" '^mfstat: not streamed' -- $M4 late.csv
-seam "no --metrics" '^mfstat: not streamed' -- ord.csv
+seam "no --metrics" '^mfstat: streamed 480 rows' -- ord.csv
+seam "-f csv only" '^mfstat: not streamed' -- ord.csv -f json
 seam "--by pool" '^mfstat: not streamed' -- $M4 --by pool,interval ord.csv
 seam "-j 2" '^mfstat: streamed 480 rows' -- -j 2 $M4 ord.csv
 

@@ -131,6 +131,8 @@ bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key)
 	bool sparse = false;
 	const struct mf_family *fam = NULL;
 	int idx = -1;
+	if (rep->stream)
+		return mf_stream_key_sparse_empty(rep->stream, key);
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_group *g = rep->results[i].group;
 		if (g->family != fam) { /* the key's index, looked up once per run of a family */
@@ -175,7 +177,19 @@ const char **mf_report_keys(const struct mf_report *rep, size_t *n)
 		*n = rep->ncolumns;
 		return keys;
 	}
-	for (i = 0; i < rep->ngroups; i++)
+	if (rep->stream) {
+		const struct mf_family **fams = malloc((kb->nfamilies + 1) * sizeof(*fams));
+		size_t nf = fams ? mf_stream_families(rep->stream, fams, kb->nfamilies) : 0;
+		for (i = 0; i < nf; i++)
+			seen[fams[i] - kb->families] = true;
+		free(fams);
+		if (!fams) {
+			free(keys);
+			free(seen);
+			return NULL;
+		}
+	}
+	for (i = 0; i < rep->ngroups && !rep->stream; i++)
 		seen[rep->results[i].group->family - kb->families] = true;
 	for (k = 0; k < kb->nkeys; k++) {
 		for (i = 0; i < kb->nfamilies; i++) {

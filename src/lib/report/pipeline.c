@@ -347,7 +347,7 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
  * ---- Streaming the finest grain (stream.c) ----
  *
  * Where the CSV report gives the same bytes from rows finished early: --by of system and
- * interval (with any of LPAR, pool and CPU, nothing else), --metrics, no --sort, --top, -v or
+ * interval (with any of LPAR, pool and CPU, nothing else), no --sort, --top, -v or
  * interval tables, one regular file of CSV, bad rows not skipped (nothing is told before the
  * end but the error that stops the run).  The file is read by one thread, also with -j N (whose
  * threads compute the metrics of each batch): streamed, a file in time order is read faster
@@ -379,7 +379,7 @@ static bool stream_eligible(const struct mf_pipeline *p, const char *const *path
 	struct stat sb;
 	if (!p->o.stream_csv || (env && strcmp(env, "0") == 0))
 		return false;
-	if (p->o.sort || p->o.top || p->o.explain || p->o.keep_intervals || p->o.skip_bad || !p->o.columns || !p->o.kb)
+	if (p->o.sort || p->o.top || p->o.explain || p->o.keep_intervals || p->o.skip_bad || !p->o.kb)
 		return false;
 	if ((p->o.by & need) != need || (p->o.by & ~allowed))
 		return false;

@@ -62,8 +62,10 @@ struct mf_stream {
 	const struct mf_strtab *tab;
 	unsigned by;
 	size_t ncols, rowsize, maxmetrics;
-	int *map;              /* column k of family f: map[f * ncols + k], a metric index, MF_REPORT_LSPR or -1 */
-	struct mf_report prov; /* the zone to work offsets out in */
+	int *map;      /* column k of family f: map[f * ncols + k], a metric index, MF_REPORT_LSPR or -1 */
+	bool bymetric; /* no --metrics: col[] is the family's metrics; map by kb->keys */
+	unsigned char *key_sparse, *key_value; /* by kb key: a row's family has it sparse; not empty */
+	struct mf_report prov;                 /* the zone to work offsets out in */
 	size_t limit;
 
 	unsigned char *buf;  /* rows held, in memory runs */
@@ -128,15 +130,33 @@ struct mf_stream *mf_stream_new(const struct mf_kb *kb, const struct mf_strtab *
 	st->prov.ncolumns = ncolumns;
 	st->prov.by = by;
 	st->prov.tz = tz;
-	keys = mf_report_keys(&st->prov, &nkeys);
-	st->ncols = nkeys;
-	st->rowsize = sizeof(struct srow) + nkeys * sizeof(double);
-	st->map = keys ? mf_report_key_map(&st->prov, keys, nkeys) : NULL;
-	free(keys);
-	st->fams = calloc(kb->nfamilies + 1, 1);
 	for (f = 0; f < kb->nfamilies; f++)
 		if (kb->families[f].nmetrics > st->maxmetrics)
 			st->maxmetrics = kb->families[f].nmetrics;
+	if (columns) {
+		/* --metrics: the columns are known, a row keeps their values. */
+		keys = mf_report_keys(&st->prov, &nkeys);
+		st->ncols = nkeys;
+		st->map = keys ? mf_report_key_map(&st->prov, keys, nkeys) : NULL;
+		free(keys);
+	} else {
+		/*
+		 * Every metric: which columns the report has depends on the families read and on the
+		 * sparse metrics without a value (mf_report_keys), known at the end; a row keeps every
+		 * metric of its family, and each key of the knowledge base whether it is sparse and empty.
+		 */
+		st->bymetric = true;
+		st->ncols = st->maxmetrics;
+		st->map = mf_report_key_map(&st->prov, kb->keys, kb->nkeys);
+		st->key_sparse = calloc(kb->nkeys + 1, 1);
+		st->key_value = calloc(kb->nkeys + 1, 1);
+		if (!st->key_sparse || !st->key_value) {
+			free(st->map);
+			st->map = NULL;
+		}
+	}
+	st->rowsize = sizeof(struct srow) + st->ncols * sizeof(double);
+	st->fams = calloc(kb->nfamilies + 1, 1);
 	for (k = 0; k < MF_NOTE_DOUBTS; k++)
 		st->doubt[k].values = malloc((st->maxmetrics + 1) * sizeof(double));
 	st->finding.values = malloc((st->maxmetrics + 1) * sizeof(double));
@@ -165,6 +185,8 @@ void mf_stream_free(struct mf_stream *st)
 	free(st->ser);
 	free(st->slots);
 	free(st->map);
+	free(st->key_sparse);
+	free(st->key_value);
 	free(st->fams);
 	for (k = 0; k < MF_NOTE_DOUBTS; k++)
 		free(st->doubt[k].values);
@@ -604,9 +626,25 @@ int mf_stream_add(struct mf_stream *st, struct mf_group *const *groups, const st
 				st->pend = row->pe;
 			st->has_period = true;
 		}
-		for (k = 0; k < st->ncols; k++) {
-			int idx = st->map[f * st->ncols + k];
-			col[k] = idx >= 0 ? r->value[idx] : NAN;
+		if (st->bymetric) {
+			size_t nk = st->kb->nkeys;
+			for (k = 0; k < st->ncols; k++)
+				col[k] = k < g->family->nmetrics ? r->value[k] : NAN;
+			/* mf_report_key_sparse_empty's facts, row by row. */
+			for (k = 0; k < nk; k++) {
+				int idx = st->map[f * nk + k];
+				if (idx < 0 || st->key_value[k])
+					continue;
+				if (!(g->family->metrics[idx].flags & MF_METRIC_SPARSE) || !isnan(r->value[idx]))
+					st->key_value[k] = 1;
+				else
+					st->key_sparse[k] = 1;
+			}
+		} else {
+			for (k = 0; k < st->ncols; k++) {
+				int idx = st->map[f * st->ncols + k];
+				col[k] = idx >= 0 ? r->value[idx] : NAN;
+			}
 		}
 		st->fams[f] = 1;
 		if (mf_group_interval_range(g, &lo, &hi)) {
@@ -719,6 +757,17 @@ size_t mf_stream_families(const struct mf_stream *st, const struct mf_family **o
 	return n;
 }
 
+bool mf_stream_key_sparse_empty(const struct mf_stream *st, const char *key)
+{
+	size_t k;
+	if (!st->bymetric)
+		return false;
+	for (k = 0; k < st->kb->nkeys; k++)
+		if (strcmp(st->kb->keys[k], key) == 0)
+			return st->key_sparse[k] && !st->key_value[k];
+	return false;
+}
+
 bool mf_stream_interval_range(const struct mf_stream *st, double *lo, double *hi)
 {
 	if (st->has_range) {
@@ -762,11 +811,14 @@ static int each_row(void *ctx, const struct srow *row)
 	r.lspr = row->lspr;
 	r.interval = row->interval;
 	r.cpus = row->cpus;
-	for (k = 0; k < st->ncols; k++) {
-		int idx = st->map[(size_t)row->fam * st->ncols + k];
-		if (idx >= 0)
-			e->values[idx] = col[k];
-	}
+	if (st->bymetric)
+		r.value = (double *)col; /* the family's metrics, by index */
+	else
+		for (k = 0; k < st->ncols; k++) {
+			int idx = st->map[(size_t)row->fam * st->ncols + k];
+			if (idx >= 0)
+				e->values[idx] = col[k];
+		}
 	t.has_period = row->has_period;
 	t.ps = row->ps;
 	t.pe = row->pe;

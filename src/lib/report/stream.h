@@ -45,7 +45,7 @@ struct mf_row_times {
 struct mf_stream;
 
 /*
- * A stream of rows of the columns (--metrics) of kb's families, names in tab; tz the zone of
+ * A stream of rows of the columns (--metrics; NULL: every metric) of kb's families, names in tab; tz the zone of
  * the report unless it turns to UTC (offsets are worked out in it).  mem_limit: bytes of rows
  * held before a run is spilled (0: MF_STREAM_MEM_DEFAULT).  NULL when out of memory.
  */
@@ -68,6 +68,9 @@ bool mf_stream_note_facts(const struct mf_stream *st, struct mf_note_facts *f);
 
 /* The families of the rows, in the knowledge base's order (as mf_report_families). */
 size_t mf_stream_families(const struct mf_stream *st, const struct mf_family **out, size_t max);
+
+/* Whether key (of kb->keys) is of sparse metrics without a value in any row (as mf_report_key_sparse_empty). */
+bool mf_stream_key_sparse_empty(const struct mf_stream *st, const char *key);
 
 /* The shortest and longest interval of the rows (as mf_report_interval_range). */
 bool mf_stream_interval_range(const struct mf_stream *st, double *lo, double *hi);
