@@ -325,13 +325,17 @@ struct source {
 	unsigned char *blk;
 	size_t nblk, iblk;   /* rows in blk, index of the current */
 	uint64_t off, fleft; /* next byte to read, rows not yet read */
+	size_t blkrows;      /* rows a block holds */
 };
 
 #define BLOCK_BYTES ((size_t)256 << 10)
+/* The read blocks of all file runs together stay under this (each at least BLOCK_MIN_ROWS rows). */
+#define READ_BYTES ((size_t)32 << 20)
+#define BLOCK_MIN_ROWS 16
 
 static int src_fill(const struct mf_stream *st, struct source *s)
 {
-	size_t want = BLOCK_BYTES / st->rowsize, bytes, got = 0;
+	size_t want = s->blkrows, bytes, got = 0;
 	if (!want)
 		want = 1;
 	if (want > s->fleft)
@@ -404,7 +408,11 @@ static int merge(const struct mf_stream *st, bool with_file, int (*emit)(void *c
 	size_t nf = with_file ? st->nfruns : 0, ns = nf + st->nmruns, i, n = 0;
 	struct source *src = calloc(ns ? ns : 1, sizeof(*src));
 	struct source **h = calloc(ns ? ns : 1, sizeof(*h));
+	/* Many runs (a tiny MFSTAT_STREAM_MEM) share READ_BYTES of blocks, each of 16 rows at least. */
+	size_t blkrows = (nf && READ_BYTES / nf < BLOCK_BYTES ? READ_BYTES / nf : BLOCK_BYTES) / st->rowsize;
 	int rc = 0;
+	if (blkrows < BLOCK_MIN_ROWS)
+		blkrows = BLOCK_MIN_ROWS;
 	if (!src || !h) {
 		free(src);
 		free(h);
@@ -414,7 +422,8 @@ static int merge(const struct mf_stream *st, bool with_file, int (*emit)(void *c
 		struct source *s = &src[i];
 		if (!st->fruns[i].n)
 			continue;
-		if (!(s->blk = malloc(BLOCK_BYTES + st->rowsize))) {
+		s->blkrows = blkrows;
+		if (!(s->blk = malloc(blkrows * st->rowsize))) {
 			rc = MF_ENOMEM;
 			break;
 		}
