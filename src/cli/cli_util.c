@@ -1165,6 +1165,17 @@ int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t
 		return cli_exit_for(got);
 	if (mf_pipeline_finish(*pl, rep)) /* said by the pipeline's diag, naming what it was making */
 		return EXIT_DATA;
+	if (getenv("MFSTAT_TEST_STREAM")) { /* the tests' seam: what streaming held and spilled */
+		struct mf_pipeline_stream_counts c;
+		if (mf_pipeline_stream_counts(*pl, &c))
+			fprintf(stderr,
+				"mfstat: streamed %llu rows, at most %zu groups and %zu identities held, %llu runs "
+				"spilled (%llu bytes)\n",
+				(unsigned long long)c.rows, c.most_groups, c.most_identities,
+				(unsigned long long)c.runs, (unsigned long long)c.bytes);
+		else
+			fprintf(stderr, "mfstat: not streamed\n");
+	}
 	if (rep->rows_skipped > CLI_MAX_SHOWN_SKIPS && !cli_quiet)
 		cli_warn("%s%s%llu more rows skipped (not shown)", side ? side : "", side ? ": " : "",
 			 (unsigned long long)(rep->rows_skipped - CLI_MAX_SHOWN_SKIPS));

@@ -376,6 +376,7 @@ int cmd_report(int argc, char **argv)
 	po.select = mf_select_active(&sel) ? &sel : NULL;
 	po.keep_intervals = strcmp(o.format, "html") == 0; /* the page draws every series over its intervals */
 	po.explain = o.verbose;                            /* -v says why metrics are not available */
+	po.stream_csv = strcmp(o.format, "csv") == 0;      /* finished rows streamed where that gives the same bytes */
 	rc = check_metrics(kb, &o, &sort, &cols, &ncols);
 	if (rc >= 0)
 		goto out;

@@ -136,6 +136,17 @@ size_t mf_dedup_table_bytes(const struct mf_dedup *d);
 /* The steps of d's overlap check so far (runs compared or moved): work counted for tests, never timed. */
 uint64_t mf_dedup_overlap_steps(const struct mf_dedup *d);
 
+/*
+ * For input known to come in time order (every sample's start at or after those before it: the
+ * caller checks it and reads the input again without this when it does not): an identity is
+ * let go as soon as a sample of a later start (to the second) is checked, since a copy of it
+ * can only come with its own start.  The check stays exact; memory holds one start's
+ * identities, not the input's.  The per-CPU runs of the overlap check are kept as always.
+ */
+void mf_dedup_set_ordered(struct mf_dedup *d, bool ordered);
+/* The most identities d held at once: work counted for tests. */
+size_t mf_dedup_most_held(const struct mf_dedup *d);
+
 /* Second copies dropped as duplicates, and conflicts found, so far. */
 uint64_t mf_dedup_duplicates(const struct mf_dedup *d);
 uint64_t mf_dedup_conflicts(const struct mf_dedup *d);

@@ -50,6 +50,8 @@ enum mf_html_rows {
  */
 size_t mf_html_peaks(const double *v, size_t n, size_t k, size_t *idx);
 
+struct mf_stream;
+
 /* Everything a report writer needs; all borrowed. */
 /* LPARCPU from the counters and from RMF further apart than this (points) is a finding. */
 #define MF_BUSY_FINDING 5
@@ -104,6 +106,12 @@ struct mf_report {
 	/* Each group's expected CPUs (mf_report_cpus_expected), computed once with the notes and kept
 	 * for the writers; NULL: a writer computes them.  Valid for results and ngroups as they are. */
 	const uint64_t *cpus_expected;
+	/*
+	 * Streamed (mf_pipeline_opts.stream_csv, where it applies): results is NULL and the rows,
+	 * ngroups of them, come from the stream, which only the CSV writer reads; the functions
+	 * below that read the groups (families, period, interval range, notes) ask it instead.
+	 */
+	const struct mf_stream *stream;
 };
 
 /* The offset from UTC (seconds east) of the report's zone at utc_us: a group's own with "smf", 0 for UTC. */

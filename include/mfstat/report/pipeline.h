@@ -71,6 +71,12 @@ struct mf_pipeline_opts {
 	 * the results' na is NULL, 8 bytes a metric a group fewer (184 bytes a z16 group).
 	 */
 	bool explain;
+	/*
+	 * The report is written as CSV (report -f csv): where it gives the same bytes, the groups
+	 * of a file in time order are finished as their interval closes and kept as compact rows
+	 * (mf_pipeline_read_files; README "Performance": when it applies, and its limit).
+	 */
+	bool stream_csv;
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;
@@ -164,5 +170,17 @@ unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p);
 unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p);
 
 void mf_pipeline_free(struct mf_pipeline *p);
+
+/*
+ * What streaming did (mf_pipeline_opts.stream_csv), counted for tests, never timed: false when
+ * the report was not streamed.  rows: finished; most_groups: the most groups held at once;
+ * most_identities: the most the duplicate table held; runs and bytes: spilled to the temporary
+ * file.
+ */
+struct mf_pipeline_stream_counts {
+	uint64_t rows, runs, bytes;
+	size_t most_groups, most_identities;
+};
+bool mf_pipeline_stream_counts(const struct mf_pipeline *p, struct mf_pipeline_stream_counts *c);
 
 #endif

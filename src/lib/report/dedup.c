@@ -63,7 +63,21 @@ struct track {
 	uint32_t nruns, cap;
 	uint32_t npend;
 	bool used;
-	bool overlap; /* two of its intervals overlap */
+	bool overlap;  /* two of its intervals overlap */
+	uint32_t walk; /* ordered: its walk in d->walks, index + 1; 0 none yet */
+};
+
+/*
+ * A CPU's walk of find_pair made as its intervals come, for a table that lets identities go
+ * (mf_dedup_set_ordered): the intervals in start order, those of one start by their end, the
+ * one reaching furthest, and the first pair found.  The intervals of the latest start wait in
+ * same (they are walked by their end once a later start comes, or at the end).
+ */
+struct walk {
+	struct run reach, a, b;
+	bool has_reach, pair;
+	struct run *same;
+	uint32_t nsame, capsame;
 };
 
 struct mf_dedup {
@@ -80,6 +94,10 @@ struct mf_dedup {
 	struct track *tracks; /* open addressing by CPU */
 	size_t ntracks, ntslots;
 	uint64_t steps; /* of the overlap check */
+	bool ordered;   /* mf_dedup_set_ordered: identities of earlier starts are let go */
+	struct walk *walks;
+	size_t nwalks, capwalks;
+	size_t most; /* the most identities held at once */
 };
 
 static void big_free(void *p, size_t bytes);
@@ -103,6 +121,9 @@ void mf_dedup_free(struct mf_dedup *d)
 	for (i = 0; i < d->ntslots; i++)
 		free(d->tracks[i].runs);
 	free(d->tracks);
+	for (i = 0; i < d->nwalks; i++)
+		free(d->walks[i].same);
+	free(d->walks);
 	free(d);
 }
 
@@ -728,6 +749,65 @@ static int collect(const struct mf_dedup *d, const uint32_t *rev, size_t nrev, c
 	return 0;
 }
 
+/* One interval into a walk (find_pair's step). */
+static void walk_step(struct walk *w, struct run x)
+{
+	if (!w->has_reach) {
+		w->reach = x;
+		w->has_reach = true;
+	} else if (!w->pair) {
+		if (min64(x.e, w->reach.e) - x.s >= OVERLAP_MIN) {
+			w->pair = true;
+			w->a = w->reach;
+			w->b = x;
+		} else if (x.e > w->reach.e) {
+			w->reach = x;
+		}
+	}
+}
+
+/* The intervals of the latest start walked, by their end (as find_pair sorts them). */
+static void walk_flush(struct walk *w)
+{
+	uint32_t i;
+	if (w->nsame > 1)
+		qsort(w->same, w->nsame, sizeof(*w->same), cmp_run);
+	for (i = 0; i < w->nsame; i++)
+		walk_step(w, w->same[i]);
+	w->nsame = 0;
+}
+
+/* Ordered: the interval [s, e) of CPU t into its walk.  0 or MF_ENOMEM. */
+static int walk_add(struct mf_dedup *d, struct track *t, int64_t s, int64_t e)
+{
+	struct walk *w;
+	if (!t->walk) {
+		if (d->nwalks == d->capwalks) {
+			size_t cap = d->capwalks ? 2 * d->capwalks : 256;
+			struct walk *n = realloc(d->walks, cap * sizeof(*n));
+			if (!n)
+				return MF_ENOMEM;
+			d->walks = n;
+			d->capwalks = cap;
+		}
+		memset(&d->walks[d->nwalks], 0, sizeof(*d->walks));
+		t->walk = (uint32_t)++d->nwalks;
+	}
+	w = &d->walks[t->walk - 1];
+	if (w->nsame && s > w->same[0].s)
+		walk_flush(w);
+	if (w->nsame == w->capsame) {
+		uint32_t cap = w->capsame ? 2 * w->capsame : 2;
+		struct run *n = realloc(w->same, cap * sizeof(*n));
+		if (!n)
+			return MF_ENOMEM;
+		w->same = n;
+		w->capsame = cap;
+	}
+	w->same[w->nsame++] = (struct run){s, e};
+	return 0;
+}
+
 /* Two overlapping intervals of one CPU from every table, into out: 0 or MF_ENOMEM. */
 static int find_pair(const struct mf_dedup *into, const struct mf_dedup_part *parts, size_t nparts,
 		     const struct track *cpu, struct mf_dedup_overlap *out)
@@ -802,6 +882,19 @@ int mf_dedup_overlaps(struct mf_dedup *into, const struct mf_dedup_part *parts, 
 	out->system = first->system;
 	out->lpar = first->lpar;
 	out->cpu = first->cpu;
+	if (into->ordered) { /* the identities are gone: the walk made as they came */
+		struct walk *w = first->walk ? &into->walks[first->walk - 1] : NULL;
+		if (w) {
+			walk_flush(w);
+			if ((out->pair = w->pair)) {
+				out->a_start_s = w->a.s;
+				out->a_len_s = w->a.e - w->a.s;
+				out->b_start_s = w->b.s;
+				out->b_len_s = w->b.e - w->b.s;
+			}
+		}
+		return 0;
+	}
 	return find_pair(into, parts, n, first, out);
 }
 
@@ -820,6 +913,45 @@ void mf_dedup_prefetch(const struct mf_dedup *d, const struct mf_sample *s)
 	}
 }
 
+void mf_dedup_set_ordered(struct mf_dedup *d, bool ordered)
+{
+	d->ordered = ordered;
+}
+
+size_t mf_dedup_most_held(const struct mf_dedup *d)
+{
+	return d->most > d->n ? d->most : d->n;
+}
+
+/*
+ * Lets go of every identity held (the per-CPU runs, the counts and the files stay): the slot of
+ * each entry cleared (the table empties whole, so no probe chain is left broken), or the whole
+ * table when the entries fill a good part of it.
+ */
+static void forget(struct mf_dedup *d)
+{
+	size_t i;
+	if (d->n > d->most)
+		d->most = d->n;
+	if (d->n * 16 >= d->nslots) {
+		memset(d->slots, 0, d->nslots * sizeof(*d->slots));
+	} else {
+		for (i = 0; i < d->n; i++) {
+			struct ident id;
+			uint64_t h, w;
+			size_t j;
+			ident_of(d, &d->ents[i], &id);
+			h = key_hash(&id);
+			w = slot_word(h, i);
+			for (j = h & (d->nslots - 1); d->slots[j] != w; j = (j + 1) & (d->nslots - 1))
+				;
+			d->slots[j] = 0;
+		}
+	}
+	d->n = 0;
+	d->nwide = 0;
+}
+
 int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample *s, struct mf_error *err)
 {
 	struct ident k;
@@ -832,6 +964,9 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	if (!s->system || !s->has_start)
 		return MF_DEDUP_KEEP;
 	sample_ident(s, &k);
+	/* In time order, a copy has the start of its first: the identities of earlier starts are done. */
+	if (d->ordered && d->n && k.start_s > d->max_start)
+		forget(d);
 	counters = counters_hash(s);
 	kp = pack_ident(&k, &ka, &kb);
 	if (room_for_one(d))
@@ -874,7 +1009,8 @@ int mf_dedup_check(struct mf_dedup *d, const char *file, const struct mf_sample 
 	d->n++;
 	if (k.cpu >= 0 && k.len_s > 0) {
 		struct track *t = track_of(d, k.system, k.lpar, k.cpu);
-		if (!t || track_add(d, t, k.start_s, k.start_s + k.len_s))
+		if (!t || track_add(d, t, k.start_s, k.start_s + k.len_s) ||
+		    (d->ordered && walk_add(d, t, k.start_s, k.start_s + k.len_s)))
 			return MF_ENOMEM;
 	}
 	return MF_DEDUP_KEEP;

@@ -9,6 +9,7 @@
 
 #include "mfstat/report/output.h"
 #include "mfstat/input/reader.h"
+#include "stream.h"
 
 int mf_report_key_index(const struct mf_family *fam, const char *key)
 {
@@ -34,8 +35,11 @@ size_t mf_report_families(const struct mf_report *rep, const struct mf_family **
 	const struct mf_kb *kb = rep->kb;
 	const struct mf_family *last = NULL;
 	uintptr_t lo = (uintptr_t)kb->families, hi = (uintptr_t)(kb->families + kb->nfamilies);
-	unsigned char *seen = calloc(kb->nfamilies + 1, 1);
+	unsigned char *seen;
 	size_t f, i, n = 0;
+	if (rep->stream)
+		return mf_stream_families(rep->stream, out, max);
+	seen = calloc(kb->nfamilies + 1, 1);
 	if (!seen) { /* out of memory: the scan per family */
 		for (f = 0; f < kb->nfamilies; f++)
 			for (i = 0; i < rep->ngroups; i++)
@@ -127,6 +131,8 @@ bool mf_report_key_sparse_empty(const struct mf_report *rep, const char *key)
 	bool sparse = false;
 	const struct mf_family *fam = NULL;
 	int idx = -1;
+	if (rep->stream)
+		return mf_stream_key_sparse_empty(rep->stream, key);
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_group *g = rep->results[i].group;
 		if (g->family != fam) { /* the key's index, looked up once per run of a family */
@@ -171,7 +177,19 @@ const char **mf_report_keys(const struct mf_report *rep, size_t *n)
 		*n = rep->ncolumns;
 		return keys;
 	}
-	for (i = 0; i < rep->ngroups; i++)
+	if (rep->stream) {
+		const struct mf_family **fams = malloc((kb->nfamilies + 1) * sizeof(*fams));
+		size_t nf = fams ? mf_stream_families(rep->stream, fams, kb->nfamilies) : 0;
+		for (i = 0; i < nf; i++)
+			seen[fams[i] - kb->families] = true;
+		free(fams);
+		if (!fams) {
+			free(keys);
+			free(seen);
+			return NULL;
+		}
+	}
+	for (i = 0; i < rep->ngroups && !rep->stream; i++)
 		seen[rep->results[i].group->family - kb->families] = true;
 	for (k = 0; k < kb->nkeys; k++) {
 		for (i = 0; i < kb->nfamilies; i++) {
@@ -467,27 +485,17 @@ void mf_overlap_text(const struct mf_strtab *tab, uint32_t system, uint32_t lpar
 	mf_buf_appendf(buf, n, &used, ": %s (%g s) and %s (%g s)", ta, a_seconds, tb, b_seconds);
 }
 
-size_t mf_busy_describe(const struct mf_result *res, size_t n, const struct mf_strtab *tab, char *buf, size_t len)
+/* The busy text of r, the first of count groups with MF_DOUBT_BUSY; ov: two of its intervals that overlap, or NULL. */
+static void busy_text(const struct mf_result *r, size_t count, const struct mf_group_overlap *ov,
+		      const struct mf_strtab *tab, char *buf, size_t len)
 {
-	const struct mf_result *r = NULL;
-	const struct mf_family *fam;
-	struct mf_group_overlap ov;
+	const struct mf_family *fam = r->group->family;
 	char where[300], why[512];
-	size_t i, count = 0;
-	for (i = 0; i < n; i++)
-		if (res[i].doubts & MF_DOUBT_BUSY && !count++)
-			r = &res[i];
-	if (!count) {
-		if (len)
-			buf[0] = '\0';
-		return 0;
-	}
-	fam = r->group->family;
 	mf_group_describe(r->group, tab, where, sizeof(where));
-	if (mf_group_find_overlap(r->group, &ov)) {
+	if (ov) {
 		char pair[300];
-		mf_overlap_text(tab, ov.system, ov.lpar, -1, ov.a_start_us, ov.a_seconds, ov.b_start_us, ov.b_seconds,
-				pair, sizeof(pair));
+		mf_overlap_text(tab, ov->system, ov->lpar, -1, ov->a_start_us, ov->a_seconds, ov->b_start_us,
+				ov->b_seconds, pair, sizeof(pair));
 		snprintf(why, sizeof(why),
 			 "its intervals overlap (%s), so their common time is counted twice (one system read from "
 			 "two dumps with shifted intervals?)",
@@ -499,123 +507,78 @@ size_t mf_busy_describe(const struct mf_result *res, size_t n, const struct mf_s
 	snprintf(buf, len, "LPARCPU %.1f with %llu CPU%s (at most %g) in %zu group%s, first %s; %s",
 		 r->value[fam->idx_lparcpu], (unsigned long long)r->cpus, r->cpus == 1 ? "" : "s",
 		 100.0 * (double)r->cpus, count, count == 1 ? "" : "s", where, why);
+}
+
+size_t mf_busy_describe(const struct mf_result *res, size_t n, const struct mf_strtab *tab, char *buf, size_t len)
+{
+	const struct mf_result *r = NULL;
+	struct mf_group_overlap ov;
+	size_t i, count = 0;
+	for (i = 0; i < n; i++)
+		if (res[i].doubts & MF_DOUBT_BUSY && !count++)
+			r = &res[i];
+	if (!count) {
+		if (len)
+			buf[0] = '\0';
+		return 0;
+	}
+	busy_text(r, count, mf_group_find_overlap(r->group, &ov) ? &ov : NULL, tab, buf, len);
 	return count;
 }
 
-/* LPARCPU beyond 100 % of each CPU (mf_busy_describe), said once. */
-static void busy_warning(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab)
+/* The kinds of per-group doubts said, in the order said (mf_note_facts' doubt arrays). */
+static const unsigned doubt_bits[MF_NOTE_DOUBTS] = {MF_DOUBT_NEGATIVE, MF_DOUBT_MIXED_CPSP, MF_DOUBT_PARTIAL,
+						    MF_DOUBT_OVERFLOW, MF_DOUBT_BUSY};
+
+unsigned mf_note_doubt_bit(size_t k)
 {
-	char text[900];
-	if (mf_busy_describe(res, n, tab, text, sizeof(text)))
-		mf_notes_warn(w, "impossible busy: %s", text);
-}
-
-/*
- * How many groups ahead a pass over the results asks for the group it will read: a report's
- * groups are far apart in memory (in the order they were first read), each a cache miss.
- */
-#define PREFETCH_AHEAD 8
-
-/* The kinds of per-group data doubts, in the order their warnings come. */
-static const struct {
-	unsigned bit;
-	const char *text;
-} doubt_kinds[] = {
-	{MF_DOUBT_NEGATIVE, "inconsistent data: %s is %s, %s, in %zu group%s, first %s (%s)"},
-	{MF_DOUBT_MIXED_CPSP,
-	 "rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
-	 "are not available there"},
-	{MF_DOUBT_PARTIAL,
-	 "counter %s is present in only some rows of %zu group%s, first %s: treated as "
-	 "not available there"},
-	{MF_DOUBT_OVERFLOW, "a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available"},
-	{MF_DOUBT_BUSY, NULL},
-};
-#define NDOUBT_KINDS (sizeof(doubt_kinds) / sizeof(doubt_kinds[0]))
-
-/*
- * What the notes count over the groups, gathered in one pass over the results (notes_scan):
- * each doubt's count and first group, the groups whose busy from the counters and from RMF
- * differ (busy_finding), and the intervals with fewer CPUs than their series had.
- */
-struct notes_scan {
-	size_t doubt_count[NDOUBT_KINDS], doubt_first[NDOUBT_KINDS];
-	size_t busy_count, busy_first;
-	double busy_worst;
-	size_t cpus_count, cpus_first;
-};
-
-/*
- * One pass over the results for every note (expected: each group's cpus_expected, or NULL).
- * A result's group (far in memory) is read only where its doubts, or the family's
- * LPARCPU_DIFF, ask: the index is looked up once per run of groups of one family.
- */
-static void notes_scan(const struct mf_result *res, size_t n, const uint64_t *expected, struct notes_scan *s)
-{
-	const struct mf_family *fam = NULL;
-	int d = -1;
-	unsigned any = 0;
-	size_t i, k;
-	memset(s, 0, sizeof(*s));
-	for (k = 0; k < NDOUBT_KINDS; k++)
-		any |= doubt_kinds[k].bit;
-	for (i = 0; i < n; i++) {
-		const struct mf_result *r = &res[i];
-		const struct mf_family *f;
-		if (i + PREFETCH_AHEAD < n) /* the groups lie far apart: ask for the one read later now */
-			__builtin_prefetch(res[i + PREFETCH_AHEAD].group);
-		f = r->group->family;
-		if (r->doubts & any)
-			for (k = 0; k < NDOUBT_KINDS; k++)
-				if ((r->doubts & doubt_kinds[k].bit) && !s->doubt_count[k]++)
-					s->doubt_first[k] = i;
-		if (f != fam) {
-			fam = f;
-			d = mf_family_metric(fam, "LPARCPU_DIFF");
-		}
-		if (d >= 0 && !isnan(r->value[d]) && fabs(r->value[d]) > MF_BUSY_FINDING) {
-			if (!s->busy_count || fabs(r->value[d]) > fabs(s->busy_worst)) {
-				s->busy_first = i;
-				s->busy_worst = r->value[d];
-			}
-			s->busy_count++;
-		}
-		if (expected && r->cpus < expected[i] && !s->cpus_count++)
-			s->cpus_first = i;
-	}
+	return doubt_bits[k];
 }
 
 /* Per-group data doubts: one warning per kind, naming the first group and the count. */
-static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size_t n, const struct mf_strtab *tab,
-			   const struct notes_scan *s)
+static void doubt_warnings(struct mf_notes *w, const struct mf_note_facts *f, const struct mf_strtab *tab)
 {
+	static const char *const texts[MF_NOTE_DOUBTS] = {
+		"inconsistent data: %s is %s, %s, in %zu group%s, first %s (%s)",
+		"rows with different CPU speeds in %zu group%s, first %s: CPSP-based metrics "
+		"are not available there",
+		"counter %s is present in only some rows of %zu group%s, first %s: treated as "
+		"not available there",
+		"a counter sum exceeded 64 bits in %zu group%s, first %s: treated as not available",
+		NULL,
+	};
 	size_t k;
-	for (k = 0; k < NDOUBT_KINDS; k++) {
-		size_t count = s->doubt_count[k], first = s->doubt_first[k];
+	for (k = 0; k < MF_NOTE_DOUBTS; k++) {
+		size_t count = f->doubt_count[k];
+		const struct mf_result *first = f->doubt_first[k];
 		char where[300];
 		if (!count)
 			continue;
-		mf_group_describe(res[first].group, tab, where, sizeof(where));
-		switch (doubt_kinds[k].bit) {
+		mf_group_describe(first->group, tab, where, sizeof(where));
+		switch (doubt_bits[k]) {
 		case MF_DOUBT_NEGATIVE: {
-			const struct mf_metric *m = &res[first].group->family->metrics[res[first].negative_metric];
+			const struct mf_metric *m = &first->group->family->metrics[first->negative_metric];
 			char range[64], val[40];
-			mf_fmt_g15(res[first].value[res[first].negative_metric], val);
-			if ((m->flags & MF_METRIC_MAX) && res[first].value[res[first].negative_metric] > m->max)
+			mf_fmt_g15(first->value[first->negative_metric], val);
+			if ((m->flags & MF_METRIC_MAX) && first->value[first->negative_metric] > m->max)
 				snprintf(range, sizeof(range), "above its limit of %g", m->max);
 			else
 				snprintf(range, sizeof(range), "below zero");
-			mf_notes_warn(w, doubt_kinds[k].text, m->name, val, range, count, count == 1 ? "" : "s", where,
-				      m->desc);
+			mf_notes_warn(w, texts[k], m->name, val, range, count, count == 1 ? "" : "s", where, m->desc);
 			break;
 		}
 		case MF_DOUBT_PARTIAL:
-			mf_notes_warn(w, doubt_kinds[k].text,
-				      res[first].group->family->counters[res[first].partial_slot].short_name, count,
-				      count == 1 ? "" : "s", where);
+			mf_notes_warn(w, texts[k], first->group->family->counters[first->partial_slot].short_name,
+				      count, count == 1 ? "" : "s", where);
 			break;
-		case MF_DOUBT_BUSY: busy_warning(w, res, n, tab); break;
-		default: mf_notes_warn(w, doubt_kinds[k].text, count, count == 1 ? "" : "s", where); break;
+		case MF_DOUBT_BUSY: {
+			/* LPARCPU beyond 100 % of each CPU (mf_busy_describe), said once. */
+			char text[900];
+			busy_text(first, count, f->busy_has_ov ? &f->busy_ov : NULL, tab, text, sizeof(text));
+			mf_notes_warn(w, "impossible busy: %s", text);
+			break;
+		}
+		default: mf_notes_warn(w, texts[k], count, count == 1 ? "" : "s", where); break;
 		}
 	}
 }
@@ -624,23 +587,93 @@ static void doubt_warnings(struct mf_notes *w, const struct mf_result *res, size
  * Busy from both sides: LPARCPU from the counters against RMF's (SMF type 70)
  * for the same engines.  More than MF_BUSY_FINDING points apart is a finding.
  */
-static void busy_finding(struct mf_notes *w, const struct mf_report *rep, const struct notes_scan *s)
+static void busy_finding(struct mf_notes *w, const struct mf_note_facts *f, const struct mf_strtab *tab)
 {
-	if (s->busy_count) {
-		size_t count = s->busy_count;
-		const struct mf_result *r = &rep->results[s->busy_first];
+	if (f->finding_count) {
+		const struct mf_result *r = f->finding;
 		int c = mf_family_metric(r->group->family, "LPARCPU"),
-		    f = mf_family_metric(r->group->family, "RMF_LPARCPU");
+		    fr = mf_family_metric(r->group->family, "RMF_LPARCPU");
 		char where[300];
-		mf_group_describe(r->group, rep->tab, where, sizeof(where));
+		mf_group_describe(r->group, tab, where, sizeof(where));
 		mf_notes_warn(w,
 			      "busy from the counters and from RMF differ by more than %d points in %zu group%s, most "
 			      "in "
 			      "%s (LPARCPU %.1f, RMF_LPARCPU %.1f): counter data lost, HIS stopped, or HIS and RMF "
 			      "intervals that do not match",
-			      MF_BUSY_FINDING, count, count == 1 ? "" : "s", where, c >= 0 ? r->value[c] : NAN,
-			      f >= 0 ? r->value[f] : NAN);
+			      MF_BUSY_FINDING, f->finding_count, f->finding_count == 1 ? "" : "s", where,
+			      c >= 0 ? r->value[c] : NAN, fr >= 0 ? r->value[fr] : NAN);
 	}
+}
+
+/* Whether r is a busy finding, d the index of LPARCPU_DIFF in its family (-1: none). */
+static bool finding_at(const struct mf_result *r, int d, double *diff)
+{
+	if (d >= 0 && !isnan(r->value[d]) && fabs(r->value[d]) > MF_BUSY_FINDING) {
+		*diff = r->value[d];
+		return true;
+	}
+	return false;
+}
+
+bool mf_note_finding_first(const struct mf_result *r, double *diff)
+{
+	return finding_at(r, mf_family_metric(r->group->family, "LPARCPU_DIFF"), diff);
+}
+
+/*
+ * How many groups ahead a pass over the results asks for the group it will read: a report's
+ * groups are far apart in memory (in the order they were first read), each a cache miss.
+ */
+#define PREFETCH_AHEAD 8
+
+/*
+ * What the per-group notes read of the report's results, in their order (the whole path), in
+ * one pass: LPARCPU_DIFF is looked up once per run of groups of one family, and the group
+ * (far in memory) asked for PREFETCH_AHEAD groups ahead.
+ */
+static bool note_facts(const struct mf_report *rep, struct mf_note_facts *f, uint64_t **own)
+{
+	const struct mf_result *res = rep->results;
+	const struct mf_family *fam = NULL;
+	const uint64_t *exp = NULL;
+	size_t n = rep->ngroups, i, k;
+	double worst = 0;
+	unsigned any = 0;
+	int d = -1;
+	memset(f, 0, sizeof(*f));
+	*own = NULL;
+	if (n)
+		exp = mf_report_expected(rep, own); /* NULL when out of memory: no note of fewer CPUs */
+	for (k = 0; k < MF_NOTE_DOUBTS; k++)
+		any |= doubt_bits[k];
+	for (i = 0; i < n; i++) {
+		double diff;
+		if (i + PREFETCH_AHEAD < n)
+			__builtin_prefetch(res[i + PREFETCH_AHEAD].group);
+		if (res[i].doubts & any)
+			for (k = 0; k < MF_NOTE_DOUBTS; k++)
+				if (res[i].doubts & doubt_bits[k] && !f->doubt_count[k]++)
+					f->doubt_first[k] = &res[i];
+		if (res[i].group->family != fam) {
+			fam = res[i].group->family;
+			d = mf_family_metric(fam, "LPARCPU_DIFF");
+		}
+		if (finding_at(&res[i], d, &diff)) {
+			if (!f->finding_count || fabs(diff) > fabs(worst)) {
+				f->finding = &res[i];
+				worst = diff;
+			}
+			f->finding_count++;
+		}
+		if (exp && res[i].cpus < exp[i] && !f->fewer_count++) {
+			f->fewer_group = res[i].group;
+			f->fewer_cpus = mf_group_cpus(res[i].group);
+			f->fewer_expected = exp[i];
+		}
+	}
+	if (f->doubt_count[MF_NOTE_DOUBTS - 1])
+		f->busy_has_ov = mf_group_find_overlap(f->doubt_first[MF_NOTE_DOUBTS - 1]->group, &f->busy_ov);
+	return !n || exp;
 }
 
 void mf_overlap_describe(const struct mf_report *rep, char *buf, size_t n)
@@ -780,7 +813,7 @@ void mf_report_cpus_expected(const struct mf_report *rep, uint64_t *out)
 const uint64_t *mf_report_expected(const struct mf_report *rep, uint64_t **own)
 {
 	*own = NULL;
-	if (rep->cpus_expected)
+	if (rep->cpus_expected || rep->stream) /* a stream: the CSV writer takes them from it */
 		return rep->cpus_expected;
 	*own = malloc((rep->ngroups + 1) * sizeof(**own));
 	if (*own)
@@ -790,7 +823,9 @@ const uint64_t *mf_report_expected(const struct mf_report *rep, uint64_t **own)
 
 void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 {
-	bool smf = false;
+	struct mf_note_facts f;
+	uint64_t *own = NULL;
+	bool smf = false, facts;
 	size_t i;
 	for (i = 0; i < rep->ninputs; i++)
 		if (strcmp(rep->inputs[i].format, "smf") == 0)
@@ -805,29 +840,24 @@ void mf_notes_report(struct mf_notes *n, const struct mf_report *rep)
 			      (unsigned long long)rep->duplicates, rep->duplicates == 1 ? "" : "s");
 	if (rep->overlap.cpus)
 		overlap_warning(n, rep);
-	{
-		/* One pass over the results gathers what each note counts (notes_scan). */
-		uint64_t *own = NULL;
-		const uint64_t *exp = rep->ngroups ? mf_report_expected(rep, &own) : NULL;
-		struct notes_scan s;
-		notes_scan(rep->results, rep->ngroups, exp, &s);
-		doubt_warnings(n, rep->results, rep->ngroups, rep->tab, &s);
-		busy_finding(n, rep, &s);
-		if (s.cpus_count) {
-			size_t count = s.cpus_count, first = s.cpus_first;
-			char where[300];
-			mf_group_describe(rep->results[first].group, rep->tab, where, sizeof(where));
-			mf_notes_warn(n,
-				      "%zu interval%s with fewer CPUs than the other intervals of %s system "
-				      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a "
-				      "lower "
-				      "LPARCPU there is missing data, not less load",
-				      count, count == 1 ? "" : "s", count == 1 ? "its" : "their", where,
-				      (unsigned long long)mf_group_cpus(rep->results[first].group),
-				      (unsigned long long)exp[first]);
-		}
-		free(own);
+	if (rep->stream)
+		facts = mf_stream_note_facts(rep->stream, &f);
+	else
+		facts = note_facts(rep, &f, &own);
+	doubt_warnings(n, &f, rep->tab);
+	busy_finding(n, &f, rep->tab);
+	if (facts && f.fewer_count) {
+		char where[300];
+		mf_group_describe(f.fewer_group, rep->tab, where, sizeof(where));
+		mf_notes_warn(n,
+			      "%zu interval%s with fewer CPUs than the other intervals of %s system "
+			      "(data lost), first %s: %llu of %llu CPUs; marked (cpus_expected), a "
+			      "lower "
+			      "LPARCPU there is missing data, not less load",
+			      f.fewer_count, f.fewer_count == 1 ? "" : "s", f.fewer_count == 1 ? "its" : "their", where,
+			      (unsigned long long)f.fewer_cpus, (unsigned long long)f.fewer_expected);
 	}
+	free(own);
 	if (rep->rows_read == 0)
 		mf_notes_warn(n, "no data rows in the input");
 }
@@ -883,6 +913,10 @@ static bool period_of(const struct mf_report *rep, int64_t *start, int64_t *end,
 		*gs = rep->period_first;
 		*ge = rep->period_last;
 		return true;
+	}
+	if (rep->stream) {
+		*gs = *ge = NULL;
+		return mf_stream_period(rep->stream, start, end);
 	}
 	for (i = 0; i < rep->ngroups; i++) {
 		const struct mf_group *g = rep->results[i].group;
@@ -964,6 +998,8 @@ bool mf_report_interval_range(const struct mf_report *rep, double *lo, double *h
 {
 	bool any = false;
 	size_t i;
+	if (rep->stream)
+		return mf_stream_interval_range(rep->stream, lo, hi);
 	for (i = 0; i < rep->ngroups; i++) {
 		double l, h;
 		if (!mf_group_interval_range(rep->results[i].group, &l, &h))

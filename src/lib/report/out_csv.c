@@ -12,6 +12,7 @@
 #include "mfstat/base/shares.h"
 #include "mfstat/report/output.h"
 #include "mfstat/base/strbuf.h"
+#include "stream.h"
 
 /*
  * A text cell (RFC 4180, with the formula guard; flags has MF_ESCAPE_CSV_TERMINAL when the CSV
@@ -42,6 +43,92 @@ struct rows {
 	unsigned text_flags; /* MF_ESCAPE_CSV_TERMINAL on a terminal, else 0 */
 };
 
+/* An instant of a row into buf and sb: with t's offsets (a streamed row), else as mf_report_time. */
+static void csv_time(struct mf_strbuf *sb, const struct mf_report *rep, const struct mf_group *g,
+		     const struct mf_row_times *t, int64_t us, int32_t off, char *buf, size_t n)
+{
+	if (t && t->offs) {
+		bool utc = !rep->tz || mf_tz_is_utc(rep->tz);
+		mf_time_format_at(us, utc ? 0 : off, utc, buf, n);
+	} else {
+		mf_report_time(rep, g, us, buf, n);
+	}
+	mf_strbuf_puts(sb, buf);
+}
+
+/*
+ * Appends the row of group g with its result r and its expected CPUs to sb: every row of both
+ * paths, the groups held (t NULL: the times from the group) and the rows streamed (stream.c).
+ */
+static void write_row(struct mf_strbuf *sb, const struct rows *w, const struct mf_group *g, const struct mf_result *r,
+		      uint64_t expected, const struct mf_row_times *t)
+{
+	const struct mf_report *rep = w->rep;
+	const int *map = w->map;
+	const unsigned *extra = w->extra;
+	size_t nkeys = w->nkeys, nextra = w->nextra, k;
+	unsigned tf = w->text_flags;
+	char tbuf[48], sbuf[48];
+	int64_t ps, pe;
+	bool period;
+	csv_str(sb, mf_strtab_get(rep->tab, g->system), tf);
+	mf_strbuf_putc(sb, ',');
+	csv_str(sb, mf_strtab_get(rep->tab, g->lpar), tf);
+	mf_strbuf_putc(sb, ',');
+	csv_str(sb, mf_pool_name(g->pool), tf);
+	mf_strbuf_putc(sb, ',');
+	if (g->cpu >= 0)
+		mf_strbuf_u64(sb, (uint64_t)g->cpu);
+	for (k = 0; k < nextra; k++) {
+		const char *v = mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf));
+		mf_strbuf_putc(sb, ',');
+		if (v)
+			csv_str(sb, v, tf);
+	}
+	mf_strbuf_putc(sb, ',');
+	if (g->has_start)
+		csv_time(sb, rep, g, t, g->start_us, t ? t->off_start : 0, sbuf, sizeof(sbuf));
+	mf_strbuf_putc(sb, ',');
+	if (t) {
+		period = t->has_period;
+		ps = t->ps;
+		pe = t->pe;
+	} else {
+		period = mf_group_period(g, &ps, &pe);
+	}
+	if (period) {
+		/* a group of one interval starts its period there: the same time, formatted once */
+		if (g->has_start && ps == g->start_us && (!t || t->off_ps == t->off_start))
+			mf_strbuf_puts(sb, sbuf);
+		else
+			csv_time(sb, rep, g, t, ps, t ? t->off_ps : 0, tbuf, sizeof(tbuf));
+		mf_strbuf_putc(sb, ',');
+		csv_time(sb, rep, g, t, pe, t ? t->off_pe : 0, tbuf, sizeof(tbuf));
+	} else {
+		mf_strbuf_putc(sb, ',');
+	}
+	mf_strbuf_putc(sb, ',');
+	csv_num(sb, r->interval);
+	mf_strbuf_putc(sb, ',');
+	csv_str(sb, g->family->display, tf);
+	mf_strbuf_putc(sb, ',');
+	mf_strbuf_u64(sb, r->cpus);
+	mf_strbuf_putc(sb, ',');
+	mf_strbuf_u64(sb, expected);
+	for (k = 0; k < nkeys; k++) {
+		int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
+		mf_strbuf_putc(sb, ',');
+		if (idx == MF_REPORT_LSPR) {
+			const char *l = mf_lspr_name(r->lspr);
+			if (l)
+				mf_strbuf_puts(sb, l);
+		} else if (idx >= 0) {
+			csv_num(sb, r->value[idx]);
+		}
+	}
+	mf_strbuf_putc(sb, '\n');
+}
+
 /*
  * Appends the rows of groups [from, to) to sb.  A row reads its group's keys, counts and
  * first interval (the first five cache lines of its block, mf_group and what follows it),
@@ -51,16 +138,8 @@ struct rows {
 static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, size_t to)
 {
 	const struct mf_report *rep = w->rep;
-	const int *map = w->map;
-	const uint64_t *expected = w->expected;
-	const unsigned *extra = w->extra;
-	size_t nkeys = w->nkeys, nextra = w->nextra, i, k;
-	unsigned tf = w->text_flags;
-	char tbuf[48];
-	int64_t ps, pe;
+	size_t i;
 	for (i = from; i < to; i++) {
-		const struct mf_result *r = &rep->results[i];
-		const struct mf_group *g = r->group;
 		if (i + ROWS_AHEAD < rep->ngroups) {
 			/* the groups lie far apart in memory: ask for the one written ROWS_AHEAD rows on */
 			const char *a = (const char *)rep->results[i + ROWS_AHEAD].group;
@@ -70,57 +149,7 @@ static void write_rows(struct mf_strbuf *sb, const struct rows *w, size_t from, 
 			__builtin_prefetch(a + 192);
 			__builtin_prefetch(a + 256);
 		}
-		csv_str(sb, mf_strtab_get(rep->tab, g->system), tf);
-		mf_strbuf_putc(sb, ',');
-		csv_str(sb, mf_strtab_get(rep->tab, g->lpar), tf);
-		mf_strbuf_putc(sb, ',');
-		csv_str(sb, mf_pool_name(g->pool), tf);
-		mf_strbuf_putc(sb, ',');
-		if (g->cpu >= 0)
-			mf_strbuf_u64(sb, (uint64_t)g->cpu);
-		for (k = 0; k < nextra; k++) {
-			const char *v = mf_report_key_text(rep, g, extra[k], tbuf, sizeof(tbuf));
-			mf_strbuf_putc(sb, ',');
-			if (v)
-				csv_str(sb, v, tf);
-		}
-		mf_strbuf_putc(sb, ',');
-		if (g->has_start) {
-			mf_report_time(rep, g, g->start_us, tbuf, sizeof(tbuf));
-			mf_strbuf_puts(sb, tbuf);
-		}
-		mf_strbuf_putc(sb, ',');
-		if (mf_group_period(g, &ps, &pe)) {
-			/* a group of one interval starts its period there: the same time, written once */
-			if (!g->has_start || ps != g->start_us)
-				mf_report_time(rep, g, ps, tbuf, sizeof(tbuf));
-			mf_strbuf_puts(sb, tbuf);
-			mf_strbuf_putc(sb, ',');
-			mf_report_time(rep, g, pe, tbuf, sizeof(tbuf));
-			mf_strbuf_puts(sb, tbuf);
-		} else {
-			mf_strbuf_putc(sb, ',');
-		}
-		mf_strbuf_putc(sb, ',');
-		csv_num(sb, r->interval);
-		mf_strbuf_putc(sb, ',');
-		csv_str(sb, g->family->display, tf);
-		mf_strbuf_putc(sb, ',');
-		mf_strbuf_u64(sb, r->cpus);
-		mf_strbuf_putc(sb, ',');
-		mf_strbuf_u64(sb, expected[i]);
-		for (k = 0; k < nkeys; k++) {
-			int idx = map[(size_t)(g->family - rep->kb->families) * nkeys + k];
-			mf_strbuf_putc(sb, ',');
-			if (idx == MF_REPORT_LSPR) {
-				const char *l = mf_lspr_name(r->lspr);
-				if (l)
-					mf_strbuf_puts(sb, l);
-			} else if (idx >= 0) {
-				csv_num(sb, r->value[idx]);
-			}
-		}
-		mf_strbuf_putc(sb, '\n');
+		write_row(sb, w, rep->results[i].group, &rep->results[i], w->expected[i], NULL);
 	}
 }
 
@@ -254,19 +283,59 @@ static int write_all_rows(FILE *fp, const struct rows *w)
 	return c.rc;
 }
 
+/* The streamed rows (stream.c), in order, a block at a time through one buffer. */
+struct streamed {
+	const struct rows *w;
+	FILE *fp;
+	struct mf_strbuf sb;
+	size_t n;
+};
+
+static int streamed_put(struct streamed *s)
+{
+	int rc = 0;
+	if (s->sb.failed)
+		rc = MF_ENOMEM;
+	else if (fwrite(s->sb.buf, 1, s->sb.len, s->fp) != s->sb.len)
+		rc = MF_EIO;
+	s->sb.len = 0;
+	s->n = 0;
+	return rc;
+}
+
+static int streamed_row(void *ctx, const struct mf_group *g, const struct mf_result *r, uint64_t expected,
+			const struct mf_row_times *t)
+{
+	struct streamed *s = ctx;
+	write_row(&s->sb, s->w, g, r, expected, t);
+	return ++s->n == BLOCK_ROWS ? streamed_put(s) : 0;
+}
+
+static int write_streamed(FILE *fp, const struct rows *w)
+{
+	struct streamed s = {w, fp, {0}, 0};
+	int rc;
+	mf_strbuf_init(&s.sb);
+	rc = mf_stream_each(w->rep->stream, streamed_row, &s);
+	if (!rc)
+		rc = streamed_put(&s);
+	mf_strbuf_free(&s.sb);
+	return rc;
+}
+
 int mf_out_csv(FILE *fp, const struct mf_report *rep)
 {
 	size_t nkeys, k;
 
 	const char **keys = mf_report_keys(rep, &nkeys);
 	int *map = keys ? mf_report_key_map(rep, keys, nkeys) : NULL;
-	uint64_t *own;
-	const uint64_t *expected = mf_report_expected(rep, &own);
+	uint64_t *own = NULL;
+	const uint64_t *expected = rep->stream ? NULL : mf_report_expected(rep, &own);
 	unsigned extra[MF_EXTRA_KEYS_MAX];
 	size_t nextra;
 	int rc;
 
-	if (!keys || !map || !expected) {
+	if (!keys || !map || (!expected && !rep->stream)) {
 		free(keys);
 		free(map);
 		free(own);
@@ -289,7 +358,7 @@ int mf_out_csv(FILE *fp, const struct mf_report *rep)
 		if (isatty(fileno(fp)))
 			w.text_flags = MF_ESCAPE_CSV_TERMINAL;
 		memcpy(w.extra, extra, sizeof(extra));
-		rc = write_all_rows(fp, &w);
+		rc = rep->stream ? write_streamed(fp, &w) : write_all_rows(fp, &w);
 	}
 	free(keys);
 	free(map);

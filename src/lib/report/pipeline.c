@@ -12,6 +12,7 @@
 #include "mfstat/report/pipeline.h"
 #include "parts.h"
 #include "rank.h"
+#include "stream.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -84,9 +85,31 @@ struct mf_pipeline {
 	bool need_made;
 	struct mf_sum_layout *layouts; /* the sums the groups of --by keep (make_layouts) */
 	size_t nlayouts;
+
+	/*
+	 * Streaming (stream_begin): the input in time order, the groups of closed intervals go
+	 * to st as rows; a sample out of order stops it (STREAM_BROKEN) and the input is read
+	 * again whole.  What the reading had made before is set back to the marks below.
+	 */
+	struct mf_stream *st;
+	bool streaming;
+	bool st_any;         /* a sample was grouped: st_start is its start */
+	int64_t st_start;    /* the latest start grouped */
+	uint64_t st_closed;  /* groups finished into st */
+	size_t st_most;      /* the most groups held at once */
+	size_t st_batch;     /* groups held before closed ones are finished */
+	size_t st_most_ids;  /* the most identities the duplicate table held (kept when it is freed) */
+	size_t st_nwarnings; /* marks: notes' warnings, summary, inputs and files before the reading */
+	size_t st_summary;
+	size_t st_ninputs, st_nfiles;
 };
 
+/* take_sample's word that the input is not in time order: read it again whole. */
+#define STREAM_BROKEN 1000
+
 static void make_layouts(struct mf_pipeline *p);
+static void compute_all(struct mf_pipeline *p, struct mf_group *const *groups, struct mf_result *res, size_t n);
+static int stream_sample(struct mf_pipeline *p, const struct mf_sample *s, struct mf_error *e);
 
 /* Counts the distinct systems of the samples kept. */
 static int see_system(struct mf_pipeline *p, uint32_t id)
@@ -234,6 +257,8 @@ static size_t ngroups_of(struct mf_grouper *g, const struct mf_strtab *tab);
 static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const char *file, struct mf_error *e)
 {
 	int got = see_system(p, s->system);
+	if (!got && p->streaming && p->o.max_groups && p->st_closed >= p->o.max_groups)
+		got = MF_ELIMIT; /* the groups finished count with those held */
 	if (!got)
 		got = mf_grouper_add(p->grp, s);
 	if (!got && p->lgrp && s->lpar_joined)
@@ -288,6 +313,8 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
 		else
 			p->no_offset++;
 	}
+	if (p->streaming && (got = stream_sample(p, s, e)) != 0)
+		return got;
 	got = mf_dedup_check(p->dd, file, s, e);
 
 	if (got >= 0) {
@@ -314,6 +341,152 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
 		return fail_nomem(p, e, "checking the samples of %s for copies (%llu rows)", file,
 				  (unsigned long long)in->samples);
 	return group_sample(p, s, file, e);
+}
+
+/*
+ * ---- Streaming the finest grain (stream.c) ----
+ *
+ * Where the CSV report gives the same bytes from rows finished early: --by of system and
+ * interval (with any of LPAR, pool and CPU, nothing else), no --sort, --top, -v or
+ * interval tables, one regular file of CSV, bad rows not skipped (nothing is told before the
+ * end but the error that stops the run).  The file is read by one thread, also with -j N (whose
+ * threads compute the metrics of each batch): streamed, a file in time order is read faster
+ * than its parts are at once, in a fraction of their memory; a file out of order is then read
+ * again, in parts.  Then, while every sample starts
+ * at or after the one before it, the groups held when a later start comes are all closed: past
+ * st_batch of them they are computed and handed to the stream as rows, and the grouper starts
+ * anew.  MFSTAT_STREAM=0 turns it off (the tests compare both ways), MFSTAT_STREAM_MEM sets the
+ * bytes of rows kept in memory before a run is spilled, MFSTAT_STREAM_BATCH the groups held.
+ */
+#define STREAM_BATCH 16384
+
+static size_t env_size(const char *name, size_t dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+	if (!v || !*v)
+		return dflt;
+	n = strtoull(v, &end, 10);
+	return *end || !n ? dflt : (size_t)n;
+}
+
+static bool stream_eligible(const struct mf_pipeline *p, const char *const *paths, size_t n)
+{
+	const unsigned need = MF_BY_SYSTEM | MF_BY_INTERVAL,
+		       allowed = MF_BY_SYSTEM | MF_BY_LPAR | MF_BY_POOL | MF_BY_CPU | MF_BY_INTERVAL;
+	const char *env = getenv("MFSTAT_STREAM");
+	struct stat sb;
+	if (!p->o.stream_csv || (env && strcmp(env, "0") == 0))
+		return false;
+	if (p->o.sort || p->o.top || p->o.explain || p->o.keep_intervals || p->o.skip_bad || !p->o.kb)
+		return false;
+	if ((p->o.by & need) != need || (p->o.by & ~allowed))
+		return false;
+	if (n != 1 || strcmp(paths[0], "-") == 0 || stat(paths[0], &sb) || !S_ISREG(sb.st_mode))
+		return false;
+	return !p->read_done && !p->rows && !p->ninputs && !p->held && !p->pend.n;
+}
+
+static int new_grouper(struct mf_pipeline *p)
+{
+	p->grp = mf_grouper_new(p->o.by);
+	if (!p->grp)
+		return MF_ENOMEM;
+	/* The groups finished count with those held (group_sample refuses more once they are all). */
+	mf_grouper_set_max_groups(p->grp, p->o.max_groups > p->st_closed ? p->o.max_groups - p->st_closed : 0);
+	mf_grouper_set_tz(p->grp, p->o.tz);
+	mf_grouper_set_layouts(p->grp, p->layouts, p->nlayouts);
+	return 0;
+}
+
+static void stream_begin(struct mf_pipeline *p)
+{
+	p->st = mf_stream_new(p->o.kb, p->tab, p->o.by, p->o.columns, p->o.ncolumns, p->o.tz,
+			      env_size("MFSTAT_STREAM_MEM", 0));
+	if (!p->st)
+		return; /* out of memory: the whole path */
+	p->streaming = true;
+	p->st_batch = env_size("MFSTAT_STREAM_BATCH", STREAM_BATCH);
+	p->st_nwarnings = p->notes.nwarnings;
+	p->st_summary = p->summary.len;
+	p->st_ninputs = p->ninputs;
+	p->st_nfiles = p->nfiles;
+	mf_dedup_set_ordered(p->dd, true);
+}
+
+/* The groups held, all closed, finished into the stream; the grouper made anew.  0 or MF_ENOMEM. */
+static int stream_flush(struct mf_pipeline *p)
+{
+	struct mf_group *const *groups;
+	struct mf_result *res;
+	size_t n;
+	int rc;
+	groups = mf_grouper_sort(p->grp, p->tab, 1, &n);
+	if (n > p->st_most)
+		p->st_most = n;
+	if (!n)
+		return 0;
+	if (!(res = mf_results_new_na(groups, n, false)))
+		return MF_ENOMEM;
+	compute_all(p, groups, res, n);
+	rc = mf_stream_add(p->st, groups, res, n);
+	mf_results_free(res, n);
+	p->st_closed += n;
+	mf_grouper_free(p->grp);
+	if (!rc)
+		rc = new_grouper(p);
+	return rc;
+}
+
+/* Streaming: s in time order (else STREAM_BROKEN), and the groups held finished when its start closes them. */
+static int stream_sample(struct mf_pipeline *p, const struct mf_sample *s, struct mf_error *e)
+{
+	size_t n;
+	int rc;
+	if (!s->has_start || (p->st_any && s->start_us < p->st_start))
+		return STREAM_BROKEN;
+	if (p->st_any && s->start_us > p->st_start) {
+		mf_grouper_list(p->grp, &n);
+		if (n >= p->st_batch && (rc = stream_flush(p)) != 0)
+			return fail_nomem(p, e, "finishing the groups of closed intervals");
+	}
+	p->st_any = true;
+	p->st_start = s->start_us;
+	return 0;
+}
+
+/* Streaming given up: what the reading made is set back, for the input to be read again whole. */
+static int stream_undo(struct mf_pipeline *p, struct mf_error *err)
+{
+	size_t i;
+	mf_stream_free(p->st);
+	p->st = NULL;
+	p->streaming = false;
+	p->st_any = false;
+	p->st_closed = 0;
+	p->rows = 0;
+	memset(p->left_out, 0, sizeof(p->left_out));
+	p->no_offset = p->with_offset = 0;
+	while (p->notes.nwarnings > p->st_nwarnings)
+		free(p->notes.warnings[--p->notes.nwarnings]);
+	if (p->summary.buf && p->summary.len > p->st_summary) {
+		p->summary.len = p->st_summary;
+		p->summary.buf[p->summary.len] = '\0';
+	}
+	for (i = p->st_ninputs; i < p->ninputs; i++)
+		mf_input_free(&p->inputs[i]);
+	p->ninputs = p->st_ninputs;
+	p->nfiles = p->st_nfiles;
+	free(p->seen);
+	p->seen = NULL;
+	p->nseen = p->nsystems = 0;
+	mf_dedup_free(p->dd);
+	mf_grouper_free(p->grp);
+	p->grp = NULL;
+	if (!(p->dd = mf_dedup_new()) || new_grouper(p))
+		return fail_nomem(p, err, "starting the reading again");
+	return 0;
 }
 
 /*
@@ -900,7 +1073,7 @@ static int add_one(struct mf_pipeline *p, const char *const *paths, size_t i, si
 	p->nfiles++;
 	if (mf_parts_pending_flush(&p->pend, p->dd))
 		return fail_nomem(p, err, "adding the duplicate tables of the parts read before %s", name);
-	if (!p->held && (got = add_parts(p, name, err)) != 1)
+	if (!p->held && !p->streaming && (got = add_parts(p, name, err)) != 1)
 		return got;
 	ro.lpar_nojoin = true;
 	got = mf_reader_open(&r, name, &ro, err);
@@ -928,7 +1101,14 @@ static int add_one(struct mf_pipeline *p, const char *const *paths, size_t i, si
 		tell(p, MF_PIPELINE_ERROR, err);
 		return got;
 	}
-	if (strcmp(mf_reader_format(r), "csv") == 0)
+	if (p->streaming && strcmp(mf_reader_format(r), "csv") != 0) {
+		/* Only CSV is streamed: the whole path, nothing read yet. */
+		mf_stream_free(p->st);
+		p->st = NULL;
+		p->streaming = false;
+		mf_dedup_set_ordered(p->dd, false);
+	}
+	if (strcmp(mf_reader_format(r), "csv") == 0 && !p->streaming)
 		mf_parts_reserve_rows(p->dd, name, -1, 0, -1);
 	got = drain(p, r, name, err);
 	mf_reader_close(r);
@@ -945,8 +1125,18 @@ int mf_pipeline_read_files(struct mf_pipeline *p, const char *const *paths, size
 			mf_pipeline_prescan_file(p, paths[i]);
 		return mf_pipeline_add_files(p, paths, n, err);
 	}
+	if (stream_eligible(p, paths, n))
+		stream_begin(p);
 	for (i = 0; i < n && !rc; i++)
 		rc = settled ? add(p, paths[i], NULL, 0, false, err) : add_one(p, paths, i, n, &settled, err);
+	if (rc == STREAM_BROKEN) {
+		/* Not in time order: read again whole, as if streaming had never begun. */
+		if ((rc = stream_undo(p, err)) != 0)
+			return rc;
+		settled = false;
+		for (i = 0; i < n && !rc; i++)
+			rc = settled ? add(p, paths[i], NULL, 0, false, err) : add_one(p, paths, i, n, &settled, err);
+	}
 	if (!rc)
 		rc = settle(p, paths, n, n, err);
 	return rc;
@@ -1093,6 +1283,17 @@ void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...)
 unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)
 {
 	return p->notes.skipped;
+}
+
+bool mf_pipeline_stream_counts(const struct mf_pipeline *p, struct mf_pipeline_stream_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!p->st)
+		return false;
+	mf_stream_counts(p->st, &c->rows, &c->runs, &c->bytes);
+	c->most_groups = p->st_most;
+	c->most_identities = p->dd ? mf_dedup_most_held(p->dd) : p->st_most_ids;
+	return true;
 }
 
 unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p)
@@ -1259,18 +1460,33 @@ static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **wha
 			return MF_ENOMEM;
 		}
 		mf_parts_pending_drop(&p->pend);
+		p->st_most_ids = mf_dedup_most_held(p->dd);
 		mf_dedup_free(p->dd);
 		p->dd = NULL;
 		p->read_done = true;
 	}
-	groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
-	p->res = mf_results_new_na(groups, p->ngroups, p->o.explain);
-	if (!p->res) {
-		*what = "computing the metrics of the groups";
-		return MF_ENOMEM;
+	if (p->streaming) {
+		/* The groups still held are closed too: every row is in the stream. */
+		uint64_t rows, runs, bytes;
+		int rc = stream_flush(p);
+		if (rc) {
+			*what = "finishing the groups of closed intervals";
+			return MF_ENOMEM;
+		}
+		mf_stream_counts(p->st, &rows, &runs, &bytes);
+		p->ngroups = (size_t)rows;
+		memset(rep, 0, sizeof(*rep));
+		rep->stream = p->st;
+	} else {
+		groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
+		p->res = mf_results_new_na(groups, p->ngroups, p->o.explain);
+		if (!p->res) {
+			*what = "computing the metrics of the groups";
+			return MF_ENOMEM;
+		}
+		compute_all(p, groups, p->res, p->ngroups);
+		memset(rep, 0, sizeof(*rep));
 	}
-	compute_all(p, groups, p->res, p->ngroups);
-	memset(rep, 0, sizeof(*rep));
 	rep->kb = p->o.kb;
 	rep->tab = p->tab;
 	rep->jobs = p->o.jobs;
@@ -1402,6 +1618,7 @@ void mf_pipeline_free(struct mf_pipeline *p)
 			free(p->need[i]);
 	free(p->need);
 	free(p->layouts);
+	mf_stream_free(p->st);
 	free(p->s);
 	free(p->s_ahead);
 	free(p->seen);
