@@ -138,6 +138,7 @@ struct mf_grouper {
 	size_t nlayouts;
 	const struct mf_family *lay_family; /* the family looked up last, and its layout */
 	const struct mf_sum_layout *lay_last;
+	size_t runs_taken; /* groups taken sorted by mf_grouper_take_sorted (not sorted again here) */
 };
 
 static const struct {
@@ -520,6 +521,15 @@ static int rehash(struct mf_grouper *g, size_t nslots)
 	return 0;
 }
 
+/* The slots of a table for n groups: a power of two, at most half full. */
+static size_t slots_for(size_t n)
+{
+	size_t want = 256;
+	while (want < 2 * n + 2)
+		want *= 2;
+	return want;
+}
+
 /* The group of key k, or NULL with *slot the empty slot where it would go (g->slots made). */
 static struct mf_group *lookup(struct mf_grouper *g, const struct mf_group *k, uint64_t h, size_t *slot)
 {
@@ -567,7 +577,7 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 
 	if (g->last && key_eq(g->last, k))
 		return g->last;
-	if (!g->slots && rehash(g, 256))
+	if (!g->slots && rehash(g, slots_for(g->n))) /* none yet, or let go (mf_grouper_take_sorted) */
 		return NULL;
 	h = key_hash(k);
 	if ((grp = lookup(g, k, h, &j)) != NULL)
@@ -1026,7 +1036,8 @@ int mf_group_place_cmp(const struct mf_group *a, const struct mf_group *b)
  * so the comparison needs no context and compares integers, not strings.
  */
 struct sort_entry {
-	uint32_t system, lpar;
+	uint64_t k1; /* the ranks of the system (high half) and LPAR names; keyed: see sort_keys */
+	uint64_t k2; /* keyed: the interval start */
 	struct mf_group *g;
 };
 
@@ -1094,19 +1105,10 @@ static uint32_t *name_ranks(const struct mf_grouper *g, const struct mf_strtab *
 	return rank;
 }
 
-static int cmp_group(const void *pa, const void *pb)
+/* The order of the groups after their family, input, system and LPAR. */
+static int cmp_after_names(const struct mf_group *a, const struct mf_group *b)
 {
-	const struct sort_entry *ea = pa, *eb = pb;
-	const struct mf_group *a = ea->g, *b = eb->g;
 	int c;
-	if (a->family != b->family)
-		return strcmp(a->family->key, b->family->key);
-	if (a->input != b->input)
-		return a->input < b->input ? -1 : 1;
-	if (ea->system != eb->system)
-		return ea->system < eb->system ? -1 : 1;
-	if (ea->lpar != eb->lpar)
-		return ea->lpar < eb->lpar ? -1 : 1;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
 	if ((c = mf_group_place_cmp(a, b)))
@@ -1124,6 +1126,76 @@ static int cmp_group(const void *pa, const void *pb)
 	return 0;
 }
 
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct sort_entry *ea = pa, *eb = pb;
+	const struct mf_group *a = ea->g, *b = eb->g;
+	if (a->family != b->family)
+		return strcmp(a->family->key, b->family->key);
+	if (a->input != b->input)
+		return a->input < b->input ? -1 : 1;
+	if (ea->k1 != eb->k1)
+		return ea->k1 < eb->k1 ? -1 : 1;
+	return cmp_after_names(a, b);
+}
+
+/* cmp_group of entries with keys (sort_keys): two integers, the groups not read. */
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const struct sort_entry *a = pa, *b = pb;
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1 ? -1 : 1;
+	return (a->k2 > b->k2) - (a->k2 < b->k2);
+}
+
+/*
+ * Whether g's groups differ only in system, LPAR, pool and interval start, with fewer than 2^24
+ * names ranked and pools within 2^16 of each other (the finest grain, and most groupings): then
+ * e[i].k1 = the ranks of system and LPAR and the pool from the lowest, e[i].k2 = the start
+ * (biased: unsigned order is signed order), so that cmp_keyed gives cmp_group's order.
+ */
+static bool sort_keys(const struct mf_grouper *g, const uint32_t *rank, struct sort_entry *e)
+{
+	const struct mf_group *f = g->n ? g->list[0] : NULL;
+	int lo = f ? f->pool : 0, hi = lo;
+	size_t i;
+	for (i = 0; i < g->n; i++) {
+		const struct mf_group *a = g->list[i];
+		if (a->family != f->family || a->input != f->input || mf_group_place_cmp(a, f) != 0 ||
+		    a->has_bucket != f->has_bucket || a->bucket != f->bucket || a->has_start != f->has_start ||
+		    a->cpu != f->cpu || rank[a->system] >= (1u << 24) || rank[a->lpar] >= (1u << 24))
+			return false;
+		if (a->pool < lo)
+			lo = a->pool;
+		if (a->pool > hi)
+			hi = a->pool;
+	}
+	if ((int64_t)hi - lo >= (1 << 16))
+		return false;
+	for (i = 0; i < g->n; i++) {
+		const struct mf_group *a = g->list[i];
+		e[i].k1 = (uint64_t)rank[a->system] << 40 | (uint64_t)rank[a->lpar] << 16 | (uint64_t)(a->pool - lo);
+		e[i].k2 = (uint64_t)a->start_us ^ (UINT64_C(1) << 63);
+	}
+	return true;
+}
+
+/* cmp_group's order with the names looked up in tab (NULL: every name unknown), not ranked. */
+static int cmp_group_named(const struct mf_strtab *tab, const struct mf_group *a, const struct mf_group *b)
+{
+	int c;
+	if (a->family != b->family)
+		return strcmp(a->family->key, b->family->key);
+	if (a->input != b->input)
+		return a->input < b->input ? -1 : 1;
+	if (tab && a->system != b->system &&
+	    (c = cmp_name(mf_strtab_get(tab, a->system), mf_strtab_get(tab, b->system))) != 0)
+		return c;
+	if (tab && a->lpar != b->lpar && (c = cmp_name(mf_strtab_get(tab, a->lpar), mf_strtab_get(tab, b->lpar))) != 0)
+		return c;
+	return cmp_after_names(a, b);
+}
+
 struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n)
 {
 	*n = g->n;
@@ -1134,13 +1206,14 @@ struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n)
 struct sort_work {
 	struct sort_entry *e;
 	size_t n, nr;
+	int (*cmp)(const void *, const void *);
 };
 
 static void sort_share(void *ctx, size_t i)
 {
 	const struct sort_work *w = ctx;
 	size_t from = w->n * i / w->nr, to = w->n * (i + 1) / w->nr;
-	qsort(w->e + from, to - from, sizeof(*w->e), cmp_group);
+	qsort(w->e + from, to - from, sizeof(*w->e), w->cmp);
 }
 
 /*
@@ -1148,7 +1221,8 @@ static void sort_share(void *ctx, size_t i)
  * (through tmp, n entries).  The order is total (no two groups share a key), so it is the order
  * of one qsort.  Returns the sorted array: e or tmp.
  */
-static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *tmp, size_t n, size_t jobs)
+static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *tmp, size_t n, size_t jobs,
+				       int (*cmp)(const void *, const void *))
 {
 	struct {
 		size_t from, to;
@@ -1160,6 +1234,7 @@ static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *
 	sw.e = e;
 	sw.n = n;
 	sw.nr = nr;
+	sw.cmp = cmp;
 	mf_run_shares(nr, sort_share, &sw);
 	for (i = 0; i < nr; i++) {
 		run[i].from = n * i / nr;
@@ -1178,7 +1253,7 @@ static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *
 			b = run[i + 1].from;
 			be = run[i + 1].to;
 			while (a < ae && b < be)
-				tmp[o++] = cmp_group(&e[b], &e[a]) < 0 ? e[b++] : e[a++];
+				tmp[o++] = cmp(&e[b], &e[a]) < 0 ? e[b++] : e[a++];
 			while (a < ae)
 				tmp[o++] = e[a++];
 			while (b < be)
@@ -1203,12 +1278,13 @@ struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_st
 		if (e && rank) {
 			if (jobs > 1 && g->n >= 8192)
 				tmp = malloc(g->n * sizeof(*tmp));
+			bool keyed = sort_keys(g, rank, e);
 			for (i = 0; i < g->n; i++) {
 				e[i].g = g->list[i];
-				e[i].system = rank[g->list[i]->system];
-				e[i].lpar = rank[g->list[i]->lpar];
+				if (!keyed)
+					e[i].k1 = (uint64_t)rank[g->list[i]->system] << 32 | rank[g->list[i]->lpar];
 			}
-			sorted = sort_entries(e, tmp, g->n, jobs);
+			sorted = sort_entries(e, tmp, g->n, jobs, keyed ? cmp_keyed : cmp_group);
 			for (i = 0; i < g->n; i++)
 				g->list[i] = sorted[i].g;
 			free(tmp);
@@ -1587,18 +1663,13 @@ static void merge_key(const struct mf_grouper *g, const struct mf_group *src, co
 	key_mask(g, key);
 }
 
-int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap)
+/* Adds group src (its names through map) to grp, a group of the same key: 0 or MF_ENOMEM. */
+static int merge_into(struct mf_group *grp, const struct mf_group *src, const uint32_t *map, size_t nmap)
 {
 	const struct group *sp = cpriv(src);
-	struct mf_group key, *grp;
 	struct mf_sample probe;
-	size_t n, i;
+	size_t n = nsums_of(grp), i;
 
-	merge_key(g, src, map, nmap, &key);
-	grp = find_or_add(g, &key);
-	if (!grp)
-		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
-	n = nsums_of(grp);
 	if (grp->rows == 0)
 		grp->machine = src->machine;
 	else if (grp->machine != src->machine) {
@@ -1691,6 +1762,16 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 			return MF_ENOMEM;
 	}
 	return 0;
+}
+
+int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap)
+{
+	struct mf_group key, *grp;
+	merge_key(g, src, map, nmap, &key);
+	grp = find_or_add(g, &key);
+	if (!grp)
+		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
+	return merge_into(grp, src, map, nmap);
 }
 
 /* A group's names (its own, its intervals' and CPUs') through map, key as given; 0 or MF_ENOMEM. */
@@ -1811,6 +1892,175 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 	src->last = NULL;
 	g->last = NULL;
 	return rc;
+}
+
+/*
+ * mf_grouper_take_sorted's renaming: the groups of the parts whose names change (not same[i]),
+ * taken one after the other, under g's names, share i of ns renaming its ns-th of them.
+ */
+struct rename_work {
+	const struct mf_grouper *g;
+	struct mf_grouper *const *src;
+	const uint32_t *const *maps;
+	const size_t *nmaps;
+	const bool *same;
+	size_t n, total, ns;
+	int *rc;
+};
+
+static void rename_share(void *ctx, size_t s)
+{
+	const struct rename_work *w = ctx;
+	size_t from = w->total * s / w->ns, to = w->total * (s + 1) / w->ns, at = 0, i, k;
+	for (i = 0; i < w->n && at < to; i++) {
+		size_t n = w->same[i] ? 0 : w->src[i]->n;
+		for (k = from > at ? from - at : 0; k < n && at + k < to; k++) {
+			struct mf_group *sg = w->src[i]->list[k], key;
+			merge_key(w->g, sg, w->maps[i], w->nmaps[i], &key);
+			if (rename_group(priv(sg), &key, w->maps[i], w->nmaps[i]))
+				w->rc[s] = MF_ENOMEM;
+			priv(sg)->hash = key_hash(&key);
+		}
+		at += n;
+	}
+}
+
+/* The heap of mf_grouper_take_sorted: parts by their next group, then by their order. */
+struct run_heap {
+	const struct mf_strtab *tab;
+	struct mf_grouper *const *src;
+	size_t *at;  /* by part: its next group */
+	size_t *idx; /* the heap of parts with groups left */
+	size_t n;
+};
+
+static bool run_before(const struct run_heap *h, size_t a, size_t b)
+{
+	int c = cmp_group_named(h->tab, h->src[a]->list[h->at[a]], h->src[b]->list[h->at[b]]);
+	return c < 0 || (c == 0 && a < b);
+}
+
+static void run_down(struct run_heap *h, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i, t;
+		if (l < h->n && run_before(h, h->idx[l], h->idx[m]))
+			m = l;
+		if (l + 1 < h->n && run_before(h, h->idx[l + 1], h->idx[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h->idx[i];
+		h->idx[i] = h->idx[m];
+		h->idx[m] = t;
+		i = m;
+	}
+}
+
+int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, const uint32_t *const *maps,
+			   const size_t *nmaps, size_t n, const struct mf_strtab *tab)
+{
+	struct rename_work w = {g, src, maps, nmaps, NULL, n, 0, n < 64 ? n : 64, NULL};
+	bool *same = NULL;
+	struct run_heap h = {tab, src, NULL, NULL, 0};
+	struct mf_group **out = NULL;
+	size_t i, total = 0, nout = 0, *kept = NULL;
+	int rc = 0;
+
+	if (g->n || n == 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		if ((!src[i]->sorted && src[i]->n > 1) || src[i]->by != g->by || src[i]->calendar != g->calendar ||
+		    src[i]->cal != g->cal || src[i]->tz != g->tz)
+			return 1;
+		total += src[i]->n;
+	}
+	if (g->max_groups && total > g->max_groups)
+		return 1; /* groups the parts share may bring it below: find_or_add says */
+	out = malloc((total ? total : 1) * sizeof(*out));
+	kept = calloc(n, sizeof(*kept));
+	h.at = calloc(n, sizeof(*h.at));
+	h.idx = malloc(n * sizeof(*h.idx));
+	w.rc = calloc(n, sizeof(*w.rc));
+	w.same = same = calloc(n, sizeof(*same));
+	if (!out || !kept || !h.at || !h.idx || !w.rc || !same) {
+		rc = MF_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !rc; i++)
+		rc = hold_arenas(g, src[i]);
+	if (rc)
+		goto out;
+	/*
+	 * The parts' names become g's, with a thread a part (the names of the first part read into
+	 * an empty table keep their ids), then their sorted runs merge into one.
+	 */
+	for (i = 0; i < n; i++) {
+		size_t k;
+		same[i] = true;
+		for (k = 1; k < nmaps[i] && same[i]; k++)
+			same[i] = maps[i][k] == k;
+		if (!same[i])
+			w.total += src[i]->n;
+	}
+	mf_run_shares(w.total ? w.ns : 0, rename_share, &w);
+	for (i = 0; i < n; i++)
+		if (w.rc[i])
+			rc = MF_ENOMEM;
+	if (rc)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (src[i]->n)
+			h.idx[h.n++] = i;
+	for (i = h.n; i-- > 0;)
+		run_down(&h, i);
+	while (h.n) {
+		size_t p = h.idx[0];
+		struct mf_group *grp = src[p]->list[h.at[p]++];
+		if (h.at[p] + 8 < src[p]->n)
+			__builtin_prefetch(src[p]->list[h.at[p] + 8]);
+		if (h.at[p] == src[p]->n)
+			h.idx[0] = h.idx[--h.n];
+		run_down(&h, 0);
+		/* A group of an earlier part with the same key comes just before: added up, in the parts' order. */
+		if (nout && !rc && cmp_group_named(tab, out[nout - 1], grp) == 0) {
+			rc = merge_into(out[nout - 1], grp, NULL, 0);
+			src[p]->list[kept[p]++] = grp; /* freed with src, as mf_grouper_take_ids leaves it */
+			continue;
+		}
+		out[nout++] = grp;
+	}
+	free(g->list);
+	free(g->slots);
+	g->list = out;
+	g->n = nout;
+	g->cap = total ? total : 1;
+	g->slots = NULL; /* made when a group is looked up (find_or_add): after the report, never */
+	g->nslots = 0;
+	g->sorted = true;
+	g->last = NULL;
+	g->runs_taken += nout;
+	out = NULL;
+	for (i = 0; i < n; i++) {
+		src[i]->n = kept[i];
+		free(src[i]->slots);
+		src[i]->slots = NULL;
+		src[i]->nslots = 0;
+		src[i]->last = NULL;
+	}
+out:
+	free(out);
+	free(kept);
+	free(h.at);
+	free(h.idx);
+	free(w.rc);
+	free(same);
+	return rc;
+}
+
+size_t mf_grouper_runs_taken(const struct mf_grouper *g)
+{
+	return g->runs_taken;
 }
 
 void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m)
