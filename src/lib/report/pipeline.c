@@ -1284,7 +1284,7 @@ static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **wha
 		p->read_done = true;
 	}
 	groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
-	p->res = mf_results_new_na(groups, p->ngroups, p->o.explain);
+	p->res = mf_results_new_jobs(groups, p->ngroups, p->o.explain, p->o.jobs);
 	if (!p->res) {
 		*what = "computing the metrics of the groups";
 		return MF_ENOMEM;
