@@ -219,14 +219,15 @@ static struct mf_pipeline *report_of(const char *path, unsigned by, unsigned job
  * -j 2 on a file read in parts, rows not in time order and names interned in another order by
  * each part: every group of the report was sorted by a part's thread and merged in order
  * (mf_pipeline_part_sorted), none sorted after, and the report is the one of -j 1, groups, order,
- * sums and metrics; by system, every group is in both parts and added up.
+ * sums and metrics, with 2 and 3 parts; by system, and by interval (two rows each, mostly of two
+ * parts: the merge cut into slices), groups of several parts are added up.
  */
 static void parts_sorted(void **state)
 {
 	char path[] = MFSTAT_BINARY_DIR "/pipeline-sorted-XXXXXX";
-	const unsigned bys[] = {MF_BY_DEFAULT, MF_BY_SYSTEM};
+	const unsigned bys[] = {MF_BY_DEFAULT, MF_BY_SYSTEM, MF_BY_INTERVAL};
 	const size_t rows = 200000, nsys = 97;
-	size_t i, b, k;
+	size_t i, b, k, jobs;
 	int fd = mkstemp(path);
 	FILE *fp;
 	(void)state;
@@ -237,8 +238,8 @@ static void parts_sorted(void **state)
 	/* 12 MiB (three parts of 4 MiB at most), each row its own sample, in an order not of time. */
 	fputs(HEAD, fp);
 	for (i = 0; i < rows; i++) {
-		size_t r = i * 7919 % rows; /* a permutation: 7919 is prime to 200,000 */
-		time_t t = (time_t)1735689600 + (time_t)r * 60;
+		size_t r = i * 7919 % rows;                           /* a permutation: 7919 is prime to 200,000 */
+		time_t t = (time_t)1735689600 + (time_t)(r / 2) * 60; /* rows r and r + 1 of two systems */
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		fprintf(fp, "SYS%02zu,0,z16,1000,%04d-%02d-%02dT%02d:%02d:00Z,60,%zu,1\n", (r * 31 + i % 3) % nsys,
@@ -246,28 +247,37 @@ static void parts_sorted(void **state)
 	}
 	assert_int_equal(fclose(fp), 0);
 	for (b = 0; b < sizeof(bys) / sizeof(bys[0]); b++) {
-		struct seen s1 = {0}, s2 = {0};
-		struct mf_report r1, r2;
-		struct mf_pipeline *p1 = report_of(path, bys[b], 1, &s1, &r1),
-				   *p2 = report_of(path, bys[b], 2, &s2, &r2);
-		print_message("by %u: %zu groups, %llu taken sorted from the parts\n", bys[b], r2.ngroups,
-			      mf_pipeline_part_sorted(p2));
-		assert_int_equal(mf_pipeline_part_rows(p2), rows);
+		struct seen s1 = {0};
+		struct mf_report r1;
+		struct mf_pipeline *p1 = report_of(path, bys[b], 1, &s1, &r1);
 		assert_int_equal(mf_pipeline_part_sorted(p1), 0);
-		assert_int_equal(mf_pipeline_part_sorted(p2), r2.ngroups);
-		assert_int_equal(r1.ngroups, bys[b] == MF_BY_SYSTEM ? nsys : rows);
-		assert_int_equal(r2.ngroups, r1.ngroups);
-		for (k = 0; k < r1.ngroups; k++) {
-			const struct mf_group *g1 = r1.results[k].group, *g2 = r2.results[k].group;
-			assert_string_equal(mf_strtab_get(r1.tab, g1->system), mf_strtab_get(r2.tab, g2->system));
-			assert_int_equal(g1->start_us, g2->start_us);
-			assert_int_equal(g1->rows, g2->rows);
-			assert_int_equal(mf_group_sum(g1, 0), mf_group_sum(g2, 0));
-			assert_memory_equal(r1.results[k].value, r2.results[k].value,
-					    g1->family->nmetrics * sizeof(double));
+		assert_int_equal(r1.ngroups, bys[b] == MF_BY_SYSTEM     ? nsys
+					     : bys[b] == MF_BY_INTERVAL ? rows / 2
+									: rows);
+		for (jobs = 2; jobs <= 3; jobs++) {
+			struct seen s2 = {0};
+			struct mf_report r2;
+			struct mf_pipeline *p2 = report_of(path, bys[b], (unsigned)jobs, &s2, &r2);
+			print_message("by %u, -j %zu: %zu groups, %llu taken sorted from the parts\n", bys[b], jobs,
+				      r2.ngroups, mf_pipeline_part_sorted(p2));
+			assert_int_equal(mf_pipeline_part_rows(p2), rows);
+			assert_int_equal(mf_pipeline_part_sorted(p2), r2.ngroups);
+			assert_int_equal(r2.ngroups, r1.ngroups);
+			for (k = 0; k < r1.ngroups; k++) {
+				const struct mf_group *g1 = r1.results[k].group, *g2 = r2.results[k].group;
+				assert_int_equal(g1->system == 0, g2->system == 0); /* 0: not grouped by system */
+				if (g1->system)
+					assert_string_equal(mf_strtab_get(r1.tab, g1->system),
+							    mf_strtab_get(r2.tab, g2->system));
+				assert_int_equal(g1->start_us, g2->start_us);
+				assert_int_equal(g1->rows, g2->rows);
+				assert_int_equal(mf_group_sum(g1, 0), mf_group_sum(g2, 0));
+				assert_memory_equal(r1.results[k].value, r2.results[k].value,
+						    g1->family->nmetrics * sizeof(double));
+			}
+			mf_pipeline_free(p2);
 		}
 		mf_pipeline_free(p1);
-		mf_pipeline_free(p2);
 	}
 	unlink(path);
 }

@@ -1925,12 +1925,29 @@ static void rename_share(void *ctx, size_t s)
 	}
 }
 
-/* The heap of mf_grouper_take_sorted: parts by their next group, then by their order. */
+/*
+ * mf_grouper_take_sorted's merge, cut into ns slices by key: slice s merges the groups of each
+ * part p from cut[p * (ns + 1) + s] to cut[p * (ns + 1) + s + 1] (the groups of a key all in one
+ * slice) into out from the sum of its parts' first cuts, and leaves those it adds to another in
+ * its part's list from its cut on, kept[p * ns + s] of them.
+ */
+struct merge_work {
+	const struct mf_strtab *tab;
+	struct mf_grouper *const *src;
+	size_t n, ns;
+	const size_t *cut;
+	struct mf_group **out;
+	size_t *nout; /* by slice */
+	size_t *kept;
+	int *rc; /* by slice */
+};
+
+/* A slice's heap: parts by their next group, then by their order. */
 struct run_heap {
 	const struct mf_strtab *tab;
 	struct mf_grouper *const *src;
-	size_t *at;  /* by part: its next group */
-	size_t *idx; /* the heap of parts with groups left */
+	size_t *at, *end; /* by part: its next group, and the slice's end */
+	size_t *idx;      /* the heap of parts with groups left */
 	size_t n;
 };
 
@@ -1957,14 +1974,83 @@ static void run_down(struct run_heap *h, size_t i)
 	}
 }
 
+static void merge_share(void *ctx, size_t s)
+{
+	struct merge_work *w = ctx;
+	struct run_heap h = {w->tab, w->src, NULL, NULL, NULL, 0};
+	struct mf_group **out = w->out;
+	size_t *mem = malloc(3 * w->n * sizeof(*mem)), p, i, nout = 0;
+	int rc = 0;
+	for (p = 0; p < w->n; p++)
+		out += w->cut[p * (w->ns + 1) + s];
+	if (!mem) {
+		/* Without room for the heap: the slice's groups as they are, unsorted, and the error. */
+		for (p = 0; p < w->n; p++)
+			for (i = w->cut[p * (w->ns + 1) + s]; i < w->cut[p * (w->ns + 1) + s + 1]; i++)
+				out[nout++] = w->src[p]->list[i];
+		w->nout[s] = nout;
+		w->rc[s] = MF_ENOMEM;
+		return;
+	}
+	h.at = mem;
+	h.end = mem + w->n;
+	h.idx = mem + 2 * w->n;
+	for (p = 0; p < w->n; p++) {
+		h.at[p] = w->cut[p * (w->ns + 1) + s];
+		h.end[p] = w->cut[p * (w->ns + 1) + s + 1];
+		w->kept[p * w->ns + s] = 0;
+		if (h.at[p] < h.end[p])
+			h.idx[h.n++] = p;
+	}
+	for (i = h.n; i-- > 0;)
+		run_down(&h, i);
+	while (h.n) {
+		struct mf_grouper *sp;
+		struct mf_group *grp;
+		p = h.idx[0];
+		sp = w->src[p];
+		grp = sp->list[h.at[p]++];
+		if (h.at[p] + 8 < h.end[p])
+			__builtin_prefetch(sp->list[h.at[p] + 8]);
+		if (h.at[p] == h.end[p])
+			h.idx[0] = h.idx[--h.n];
+		run_down(&h, 0);
+		/* A group of an earlier part with the same key comes just before: added up, in the parts' order. */
+		if (nout && !rc && cmp_group_named(w->tab, out[nout - 1], grp) == 0) {
+			rc = merge_into(out[nout - 1], grp, NULL, 0);
+			/* freed with src, as mf_grouper_take_ids leaves it */
+			sp->list[w->cut[p * (w->ns + 1) + s] + w->kept[p * w->ns + s]++] = grp;
+			continue;
+		}
+		out[nout++] = grp;
+	}
+	free(mem);
+	w->nout[s] = nout;
+	w->rc[s] = rc;
+}
+
+/* The first group of src's sorted list[from, to) not before key. */
+static size_t run_lower(const struct mf_strtab *tab, const struct mf_grouper *src, size_t from, size_t to,
+			const struct mf_group *key)
+{
+	while (from < to) {
+		size_t mid = from + (to - from) / 2;
+		if (cmp_group_named(tab, src->list[mid], key) < 0)
+			from = mid + 1;
+		else
+			to = mid;
+	}
+	return from;
+}
+
 int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, const uint32_t *const *maps,
 			   const size_t *nmaps, size_t n, const struct mf_strtab *tab)
 {
 	struct rename_work w = {g, src, maps, nmaps, NULL, n, 0, n < 64 ? n : 64, NULL};
+	struct merge_work m = {tab, src, n, n < 64 ? n : 64, NULL, NULL, NULL, NULL, NULL};
 	bool *same = NULL;
-	struct run_heap h = {tab, src, NULL, NULL, 0};
 	struct mf_group **out = NULL;
-	size_t i, total = 0, nout = 0, *kept = NULL;
+	size_t *cut = NULL, i, p, s, total = 0, nout = 0, largest = 0;
 	int rc = 0;
 
 	if (g->n || n == 0)
@@ -1974,16 +2060,21 @@ int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, 
 		    src[i]->cal != g->cal || src[i]->tz != g->tz)
 			return 1;
 		total += src[i]->n;
+		if (src[i]->n > src[largest]->n)
+			largest = i;
 	}
 	if (g->max_groups && total > g->max_groups)
 		return 1; /* groups the parts share may bring it below: find_or_add says */
-	out = malloc((total ? total : 1) * sizeof(*out));
-	kept = calloc(n, sizeof(*kept));
-	h.at = calloc(n, sizeof(*h.at));
-	h.idx = malloc(n * sizeof(*h.idx));
+	if (total < 65536)
+		m.ns = 1;
+	m.out = out = malloc((total ? total : 1) * sizeof(*out));
+	m.cut = cut = malloc(n * (m.ns + 1) * sizeof(*cut));
+	m.kept = calloc(n * m.ns, sizeof(*m.kept));
+	m.nout = calloc(m.ns, sizeof(*m.nout));
+	m.rc = calloc(m.ns, sizeof(*m.rc));
 	w.rc = calloc(n, sizeof(*w.rc));
 	w.same = same = calloc(n, sizeof(*same));
-	if (!out || !kept || !h.at || !h.idx || !w.rc || !same) {
+	if (!out || !cut || !m.kept || !m.nout || !m.rc || !w.rc || !same) {
 		rc = MF_ENOMEM;
 		goto out;
 	}
@@ -1992,8 +2083,9 @@ int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, 
 	if (rc)
 		goto out;
 	/*
-	 * The parts' names become g's, with a thread a part (the names of the first part read into
-	 * an empty table keep their ids), then their sorted runs merge into one.
+	 * The parts' names become g's, with the threads of the parts (the names of the first part
+	 * read into an empty table keep their ids), then their sorted runs merge into one, cut into
+	 * slices at keys of the largest run, a thread a slice.
 	 */
 	for (i = 0; i < n; i++) {
 		size_t k;
@@ -2009,26 +2101,37 @@ int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, 
 			rc = MF_ENOMEM;
 	if (rc)
 		goto out;
-	for (i = 0; i < n; i++)
-		if (src[i]->n)
-			h.idx[h.n++] = i;
-	for (i = h.n; i-- > 0;)
-		run_down(&h, i);
-	while (h.n) {
-		size_t p = h.idx[0];
-		struct mf_group *grp = src[p]->list[h.at[p]++];
-		if (h.at[p] + 8 < src[p]->n)
-			__builtin_prefetch(src[p]->list[h.at[p] + 8]);
-		if (h.at[p] == src[p]->n)
-			h.idx[0] = h.idx[--h.n];
-		run_down(&h, 0);
-		/* A group of an earlier part with the same key comes just before: added up, in the parts' order. */
-		if (nout && !rc && cmp_group_named(tab, out[nout - 1], grp) == 0) {
-			rc = merge_into(out[nout - 1], grp, NULL, 0);
-			src[p]->list[kept[p]++] = grp; /* freed with src, as mf_grouper_take_ids leaves it */
-			continue;
+	for (p = 0; p < n; p++) {
+		cut[p * (m.ns + 1)] = 0;
+		cut[p * (m.ns + 1) + m.ns] = src[p]->n;
+		for (s = 1; s < m.ns; s++) {
+			const struct mf_group *key = src[largest]->list[src[largest]->n * s / m.ns];
+			cut[p * (m.ns + 1) + s] = run_lower(tab, src[p], cut[p * (m.ns + 1) + s - 1], src[p]->n, key);
 		}
-		out[nout++] = grp;
+	}
+	mf_run_shares(m.ns, merge_share, &m);
+	/* The slices one after the other, and each part's groups added to another's. */
+	for (s = 0; s < m.ns; s++) {
+		size_t from = 0;
+		for (p = 0; p < n; p++)
+			from += cut[p * (m.ns + 1) + s];
+		memmove(out + nout, out + from, m.nout[s] * sizeof(*out));
+		nout += m.nout[s];
+		if (m.rc[s])
+			rc = m.rc[s];
+	}
+	for (p = 0; p < n; p++) {
+		size_t k = 0;
+		for (s = 0; s < m.ns; s++) {
+			memmove(src[p]->list + k, src[p]->list + cut[p * (m.ns + 1) + s],
+				m.kept[p * m.ns + s] * sizeof(*src[p]->list));
+			k += m.kept[p * m.ns + s];
+		}
+		src[p]->n = k;
+		free(src[p]->slots);
+		src[p]->slots = NULL;
+		src[p]->nslots = 0;
+		src[p]->last = NULL;
 	}
 	free(g->list);
 	free(g->slots);
@@ -2037,22 +2140,16 @@ int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, 
 	g->cap = total ? total : 1;
 	g->slots = NULL; /* made when a group is looked up (find_or_add): after the report, never */
 	g->nslots = 0;
-	g->sorted = true;
+	g->sorted = !rc;
 	g->last = NULL;
 	g->runs_taken += nout;
 	out = NULL;
-	for (i = 0; i < n; i++) {
-		src[i]->n = kept[i];
-		free(src[i]->slots);
-		src[i]->slots = NULL;
-		src[i]->nslots = 0;
-		src[i]->last = NULL;
-	}
 out:
 	free(out);
-	free(kept);
-	free(h.at);
-	free(h.idx);
+	free(cut);
+	free(m.kept);
+	free(m.nout);
+	free(m.rc);
 	free(w.rc);
 	free(same);
 	return rc;
