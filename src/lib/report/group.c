@@ -64,6 +64,23 @@ static struct chunk *chunk_new(size_t size)
 	return c;
 }
 
+/*
+ * A hint that the large malloc'd block p of n bytes (not yet written) is to be filled: huge
+ * pages for the whole 2 MiB pages within it, a fault each 2 MiB rather than each 4 KiB.
+ */
+static void huge_hint(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	uintptr_t huge = (uintptr_t)2 << 20, a = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+		  e = ((uintptr_t)p + n) & ~(huge - 1);
+	if (p && n >= 2 * huge && e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 static void chunk_free(struct chunk *c)
 {
 #if defined(__linux__) && defined(MAP_ANONYMOUS)
@@ -1275,9 +1292,10 @@ struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_st
 		struct sort_entry *e = malloc(g->n * sizeof(*e)), *tmp = NULL, *sorted;
 		uint32_t *rank = name_ranks(g, tab);
 		size_t i;
+		huge_hint(e, g->n * sizeof(*e));
 		if (e && rank) {
 			if (jobs > 1 && g->n >= 8192)
-				tmp = malloc(g->n * sizeof(*tmp));
+				huge_hint(tmp = malloc(g->n * sizeof(*tmp)), g->n * sizeof(*tmp));
 			bool keyed = sort_keys(g, rank, e);
 			for (i = 0; i < g->n; i++) {
 				e[i].g = g->list[i];
@@ -2068,6 +2086,7 @@ int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, 
 	if (total < 65536)
 		m.ns = 1;
 	m.out = out = malloc((total ? total : 1) * sizeof(*out));
+	huge_hint(out, (total ? total : 1) * sizeof(*out));
 	m.cut = cut = malloc(n * (m.ns + 1) * sizeof(*cut));
 	m.kept = calloc(n * m.ns, sizeof(*m.kept));
 	m.nout = calloc(m.ns, sizeof(*m.nout));

