@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The library pipeline: a library caller gets the report `mfstat report` writes. */
 #include <math.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -199,13 +200,94 @@ static void max_groups_parts(void **state)
 	unlink(path);
 }
 
+/* The report of path read with jobs threads, by by: the pipeline (to free), its report in *rep. */
+static struct mf_pipeline *report_of(const char *path, unsigned by, unsigned jobs, struct seen *s,
+				     struct mf_report *rep)
+{
+	struct mf_pipeline_opts o = opts_for(s, by);
+	struct mf_pipeline *p;
+	struct mf_error e;
+	o.jobs = jobs;
+	p = mf_pipeline_new(&o);
+	assert_non_null(p);
+	assert_int_equal(mf_pipeline_add_file(p, path, &e), 0);
+	assert_int_equal(mf_pipeline_finish(p, rep), 0);
+	return p;
+}
+
+/*
+ * -j 2 on a file read in parts, rows not in time order and names interned in another order by
+ * each part: every group of the report was sorted by a part's thread and merged in order
+ * (mf_pipeline_part_sorted), none sorted after, and the report is the one of -j 1, groups, order,
+ * sums and metrics, with 2 and 3 parts; by system, and by interval (two rows each, mostly of two
+ * parts: the merge cut into slices), groups of several parts are added up.
+ */
+static void parts_sorted(void **state)
+{
+	char path[] = MFSTAT_BINARY_DIR "/pipeline-sorted-XXXXXX";
+	const unsigned bys[] = {MF_BY_DEFAULT, MF_BY_SYSTEM, MF_BY_INTERVAL};
+	const size_t rows = 200000, nsys = 97;
+	size_t i, b, k, jobs;
+	int fd = mkstemp(path);
+	FILE *fp;
+	(void)state;
+
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	/* 12 MiB (three parts of 4 MiB at most), each row its own sample, in an order not of time. */
+	fputs(HEAD, fp);
+	for (i = 0; i < rows; i++) {
+		size_t r = i * 7919 % rows;                           /* a permutation: 7919 is prime to 200,000 */
+		time_t t = (time_t)1735689600 + (time_t)(r / 2) * 60; /* rows r and r + 1 of two systems */
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		fprintf(fp, "SYS%02zu,0,z16,1000,%04d-%02d-%02dT%02d:%02d:00Z,60,%zu,1\n", (r * 31 + i % 3) % nsys,
+			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, 1000 + r);
+	}
+	assert_int_equal(fclose(fp), 0);
+	for (b = 0; b < sizeof(bys) / sizeof(bys[0]); b++) {
+		struct seen s1 = {0};
+		struct mf_report r1;
+		struct mf_pipeline *p1 = report_of(path, bys[b], 1, &s1, &r1);
+		assert_int_equal(mf_pipeline_part_sorted(p1), 0);
+		assert_int_equal(r1.ngroups, bys[b] == MF_BY_SYSTEM     ? nsys
+					     : bys[b] == MF_BY_INTERVAL ? rows / 2
+									: rows);
+		for (jobs = 2; jobs <= 3; jobs++) {
+			struct seen s2 = {0};
+			struct mf_report r2;
+			struct mf_pipeline *p2 = report_of(path, bys[b], (unsigned)jobs, &s2, &r2);
+			print_message("by %u, -j %zu: %zu groups, %llu taken sorted from the parts\n", bys[b], jobs,
+				      r2.ngroups, mf_pipeline_part_sorted(p2));
+			assert_int_equal(mf_pipeline_part_rows(p2), rows);
+			assert_int_equal(mf_pipeline_part_sorted(p2), r2.ngroups);
+			assert_int_equal(r2.ngroups, r1.ngroups);
+			for (k = 0; k < r1.ngroups; k++) {
+				const struct mf_group *g1 = r1.results[k].group, *g2 = r2.results[k].group;
+				assert_int_equal(g1->system == 0, g2->system == 0); /* 0: not grouped by system */
+				if (g1->system)
+					assert_string_equal(mf_strtab_get(r1.tab, g1->system),
+							    mf_strtab_get(r2.tab, g2->system));
+				assert_int_equal(g1->start_us, g2->start_us);
+				assert_int_equal(g1->rows, g2->rows);
+				assert_int_equal(mf_group_sum(g1, 0), mf_group_sum(g2, 0));
+				assert_memory_equal(r1.results[k].value, r2.results[k].value,
+						    g1->family->nmetrics * sizeof(double));
+			}
+			mf_pipeline_free(p2);
+		}
+		mf_pipeline_free(p1);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(json_equals_cli),
-		cmocka_unit_test(duplicates_and_skips),
-		cmocka_unit_test(max_groups),
-		cmocka_unit_test(max_groups_parts),
+		cmocka_unit_test(json_equals_cli), cmocka_unit_test(duplicates_and_skips),
+		cmocka_unit_test(max_groups),      cmocka_unit_test(max_groups_parts),
+		cmocka_unit_test(parts_sorted),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);
 }

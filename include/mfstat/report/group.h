@@ -213,6 +213,21 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint32_t *map, size_t nmap);
 
 /*
+ * The groups of the n groupers src (the parts of one input, in their order), each sorted
+ * (mf_grouper_sort under its own string table), into g, which has none yet, as
+ * mf_grouper_take_ids of each in turn gives them but already in the order of mf_grouper_sort
+ * under tab (g's names): the groups are renamed through maps[i] (nmaps[i] ids) with a thread a
+ * part, then their sorted runs merged, a group of a later part with the key of an earlier one's
+ * added to it (and left to its src).  g keeps no lookup table until a group is added to it.
+ * Returns 0, 1 when it does not apply (g has groups, a src is not sorted or groups otherwise:
+ * nothing done, mf_grouper_take_ids does), or MF_ENOMEM.
+ */
+int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, const uint32_t *const *maps,
+			   const size_t *nmaps, size_t n, const struct mf_strtab *tab);
+/* The groups g took sorted (mf_grouper_take_sorted), which its sort did not sort again. */
+size_t mf_grouper_runs_taken(const struct mf_grouper *g);
+
+/*
  * The interval length of a group (INTERVAL): the wall-clock time its
  * intervals cover, the length of the union of their spans.  An interval of a
  * system (system and LPAR) spans from its start for its length, the mean of

@@ -100,6 +100,8 @@ struct mf_result *mf_results_new(struct mf_group *const *groups, size_t n);
 /* The same, with na only when asked (else each result's na is NULL: mf_metrics_compute then
  * works out the reasons in a scratch array of its own and keeps the values alone). */
 struct mf_result *mf_results_new_na(struct mf_group *const *groups, size_t n, bool na);
+/* mf_results_new_na set up with up to jobs threads for many groups (their pages first written by them). */
+struct mf_result *mf_results_new_jobs(struct mf_group *const *groups, size_t n, bool na, unsigned jobs);
 void mf_results_free(struct mf_result *r, size_t n);
 
 /* One-line explanation of why metric m of a result is not available (for -v). */

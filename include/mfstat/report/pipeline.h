@@ -169,6 +169,12 @@ unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p);
  */
 unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p);
 
+/*
+ * The groups of the report that the threads of -j sorted, each part its own, and that were
+ * merged in order (mf_grouper_take_sorted), so that mf_pipeline_finish did not sort them again.
+ */
+unsigned long long mf_pipeline_part_sorted(const struct mf_pipeline *p);
+
 void mf_pipeline_free(struct mf_pipeline *p);
 
 /*

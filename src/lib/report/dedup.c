@@ -271,6 +271,16 @@ static void *big_alloc(size_t bytes)
 	void *p;
 	if (bytes < SLOTS_MAPPED)
 		return calloc(1, bytes ? bytes : 1);
+		/* Huge pages first where they may be had: populated a fault each 2 MiB, not each 4 KiB. */
+#if defined(MADV_HUGEPAGE) && defined(MADV_POPULATE_WRITE)
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, bytes, MADV_HUGEPAGE);
+	if (madvise(p, bytes, MADV_POPULATE_WRITE) == 0)
+		return p;
+	munmap(p, bytes);
+#endif
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
@@ -349,6 +359,10 @@ static int ents_room(struct mf_dedup *d, size_t want, bool exact)
 	} else {
 		e = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		e = e == MAP_FAILED ? NULL : e;
+#if defined(MADV_HUGEPAGE)
+		if (e)
+			(void)madvise(e, bytes, MADV_HUGEPAGE); /* filled in order: a fault each 2 MiB */
+#endif
 		if (e && d->n)
 			memcpy(e, d->ents, d->n * sizeof(*d->ents));
 		if (e)

@@ -64,6 +64,23 @@ static struct chunk *chunk_new(size_t size)
 	return c;
 }
 
+/*
+ * A hint that the large malloc'd block p of n bytes (not yet written) is to be filled: huge
+ * pages for the whole 2 MiB pages within it, a fault each 2 MiB rather than each 4 KiB.
+ */
+static void huge_hint(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	uintptr_t huge = (uintptr_t)2 << 20, a = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+		  e = ((uintptr_t)p + n) & ~(huge - 1);
+	if (p && n >= 2 * huge && e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 static void chunk_free(struct chunk *c)
 {
 #if defined(__linux__) && defined(MAP_ANONYMOUS)
@@ -138,6 +155,7 @@ struct mf_grouper {
 	size_t nlayouts;
 	const struct mf_family *lay_family; /* the family looked up last, and its layout */
 	const struct mf_sum_layout *lay_last;
+	size_t runs_taken; /* groups taken sorted by mf_grouper_take_sorted (not sorted again here) */
 };
 
 static const struct {
@@ -520,6 +538,15 @@ static int rehash(struct mf_grouper *g, size_t nslots)
 	return 0;
 }
 
+/* The slots of a table for n groups: a power of two, at most half full. */
+static size_t slots_for(size_t n)
+{
+	size_t want = 256;
+	while (want < 2 * n + 2)
+		want *= 2;
+	return want;
+}
+
 /* The group of key k, or NULL with *slot the empty slot where it would go (g->slots made). */
 static struct mf_group *lookup(struct mf_grouper *g, const struct mf_group *k, uint64_t h, size_t *slot)
 {
@@ -567,7 +594,7 @@ static struct mf_group *find_or_add(struct mf_grouper *g, const struct mf_group 
 
 	if (g->last && key_eq(g->last, k))
 		return g->last;
-	if (!g->slots && rehash(g, 256))
+	if (!g->slots && rehash(g, slots_for(g->n))) /* none yet, or let go (mf_grouper_take_sorted) */
 		return NULL;
 	h = key_hash(k);
 	if ((grp = lookup(g, k, h, &j)) != NULL)
@@ -1026,7 +1053,8 @@ int mf_group_place_cmp(const struct mf_group *a, const struct mf_group *b)
  * so the comparison needs no context and compares integers, not strings.
  */
 struct sort_entry {
-	uint32_t system, lpar;
+	uint64_t k1; /* the ranks of the system (high half) and LPAR names; keyed: see sort_keys */
+	uint64_t k2; /* keyed: the interval start */
 	struct mf_group *g;
 };
 
@@ -1094,19 +1122,10 @@ static uint32_t *name_ranks(const struct mf_grouper *g, const struct mf_strtab *
 	return rank;
 }
 
-static int cmp_group(const void *pa, const void *pb)
+/* The order of the groups after their family, input, system and LPAR. */
+static int cmp_after_names(const struct mf_group *a, const struct mf_group *b)
 {
-	const struct sort_entry *ea = pa, *eb = pb;
-	const struct mf_group *a = ea->g, *b = eb->g;
 	int c;
-	if (a->family != b->family)
-		return strcmp(a->family->key, b->family->key);
-	if (a->input != b->input)
-		return a->input < b->input ? -1 : 1;
-	if (ea->system != eb->system)
-		return ea->system < eb->system ? -1 : 1;
-	if (ea->lpar != eb->lpar)
-		return ea->lpar < eb->lpar ? -1 : 1;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
 	if ((c = mf_group_place_cmp(a, b)))
@@ -1124,6 +1143,76 @@ static int cmp_group(const void *pa, const void *pb)
 	return 0;
 }
 
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct sort_entry *ea = pa, *eb = pb;
+	const struct mf_group *a = ea->g, *b = eb->g;
+	if (a->family != b->family)
+		return strcmp(a->family->key, b->family->key);
+	if (a->input != b->input)
+		return a->input < b->input ? -1 : 1;
+	if (ea->k1 != eb->k1)
+		return ea->k1 < eb->k1 ? -1 : 1;
+	return cmp_after_names(a, b);
+}
+
+/* cmp_group of entries with keys (sort_keys): two integers, the groups not read. */
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const struct sort_entry *a = pa, *b = pb;
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1 ? -1 : 1;
+	return (a->k2 > b->k2) - (a->k2 < b->k2);
+}
+
+/*
+ * Whether g's groups differ only in system, LPAR, pool and interval start, with fewer than 2^24
+ * names ranked and pools within 2^16 of each other (the finest grain, and most groupings): then
+ * e[i].k1 = the ranks of system and LPAR and the pool from the lowest, e[i].k2 = the start
+ * (biased: unsigned order is signed order), so that cmp_keyed gives cmp_group's order.
+ */
+static bool sort_keys(const struct mf_grouper *g, const uint32_t *rank, struct sort_entry *e)
+{
+	const struct mf_group *f = g->n ? g->list[0] : NULL;
+	int lo = f ? f->pool : 0, hi = lo;
+	size_t i;
+	for (i = 0; i < g->n; i++) {
+		const struct mf_group *a = g->list[i];
+		if (a->family != f->family || a->input != f->input || mf_group_place_cmp(a, f) != 0 ||
+		    a->has_bucket != f->has_bucket || a->bucket != f->bucket || a->has_start != f->has_start ||
+		    a->cpu != f->cpu || rank[a->system] >= (1u << 24) || rank[a->lpar] >= (1u << 24))
+			return false;
+		if (a->pool < lo)
+			lo = a->pool;
+		if (a->pool > hi)
+			hi = a->pool;
+	}
+	if ((int64_t)hi - lo >= (1 << 16))
+		return false;
+	for (i = 0; i < g->n; i++) {
+		const struct mf_group *a = g->list[i];
+		e[i].k1 = (uint64_t)rank[a->system] << 40 | (uint64_t)rank[a->lpar] << 16 | (uint64_t)(a->pool - lo);
+		e[i].k2 = (uint64_t)a->start_us ^ (UINT64_C(1) << 63);
+	}
+	return true;
+}
+
+/* cmp_group's order with the names looked up in tab (NULL: every name unknown), not ranked. */
+static int cmp_group_named(const struct mf_strtab *tab, const struct mf_group *a, const struct mf_group *b)
+{
+	int c;
+	if (a->family != b->family)
+		return strcmp(a->family->key, b->family->key);
+	if (a->input != b->input)
+		return a->input < b->input ? -1 : 1;
+	if (tab && a->system != b->system &&
+	    (c = cmp_name(mf_strtab_get(tab, a->system), mf_strtab_get(tab, b->system))) != 0)
+		return c;
+	if (tab && a->lpar != b->lpar && (c = cmp_name(mf_strtab_get(tab, a->lpar), mf_strtab_get(tab, b->lpar))) != 0)
+		return c;
+	return cmp_after_names(a, b);
+}
+
 struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n)
 {
 	*n = g->n;
@@ -1134,13 +1223,14 @@ struct mf_group *const *mf_grouper_list(const struct mf_grouper *g, size_t *n)
 struct sort_work {
 	struct sort_entry *e;
 	size_t n, nr;
+	int (*cmp)(const void *, const void *);
 };
 
 static void sort_share(void *ctx, size_t i)
 {
 	const struct sort_work *w = ctx;
 	size_t from = w->n * i / w->nr, to = w->n * (i + 1) / w->nr;
-	qsort(w->e + from, to - from, sizeof(*w->e), cmp_group);
+	qsort(w->e + from, to - from, sizeof(*w->e), w->cmp);
 }
 
 /*
@@ -1148,7 +1238,8 @@ static void sort_share(void *ctx, size_t i)
  * (through tmp, n entries).  The order is total (no two groups share a key), so it is the order
  * of one qsort.  Returns the sorted array: e or tmp.
  */
-static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *tmp, size_t n, size_t jobs)
+static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *tmp, size_t n, size_t jobs,
+				       int (*cmp)(const void *, const void *))
 {
 	struct {
 		size_t from, to;
@@ -1160,6 +1251,7 @@ static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *
 	sw.e = e;
 	sw.n = n;
 	sw.nr = nr;
+	sw.cmp = cmp;
 	mf_run_shares(nr, sort_share, &sw);
 	for (i = 0; i < nr; i++) {
 		run[i].from = n * i / nr;
@@ -1178,7 +1270,7 @@ static struct sort_entry *sort_entries(struct sort_entry *e, struct sort_entry *
 			b = run[i + 1].from;
 			be = run[i + 1].to;
 			while (a < ae && b < be)
-				tmp[o++] = cmp_group(&e[b], &e[a]) < 0 ? e[b++] : e[a++];
+				tmp[o++] = cmp(&e[b], &e[a]) < 0 ? e[b++] : e[a++];
 			while (a < ae)
 				tmp[o++] = e[a++];
 			while (b < be)
@@ -1200,15 +1292,17 @@ struct mf_group *const *mf_grouper_sort(struct mf_grouper *g, const struct mf_st
 		struct sort_entry *e = malloc(g->n * sizeof(*e)), *tmp = NULL, *sorted;
 		uint32_t *rank = name_ranks(g, tab);
 		size_t i;
+		huge_hint(e, g->n * sizeof(*e));
 		if (e && rank) {
 			if (jobs > 1 && g->n >= 8192)
-				tmp = malloc(g->n * sizeof(*tmp));
+				huge_hint(tmp = malloc(g->n * sizeof(*tmp)), g->n * sizeof(*tmp));
+			bool keyed = sort_keys(g, rank, e);
 			for (i = 0; i < g->n; i++) {
 				e[i].g = g->list[i];
-				e[i].system = rank[g->list[i]->system];
-				e[i].lpar = rank[g->list[i]->lpar];
+				if (!keyed)
+					e[i].k1 = (uint64_t)rank[g->list[i]->system] << 32 | rank[g->list[i]->lpar];
 			}
-			sorted = sort_entries(e, tmp, g->n, jobs);
+			sorted = sort_entries(e, tmp, g->n, jobs, keyed ? cmp_keyed : cmp_group);
 			for (i = 0; i < g->n; i++)
 				g->list[i] = sorted[i].g;
 			free(tmp);
@@ -1587,18 +1681,13 @@ static void merge_key(const struct mf_grouper *g, const struct mf_group *src, co
 	key_mask(g, key);
 }
 
-int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap)
+/* Adds group src (its names through map) to grp, a group of the same key: 0 or MF_ENOMEM. */
+static int merge_into(struct mf_group *grp, const struct mf_group *src, const uint32_t *map, size_t nmap)
 {
 	const struct group *sp = cpriv(src);
-	struct mf_group key, *grp;
 	struct mf_sample probe;
-	size_t n, i;
+	size_t n = nsums_of(grp), i;
 
-	merge_key(g, src, map, nmap, &key);
-	grp = find_or_add(g, &key);
-	if (!grp)
-		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
-	n = nsums_of(grp);
 	if (grp->rows == 0)
 		grp->machine = src->machine;
 	else if (grp->machine != src->machine) {
@@ -1691,6 +1780,16 @@ int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const
 			return MF_ENOMEM;
 	}
 	return 0;
+}
+
+int mf_grouper_merge_ids(struct mf_grouper *g, const struct mf_group *src, const uint32_t *map, size_t nmap)
+{
+	struct mf_group key, *grp;
+	merge_key(g, src, map, nmap, &key);
+	grp = find_or_add(g, &key);
+	if (!grp)
+		return g->limit_hit ? MF_ELIMIT : MF_ENOMEM;
+	return merge_into(grp, src, map, nmap);
 }
 
 /* A group's names (its own, its intervals' and CPUs') through map, key as given; 0 or MF_ENOMEM. */
@@ -1811,6 +1910,273 @@ int mf_grouper_take_ids(struct mf_grouper *g, struct mf_grouper *src, const uint
 	src->last = NULL;
 	g->last = NULL;
 	return rc;
+}
+
+/*
+ * mf_grouper_take_sorted's renaming: the groups of the parts whose names change (not same[i]),
+ * taken one after the other, under g's names, share i of ns renaming its ns-th of them.
+ */
+struct rename_work {
+	const struct mf_grouper *g;
+	struct mf_grouper *const *src;
+	const uint32_t *const *maps;
+	const size_t *nmaps;
+	const bool *same;
+	size_t n, total, ns;
+	int *rc;
+};
+
+static void rename_share(void *ctx, size_t s)
+{
+	const struct rename_work *w = ctx;
+	size_t from = w->total * s / w->ns, to = w->total * (s + 1) / w->ns, at = 0, i, k;
+	for (i = 0; i < w->n && at < to; i++) {
+		size_t n = w->same[i] ? 0 : w->src[i]->n;
+		for (k = from > at ? from - at : 0; k < n && at + k < to; k++) {
+			struct mf_group *sg = w->src[i]->list[k], key;
+			merge_key(w->g, sg, w->maps[i], w->nmaps[i], &key);
+			if (rename_group(priv(sg), &key, w->maps[i], w->nmaps[i]))
+				w->rc[s] = MF_ENOMEM;
+			priv(sg)->hash = key_hash(&key);
+		}
+		at += n;
+	}
+}
+
+/*
+ * mf_grouper_take_sorted's merge, cut into ns slices by key: slice s merges the groups of each
+ * part p from cut[p * (ns + 1) + s] to cut[p * (ns + 1) + s + 1] (the groups of a key all in one
+ * slice) into out from the sum of its parts' first cuts, and leaves those it adds to another in
+ * its part's list from its cut on, kept[p * ns + s] of them.
+ */
+struct merge_work {
+	const struct mf_strtab *tab;
+	struct mf_grouper *const *src;
+	size_t n, ns;
+	const size_t *cut;
+	struct mf_group **out;
+	size_t *nout; /* by slice */
+	size_t *kept;
+	int *rc; /* by slice */
+};
+
+/* A slice's heap: parts by their next group, then by their order. */
+struct run_heap {
+	const struct mf_strtab *tab;
+	struct mf_grouper *const *src;
+	size_t *at, *end; /* by part: its next group, and the slice's end */
+	size_t *idx;      /* the heap of parts with groups left */
+	size_t n;
+};
+
+static bool run_before(const struct run_heap *h, size_t a, size_t b)
+{
+	int c = cmp_group_named(h->tab, h->src[a]->list[h->at[a]], h->src[b]->list[h->at[b]]);
+	return c < 0 || (c == 0 && a < b);
+}
+
+static void run_down(struct run_heap *h, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i, t;
+		if (l < h->n && run_before(h, h->idx[l], h->idx[m]))
+			m = l;
+		if (l + 1 < h->n && run_before(h, h->idx[l + 1], h->idx[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h->idx[i];
+		h->idx[i] = h->idx[m];
+		h->idx[m] = t;
+		i = m;
+	}
+}
+
+static void merge_share(void *ctx, size_t s)
+{
+	struct merge_work *w = ctx;
+	struct run_heap h = {w->tab, w->src, NULL, NULL, NULL, 0};
+	struct mf_group **out = w->out;
+	size_t *mem = malloc(3 * w->n * sizeof(*mem)), p, i, nout = 0;
+	int rc = 0;
+	for (p = 0; p < w->n; p++)
+		out += w->cut[p * (w->ns + 1) + s];
+	if (!mem) {
+		/* Without room for the heap: the slice's groups as they are, unsorted, and the error. */
+		for (p = 0; p < w->n; p++)
+			for (i = w->cut[p * (w->ns + 1) + s]; i < w->cut[p * (w->ns + 1) + s + 1]; i++)
+				out[nout++] = w->src[p]->list[i];
+		w->nout[s] = nout;
+		w->rc[s] = MF_ENOMEM;
+		return;
+	}
+	h.at = mem;
+	h.end = mem + w->n;
+	h.idx = mem + 2 * w->n;
+	for (p = 0; p < w->n; p++) {
+		h.at[p] = w->cut[p * (w->ns + 1) + s];
+		h.end[p] = w->cut[p * (w->ns + 1) + s + 1];
+		w->kept[p * w->ns + s] = 0;
+		if (h.at[p] < h.end[p])
+			h.idx[h.n++] = p;
+	}
+	for (i = h.n; i-- > 0;)
+		run_down(&h, i);
+	while (h.n) {
+		struct mf_grouper *sp;
+		struct mf_group *grp;
+		p = h.idx[0];
+		sp = w->src[p];
+		grp = sp->list[h.at[p]++];
+		if (h.at[p] + 8 < h.end[p])
+			__builtin_prefetch(sp->list[h.at[p] + 8]);
+		if (h.at[p] == h.end[p])
+			h.idx[0] = h.idx[--h.n];
+		run_down(&h, 0);
+		/* A group of an earlier part with the same key comes just before: added up, in the parts' order. */
+		if (nout && !rc && cmp_group_named(w->tab, out[nout - 1], grp) == 0) {
+			rc = merge_into(out[nout - 1], grp, NULL, 0);
+			/* freed with src, as mf_grouper_take_ids leaves it */
+			sp->list[w->cut[p * (w->ns + 1) + s] + w->kept[p * w->ns + s]++] = grp;
+			continue;
+		}
+		out[nout++] = grp;
+	}
+	free(mem);
+	w->nout[s] = nout;
+	w->rc[s] = rc;
+}
+
+/* The first group of src's sorted list[from, to) not before key. */
+static size_t run_lower(const struct mf_strtab *tab, const struct mf_grouper *src, size_t from, size_t to,
+			const struct mf_group *key)
+{
+	while (from < to) {
+		size_t mid = from + (to - from) / 2;
+		if (cmp_group_named(tab, src->list[mid], key) < 0)
+			from = mid + 1;
+		else
+			to = mid;
+	}
+	return from;
+}
+
+int mf_grouper_take_sorted(struct mf_grouper *g, struct mf_grouper *const *src, const uint32_t *const *maps,
+			   const size_t *nmaps, size_t n, const struct mf_strtab *tab)
+{
+	struct rename_work w = {g, src, maps, nmaps, NULL, n, 0, n < 64 ? n : 64, NULL};
+	struct merge_work m = {tab, src, n, n < 64 ? n : 64, NULL, NULL, NULL, NULL, NULL};
+	bool *same = NULL;
+	struct mf_group **out = NULL;
+	size_t *cut = NULL, i, p, s, total = 0, nout = 0, largest = 0;
+	int rc = 0;
+
+	if (g->n || n == 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		if ((!src[i]->sorted && src[i]->n > 1) || src[i]->by != g->by || src[i]->calendar != g->calendar ||
+		    src[i]->cal != g->cal || src[i]->tz != g->tz)
+			return 1;
+		total += src[i]->n;
+		if (src[i]->n > src[largest]->n)
+			largest = i;
+	}
+	if (g->max_groups && total > g->max_groups)
+		return 1; /* groups the parts share may bring it below: find_or_add says */
+	if (total < 65536)
+		m.ns = 1;
+	m.out = out = malloc((total ? total : 1) * sizeof(*out));
+	huge_hint(out, (total ? total : 1) * sizeof(*out));
+	m.cut = cut = malloc(n * (m.ns + 1) * sizeof(*cut));
+	m.kept = calloc(n * m.ns, sizeof(*m.kept));
+	m.nout = calloc(m.ns, sizeof(*m.nout));
+	m.rc = calloc(m.ns, sizeof(*m.rc));
+	w.rc = calloc(n, sizeof(*w.rc));
+	w.same = same = calloc(n, sizeof(*same));
+	if (!out || !cut || !m.kept || !m.nout || !m.rc || !w.rc || !same) {
+		rc = MF_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !rc; i++)
+		rc = hold_arenas(g, src[i]);
+	if (rc)
+		goto out;
+	/*
+	 * The parts' names become g's, with the threads of the parts (the names of the first part
+	 * read into an empty table keep their ids), then their sorted runs merge into one, cut into
+	 * slices at keys of the largest run, a thread a slice.
+	 */
+	for (i = 0; i < n; i++) {
+		size_t k;
+		same[i] = true;
+		for (k = 1; k < nmaps[i] && same[i]; k++)
+			same[i] = maps[i][k] == k;
+		if (!same[i])
+			w.total += src[i]->n;
+	}
+	mf_run_shares(w.total ? w.ns : 0, rename_share, &w);
+	for (i = 0; i < n; i++)
+		if (w.rc[i])
+			rc = MF_ENOMEM;
+	if (rc)
+		goto out;
+	for (p = 0; p < n; p++) {
+		cut[p * (m.ns + 1)] = 0;
+		cut[p * (m.ns + 1) + m.ns] = src[p]->n;
+		for (s = 1; s < m.ns; s++) {
+			const struct mf_group *key = src[largest]->list[src[largest]->n * s / m.ns];
+			cut[p * (m.ns + 1) + s] = run_lower(tab, src[p], cut[p * (m.ns + 1) + s - 1], src[p]->n, key);
+		}
+	}
+	mf_run_shares(m.ns, merge_share, &m);
+	/* The slices one after the other, and each part's groups added to another's. */
+	for (s = 0; s < m.ns; s++) {
+		size_t from = 0;
+		for (p = 0; p < n; p++)
+			from += cut[p * (m.ns + 1) + s];
+		memmove(out + nout, out + from, m.nout[s] * sizeof(*out));
+		nout += m.nout[s];
+		if (m.rc[s])
+			rc = m.rc[s];
+	}
+	for (p = 0; p < n; p++) {
+		size_t k = 0;
+		for (s = 0; s < m.ns; s++) {
+			memmove(src[p]->list + k, src[p]->list + cut[p * (m.ns + 1) + s],
+				m.kept[p * m.ns + s] * sizeof(*src[p]->list));
+			k += m.kept[p * m.ns + s];
+		}
+		src[p]->n = k;
+		free(src[p]->slots);
+		src[p]->slots = NULL;
+		src[p]->nslots = 0;
+		src[p]->last = NULL;
+	}
+	free(g->list);
+	free(g->slots);
+	g->list = out;
+	g->n = nout;
+	g->cap = total ? total : 1;
+	g->slots = NULL; /* made when a group is looked up (find_or_add): after the report, never */
+	g->nslots = 0;
+	g->sorted = !rc;
+	g->last = NULL;
+	g->runs_taken += nout;
+	out = NULL;
+out:
+	free(out);
+	free(cut);
+	free(m.kept);
+	free(m.nout);
+	free(m.rc);
+	free(w.rc);
+	free(same);
+	return rc;
+}
+
+size_t mf_grouper_runs_taken(const struct mf_grouper *g)
+{
+	return g->runs_taken;
 }
 
 void mf_grouper_memory(const struct mf_grouper *g, struct mf_grouper_mem *m)

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #endif
 
+#include "mfstat/base/shares.h"
+
 /* The metrics of fam marked in need (NULL: all) from the sums; the others are NaN. */
 static void evaluate(const struct mf_family *fam, const unsigned char *need, const uint64_t *sums,
 		     const uint64_t *present, const double *vars, double *value, struct mf_na *na)
@@ -321,42 +323,77 @@ static void *written_whole(void *p, size_t len)
 	return p;
 }
 
-struct mf_result *mf_results_new_na(struct mf_group *const *groups, size_t n, bool with_na)
-{
-	struct mf_result *r = written_whole(calloc(n ? n : 1, sizeof(*r)), (n ? n : 1) * sizeof(*r));
-	size_t i, total = 0;
+/* mf_results_new_jobs's work: share i of ns counts, then sets up, groups [n * i / ns, n * (i + 1) / ns). */
+struct results_work {
+	struct mf_group *const *groups;
+	struct mf_result *r;
+	size_t n, ns;
+	size_t *at; /* by share: its first value (counting), the metrics of its groups (after) */
 	double *values;
 	struct mf_na *na;
+	bool count;
+};
+
+static void results_share(void *ctx, size_t s)
+{
+	struct results_work *w = ctx;
+	size_t i, from = w->n * s / w->ns, to = w->n * (s + 1) / w->ns, at = 0;
+	if (w->count) {
+		for (i = from; i < to; i++) {
+			if (i + 8 < to) /* the groups lie far apart in memory: ask for the family's pointer ahead */
+				__builtin_prefetch(w->groups[i + 8]);
+			at += w->groups[i]->family->nmetrics;
+		}
+		w->at[s] = at;
+		return;
+	}
+	/* r set up by the share's thread (its pages mapped already where written_whole could). */
+	for (i = from, at = w->at[s]; i < to; i++) {
+		w->r[i].group = w->groups[i];
+		w->r[i].value = w->values + at;
+		w->r[i].na = w->na ? w->na + at : NULL;
+		at += w->groups[i]->family->nmetrics;
+	}
+}
+
+struct mf_result *mf_results_new_jobs(struct mf_group *const *groups, size_t n, bool with_na, unsigned jobs)
+{
+	struct mf_result *r = calloc(n ? n : 1, sizeof(*r));
+	size_t at[64], i, total = 0;
+	struct results_work w = {groups, r, n, jobs < 64 ? jobs : 64, at, NULL, NULL, true};
 
 	if (!r)
 		return NULL;
+	written_whole(r, (n ? n : 1) * sizeof(*r));
+	if (w.ns < 2 || n < 65536)
+		w.ns = 1;
 	/* One block of values and one of reasons for all groups. */
-	for (i = 0; i < n; i++) {
-		if (i + 8 < n) /* the groups lie far apart in memory: ask for the family's pointer ahead */
-			__builtin_prefetch(groups[i + 8]);
-		total += groups[i]->family->nmetrics;
+	mf_run_shares(w.ns, results_share, &w);
+	for (i = 0; i < w.ns; i++) {
+		size_t k = at[i];
+		at[i] = total;
+		total += k;
 	}
-	values = written_whole(malloc((total + 1) * sizeof(*values)), (total + 1) * sizeof(*values));
-	na = with_na ? written_whole(calloc(total + 1, sizeof(*na)), (total + 1) * sizeof(*na)) : NULL;
-	if (!values || (with_na && !na)) {
-		free(values);
-		free(na);
+	w.values = written_whole(malloc((total + 1) * sizeof(*w.values)), (total + 1) * sizeof(*w.values));
+	w.na = with_na ? written_whole(calloc(total + 1, sizeof(*w.na)), (total + 1) * sizeof(*w.na)) : NULL;
+	if (!w.values || (with_na && !w.na)) {
+		free(w.values);
+		free(w.na);
 		free(r);
 		return NULL;
 	}
-	for (i = 0; i < n; i++) {
-		r[i].group = groups[i];
-		r[i].value = values;
-		r[i].na = na;
-		values += groups[i]->family->nmetrics;
-		if (na)
-			na += groups[i]->family->nmetrics;
-	}
+	w.count = false;
+	mf_run_shares(w.ns, results_share, &w);
 	if (n == 0) {
-		r[0].value = values;
-		r[0].na = na;
+		r[0].value = w.values;
+		r[0].na = w.na;
 	}
 	return r;
+}
+
+struct mf_result *mf_results_new_na(struct mf_group *const *groups, size_t n, bool with_na)
+{
+	return mf_results_new_jobs(groups, n, with_na, 1);
 }
 
 void mf_results_free(struct mf_result *r, size_t n)

@@ -172,6 +172,11 @@ static void part_run(struct part *t)
 		t->fallback = true; /* a reader's warning counts rows of the whole file */
 	t->lines = mf_reader_lines(r) - 1;
 	mf_reader_close(r);
+	if (!t->fallback) {
+		/* The part's groups sorted here, in its thread: the merge keeps their order (mf_grouper_take_sorted). */
+		size_t n;
+		(void)mf_grouper_sort(t->grp, t->tab, 1, &n);
+	}
 }
 
 /*

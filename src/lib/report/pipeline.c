@@ -866,6 +866,30 @@ static struct mf_part_cfg part_cfg(const struct mf_pipeline *p)
 }
 
 /*
+ * The parts' groups into p->grp by mf_grouper_take_sorted: 1 when taken, 0 when it does not
+ * apply (p has groups: mf_grouper_take_ids takes them), or MF_ENOMEM.
+ */
+static int take_sorted(struct mf_pipeline *p, struct part *t, size_t nt, const struct mf_parts_pending *pend)
+{
+	struct mf_grouper **src = malloc(nt * sizeof(*src));
+	const uint32_t **maps = malloc(nt * sizeof(*maps));
+	size_t *nmaps = malloc(nt * sizeof(*nmaps)), i;
+	int rc = MF_ENOMEM;
+	if (src && maps && nmaps) {
+		for (i = 0; i < nt; i++) {
+			src[i] = t[i].grp;
+			maps[i] = pend->dp[i].map;
+			nmaps[i] = pend->dp[i].nmap;
+		}
+		rc = mf_grouper_take_sorted(p->grp, src, maps, nmaps, nt, p->tab);
+	}
+	free(src);
+	free(maps);
+	free(nmaps);
+	return rc == 0 ? 1 : rc == 1 ? 0 : rc;
+}
+
+/*
  * Merges the parts, in their order, into p after the check that they give
  * what reading the file whole gives: 0, 1 when they do not (nothing merged),
  * or an error code (err told).
@@ -878,6 +902,7 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 	size_t itotal = ngroups_of(p->igrp, p->tab), ltotal = ngroups_of(p->lgrp, p->tab);
 	bool idrop = false;
 	struct mf_input *in;
+	int sorted;
 
 	for (i = 0; i < nt; i++) {
 		total += ngroups_of(t[i].grp, t[i].tab);
@@ -915,11 +940,16 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		p->igrp = NULL;
 		p->idropped = true;
 	}
+	/* The first input's parts, sorted in their threads, merge in order: no sort of them after. */
+	sorted = take_sorted(p, t, nt, &pend);
+	if (sorted < 0)
+		rc = sorted;
 	for (i = 0; i < nt && !rc; i++) {
 		const uint32_t *map = pend.dp[i].map;
 		size_t nmap = pend.dp[i].nmap;
 		/* Groups one part alone has are moved, not added up (most of them, in a file in time order). */
-		rc = mf_grouper_take_ids(p->grp, t[i].grp, map, nmap);
+		if (!sorted)
+			rc = mf_grouper_take_ids(p->grp, t[i].grp, map, nmap);
 		if (p->igrp && t[i].igrp && !rc)
 			rc = mf_grouper_take_ids(p->igrp, t[i].igrp, map, nmap);
 		if (p->lgrp && !rc)
@@ -1296,6 +1326,11 @@ bool mf_pipeline_stream_counts(const struct mf_pipeline *p, struct mf_pipeline_s
 	return true;
 }
 
+unsigned long long mf_pipeline_part_sorted(const struct mf_pipeline *p)
+{
+	return p->grp ? mf_grouper_runs_taken(p->grp) : 0;
+}
+
 unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p)
 {
 	return p->part_rows;
@@ -1479,7 +1514,7 @@ static int finish(struct mf_pipeline *p, struct mf_report *rep, const char **wha
 		rep->stream = p->st;
 	} else {
 		groups = mf_grouper_sort(p->grp, p->tab, p->o.jobs, &p->ngroups);
-		p->res = mf_results_new_na(groups, p->ngroups, p->o.explain);
+		p->res = mf_results_new_jobs(groups, p->ngroups, p->o.explain, p->o.jobs);
 		if (!p->res) {
 			*what = "computing the metrics of the groups";
 			return MF_ENOMEM;
