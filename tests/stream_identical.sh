@@ -120,6 +120,13 @@ seam "no --metrics" '^mfstat: streamed 480 rows' -- ord.csv
 seam "-f csv only" '^mfstat: not streamed' -- ord.csv -f json
 seam "--by pool" '^mfstat: not streamed' -- $M4 --by pool,interval ord.csv
 seam "-j 2" '^mfstat: streamed 480 rows' -- -j 2 $M4 ord.csv
+# -j 2 decides by the rows a group once MFSTAT_STREAM_DECIDE_ROWS rows are read: the finest grain
+# streams, a coarser grouping is read again in parts (faster, its groups few); the same report.
+seam "-j 2 finest" '^mfstat: streamed' MFSTAT_STREAM_DECIDE_ROWS=100 -- -j 2 $M4 fine-ord.csv
+seam "-j 2 coarse" '^mfstat: not streamed' MFSTAT_STREAM_DECIDE_ROWS=100 -- -j 2 $M4 ord.csv
+seam "-j 1 coarse" '^mfstat: streamed 480 rows' MFSTAT_STREAM_DECIDE_ROWS=100 -- -j 1 $M4 ord.csv
+same "-j 2 coarse, decided" MFSTAT_STREAM_DECIDE_ROWS=100 -- $M4 ord.csv
+same "-j 2 finest, decided" MFSTAT_STREAM_DECIDE_ROWS=100 -- $M4 fine-ord.csv
 
 # Memory bounded by the open intervals: at most a batch and one interval's groups held (24 a
 # interval here with cpu in --by, 960 in all), and one start's identities in the duplicate table.

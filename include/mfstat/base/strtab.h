@@ -16,5 +16,7 @@ void mf_strtab_free(struct mf_strtab *t);
 uint32_t mf_strtab_intern(struct mf_strtab *t, const char *s, size_t len);
 /* The string of an id (borrowed, valid until the table is freed); NULL for 0. */
 const char *mf_strtab_get(const struct mf_strtab *t, uint32_t id);
+/* Names in the order reports give them: no name (NULL) first, then by strcmp. */
+int mf_strtab_cmp_names(const char *a, const char *b);
 
 #endif

@@ -108,3 +108,12 @@ const char *mf_strtab_get(const struct mf_strtab *t, uint32_t id)
 {
 	return id && id < t->n ? t->str[id] : NULL;
 }
+
+int mf_strtab_cmp_names(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	return strcmp(a, b);
+}

@@ -20,18 +20,11 @@ struct keyed {
 	size_t i; /* report order, the last tie-break */
 };
 
-static int cmp_name(const char *a, const char *b)
-{
-	if (!a || !b)
-		return (a != NULL) - (b != NULL);
-	return strcmp(a, b);
-}
-
 /* The non-time keys only: system, LPAR, pool, CPU. */
 static int cmp_key(const struct keyed *a, const struct keyed *b)
 {
 	int c;
-	if ((c = cmp_name(a->system, b->system)) || (c = cmp_name(a->lpar, b->lpar)))
+	if ((c = mf_strtab_cmp_names(a->system, b->system)) || (c = mf_strtab_cmp_names(a->lpar, b->lpar)))
 		return c;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;

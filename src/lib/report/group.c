@@ -1058,15 +1058,6 @@ struct sort_entry {
 	struct mf_group *g;
 };
 
-static int cmp_name(const char *x, const char *y)
-{
-	if (x == y)
-		return 0;
-	if (!x || !y)
-		return x ? 1 : -1;
-	return strcmp(x, y);
-}
-
 /* A name of the string table and its id, for ranking the names. */
 struct named {
 	const char *name;
@@ -1075,11 +1066,11 @@ struct named {
 
 static int cmp_named(const void *pa, const void *pb)
 {
-	return cmp_name(((const struct named *)pa)->name, ((const struct named *)pb)->name);
+	return mf_strtab_cmp_names(((const struct named *)pa)->name, ((const struct named *)pb)->name);
 }
 
 /*
- * The rank of every system and LPAR name of g's groups in the order of cmp_name (equal names,
+ * The rank of every system and LPAR name of g's groups in the order of mf_strtab_cmp_names (equal names,
  * and no name, rank alike; no name first), indexed by id: an array the caller frees, or NULL
  * on ENOMEM.  Without tab every rank is 0, as every name is then unknown.
  */
@@ -1114,7 +1105,7 @@ static uint32_t *name_ranks(const struct mf_grouper *g, const struct mf_strtab *
 		}
 	qsort(nm, n, sizeof(*nm), cmp_named);
 	for (i = 0, r = 0; i < n; i++) {
-		if (i == 0 ? nm[i].name != NULL : cmp_name(nm[i - 1].name, nm[i].name) != 0)
+		if (i == 0 ? nm[i].name != NULL : mf_strtab_cmp_names(nm[i - 1].name, nm[i].name) != 0)
 			r++;
 		rank[nm[i].id] = r;
 	}
@@ -1206,9 +1197,10 @@ static int cmp_group_named(const struct mf_strtab *tab, const struct mf_group *a
 	if (a->input != b->input)
 		return a->input < b->input ? -1 : 1;
 	if (tab && a->system != b->system &&
-	    (c = cmp_name(mf_strtab_get(tab, a->system), mf_strtab_get(tab, b->system))) != 0)
+	    (c = mf_strtab_cmp_names(mf_strtab_get(tab, a->system), mf_strtab_get(tab, b->system))) != 0)
 		return c;
-	if (tab && a->lpar != b->lpar && (c = cmp_name(mf_strtab_get(tab, a->lpar), mf_strtab_get(tab, b->lpar))) != 0)
+	if (tab && a->lpar != b->lpar &&
+	    (c = mf_strtab_cmp_names(mf_strtab_get(tab, a->lpar), mf_strtab_get(tab, b->lpar))) != 0)
 		return c;
 	return cmp_after_names(a, b);
 }

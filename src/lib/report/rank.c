@@ -22,15 +22,6 @@ struct ranked {
 	size_t i;
 };
 
-static int cmp_str(const char *a, const char *b)
-{
-	if (a == b)
-		return 0;
-	if (!a || !b)
-		return a ? 1 : -1;
-	return strcmp(a, b);
-}
-
 /* The series (every key but the time keys), then the value, highest first, NaN last, then report order. */
 static int cmp_series(const struct ranked *a, const struct ranked *b)
 {
@@ -40,7 +31,7 @@ static int cmp_series(const struct ranked *a, const struct ranked *b)
 		return strcmp(x->family->key, y->family->key);
 	if (x->input != y->input)
 		return x->input < y->input ? -1 : 1;
-	if ((c = cmp_str(a->system, b->system)) || (c = cmp_str(a->lpar, b->lpar)))
+	if ((c = mf_strtab_cmp_names(a->system, b->system)) || (c = mf_strtab_cmp_names(a->lpar, b->lpar)))
 		return c;
 	if (x->pool != y->pool)
 		return x->pool < y->pool ? -1 : 1;

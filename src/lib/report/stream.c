@@ -196,24 +196,16 @@ void mf_stream_free(struct mf_stream *st)
 
 /* ---- The order: that of mf_grouper_sort (cmp_group) for the keys a stream has ---- */
 
-static int cmp_name(const char *x, const char *y)
-{
-	if (x == y)
-		return 0;
-	if (!x || !y)
-		return x ? 1 : -1;
-	return strcmp(x, y);
-}
-
 static int cmp_row(const struct mf_stream *st, const struct srow *a, const struct srow *b)
 {
 	int c;
 	if (a->fam != b->fam)
 		return strcmp(st->kb->families[a->fam].key, st->kb->families[b->fam].key);
 	if (a->system != b->system &&
-	    (c = cmp_name(mf_strtab_get(st->tab, a->system), mf_strtab_get(st->tab, b->system))) != 0)
+	    (c = mf_strtab_cmp_names(mf_strtab_get(st->tab, a->system), mf_strtab_get(st->tab, b->system))) != 0)
 		return c;
-	if (a->lpar != b->lpar && (c = cmp_name(mf_strtab_get(st->tab, a->lpar), mf_strtab_get(st->tab, b->lpar))) != 0)
+	if (a->lpar != b->lpar &&
+	    (c = mf_strtab_cmp_names(mf_strtab_get(st->tab, a->lpar), mf_strtab_get(st->tab, b->lpar))) != 0)
 		return c;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
