@@ -364,7 +364,7 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
  */
 #define STREAM_BATCH 16384
 /* -j N: the rows read before the rows a group decide between streaming and parts (stream_sample). */
-#define STREAM_DECIDE_ROWS 65536
+#define STREAM_DECIDE_ROWS 16384
 
 static size_t env_size(const char *name, size_t dflt)
 {
