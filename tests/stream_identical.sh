@@ -10,9 +10,9 @@
 # zone, several groupings, --metrics and every metric; each with a spill forced by a tiny limit.  Memory is bounded by
 # counting (MFSTAT_TEST_STREAM: the most groups and identities held at once), never by time;
 # a run killed with SIGKILL while its temporary file is open leaves nothing behind.
-# Usage: stream_identical.sh MFSTAT GENCSV
+# Usage: stream_identical.sh MFSTAT GENCSV GENSMF
 set -u
-M=$1 GENCSV=$2
+M=$1 GENCSV=$2 GENSMF=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -118,6 +118,9 @@ seam "reversed" '^mfstat: not streamed' -- $M4 rev.csv
 seam "late" '^mfstat: not streamed' -- $M4 late.csv
 seam "no --metrics" '^mfstat: streamed 480 rows' -- ord.csv
 seam "-f csv only" '^mfstat: not streamed' -- ord.csv -f json
+# A CSV input only: an SMF dump (read once, its samples held for the LPAR view) takes the whole path.
+"$GENSMF" --systems 1 --cpus 4 --intervals 6 -o dump.smf >/dev/null 2>&1 || exit 1
+seam "SMF input" '^mfstat: not streamed' -- dump.smf
 seam "--by pool" '^mfstat: not streamed' -- $M4 --by pool,interval ord.csv
 seam "-j 2" '^mfstat: streamed 480 rows' -- -j 2 $M4 ord.csv
 # -j 2 decides by the rows a group once MFSTAT_STREAM_DECIDE_ROWS rows are read: the finest grain

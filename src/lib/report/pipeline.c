@@ -474,6 +474,17 @@ static int stream_sample(struct mf_pipeline *p, const struct mf_sample *s, struc
 	return 0;
 }
 
+/* Only CSV is streamed: an input of another format, before anything is read, takes the whole path. */
+static void stream_stop(struct mf_pipeline *p)
+{
+	if (!p->streaming)
+		return;
+	mf_stream_free(p->st);
+	p->st = NULL;
+	p->streaming = false;
+	mf_dedup_set_ordered(p->dd, false);
+}
+
 /* Streaming given up: what the reading made is set back, for the input to be read again whole. */
 static int stream_undo(struct mf_pipeline *p, struct mf_error *err)
 {
@@ -1126,6 +1137,7 @@ static int add_one(struct mf_pipeline *p, const char *const *paths, size_t i, si
 	ro.lpar_nojoin = true;
 	got = mf_reader_open(&r, name, &ro, err);
 	if (!got && strcmp(mf_reader_format(r), "smf") == 0) {
+		stream_stop(p);
 		got = hold(p, r, name, err);
 		mf_reader_close(r);
 		if (!got && !p->held_last->ended) {
@@ -1149,13 +1161,8 @@ static int add_one(struct mf_pipeline *p, const char *const *paths, size_t i, si
 		tell(p, MF_PIPELINE_ERROR, err);
 		return got;
 	}
-	if (p->streaming && strcmp(mf_reader_format(r), "csv") != 0) {
-		/* Only CSV is streamed: the whole path, nothing read yet. */
-		mf_stream_free(p->st);
-		p->st = NULL;
-		p->streaming = false;
-		mf_dedup_set_ordered(p->dd, false);
-	}
+	if (strcmp(mf_reader_format(r), "csv") != 0)
+		stream_stop(p);
 	if (strcmp(mf_reader_format(r), "csv") == 0 && !p->streaming)
 		mf_parts_reserve_rows(p->dd, name, -1, 0, -1);
 	got = drain(p, r, name, err);
