@@ -3,7 +3,7 @@
 # {relative path, bytes, length}, so the binary carries its knowledge base and
 # `--tables DIR` can replace any file of it by the same relative path.
 function(mfstat_embed_data DATA_DIR OUT_FILE)
-  file(GLOB_RECURSE _files RELATIVE ${DATA_DIR} CONFIGURE_DEPENDS ${DATA_DIR}/*.tsv ${DATA_DIR}/*.txt)
+  file(GLOB_RECURSE _files RELATIVE ${DATA_DIR} CONFIGURE_DEPENDS ${DATA_DIR}/*.tsv ${DATA_DIR}/*.txt ${DATA_DIR}/*.sql)
   list(SORT _files)
   set(_deps)
   foreach(_f ${_files})

@@ -31,6 +31,8 @@
 #include "mfstat/report/pipeline.h"
 #include "mfstat/report/select.h"
 
+#include "mfstat/db/db.h"
+
 #include "mfstat/perf/perf.h"
 
 #include "mfstat/live/stat.h"
