@@ -58,14 +58,12 @@ struct run {
 };
 
 struct mf_stream {
-	const struct mf_kb *kb;
-	const struct mf_strtab *tab;
-	unsigned by;
+	/* The report's setup (knowledge base, names, --by, --metrics, zone) as the writers' helpers take it. */
+	struct mf_report rep;
 	size_t ncols, rowsize, maxmetrics;
 	int *map;      /* column k of family f: map[f * ncols + k], a metric index, MF_REPORT_LSPR or -1 */
 	bool bymetric; /* no --metrics: col[] is the family's metrics; map by kb->keys */
 	unsigned char *key_sparse, *key_value; /* by kb key: a row's family has it sparse; not empty */
-	struct mf_report prov;                 /* the zone to work offsets out in */
 	size_t limit;
 
 	unsigned char *buf;  /* rows held, in memory runs */
@@ -119,25 +117,22 @@ struct mf_stream *mf_stream_new(const struct mf_kb *kb, const struct mf_strtab *
 	size_t f, nkeys = 0, k;
 	if (!st)
 		return NULL;
-	st->kb = kb;
-	st->tab = tab;
-	st->by = by;
 	st->fd = -1;
 	st->limit = mem_limit ? mem_limit : MF_STREAM_MEM_DEFAULT;
-	st->prov.kb = kb;
-	st->prov.tab = tab;
-	st->prov.columns = columns;
-	st->prov.ncolumns = ncolumns;
-	st->prov.by = by;
-	st->prov.tz = tz;
+	st->rep.kb = kb;
+	st->rep.tab = tab;
+	st->rep.columns = columns;
+	st->rep.ncolumns = ncolumns;
+	st->rep.by = by;
+	st->rep.tz = tz;
 	for (f = 0; f < kb->nfamilies; f++)
 		if (kb->families[f].nmetrics > st->maxmetrics)
 			st->maxmetrics = kb->families[f].nmetrics;
 	if (columns) {
 		/* --metrics: the columns are known, a row keeps their values. */
-		keys = mf_report_keys(&st->prov, &nkeys);
+		keys = mf_report_keys(&st->rep, &nkeys);
 		st->ncols = nkeys;
-		st->map = keys ? mf_report_key_map(&st->prov, keys, nkeys) : NULL;
+		st->map = keys ? mf_report_key_map(&st->rep, keys, nkeys) : NULL;
 		free(keys);
 	} else {
 		/*
@@ -147,7 +142,7 @@ struct mf_stream *mf_stream_new(const struct mf_kb *kb, const struct mf_strtab *
 		 */
 		st->bymetric = true;
 		st->ncols = st->maxmetrics;
-		st->map = mf_report_key_map(&st->prov, kb->keys, kb->nkeys);
+		st->map = mf_report_key_map(&st->rep, kb->keys, kb->nkeys);
 		st->key_sparse = calloc(kb->nkeys + 1, 1);
 		st->key_value = calloc(kb->nkeys + 1, 1);
 		if (!st->key_sparse || !st->key_value) {
@@ -200,12 +195,12 @@ static int cmp_row(const struct mf_stream *st, const struct srow *a, const struc
 {
 	int c;
 	if (a->fam != b->fam)
-		return strcmp(st->kb->families[a->fam].key, st->kb->families[b->fam].key);
-	if (a->system != b->system &&
-	    (c = mf_strtab_cmp_names(mf_strtab_get(st->tab, a->system), mf_strtab_get(st->tab, b->system))) != 0)
+		return strcmp(st->rep.kb->families[a->fam].key, st->rep.kb->families[b->fam].key);
+	if (a->system != b->system && (c = mf_strtab_cmp_names(mf_strtab_get(st->rep.tab, a->system),
+							       mf_strtab_get(st->rep.tab, b->system))) != 0)
 		return c;
 	if (a->lpar != b->lpar &&
-	    (c = mf_strtab_cmp_names(mf_strtab_get(st->tab, a->lpar), mf_strtab_get(st->tab, b->lpar))) != 0)
+	    (c = mf_strtab_cmp_names(mf_strtab_get(st->rep.tab, a->lpar), mf_strtab_get(st->rep.tab, b->lpar))) != 0)
 		return c;
 	if (a->pool != b->pool)
 		return a->pool < b->pool ? -1 : 1;
@@ -562,7 +557,7 @@ static void keep_cand(struct mf_stream *st, struct cand *c, const struct srow *r
 
 static int32_t offset_at(struct mf_stream *st, const struct mf_group *g, int64_t us)
 {
-	return st->prov.tz ? mf_report_offset(&st->prov, g, us) : 0;
+	return st->rep.tz ? mf_report_offset(&st->rep, g, us) : 0;
 }
 
 int mf_stream_add(struct mf_stream *st, struct mf_group *const *groups, const struct mf_result *res, size_t n)
@@ -604,7 +599,7 @@ int mf_stream_add(struct mf_stream *st, struct mf_group *const *groups, const st
 		const struct mf_group *g = groups[i];
 		const struct mf_result *r = &res[i];
 		struct srow *row = row_at(st, st->buf, st->nbuf++);
-		size_t f = (size_t)(g->family - st->kb->families);
+		size_t f = (size_t)(g->family - st->rep.kb->families);
 		double *col = cols_of(row), lo, hi, d;
 		memset(row, 0, sizeof(*row));
 		row->fam = (uint16_t)f;
@@ -628,7 +623,7 @@ int mf_stream_add(struct mf_stream *st, struct mf_group *const *groups, const st
 			st->has_period = true;
 		}
 		if (st->bymetric) {
-			size_t nk = st->kb->nkeys;
+			size_t nk = st->rep.kb->nkeys;
 			for (k = 0; k < st->ncols; k++)
 				col[k] = k < g->family->nmetrics ? r->value[k] : NAN;
 			/* mf_report_key_sparse_empty's facts, row by row. */
@@ -694,7 +689,7 @@ void mf_stream_counts(const struct mf_stream *st, uint64_t *rows, uint64_t *runs
 static void group_of(const struct mf_stream *st, const struct srow *row, struct mf_group *g)
 {
 	*g = st->tmpl;
-	g->family = &st->kb->families[row->fam];
+	g->family = &st->rep.kb->families[row->fam];
 	g->system = row->system;
 	g->lpar = row->lpar;
 	g->pool = row->pool;
@@ -749,10 +744,10 @@ bool mf_stream_note_facts(const struct mf_stream *st, struct mf_note_facts *f)
 size_t mf_stream_families(const struct mf_stream *st, const struct mf_family **out, size_t max)
 {
 	size_t f, n = 0;
-	for (f = 0; f < st->kb->nfamilies; f++)
+	for (f = 0; f < st->rep.kb->nfamilies; f++)
 		if (st->fams[f]) {
 			if (n < max)
-				out[n] = &st->kb->families[f];
+				out[n] = &st->rep.kb->families[f];
 			n++;
 		}
 	return n;
@@ -763,8 +758,8 @@ bool mf_stream_key_sparse_empty(const struct mf_stream *st, const char *key)
 	size_t k;
 	if (!st->bymetric)
 		return false;
-	for (k = 0; k < st->kb->nkeys; k++)
-		if (strcmp(st->kb->keys[k], key) == 0)
+	for (k = 0; k < st->rep.kb->nkeys; k++)
+		if (strcmp(st->rep.kb->keys[k], key) == 0)
 			return st->key_sparse[k] && !st->key_value[k];
 	return false;
 }
