@@ -98,4 +98,30 @@ static inline double metric(const struct pipe *p, size_t g, const char *name)
 	return p->res[g].value[idx];
 }
 
+/*
+ * The groups of g and of whole (grouped from the same rows, say by parts and whole) are alike:
+ * the same count, and in order the same key, rows, the first nsums sums, the counters present in
+ * every row, CPUs and interval seconds.
+ */
+static inline void assert_groupers_alike(struct mf_grouper *g, struct mf_grouper *whole, struct mf_strtab *tab,
+					 size_t nsums)
+{
+	size_t n, nw, i, k;
+	struct mf_group *const *gg = mf_grouper_groups(g, tab, &n);
+	struct mf_group *const *gw = mf_grouper_groups(whole, tab, &nw);
+	assert_int_equal(n, nw);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(gg[i]->system, gw[i]->system);
+		assert_int_equal(gg[i]->lpar, gw[i]->lpar);
+		assert_int_equal(gg[i]->cpu, gw[i]->cpu);
+		assert_int_equal(gg[i]->start_us, gw[i]->start_us);
+		assert_int_equal(gg[i]->rows, gw[i]->rows);
+		for (k = 0; k < nsums; k++)
+			assert_int_equal(gg[i]->sum[k], gw[i]->sum[k]);
+		assert_int_equal(gg[i]->present_all[0], gw[i]->present_all[0]);
+		assert_int_equal(mf_group_cpus(gg[i]), mf_group_cpus(gw[i]));
+		assert_true(mf_group_interval_seconds(gg[i]) == mf_group_interval_seconds(gw[i]));
+	}
+}
+
 #endif

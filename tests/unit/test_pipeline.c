@@ -153,6 +153,18 @@ static void max_groups(void **state)
 	mf_pipeline_free(p);
 }
 
+/* A new temporary CSV file from the template path (mkstemp's XXXXXX), its header written. */
+static FILE *csv_tmp(char *path)
+{
+	int fd = mkstemp(path);
+	FILE *fp;
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	assert_non_null(fp);
+	fputs(HEAD, fp);
+	return fp;
+}
+
 /*
  * -j 2 on a file read in parts, each row a group of its own: every part stops within a row or
  * two of passing max_groups (not after reading its whole part, holding a group a row), and the
@@ -166,15 +178,12 @@ static void max_groups_parts(void **state)
 	struct mf_pipeline *p;
 	struct mf_error e1, e2;
 	unsigned jobs;
-	int fd = mkstemp(path), day, h, m;
+	int day, h, m;
 	FILE *fp;
 	(void)state;
 
-	assert_true(fd >= 0);
-	fp = fdopen(fd, "w");
-	assert_non_null(fp);
 	/* 12 MiB (at least two parts of 4 MiB): 200,000 rows of distinct intervals. */
-	fputs(HEAD, fp);
+	fp = csv_tmp(path);
 	for (day = 1; day <= 139; day++)
 		for (h = 0; h < 24; h++)
 			for (m = 0; m < 60; m++)
@@ -228,15 +237,11 @@ static void parts_sorted(void **state)
 	const unsigned bys[] = {MF_BY_DEFAULT, MF_BY_SYSTEM, MF_BY_INTERVAL};
 	const size_t rows = 200000, nsys = 97;
 	size_t i, b, k, jobs;
-	int fd = mkstemp(path);
 	FILE *fp;
 	(void)state;
 
-	assert_true(fd >= 0);
-	fp = fdopen(fd, "w");
-	assert_non_null(fp);
 	/* 12 MiB (three parts of 4 MiB at most), each row its own sample, in an order not of time. */
-	fputs(HEAD, fp);
+	fp = csv_tmp(path);
 	for (i = 0; i < rows; i++) {
 		size_t r = i * 7919 % rows;                           /* a permutation: 7919 is prime to 200,000 */
 		time_t t = (time_t)1735689600 + (time_t)(r / 2) * 60; /* rows r and r + 1 of two systems */
