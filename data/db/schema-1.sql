@@ -94,3 +94,45 @@ CREATE TABLE smf_record (
 	record   BLOB NOT NULL         -- the logical record, RDW included, as in the dump
 );
 CREATE INDEX smf_record_time ON smf_record (system, time_us);
+
+-- Roll-ups (docs/db.md, "Levels"): sums per system, LPAR, pool and family over an hour, a day
+-- or a month of the local clock the data was written in; their counter sums are in
+-- rollup_<family> (created with the first roll-up of that family), by the same columns as
+-- counters_<family>.
+CREATE TABLE rollup (
+	id           INTEGER PRIMARY KEY,
+	level        TEXT NOT NULL CHECK (level IN ('hour', 'day', 'month')),
+	system       TEXT NOT NULL,
+	lpar         TEXT NOT NULL,
+	pool         TEXT NOT NULL,
+	family       TEXT NOT NULL,
+	machine      INTEGER,          -- the machine type when every sample agrees, else NULL
+	bucket_us    INTEGER NOT NULL, -- the bucket's local start as an instant, Unix microseconds UTC
+	utc_offset_s INTEGER NOT NULL, -- the offset of the local clock it is cut in (0 when not known: UTC)
+	offset_known INTEGER NOT NULL, -- 1: the samples gave their offset (SMF), 0: cut in UTC
+	bucket       TEXT NOT NULL,    -- the local label: 2025-03-04T08:00+01:00, 2025-03-04, 2025-03
+	samples      INTEGER NOT NULL, -- samples summed
+	cpus         INTEGER NOT NULL, -- distinct CPUs among them (as report's cpus column)
+	seconds      REAL,             -- wall-clock seconds their intervals cover (report's INTERVAL)
+	cpu_seconds  REAL,             -- the samples' interval lengths summed
+	first_us     INTEGER NOT NULL, -- the first sample's start
+	last_us      INTEGER NOT NULL, -- the last sample's start
+	cpsp_min     REAL,
+	cpsp_max     REAL,
+	rmf_busy_s   REAL,             -- RMF dispatch seconds summed over the samples that carry it
+	rmf_samples  INTEGER NOT NULL, -- the samples that carry it
+	partial      TEXT NOT NULL     -- counters some samples had and others not, space-separated ('' none)
+);
+CREATE UNIQUE INDEX rollup_key ON rollup (level, family, system, lpar, pool, bucket_us, utc_offset_s, offset_known);
+CREATE INDEX rollup_time ON rollup (level, bucket_us);
+
+-- What mfstat db prune deleted: one row per level and run.
+CREATE TABLE prune_log (
+	id        INTEGER PRIMARY KEY,
+	level     TEXT NOT NULL,    -- sample, hour, day, month
+	keep      TEXT NOT NULL,    -- the span kept, as given (35d, 400d, 5y)
+	before_us INTEGER NOT NULL, -- rows starting before this instant were deleted (Unix us UTC)
+	rows      INTEGER NOT NULL, -- rows deleted
+	at_unix   INTEGER NOT NULL, -- when, Unix seconds
+	at        TEXT NOT NULL     -- the same, ISO 8601 UTC
+);
