@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Roll-ups: every hour, day and month bucket touched by an import recomputed from the samples,
+ * in SQL over the tables of docs/db.md (the counter columns are those of each counters_<family>
+ * table, whatever knowledge base wrote them).  Buckets are cut on the local clock each sample
+ * carries (utc_offset_s; UTC without one) by mfstat_bucket(), a function registered on the
+ * connection, so that the calendar arithmetic is the C of mf_db_bucket, not SQL's.
+ */
+#include "mfstat/db/rollup.h"
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mfstat/base/strbuf.h"
+#include "mfstat/base/timefmt.h"
+#include "mfstat/base/tz.h"
+
+#define US_PER_S INT64_C(1000000)
+#define US_PER_HOUR (3600 * US_PER_S)
+#define US_PER_DAY (86400 * US_PER_S)
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+int64_t mf_db_bucket(int level, int64_t us, int32_t off_s)
+{
+	int64_t local = us + (int64_t)off_s * US_PER_S, start, y;
+	unsigned m, d;
+	switch (level) {
+	case MF_DB_HOUR: start = floor_div(local, US_PER_HOUR) * US_PER_HOUR; break;
+	case MF_DB_DAY: start = floor_div(local, US_PER_DAY) * US_PER_DAY; break;
+	default:
+		mf_civil_from_days(floor_div(local, US_PER_DAY), &y, &m, &d);
+		start = mf_days_from_civil(y, m, 1) * US_PER_DAY;
+		break;
+	}
+	return start - (int64_t)off_s * US_PER_S;
+}
+
+/* mfstat_bucket(level, us, off_s): mf_db_bucket; NULL for a NULL instant. */
+static void fn_bucket(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	if (sqlite3_value_type(argv[1]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	sqlite3_result_int64(ctx, mf_db_bucket(sqlite3_value_int(argv[0]), sqlite3_value_int64(argv[1]),
+					       (int32_t)sqlite3_value_int(argv[2])));
+}
+
+/* mfstat_local(us, off_s, known): the instant as local ISO 8601 with its offset (Z when not known). */
+static void fn_local(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	char buf[48];
+	(void)argc;
+	mf_time_format_at(sqlite3_value_int64(argv[0]), (int32_t)sqlite3_value_int(argv[1]),
+			  sqlite3_value_int(argv[2]) == 0, buf, sizeof(buf));
+	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
+static const char *const level_sql[MF_DB_NLEVELS] = {"sample", "hour", "day", "month"};
+
+/* Appends s as an SQL identifier in double quotes. */
+static void ident(struct mf_strbuf *sb, const char *s)
+{
+	mf_strbuf_putc(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			mf_strbuf_putc(sb, '"');
+		mf_strbuf_putc(sb, *s);
+	}
+	mf_strbuf_putc(sb, '"');
+}
+
+/* Appends s as an SQL string literal. */
+static void literal(struct mf_strbuf *sb, const char *s)
+{
+	mf_strbuf_putc(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			mf_strbuf_putc(sb, '\'');
+		mf_strbuf_putc(sb, *s);
+	}
+	mf_strbuf_putc(sb, '\'');
+}
+
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static void names_free(struct names *nm)
+{
+	while (nm->n)
+		free(nm->v[--nm->n]);
+	free(nm->v);
+	memset(nm, 0, sizeof(*nm));
+}
+
+static int names_add(struct names *nm, const char *s)
+{
+	if (nm->n == nm->cap) {
+		size_t cap = nm->cap ? 2 * nm->cap : 16;
+		char **g = realloc(nm->v, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		nm->v = g;
+		nm->cap = cap;
+	}
+	if (!(nm->v[nm->n] = strdup(s)))
+		return -1;
+	nm->n++;
+	return 0;
+}
+
+/* The rows of column 0 of sql (text) into nm: 0, MF_EIO or MF_ENOMEM. */
+static int list(struct mf_db *db, const char *sql, int col, struct names *nm, struct mf_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+	if (sqlite3_prepare_v2(mf_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return mf_db_fail(db, "reading the schema for the roll-ups", err);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (names_add(nm, (const char *)sqlite3_column_text(st, col)) != 0) {
+			sqlite3_finalize(st);
+			return mf_error_nomem(err, mf_db_path(db), 0, "listing the counter columns");
+		}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : mf_db_fail(db, "reading the schema for the roll-ups", err);
+}
+
+/* The counter columns of table (all but id). */
+static int columns_of(struct mf_db *db, const char *table, struct names *nm, struct mf_error *err)
+{
+	struct mf_strbuf sql;
+	int rc;
+	mf_strbuf_init(&sql);
+	mf_strbuf_puts(&sql, "SELECT name FROM pragma_table_info(");
+	literal(&sql, table);
+	mf_strbuf_puts(&sql, ") WHERE name <> 'id' ORDER BY cid");
+	rc = list(db, mf_strbuf_str(&sql), 0, nm, err);
+	mf_strbuf_free(&sql);
+	return rc;
+}
+
+static int exec_sb(struct mf_db *db, struct mf_strbuf *sql, const char *what, struct mf_error *err)
+{
+	int rc = mf_db_exec(db, mf_strbuf_str(sql), what, err);
+	mf_strbuf_free(sql);
+	mf_strbuf_init(sql);
+	return rc;
+}
+
+static int query_i64(struct mf_db *db, const char *sql, int64_t *v, bool *null, struct mf_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+	if (sqlite3_prepare_v2(mf_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return mf_db_fail(db, "rolling up", err);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*null = sqlite3_column_type(st, 0) == SQLITE_NULL;
+		*v = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : mf_db_fail(db, "rolling up", err);
+}
+
+/* rollup_<fam> with every column of counters_<fam> (added when a newer knowledge base added some). */
+static int sums_table(struct mf_db *db, const char *fam, const struct names *cols, struct mf_error *err)
+{
+	struct names have = {0};
+	struct mf_strbuf sql, t;
+	size_t i, k;
+	int rc;
+	mf_strbuf_init(&sql);
+	mf_strbuf_init(&t);
+	mf_strbuf_printf(&t, "rollup_%s", fam);
+	mf_strbuf_puts(&sql, "CREATE TABLE IF NOT EXISTS ");
+	ident(&sql, mf_strbuf_str(&t));
+	mf_strbuf_puts(&sql, " (id INTEGER PRIMARY KEY)");
+	if ((rc = exec_sb(db, &sql, "creating the roll-up sums", err)) != 0 ||
+	    (rc = columns_of(db, mf_strbuf_str(&t), &have, err)) != 0)
+		goto out;
+	for (i = 0; i < cols->n; i++) {
+		for (k = 0; k < have.n && strcmp(have.v[k], cols->v[i]) != 0; k++)
+			;
+		if (k < have.n)
+			continue;
+		mf_strbuf_puts(&sql, "ALTER TABLE ");
+		ident(&sql, mf_strbuf_str(&t));
+		mf_strbuf_puts(&sql, " ADD COLUMN ");
+		ident(&sql, cols->v[i]);
+		mf_strbuf_puts(&sql, " INTEGER");
+		if ((rc = exec_sb(db, &sql, "adding a counter to the roll-up sums", err)) != 0)
+			goto out;
+	}
+out:
+	names_free(&have);
+	mf_strbuf_free(&sql);
+	mf_strbuf_free(&t);
+	return rc;
+}
+
+/* The bucket of a sample row s of this level, on its own clock. */
+static void bucket_expr(struct mf_strbuf *sql, int level)
+{
+	mf_strbuf_printf(sql, "mfstat_bucket(%d, s.start_us, coalesce(s.utc_offset_s, 0))", level);
+}
+
+/* Rolls family fam up at level over the buckets of the samples starting in [lo, hi) (all when all). */
+static int roll_level(struct mf_db *db, const char *fam, const struct names *cols, int level, bool all, int64_t lo,
+		      int64_t hi, int64_t horizon, struct mf_db_rolled *out, struct mf_error *err)
+{
+	struct mf_strbuf sql;
+	char sums[160], counters[160];
+	int64_t v, blo, bhi;
+	bool null;
+	size_t i;
+	int rc;
+	snprintf(sums, sizeof(sums), "rollup_%s", fam);
+	snprintf(counters, sizeof(counters), "counters_%s", fam);
+	mf_strbuf_init(&sql);
+	/* The buckets touched, each on the clock of its samples. */
+	mf_strbuf_puts(&sql, "DROP TABLE IF EXISTS temp.mf_touched; CREATE TEMP TABLE mf_touched AS SELECT DISTINCT ");
+	bucket_expr(&sql, level);
+	mf_strbuf_puts(&sql,
+		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known "
+		       "FROM sample s WHERE s.start_us IS NOT NULL AND s.family = ");
+	literal(&sql, fam);
+	if (!all)
+		mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld", (long long)lo, (long long)hi);
+	if ((rc = exec_sb(db, &sql, "finding the buckets to roll up", err)) != 0)
+		goto out;
+	/* Buckets that begin before the samples' prune horizon are kept as they were. */
+	if (horizon != INT64_MIN) {
+		if (level == MF_DB_HOUR) {
+			mf_strbuf_puts(&sql,
+				       "SELECT count(*) FROM sample s WHERE s.start_us IS NOT NULL AND s.family = ");
+			literal(&sql, fam);
+			mf_strbuf_puts(&sql, " AND ");
+			bucket_expr(&sql, level);
+			mf_strbuf_printf(&sql, " < %lld", (long long)horizon);
+			if (!all)
+				mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld", (long long)lo,
+						 (long long)hi);
+			if ((rc = query_i64(db, mf_strbuf_str(&sql), &v, &null, err)) != 0)
+				goto out;
+			out->held_back += (uint64_t)v;
+			mf_strbuf_free(&sql);
+			mf_strbuf_init(&sql);
+		}
+		mf_strbuf_printf(&sql, "DELETE FROM temp.mf_touched WHERE b < %lld", (long long)horizon);
+		if ((rc = exec_sb(db, &sql, "rolling up", err)) != 0)
+			goto out;
+	}
+	if ((rc = query_i64(db, "SELECT min(b) FROM temp.mf_touched", &blo, &null, err)) != 0 || null)
+		goto out;
+	if ((rc = query_i64(db, "SELECT max(b) FROM temp.mf_touched", &bhi, &null, err)) != 0)
+		goto out;
+	/* A bucket's samples start within a day and a half of its start's span, whatever their offsets. */
+	blo -= 2 * US_PER_DAY;
+	bhi += 33 * US_PER_DAY;
+
+	/* Out with the old roll-ups of those buckets. */
+	mf_strbuf_puts(&sql, "DELETE FROM ");
+	ident(&sql, sums);
+	mf_strbuf_puts(&sql,
+		       " WHERE id IN (SELECT r.id FROM rollup r JOIN temp.mf_touched t ON r.bucket_us = t.b AND "
+		       "r.utc_offset_s = t.off AND r.offset_known = t.known WHERE r.family = ");
+	literal(&sql, fam);
+	mf_strbuf_printf(&sql, " AND r.level = '%s'); DELETE FROM rollup WHERE family = ", level_sql[level]);
+	literal(&sql, fam);
+	mf_strbuf_printf(&sql,
+			 " AND level = '%s' AND (bucket_us, utc_offset_s, offset_known) IN (SELECT b, off, known FROM "
+			 "temp.mf_touched)",
+			 level_sql[level]);
+	if ((rc = exec_sb(db, &sql, "replacing roll-ups", err)) != 0)
+		goto out;
+
+	/* The sums: per interval start first (its CPUs), then per bucket. */
+	mf_strbuf_puts(&sql,
+		       "DROP TABLE IF EXISTS temp.mf_agg; CREATE TEMP TABLE mf_agg AS WITH per AS (SELECT "
+		       "s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
+	bucket_expr(&sql, level);
+	mf_strbuf_puts(&sql,
+		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
+		       "s.start_us AS st, count(*) AS n, max(s.seconds) AS len, sum(s.seconds) AS cs, "
+		       "min(s.machine) AS mmin, max(s.machine) AS mmax, count(s.machine) AS mn, "
+		       "min(s.cpsp_mhz) AS pmin, max(s.cpsp_mhz) AS pmax, sum(s.rmf_busy_s) AS rb, "
+		       "count(s.rmf_busy_s) AS rn");
+	for (i = 0; i < cols->n; i++)
+		mf_strbuf_printf(&sql, ", sum(c.\"%s\") AS s%zu, count(c.\"%s\") AS n%zu", cols->v[i], i, cols->v[i],
+				 i);
+	mf_strbuf_puts(&sql, " FROM sample s JOIN ");
+	ident(&sql, counters);
+	mf_strbuf_puts(&sql, " c ON c.id = s.id WHERE s.family = ");
+	literal(&sql, fam);
+	mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
+	bucket_expr(&sql, level);
+	mf_strbuf_puts(&sql,
+		       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known FROM "
+		       "temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6, 7), "
+		       "cpus AS (SELECT s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
+	bucket_expr(&sql, level);
+	mf_strbuf_puts(&sql,
+		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
+		       "count(DISTINCT s.cpu) AS cpus FROM sample s WHERE s.family = ");
+	literal(&sql, fam);
+	mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
+	bucket_expr(&sql, level);
+	mf_strbuf_puts(&sql,
+		       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known FROM "
+		       "temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6) "
+		       "SELECT per.system, per.lpar, per.pool, per.b, per.off, per.known, "
+		       "CASE WHEN sum(mn) = sum(n) AND min(mmin) = max(mmax) THEN min(mmin) END AS machine, "
+		       "sum(n) AS samples, min(cpus.cpus) AS cpus, sum(len) AS seconds, sum(cs) AS cpu_seconds, "
+		       "min(st) AS first_us, max(st) AS last_us, min(pmin) AS cpsp_min, max(pmax) AS cpsp_max, "
+		       "sum(rb) AS rmf_busy_s, sum(rn) AS rmf_samples, rtrim(''");
+	for (i = 0; i < cols->n; i++) {
+		mf_strbuf_printf(&sql, " || CASE WHEN sum(n%zu) > 0 AND sum(n%zu) < sum(n) THEN ", i, i);
+		literal(&sql, cols->v[i]);
+		mf_strbuf_puts(&sql, " || ' ' ELSE '' END");
+	}
+	mf_strbuf_puts(&sql, ") AS partial");
+	for (i = 0; i < cols->n; i++)
+		mf_strbuf_printf(&sql, ", sum(s%zu) AS s%zu", i, i);
+	mf_strbuf_puts(&sql,
+		       " FROM per JOIN cpus ON cpus.system = per.system AND cpus.lpar = per.lpar AND cpus.pool = "
+		       "per.pool AND cpus.b = per.b AND cpus.off = per.off AND cpus.known = per.known "
+		       "GROUP BY per.system, per.lpar, per.pool, per.b, per.off, per.known");
+	if ((rc = exec_sb(db, &sql, "summing the samples", err)) != 0)
+		goto out;
+
+	mf_strbuf_printf(&sql,
+			 "INSERT INTO rollup (level, system, lpar, pool, family, machine, bucket_us, utc_offset_s, "
+			 "offset_known, bucket, samples, cpus, seconds, cpu_seconds, first_us, last_us, cpsp_min, "
+			 "cpsp_max, rmf_busy_s, rmf_samples, partial) SELECT '%s', system, lpar, pool, ",
+			 level_sql[level]);
+	literal(&sql, fam);
+	mf_strbuf_puts(&sql,
+		       ", machine, b, off, known, mfstat_local(b, off, known), samples, cpus, seconds, "
+		       "cpu_seconds, first_us, last_us, cpsp_min, cpsp_max, rmf_busy_s, rmf_samples, partial "
+		       "FROM temp.mf_agg ORDER BY system, lpar, pool, b, off, known");
+	if ((rc = exec_sb(db, &sql, "writing the roll-ups", err)) != 0)
+		goto out;
+	out->rows[level] += (uint64_t)sqlite3_changes64(mf_db_sqlite(db));
+	if (level == MF_DB_HOUR) {
+		if ((rc = query_i64(db, "SELECT coalesce(sum(samples), 0) FROM temp.mf_agg", &v, &null, err)) != 0)
+			goto out;
+		out->samples += (uint64_t)v;
+	}
+	mf_strbuf_puts(&sql, "INSERT INTO ");
+	ident(&sql, sums);
+	mf_strbuf_puts(&sql, " (id");
+	for (i = 0; i < cols->n; i++) {
+		mf_strbuf_puts(&sql, ", ");
+		ident(&sql, cols->v[i]);
+	}
+	mf_strbuf_puts(&sql, ") SELECT r.id");
+	for (i = 0; i < cols->n; i++)
+		mf_strbuf_printf(&sql, ", a.s%zu", i);
+	mf_strbuf_printf(&sql,
+			 " FROM temp.mf_agg a JOIN rollup r ON r.level = '%s' AND r.system = a.system AND r.lpar = "
+			 "a.lpar AND r.pool = a.pool AND r.bucket_us = a.b AND r.utc_offset_s = a.off AND "
+			 "r.offset_known = a.known AND r.family = ",
+			 level_sql[level]);
+	literal(&sql, fam);
+	rc = exec_sb(db, &sql, "writing the roll-up sums", err);
+out:
+	mf_strbuf_free(&sql);
+	return rc;
+}
+
+int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struct mf_db_rolled *out,
+		 struct mf_error *err)
+{
+	sqlite3 *h = mf_db_sqlite(db);
+	struct names fams = {0}, cols = {0};
+	bool own = sqlite3_get_autocommit(h) != 0, null;
+	int64_t horizon;
+	size_t f;
+	int rc, level;
+	memset(out, 0, sizeof(*out));
+	if (sqlite3_create_function(h, "mfstat_bucket", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_bucket, NULL,
+				    NULL) != SQLITE_OK ||
+	    sqlite3_create_function(h, "mfstat_local", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_local, NULL,
+				    NULL) != SQLITE_OK)
+		return mf_db_fail(db, "setting up the roll-ups", err);
+	if (own && (rc = mf_db_exec(db, "BEGIN IMMEDIATE", "starting the roll-ups", err)) != 0)
+		return rc;
+	if ((rc = query_i64(db, "SELECT max(before_us) FROM prune_log WHERE level = 'sample'", &horizon, &null, err)) !=
+	    0)
+		goto out;
+	if (null)
+		horizon = INT64_MIN;
+	if ((rc = list(db,
+		       "SELECT substr(name, 10) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'counters\\_%' "
+		       "ESCAPE '\\' ORDER BY name",
+		       0, &fams, err)) != 0)
+		goto out;
+	for (f = 0; f < fams.n && !rc; f++) {
+		char table[128];
+		snprintf(table, sizeof(table), "counters_%s", fams.v[f]);
+		if ((rc = columns_of(db, table, &cols, err)) != 0 || (rc = sums_table(db, fams.v[f], &cols, err)) != 0)
+			break;
+		for (level = MF_DB_HOUR; level <= MF_DB_MONTH && !rc; level++)
+			rc = roll_level(db, fams.v[f], &cols, level, all, lo_us, hi_us, horizon, out, err);
+		names_free(&cols);
+	}
+	if (!rc)
+		rc = mf_db_exec(db, "DROP TABLE IF EXISTS temp.mf_touched; DROP TABLE IF EXISTS temp.mf_agg",
+				"finishing the roll-ups", err);
+out:
+	names_free(&fams);
+	names_free(&cols);
+	if (own) {
+		if (!rc)
+			rc = mf_db_exec(db, "COMMIT", "committing the roll-ups", err);
+		if (rc)
+			sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+	}
+	return rc;
+}
