@@ -274,7 +274,8 @@ int cmd_counters(int argc, char **argv);
 int cmd_metrics(int argc, char **argv);
 int cmd_machines(int argc, char **argv);
 int cmd_smf(int argc, char **argv);
-/* mfstat db prune (argv[0] "prune"): cmd_db_prune.c. */
+/* mfstat db rollup and db prune (argv[0] the verb): cmd_db_levels.c. */
+int cmd_db_rollup(int argc, char **argv);
 int cmd_db_prune(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_measure(int argc, char **argv);

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* mfstat db prune: ages each level of a performance database out on its own schedule. */
+/*
+ * mfstat db rollup and mfstat db prune: the levels of a performance database (docs/db.md, "Levels
+ * and retention"): summed into hours, days and months, and each aged out on its own schedule.
+ */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,6 +11,7 @@
 
 #include "cli.h"
 #include "mfstat/db/prune.h"
+#include "mfstat/db/rollup.h"
 
 static const char prune_help[] =
 	"Usage: mfstat db prune [OPTIONS] FILE.db\n"
@@ -35,6 +39,86 @@ static const char prune_help[] =
 	"Examples:\n"
 	"  mfstat db prune perf.db                          # the default spans\n"
 	"  mfstat db prune --keep sample=10d,hour=13w -n perf.db\n";
+
+static const char rollup_help[] =
+	"Usage: mfstat db rollup [OPTIONS] FILE.db\n"
+	"\n"
+	"Recomputes the roll-ups of the performance database from its samples: per\n"
+	"system, LPAR, pool and family, the sums of each hour, day and month of the\n"
+	"local clock the samples were written in (SMF records carry it; UTC for\n"
+	"inputs without one).  mfstat db import runs it for what it imported; run it\n"
+	"by hand after changing the database with other tools.  Buckets that begin\n"
+	"before the samples' prune horizon are left as they are.\n"
+	"\n"
+	"Options:\n"
+	"  --from TIME         only the buckets of samples starting at or after TIME\n"
+	"  --to TIME           only the buckets of samples starting before TIME\n"
+	"                      (ISO 8601; without either: every bucket)\n"
+	"  -q, --quiet         print nothing but errors\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"Examples:\n"
+	"  mfstat db rollup perf.db\n"
+	"  mfstat db rollup --from 2025-03-01T00:00:00Z --to 2025-04-01T00:00:00Z perf.db\n";
+
+int cmd_db_rollup(int argc, char **argv)
+{
+	enum { OPT_FROM = 400, OPT_TO };
+	static const struct option opts[] = {{"from", required_argument, NULL, OPT_FROM},
+					     {"to", required_argument, NULL, OPT_TO},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {NULL, 0, NULL, 0}};
+	struct mf_db *db = NULL;
+	struct mf_db_rolled r;
+	struct mf_error e;
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	bool all = true;
+	char msg[1024];
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FROM:
+		case OPT_TO:
+			if (mf_time_parse(optarg, strlen(optarg), c == OPT_FROM ? &lo : &hi) != 0)
+				return cli_usage("db rollup",
+						 "db rollup: --%s '%s' is not an ISO 8601 time (2025-03-01T00:00:00Z)",
+						 c == OPT_FROM ? "from" : "to", optarg);
+			all = false;
+			break;
+		case 'q': cli_quiet = true; break;
+		case 'h': fputs(rollup_help, stdout); return EXIT_OK;
+		default: return cli_bad_option("db rollup", c, argv, opts);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage("db rollup", "db rollup: no database given (mfstat db rollup FILE.db)");
+	if (optind + 1 < argc)
+		return cli_usage("db rollup", "db rollup: one database at a time ('%s' is a second)", argv[optind + 1]);
+	if (lo >= hi)
+		return cli_usage("db rollup", "db rollup: --from must be before --to");
+	if (mf_db_open(&db, argv[optind], MF_DB_WRITE, &e) != 0 || mf_db_rollup(db, all, lo, hi, &r, &e) != 0) {
+		mf_error_format(&e, msg, sizeof(msg));
+		cli_err("%s", msg);
+		mf_db_close(db);
+		return EXIT_DATA;
+	}
+	if (!cli_quiet) {
+		printf("%s: %" PRIu64 " samples rolled up into %" PRIu64 " hours, %" PRIu64 " days and %" PRIu64
+		       " months (rows per system, LPAR, pool and family)\n",
+		       argv[optind], r.samples, r.rows[MF_DB_HOUR], r.rows[MF_DB_DAY], r.rows[MF_DB_MONTH]);
+		if (r.held_back)
+			printf("%s: %" PRIu64
+			       " samples are in buckets that begin before the prune horizon: their "
+			       "roll-ups were left as they were\n",
+			       argv[optind], r.held_back);
+	}
+	mf_db_close(db);
+	return EXIT_OK;
+}
 
 int cmd_db_prune(int argc, char **argv)
 {
