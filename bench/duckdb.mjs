@@ -13,6 +13,9 @@
 //   a comma-separated list such as CPI,PRBSTATE,L1MP,L2P, computes only those metrics (the work of
 //   `mfstat report --metrics LIST`; the sums are still of every counter, and there is no LSPR
 //   column unless L1MP and RNI are both in it).
+// MFSTAT_BENCH_GROUP=system,month groups by system and calendar month (UTC) instead, as
+// `mfstat report --by system,month` does (bench/db.sh), INTERVAL then the wall-clock seconds of
+// the month's distinct interval starts.
 // The package @duckdb/node-api is looked up in $MFSTAT_BENCH_CACHE (where bench/csv.sh installed
 // it with npm), else next to this script.
 import { createRequire } from 'node:module';
@@ -85,21 +88,25 @@ const types = { system: 'VARCHAR', lpar: 'VARCHAR', cpu: 'INTEGER', pool: 'VARCH
 const readOpts = mode === 'typed'
 	? `, auto_detect = false, delim = ',', quote = '"', columns = {${header.map((c) => `'${c}': '${types[c] || 'UBIGINT'}'`).join(', ')}}`
 	: '';
+const monthly = process.env.MFSTAT_BENCH_GROUP === 'system,month';
+const keys = monthly ? ['system', 'month'] : ['system', 'lpar', 'pool', 'interval_start'];
+const keySel = monthly ? "system, strftime(interval_start, '%Y-%m') AS month" : 'system, lpar, pool, interval_start';
+const interval = monthly ? 'max(interval_seconds) * count(DISTINCT interval_start)' : 'max(interval_seconds)';
 const query = `COPY (
 WITH g AS (
-	SELECT system, lpar, pool, interval_start,
-		max(interval_seconds) AS interval, any_value(cpsp) AS cpsp, any_value(machine) AS machine,
+	SELECT ${keySel},
+		${interval} AS interval, any_value(cpsp) AS cpsp, any_value(machine) AS machine,
 		count(DISTINCT cpu) AS cpus,
 		${counters.map((c) => `sum(${q(c)}) AS ${q(c)}`).join(',\n\t\t')}
 	FROM read_csv(${"'" + file.replace(/'/g, "''") + "'"}, header = true${readOpts})
-	GROUP BY system, lpar, pool, interval_start
+	GROUP BY ${keys.join(', ')}
 ), m AS (
-	SELECT g.system, g.lpar, g.pool, g.interval_start, g.interval, g.machine, g.cpus,
+	SELECT ${keys.map((k) => 'g.' + k).join(', ')}, g.interval, g.machine, g.cpus,
 		${metrics.join(',\n\t\t')}
 	FROM g
 )
 SELECT *${!wanted || (wanted.has('L1MP') && wanted.has('RNI')) ? `, ${lspr} AS LSPR` : ''} FROM m
-ORDER BY system, lpar, pool, interval_start
+ORDER BY ${keys.join(', ')}
 ) TO '${out.replace(/'/g, "''")}' (FORMAT csv, HEADER true)`;
 if (process.env.MFSTAT_BENCH_SQL) console.error(query);
 
