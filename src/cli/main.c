@@ -27,7 +27,6 @@ static void usage(FILE *fp)
 	      "  measure itlb|profile -- CMD  sample a program per function, line and cache line\n"
 	      "  measure report RUNFILE...    report saved measure runs again\n"
 	      "  measure probe                what this machine can sample, and how\n"
-	      "  db sql [--machine F]         SQL views of every metric over the performance database\n"
 	      "  help COMMAND                 the help of a command (as COMMAND --help)\n"
 	      "\n"
 	      "Options for every command:\n"
