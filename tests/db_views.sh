@@ -7,8 +7,9 @@
 # counter or the CPU speed missing, a counter missing in one sample of the hour), and the LSPR
 # class is NULL for a zIIP.  A family's views are created whether or not its counters table
 # exists; reading one without it is SQLite's error naming the table.  Then the same views in
-# DuckDB, when node, its @duckdb/node-api package ($MFSTAT_BENCH_CACHE, as bench/csv.sh installs
-# it) and DuckDB's sqlite extension are there; else that part says why it is skipped.
+# DuckDB when node and its @duckdb/node-api package ($MFSTAT_BENCH_CACHE, as bench/csv.sh installs
+# it) are there, and through DuckDB's sqlite extension when that is installed; else that part
+# says why it is skipped.
 # Usage: db_views.sh MFSTAT SOURCE_DIR
 set -u
 MFSTAT=$1
@@ -26,8 +27,7 @@ cols=$(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ { printf ", \"%s\" INTEGER", $2 }' "
 [ -n "$cols" ] || { echo "FAIL: no counters read from data/counters/z16.tsv"; exit 1; }
 zero="UPDATE counters_z16 SET $(awk -F'\t' '!/^#/ && $1 ~ /^[0-9]+$/ { printf "%s\"%s\" = coalesce(\"%s\", 0)", n++ ? ", " : "", $2, $2 }' "$SRC/data/counters/z16.tsv");"
 T0=1767607200000000 # 2026-01-05T10:00:00Z in microseconds
-sqlite3 -bail "$db" <<SQL || exit 1
-PRAGMA user_version = 1;
+cat >"$tmp/rows.sql" <<SQL
 INSERT INTO meta VALUES ('schema', '1');
 CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY$cols);
 INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, skipped)
@@ -58,6 +58,7 @@ $zero
 INSERT INTO counters_z16 (id, B0, B1, B2, B4, P33, E143, E147, E148, E155, E156)
   VALUES (5, 1000000000, 0, 0, 0, 0, 0, NULL, 0, 0, 0);
 SQL
+sqlite3 -bail "$db" "PRAGMA user_version = 1" ".read $tmp/rows.sql" || exit 1
 "$MFSTAT" db sql >"$tmp/views.sql" || { echo "FAIL: mfstat db sql exit $?"; exit 1; }
 sqlite3 -bail "$db" <"$tmp/views.sql" || { echo "FAIL: the views are not created"; exit 1; }
 # Twice: the statements replace the views (DROP VIEW IF EXISTS, CREATE VIEW).
@@ -65,8 +66,13 @@ sqlite3 -bail "$db" <"$tmp/views.sql" || { echo "FAIL: the views are not created
 
 # compare NAME QUERY EXPECTED: rows of values separated by '|'; numbers within a relative 1e-12,
 # NULL as the empty field, text exactly.
+# With a 4th argument FILE, the rows are FILE's (DuckDB's) instead of sqlite3's.
 compare() {
-  sqlite3 -bail "$db" "$2" >"$tmp/got" 2>"$tmp/err" || { echo "FAIL: $1: $(cat "$tmp/err")"; fail=1; return; }
+  if [ $# -ge 4 ]; then
+    cp "$4" "$tmp/got"
+  else
+    sqlite3 -bail "$db" "$2" >"$tmp/got" 2>"$tmp/err" || { echo "FAIL: $1: $(cat "$tmp/err")"; fail=1; return; }
+  fi
   printf '%s\n' "$3" >"$tmp/want"
   if ! awk -F'|' -v name="$1" '
     NR == FNR { want[FNR] = $0; n = FNR; next }
@@ -94,24 +100,26 @@ compare() {
 # Per sample.  LPARCPU = B0 / (CPSP * 1e6) / INTERVAL * 100, RMF_LPARCPU = RMF_BUSY / INTERVAL * 100,
 # RNI = 4.1 * (0.45 L3P + 1.3 L4LP + 5 L4RP + 6.1 MEMP) / 100; sample 1: L3P 50, L4LP 25, L4RP 15,
 # MEMP 10, RNI 4.1 * 191 / 100 = 7.831; samples 2, 3: L3P 100, RNI 4.1 * 45 / 100 = 1.845.
-compare sample "SELECT id, start_unix, start_iso, CPI, PRBSTATE, L1MP, LPARCPU, RMF_LPARCPU, L3P, L4LP, L4RP, MEMP,
-  RNI, LSPR, EFF_GHZ FROM metrics_z16_sample ORDER BY id" \
-"1|1767607200|2026-01-05T10:00:00Z|1.95|50|2|50|50|50|25|15|10|7.831|AVERAGE|5.2
+q_sample="SELECT id, start_unix, start_iso, CPI, PRBSTATE, L1MP, LPARCPU, RMF_LPARCPU, L3P, L4LP, L4RP, MEMP,
+  RNI, LSPR, EFF_GHZ FROM metrics_z16_sample ORDER BY id"
+w_sample="1|1767607200|2026-01-05T10:00:00Z|1.95|50|2|50|50|50|25|15|10|7.831|AVERAGE|5.2
 2|1767607200|2026-01-05T10:00:00Z|1.95|0|1|25|25|100|0|0|0|1.845|AVERAGE|5.2
 3|1767608100|2026-01-05T10:15:00Z|1.95|0|1|25|25|100|0|0|0|1.845|AVERAGE|5.2
 4|1767607200|2026-01-05T10:00:00Z|1.95|50|2|50|50|50|25|15|10|7.831||5.2
 5|1767610800|2026-01-05T11:00:00Z||||||||||||"
+compare sample "$q_sample" "$w_sample"
 
 # Per hour: 10:00 GCP sums samples 1, 2, 3 (two interval starts: INTERVAL 1800 s): B0 4.68e12,
 # B1 2.4e12, L1M 36e9 (L1MP 1.5), E147 24e9 (L3P 66.67), E148 6e9, E155 3.6e9, E156 2.4e9;
 # RNI = 4.1 * (0.45 * 200/3 + 1.3 * 50/3 + 5 * 10 + 6.1 * 20/3) / 100 = 4.1 * 427/3 / 100;
 # LPARCPU 4.68e12 / 5.2e9 / 1800 * 100 = 50; RMF busy 900 s, RMF_LPARCPU 50.  11:00: n/a but
 # B0, and LPARCPU n/a (no CPU speed).  The zIIP: sample 4's values, no LSPR class.
-compare hour "SELECT system, lpar, pool, start_unix, start_iso, samples, CPI, PRBSTATE, L1MP, LPARCPU, RMF_LPARCPU,
-  L3P, L4LP, L4RP, MEMP, RNI, LSPR FROM metrics_z16_hour ORDER BY start_unix, pool" \
-"SYS1|LP1|GCP|1767607200|2026-01-05T10:00:00Z|3|1.95|25|1.5|50|50|66.666666666666667|16.666666666666667|10|6.6666666666666667|5.8356666666666667|AVERAGE
+q_hour="SELECT system, lpar, pool, start_unix, start_iso, samples, CPI, PRBSTATE, L1MP, LPARCPU, RMF_LPARCPU,
+  L3P, L4LP, L4RP, MEMP, RNI, LSPR FROM metrics_z16_hour ORDER BY start_unix, pool"
+w_hour="SYS1|LP1|GCP|1767607200|2026-01-05T10:00:00Z|3|1.95|25|1.5|50|50|66.666666666666667|16.666666666666667|10|6.6666666666666667|5.8356666666666667|AVERAGE
 SYS1|LP1|ZIIP|1767607200|2026-01-05T10:00:00Z|1|1.95|50|2|50|50|50|25|15|10|7.831|
 SYS1|LP1|GCP|1767610800|2026-01-05T11:00:00Z|1|||||||||||"
+compare hour "$q_hour" "$w_hour"
 
 # And against report itself: examples/z16-demo.csv loaded by hand-written SQL (sqlite3's .import,
 # then INSERT ... SELECT), its views beside `mfstat report --by system,lpar,pool,cpu,interval` and
@@ -163,41 +171,62 @@ elif ! grep -q "no such table: main.counters_z13" "$tmp/err"; then
   echo "FAIL: metrics_z13_hour without its table: $(cat "$tmp/err")"; fail=1
 fi
 
-# DuckDB, through its sqlite extension (the views run inside SQLite's reader there).
+# DuckDB (its npm package, as bench/csv.sh installs it in $MFSTAT_BENCH_CACHE): schema 1 in DuckDB
+# itself (INTEGER is 32 bits there: BIGINT; WITHOUT ROWID and the column name offset are SQLite's),
+# the same rows, the same views, the same values.  Then, where DuckDB's sqlite extension is
+# installed, the views read from the SQLite file (DuckDB parses a view of an attached SQLite file
+# itself).
 cache=${MFSTAT_BENCH_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/mfstat-bench}
 if ! command -v node >/dev/null 2>&1; then
   echo "DuckDB: skipped: no node"
 elif [ ! -f "$cache/node_modules/@duckdb/node-api/package.json" ]; then
   echo "DuckDB: skipped: no @duckdb/node-api in $cache (bench/csv.sh installs it)"
 else
+  sed -e 's/) WITHOUT ROWID;/);/' -e 's/^\toffset /\t"offset" /' -e 's/INTEGER/BIGINT/g' \
+    "$SRC/data/db/schema-1.sql" >"$tmp/duck.sql"
+  sed 's/INTEGER/BIGINT/g' "$tmp/rows.sql" >>"$tmp/duck.sql"
+  # DuckDB checks a view's tables when it is created: z16's only.
+  "$MFSTAT" db sql --machine z16 >>"$tmp/duck.sql" || { echo "FAIL: mfstat db sql --machine z16"; exit 1; }
   cat >"$tmp/duck.mjs" <<'JS'
 import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-const [cache, db] = process.argv.slice(2);
+const [cache, setup, sqlite, ...queries] = process.argv.slice(2);
 const req = createRequire(join(cache, 'package.json'));
 const duckdb = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
 const con = await (await duckdb.DuckDBInstance.create(':memory:')).connect();
+const text = (v) => (v === null ? '' : String(v));
+await con.run(readFileSync(setup, 'utf8'));
+let n = 0;
+for (const [out, q] of queries.map((q, i) => [`${setup}.${i}`, q])) {
+  const r = await con.runAndReadAll(q);
+  writeFileSync(out, r.getRows().map((row) => row.map(text).join('|')).join('\n') + '\n');
+  n++;
+}
 try {
   await con.run('LOAD sqlite');
+  await con.run(`ATTACH '${sqlite}' AS f (TYPE sqlite, READ_ONLY)`);
+  for (const [i, q] of queries.entries()) {
+    const r = await con.runAndReadAll(q.replace(/FROM (metrics_\w+)/, 'FROM f.$1'));
+    writeFileSync(`${setup}.f${i}`, r.getRows().map((row) => row.map(text).join('|')).join('\n') + '\n');
+  }
 } catch (e) {
-  console.log('SKIP ' + e.message.split('\n')[0]);
-  process.exit(0);
+  console.log('no sqlite extension: ' + e.message.split('\n')[0]);
 }
-await con.run(`ATTACH '${db}' AS p (TYPE sqlite, READ_ONLY)`);
-const r = await con.runAndReadAll('SELECT system, pool, start_unix, CPI, L1MP, RNI, LSPR FROM p.metrics_z16_hour ORDER BY start_unix, pool');
-for (const row of r.getRows()) console.log(row.map((v) => (v === null ? '' : String(v))).join('|'));
 JS
-  out=$(cd "$tmp" && node duck.mjs "$cache" "$db" 2>&1)
-  case $out in
-  SKIP*) echo "DuckDB: skipped: its sqlite extension is not installed and cannot be fetched offline (${out#SKIP })" ;;
-  *)
-    want="SYS1|GCP|1767607200|1.95|1.5|5.835666666666667|AVERAGE
-SYS1|ZIIP|1767607200|1.95|2|7.831|
-SYS1|GCP|1767610800||||"
-    [ "$out" = "$want" ] || { echo "FAIL: DuckDB gives"; echo "$out"; fail=1; }
-    ;;
-  esac
+  if out=$(cd "$tmp" && node duck.mjs "$cache" "$tmp/duck.sql" "$db" "$q_sample" "$q_hour" 2>&1); then
+    compare "DuckDB sample" "" "$w_sample" "$tmp/duck.sql.0"
+    compare "DuckDB hour" "" "$w_hour" "$tmp/duck.sql.1"
+    if [ -f "$tmp/duck.sql.f1" ]; then
+      compare "DuckDB reading the SQLite file, sample" "" "$w_sample" "$tmp/duck.sql.f0"
+      compare "DuckDB reading the SQLite file, hour" "" "$w_hour" "$tmp/duck.sql.f1"
+    else
+      echo "DuckDB reading the SQLite file: skipped: ${out:-no result} (the extension is downloaded on first use)"
+    fi
+  else
+    echo "FAIL: DuckDB: $out"; fail=1
+  fi
 fi
 [ $fail = 0 ] && echo "the views give the values worked out by hand"
 exit $fail

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -73,6 +74,7 @@ struct row {
 	bool has[MF_MAX_COUNTER];
 	double cpsp, seconds, rmf;
 	const char *pool;
+	long long start_us;
 };
 
 /* A counter value: 0 (a quarter), absent (one in ten), else of any size up to 2^40. */
@@ -89,6 +91,13 @@ static void draw(struct row *r, const struct mf_family *fam)
 	r->seconds = next_rand() % 8 == 0 ? NAN : next_rand() % 8 == 0 ? 0 : (double)(next_rand() % 900000) / 1000.0;
 	r->rmf = next_rand() % 3 == 0 ? NAN : (double)(next_rand() % 900000) / 1000.0;
 	r->pool = pools[next_rand() % 5];
+	/* Any second from 1970 to 2099, or a day around a leap day, with microseconds. */
+	if (next_rand() % 4)
+		r->start_us = (long long)(next_rand() % 4102444800u) * 1000000 + (long long)(next_rand() % 1000000);
+	else
+		r->start_us = (951782400LL + (long long)(next_rand() % 4) * 31622400 * 25 +
+			       (long long)(next_rand() % 172800)) *
+			      1000000;
 }
 
 /* What report computes for a group of one sample r (mf_metrics_compute's evaluate). */
@@ -150,7 +159,7 @@ static void every_metric_of_every_family(void **state)
 					 "key_start_s, "
 					 "key_len_s, anon, family, cpsp_mhz, cpsp_nominal, user_only, lpar_joined, "
 					 "rmf_busy_s, file) VALUES (%d, 'SYS1', 'LP1', '%s', %d, %lld, ",
-					 r + 1, w->pool, r, 1700000000000000LL + r * 900000000LL);
+					 r + 1, w->pool, r, w->start_us);
 			if (isnan(w->seconds))
 				mf_strbuf_puts(&sql, "NULL");
 			else
@@ -188,6 +197,15 @@ static void every_metric_of_every_family(void **state)
 		for (r = 0; r < NROWS; r++) {
 			assert_int_equal(sqlite3_step(st), SQLITE_ROW);
 			expected(fam, &rows[r], value);
+			{
+				time_t t = (time_t)(rows[r].start_us / 1000000);
+				struct tm tm;
+				char iso[32];
+				gmtime_r(&t, &tm);
+				strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+				assert_int_equal(sqlite3_column_int64(st, 7), (long long)t);
+				assert_string_equal((const char *)sqlite3_column_text(st, 8), iso);
+			}
 			for (k = 0; k < fam->nmetrics; k++) {
 				int col = 9 + (int)k;
 				bool null = sqlite3_column_type(st, col) == SQLITE_NULL;

@@ -12,16 +12,18 @@
  * walk of the stack program; what differs between languages is a table of tokens (struct
  * mf_expr_lang).  The result means what mf_expr_eval computes:
  *
- * - every reference (counter, variable) is read as a double (lang->ref_open/ref_close, CAST ... AS
- *   REAL in SQL), and every number is written as a floating literal, so a quotient of integer sums
- *   is never an integer division, and each step rounds as the C evaluator's does;
+ * - every reference (counter, variable) is read as a double (lang->ref_open/ref_close: CAST(... AS
+ *   DOUBLE) in SQL, REAL in SQLite, not DuckDB's single-precision REAL), and every number is
+ *   written as a floating literal, so a quotient of integer sums is never an integer division,
+ *   and each step rounds as the C evaluator's does;
  * - what is not available is the language's null (SQL NULL): a NULL input makes the result NULL,
  *   as a NaN does in mf_expr_eval, and a division by zero gives NULL (NULLIF(b, 0));
  * - a result beyond the range of a double (an overflow, NaN in mf_expr_eval) is made null by
  *   mf_expr_lang_finite, which the caller applies to each metric's value (SQLite turns a NaN,
  *   as from an infinity minus another, into NULL by itself).
  *
- * Every binary step is written in parentheses, so the language's precedence never matters.
+ * Parentheses are written where the language's precedence needs them (a long sum stays flat: SQLite
+ * parses with a bounded stack), and the steps keep mf_expr_eval's order.
  */
 struct mf_expr_lang {
 	const char *name;                           /* "sql" */
@@ -33,7 +35,7 @@ struct mf_expr_lang {
 	const char *finite_a, *finite_b, *finite_c; /* finite(x) = finite_a x finite_b x finite_c */
 };
 
-/* SQL, as SQLite (3.35 and later) and DuckDB read it. */
+/* SQL, as SQLite and DuckDB both read it alike. */
 extern const struct mf_expr_lang mf_expr_lang_sql;
 
 /*

@@ -10,7 +10,7 @@
 
 const struct mf_db_grouping mf_db_grouping_hour = {"hour",
 						   "CAST((s.\"start_us\" - s.\"start_us\" % 3600000000) / "
-						   "1000000 AS INTEGER)"};
+						   "1000000 AS BIGINT)"};
 
 /* The variables' columns in the innermost layer (by MF_VAR_*). */
 static const char *const var_column[MF_NVARS] = {"v_cpsp", "v_interval", "v_mem_peak", "v_rmf_busy"};
@@ -136,6 +136,27 @@ static void lspr_case(const struct mf_kb *kb, const struct mf_family *fam, struc
 }
 
 /*
+ * start_iso, the ISO 8601 UTC text of start_unix (Unix seconds, 1970 or later), in arithmetic
+ * that SQLite and DuckDB both read alike (they share no date function): the civil date of the
+ * day number (H. Hinnant's days-to-civil), one layer a step.  IDIV(a, b) is the quotient of a >= 0
+ * by b > 0, an integer in both (DuckDB's / of integers is a double).
+ */
+#define IDIV(a, b) "CAST(((" a ") - (" a ") % " b ") / " b " AS BIGINT)"
+static const char *const time_layer[] = {
+	IDIV("\"start_unix\"", "86400") " + 719468 AS \"t_z\", \"start_unix\" % 86400 AS \"t_s\"",
+	IDIV("\"t_z\"", "146097") " AS \"t_era\", \"t_z\" % 146097 AS \"t_doe\"",
+	IDIV("\"t_doe\" - " IDIV("\"t_doe\"", "1460") " + " IDIV("\"t_doe\"", "36524") " - " IDIV("\"t_doe\"", "146096"),
+	     "365") " AS \"t_yoe\"",
+	"\"t_doe\" - (365 * \"t_yoe\" + " IDIV("\"t_yoe\"", "4") " - " IDIV("\"t_yoe\"", "100") ") AS \"t_doy\", "
+	"\"t_yoe\" + 400 * \"t_era\" AS \"t_y\"",
+	IDIV("5 * \"t_doy\" + 2", "153") " AS \"t_mp\"",
+	"CASE WHEN \"start_unix\" IS NOT NULL THEN printf('%04d-%02d-%02dT%02d:%02d:%02dZ', "
+	"\"t_y\" + CASE WHEN \"t_mp\" >= 10 THEN 1 ELSE 0 END, "
+	"CASE WHEN \"t_mp\" < 10 THEN \"t_mp\" + 3 ELSE \"t_mp\" - 9 END, "
+	"\"t_doy\" - " IDIV("153 * \"t_mp\" + 2", "5") " + 1, " IDIV("\"t_s\"", "3600") ", " IDIV("\"t_s\" % 3600", "60") ", "
+	"\"t_s\" % 60) END AS \"start_iso\""};
+
+/*
  * The view name AS SELECT idents, every metric, LSPR FROM the layers over base: the layer of
  * depth d computes the metrics whose formulas refer to metrics of depth below d only.
  */
@@ -143,7 +164,7 @@ static int layered_view(const struct mf_kb *kb, const struct mf_family *fam, con
 			const char *base, struct mf_strbuf *out, struct mf_error *err)
 {
 	int *depth = calloc(fam->nmetrics + 1, sizeof(*depth)), maxd = 0, d, rc = 0;
-	struct mf_strbuf from;
+	struct mf_strbuf with;
 	size_t i, k;
 
 	if (!depth)
@@ -160,32 +181,40 @@ static int layered_view(const struct mf_kb *kb, const struct mf_family *fam, con
 		if (depth[m] > maxd)
 			maxd = depth[m];
 	}
-	mf_strbuf_init(&from);
-	mf_strbuf_puts(&from, "(\n");
-	mf_strbuf_puts(&from, base);
-	mf_strbuf_puts(&from, ") AS \"base\"");
+	/* The layers one after another (WITH), not nested: SQLite's parser has a bounded stack. */
+	mf_strbuf_init(&with);
+	mf_strbuf_puts(&with, "WITH \"base\" AS (\n");
+	mf_strbuf_puts(&with, base);
+	mf_strbuf_puts(&with, ")");
+	for (k = 0; k < sizeof(time_layer) / sizeof(time_layer[0]); k++) {
+		mf_strbuf_printf(&with, ",\n\"time%zu\" AS (SELECT *,\n\t%s\n\tFROM ", k, time_layer[k]);
+		if (k)
+			mf_strbuf_printf(&with, "\"time%zu\")", k - 1);
+		else
+			mf_strbuf_puts(&with, "\"base\")");
+	}
 	for (d = 0; d <= maxd && rc == 0; d++) {
-		struct mf_strbuf layer;
-		mf_strbuf_init(&layer);
-		mf_strbuf_puts(&layer, "(SELECT *");
+		mf_strbuf_printf(&with, ",\n\"depth%d\" AS (SELECT *", d);
 		for (i = 0; i < fam->nmetrics && rc == 0; i++) {
 			if (depth[i] != d)
 				continue;
-			mf_strbuf_puts(&layer, ",\n\t");
-			rc = mf_expr_translate(fam->metrics[i].expr, &mf_expr_lang_sql, name_ref, (void *)fam, &layer,
+			mf_strbuf_puts(&with, ",\n\t");
+			rc = mf_expr_translate(fam->metrics[i].expr, &mf_expr_lang_sql, name_ref, (void *)fam, &with,
 					       err);
-			mf_strbuf_puts(&layer, " AS ");
-			ident(&layer, "r_", fam->metrics[i].name);
+			mf_strbuf_puts(&with, " AS ");
+			ident(&with, "r_", fam->metrics[i].name);
 		}
-		mf_strbuf_printf(&layer, "\nFROM %s) AS \"depth%d\"", mf_strbuf_str(&from), d);
-		mf_strbuf_free(&from);
-		from = layer;
+		if (d == 0)
+			mf_strbuf_printf(&with, "\n\tFROM \"time%zu\")",
+					 sizeof(time_layer) / sizeof(time_layer[0]) - 1);
+		else
+			mf_strbuf_printf(&with, "\n\tFROM \"depth%d\")", d - 1);
 	}
 	mf_strbuf_puts(out, "DROP VIEW IF EXISTS ");
 	ident(out, "", view);
 	mf_strbuf_puts(out, ";\nCREATE VIEW ");
 	ident(out, "", view);
-	mf_strbuf_printf(out, " AS\nSELECT %s", idents);
+	mf_strbuf_printf(out, " AS\n%s\nSELECT %s", mf_strbuf_str(&with), idents);
 	for (i = 0; i < fam->nmetrics; i++) {
 		mf_strbuf_puts(out, ",\n\t");
 		metric_value(out, &fam->metrics[i]);
@@ -197,16 +226,13 @@ static int layered_view(const struct mf_kb *kb, const struct mf_family *fam, con
 		lspr_case(kb, fam, out);
 		mf_strbuf_puts(out, " AS \"LSPR\"");
 	}
-	mf_strbuf_printf(out, "\nFROM %s;\n", mf_strbuf_str(&from));
-	mf_strbuf_free(&from);
-	free(depth);
-	if (rc == 0 && (out->failed || from.failed))
+	mf_strbuf_printf(out, "\nFROM \"depth%d\";\n", maxd);
+	if (rc == 0 && (out->failed || with.failed))
 		rc = mf_error_nomem(err, NULL, 0, "writing the views of %s", fam->key);
+	mf_strbuf_free(&with);
+	free(depth);
 	return rc;
 }
-
-/* The sample's time as Unix seconds (rounded down) and as ISO 8601 UTC text, from column col. */
-#define ISO_OF(col) "strftime('%Y-%m-%dT%H:%M:%SZ', " col ", 'unixepoch')"
 
 int mf_db_sample_view_sql(const struct mf_kb *kb, const struct mf_family *fam, struct mf_strbuf *out,
 			  struct mf_error *err)
@@ -220,9 +246,8 @@ int mf_db_sample_view_sql(const struct mf_kb *kb, const struct mf_family *fam, s
 	mf_strbuf_puts(&base,
 		       "SELECT s.\"id\", s.\"system\", s.\"lpar\", s.\"pool\", s.\"cpu\", s.\"start_us\", "
 		       "s.\"seconds\",\n"
-		       "\tCAST((s.\"start_us\" - s.\"start_us\" % 1000000) / 1000000 AS INTEGER) AS "
-		       "\"start_unix\",\n"
-		       "\t" ISO_OF("s.\"start_us\" / 1000000") " AS \"start_iso\"");
+		       "\tCAST((s.\"start_us\" - s.\"start_us\" % 1000000) / 1000000 AS BIGINT) AS "
+		       "\"start_unix\"");
 	for (i = 0; i < fam->ncounters; i++) {
 		mf_strbuf_puts(&base, i % 8 ? ", " : ",\n\t");
 		mf_strbuf_puts(&base, "c.");
@@ -233,9 +258,9 @@ int mf_db_sample_view_sql(const struct mf_kb *kb, const struct mf_family *fam, s
 	/* A group of one row (mf_metrics_compute): its length as report takes it, to the nanosecond. */
 	mf_strbuf_puts(&base,
 		       ",\n\ts.\"cpsp_mhz\" AS \"v_cpsp\",\n"
-		       "\tCAST(round(s.\"seconds\" * 1e9) AS INTEGER) / 1e9 AS \"v_interval\",\n"
-		       "\tNULL AS \"v_mem_peak\",\n"
-		       "\tCAST(round(s.\"rmf_busy_s\" * 1e9) AS INTEGER) / 1e9 AS \"v_rmf_busy\"\n"
+		       "\tCAST(round(s.\"seconds\" * 1e9) AS BIGINT) / 1e9 AS \"v_interval\",\n"
+		       "\tCAST(NULL AS DOUBLE) AS \"v_mem_peak\",\n"
+		       "\tCAST(round(s.\"rmf_busy_s\" * 1e9) AS BIGINT) / 1e9 AS \"v_rmf_busy\"\n"
 		       "FROM \"sample\" AS s JOIN ");
 	ident(&base, "counters_", fam->key);
 	mf_strbuf_puts(&base, " AS c ON c.\"id\" = s.\"id\"\n");
@@ -264,14 +289,13 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 	 * sample has it, summed in nanoseconds.
 	 */
 	mf_strbuf_puts(&base,
-		       "SELECT g.\"system\", g.\"lpar\", g.\"pool\", g.\"bucket\" AS \"start_unix\",\n"
-		       "\t" ISO_OF("g.\"bucket\"") " AS \"start_iso\", g.\"samples\"");
+		       "SELECT g.\"system\", g.\"lpar\", g.\"pool\", g.\"bucket\" AS \"start_unix\", g.\"samples\"");
 	for (i = 0; i < fam->ncounters; i++) {
 		mf_strbuf_puts(&base, i % 8 ? ", g." : ",\n\tg.");
 		ident(&base, "c_", fam->counters[i].short_name);
 	}
 	mf_strbuf_puts(&base,
-		       ",\n\tg.\"v_cpsp\", i.\"v_interval\", NULL AS \"v_mem_peak\", g.\"v_rmf_busy\"\n"
+		       ",\n\tg.\"v_cpsp\", i.\"v_interval\", CAST(NULL AS DOUBLE) AS \"v_mem_peak\", g.\"v_rmf_busy\"\n"
 		       "FROM (SELECT s.\"system\", s.\"lpar\", s.\"pool\", ");
 	mf_strbuf_puts(&base, g->bucket);
 	mf_strbuf_puts(&base, " AS \"bucket\", count(*) AS \"samples\"");
@@ -287,7 +311,7 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 		       ",\n\tCASE WHEN count(s.\"cpsp_mhz\") = count(*) AND min(s.\"cpsp_mhz\") = "
 		       "max(s.\"cpsp_mhz\") THEN min(s.\"cpsp_mhz\") END AS \"v_cpsp\",\n"
 		       "\tCASE WHEN count(s.\"rmf_busy_s\") = count(*) THEN sum(CAST(round(s.\"rmf_busy_s\" * "
-		       "1e9) AS INTEGER)) / 1e9 END AS \"v_rmf_busy\"\n"
+		       "1e9) AS BIGINT)) / 1e9 END AS \"v_rmf_busy\"\n"
 		       "\tFROM \"sample\" AS s JOIN ");
 	ident(&base, "counters_", fam->key);
 	mf_strbuf_puts(&base,
@@ -304,8 +328,8 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 		       "\tFROM (SELECT s.\"system\", s.\"lpar\", s.\"pool\", ");
 	mf_strbuf_puts(&base, g->bucket);
 	mf_strbuf_puts(&base,
-		       " AS \"bucket\",\n\t\tCAST(sum(CAST(round(s.\"seconds\" * 1e9) AS INTEGER)) AS REAL) / "
-		       "(count(s.\"seconds\") * 1e9) AS \"len\"\n"
+		       " AS \"bucket\",\n\t\tCAST(sum(CAST(round(s.\"seconds\" * 1e9) AS BIGINT)) AS DOUBLE) / "
+		       "NULLIF(count(s.\"seconds\") * 1e9, 0) AS \"len\"\n"
 		       "\t\tFROM \"sample\" AS s WHERE s.\"family\" = ");
 	literal(&base, fam->key);
 	mf_strbuf_puts(&base,
