@@ -206,13 +206,15 @@ for (const [out, q] of queries.map((q, i) => [`${setup}.${i}`, q])) {
 }
 try {
   await con.run('LOAD sqlite');
-  await con.run(`ATTACH '${sqlite}' AS f (TYPE sqlite, READ_ONLY)`);
-  for (const [i, q] of queries.entries()) {
-    const r = await con.runAndReadAll(q.replace(/FROM (metrics_\w+)/, 'FROM f.$1'));
-    writeFileSync(`${setup}.f${i}`, r.getRows().map((row) => row.map(text).join('|')).join('\n') + '\n');
-  }
 } catch (e) {
   console.log('no sqlite extension: ' + e.message.split('\n')[0]);
+  process.exit(0);
+}
+// With the extension, a view that DuckDB cannot read from the file is a failure (exit 1).
+await con.run(`ATTACH '${sqlite}' AS f (TYPE sqlite, READ_ONLY)`);
+for (const [i, q] of queries.entries()) {
+  const r = await con.runAndReadAll(q.replace(/FROM (metrics_\w+)/, 'FROM f.$1'));
+  writeFileSync(`${setup}.f${i}`, r.getRows().map((row) => row.map(text).join('|')).join('\n') + '\n');
 }
 JS
   if out=$(cd "$tmp" && node duck.mjs "$cache" "$tmp/duck.sql" "$db" "$q_sample" "$q_hour" 2>&1); then
