@@ -133,6 +133,6 @@ CREATE TABLE prune_log (
 	keep      TEXT NOT NULL,    -- the span kept, as given (35d, 400d, 5y)
 	before_us INTEGER NOT NULL, -- rows starting before this instant were deleted (Unix us UTC)
 	rows      INTEGER NOT NULL, -- rows deleted
-	at_unix   INTEGER NOT NULL, -- when, Unix seconds
-	at        TEXT NOT NULL     -- the same, ISO 8601 UTC
+	pruned_unix INTEGER NOT NULL, -- when, Unix seconds
+	pruned    TEXT NOT NULL     -- the same, ISO 8601 UTC
 );

@@ -279,5 +279,7 @@ int cmd_db_rollup(int argc, char **argv);
 int cmd_db_prune(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
+int cmd_db(int argc, char **argv);
+int cmd_db_sql(int argc, char **argv);
 
 #endif

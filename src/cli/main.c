@@ -65,9 +65,11 @@ static int finish(int rc)
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-} commands[] = {{"report", cmd_report},     {"diff", cmd_diff},       {"export", cmd_export},
-		{"counters", cmd_counters}, {"metrics", cmd_metrics}, {"machines", cmd_machines},
-		{"smf", cmd_smf},           {"stat", cmd_stat},       {"measure", cmd_measure}};
+} commands[] = {{"report", cmd_report},   {"diff", cmd_diff},
+		{"export", cmd_export},   {"counters", cmd_counters},
+		{"metrics", cmd_metrics}, {"machines", cmd_machines},
+		{"smf", cmd_smf},         {"stat", cmd_stat},
+		{"measure", cmd_measure}, {"db", cmd_db}};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The command named cmd, or -1 (with the nearest name in *near, or NULL). */

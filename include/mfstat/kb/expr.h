@@ -87,6 +87,23 @@ double mf_expr_eval(const struct mf_expr *e, const struct mf_eval_env *env, stru
 size_t mf_expr_nrefs(const struct mf_expr *e);
 void mf_expr_ref(const struct mf_expr *e, size_t i, int *kind, int *index);
 
+/* The steps of e's stack program, for translators (mfstat/kb/expr_sql.h). */
+enum mf_expr_op {
+	MF_OP_CONST,   /* push value */
+	MF_OP_COUNTER, /* push counter slot index */
+	MF_OP_VAR,     /* push variable index */
+	MF_OP_METRIC,  /* push metric index */
+	MF_OP_ADD,     /* pop b, pop a, push a + b (and so on) */
+	MF_OP_SUB,
+	MF_OP_MUL,
+	MF_OP_DIV,
+	MF_OP_NEG /* negate the top */
+};
+
+/* The number of steps of e, and step i (op an enum mf_expr_op; index and value as it says). */
+size_t mf_expr_len(const struct mf_expr *e);
+void mf_expr_step(const struct mf_expr *e, size_t i, int *op, int *index, double *value);
+
 /*
  * Whether e subtracts, negates or holds a negative number: the only ways its
  * value can fall below zero when every input it reads is zero or more (sums,

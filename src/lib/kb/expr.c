@@ -400,6 +400,21 @@ void mf_expr_ref(const struct mf_expr *e, size_t k, int *kind, int *index)
 	*index = in->index;
 }
 
+size_t mf_expr_len(const struct mf_expr *e)
+{
+	return e->n;
+}
+
+void mf_expr_step(const struct mf_expr *e, size_t i, int *op, int *index, double *value)
+{
+	static const int map[] = {MF_OP_CONST, MF_OP_COUNTER, MF_OP_VAR, MF_OP_METRIC, MF_OP_ADD,
+				  MF_OP_SUB,   MF_OP_MUL,     MF_OP_DIV, MF_OP_NEG};
+	const struct insn *in = &e->code[i];
+	*op = map[in->op];
+	*index = in->index;
+	*value = in->value;
+}
+
 bool mf_expr_subtracts(const struct mf_expr *e)
 {
 	size_t i;

@@ -1,0 +1,3 @@
+#!/bin/bash
+# db without a verb: a usage error naming the verb there is.
+"$MFSTAT" db

@@ -1,0 +1,3 @@
+#!/bin/bash
+# An unknown family: a usage error.
+"$MFSTAT" db sql --machine z99

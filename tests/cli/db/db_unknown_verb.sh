@@ -1,0 +1,3 @@
+#!/bin/bash
+# An unknown verb gets the nearest.
+"$MFSTAT" db sqll
