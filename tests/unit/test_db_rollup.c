@@ -183,7 +183,8 @@ static void rolls_up(void **state)
 	 */
 	exec(db, "UPDATE rollup SET samples = 99 WHERE bucket_us < 1741078800000000");
 	snprintf(buf, sizeof(buf),
-		 "INSERT INTO prune_log (level, keep, before_us, rows, pruned_unix, pruned) VALUES ('sample', '1d', %lld, 0, "
+		 "INSERT INTO prune_log (level, keep, before_us, rows, pruned_unix, pruned) VALUES ('sample', '1d', "
+		 "%lld, 0, "
 		 "0, "
 		 "'x')",
 		 (long long)at("2025-03-04T09:00:00Z"));

@@ -301,7 +301,8 @@ static int log_level(struct mf_db *db, const struct mf_db_keep *k, int level, co
 	int rc;
 	mf_time_format((int64_t)now * 1000000, iso, sizeof(iso));
 	if (sqlite3_prepare_v2(mf_db_sqlite(db),
-			       "INSERT INTO prune_log (level, keep, before_us, rows, pruned_unix, pruned) VALUES (?1, ?2, ?3, "
+			       "INSERT INTO prune_log (level, keep, before_us, rows, pruned_unix, pruned) VALUES (?1, "
+			       "?2, ?3, "
 			       "?4, ?5, ?6)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return mf_db_fail(db, "recording the prune", err);
