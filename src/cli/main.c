@@ -27,6 +27,8 @@ static void usage(FILE *fp)
 	      "  measure itlb|profile -- CMD  sample a program per function, line and cache line\n"
 	      "  measure report RUNFILE...    report saved measure runs again\n"
 	      "  measure probe                what this machine can sample, and how\n"
+	      "  db import FILE.db INPUT...   keep the samples of inputs in a database, once\n"
+	      "  db info FILE.db              what a database holds\n"
 	      "  help COMMAND                 the help of a command (as COMMAND --help)\n"
 	      "\n"
 	      "Options for every command:\n"
@@ -65,9 +67,11 @@ static int finish(int rc)
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-} commands[] = {{"report", cmd_report},     {"diff", cmd_diff},       {"export", cmd_export},
-		{"counters", cmd_counters}, {"metrics", cmd_metrics}, {"machines", cmd_machines},
-		{"smf", cmd_smf},           {"stat", cmd_stat},       {"measure", cmd_measure}};
+} commands[] = {{"report", cmd_report},   {"diff", cmd_diff},
+		{"export", cmd_export},   {"counters", cmd_counters},
+		{"metrics", cmd_metrics}, {"machines", cmd_machines},
+		{"smf", cmd_smf},         {"stat", cmd_stat},
+		{"measure", cmd_measure}, {"db", cmd_db}};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The command named cmd, or -1 (with the nearest name in *near, or NULL). */
