@@ -38,7 +38,7 @@ _mfstat_dirs()
 _mfstat()
 {
     local cur prev cmd sub i
-    local commands='report diff export counters metrics machines smf stat measure help'
+    local commands='report diff export counters metrics machines smf stat measure db help'
     local families='z10 z196 zEC12 z13 z14 z15 z16 z17'
     local by_keys='system lpar pool cpu file polarity lpar_weight drawer chip interval hour day week month hour-of-day weekday'
     local opts_report='--input -f --format -o --output --machine --cpu-mhz --perf-tz --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
@@ -49,6 +49,8 @@ _mfstat()
     local opts_machines='--tables -h --help --version'
     local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
     local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format -o --output --tables -q --quiet -h --help --version'
+    local opts_db_import='--machine --skip-bad-rows --skip-bad-records -j -q --quiet --tables -h --help --version'
+    local opts_db_info='-h --help --version'
     local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
 
     COMPREPLY=()
@@ -192,6 +194,13 @@ _mfstat()
             metrics) opts=$opts_metrics ;;
             machines) opts=$opts_machines ;;
             smf) opts=$opts_smf ;;
+            db)
+                case $sub in
+                    import) opts=$opts_db_import ;;
+                    info) opts=$opts_db_info ;;
+                    *) opts='-h --help --version' ;;
+                esac
+                ;;
             stat) opts="$opts_stat --" ;;
             measure)
                 case $sub in
@@ -212,6 +221,7 @@ _mfstat()
         counters | metrics) ;;
         measure) [[ $sub != probe ]] && _mfstat_files "$cur" ;;
         report | diff | export | smf | stat) _mfstat_files "$cur" ;;
+        db) if ((COMP_CWORD == 2)); then _mfstat_reply '' 'import info' "$cur"; else _mfstat_files "$cur"; fi ;;
     esac
     return 0
 }

@@ -70,8 +70,26 @@ for cmd in report diff export counters metrics machines smf stat measure; do
       { echo "FAIL: completion/mfstat.bash offers $cmd $o, mfstat $cmd --help does not name it"; fail=1; }
   done
 done
+# The db verbs (mfstat db VERB --help): the same three ways, their man part ".SS db VERB",
+# their completion opts_db_VERB.
+for verb in import info; do
+  help=$("$MFSTAT" db "$verb" --help)
+  part=$(awk -v tag="db $verb" '/^\.SH / { sec = $0; keep = 0; next }
+    sec == ".SH OPTIONS" && /^\.SS / { keep = (substr($0, 5) == tag); next }
+    keep { print }' "$man" | sed 's/\\-/-/g')
+  [ -n "$part" ] || { echo "FAIL: man/mfstat.1 has no OPTIONS section for db $verb"; fail=1; }
+  offered=$(grep -oE "^ *local opts_db_$verb='[^']*'" "$completion" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+  for o in $(grep -oE -- '--[a-z][a-z-]+' <<< "$help" | sort -u); do
+    grep -q -- "$o\([^a-z-]\|$\)" <<< "$part" || { echo "FAIL: db $verb $o is in --help but not in man/mfstat.1"; fail=1; }
+    [ "$o" = --help ] || grep -q -- "$o" "$readme" || { echo "FAIL: db $verb $o is in --help but not in README.md"; fail=1; }
+    grep -qx -- "$o" <<< "$offered" || { echo "FAIL: completion/mfstat.bash does not offer db $verb $o"; fail=1; }
+  done
+  for o in $(grep -oE -- '--[a-z][a-z-]+' <<< "$part" | sort -u) $offered; do
+    grep -q -- "$o\([^a-z-]\|$\)" <<< "$help" || { echo "FAIL: db $verb $o is documented but not in its --help"; fail=1; }
+  done
+done
 # The main help names every command the man page has.
-for c in report diff export counters metrics machines smf stat measure; do
+for c in report diff export counters metrics machines smf stat measure db; do
   "$MFSTAT" --help | grep -q "^  $c " || { echo "FAIL: mfstat --help lacks $c"; fail=1; }
   grep -q "^\.B mfstat $c" "$man" || { echo "FAIL: man lacks $c"; fail=1; }
 done
