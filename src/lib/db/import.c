@@ -47,6 +47,10 @@ struct imp {
 	const char *name;
 	uint64_t size, lines, ordinal, fresh, known;
 	bool compressed;
+	/* The inputs, the one being imported, and whether the LPAR view's first pass was made. */
+	const char *const *paths;
+	size_t n, at;
+	bool prescanned;
 	/* An error of the database met in a callback (its code; the message is in the pipeline's err). */
 	int failed;
 	bool told;
@@ -632,6 +636,19 @@ static int held_file(struct imp *m, const char *sha, struct mf_db_import_file *f
 	return rc;
 }
 
+/* Whether the bytes of path are held already (a file that cannot be read: no). */
+static bool is_held(struct imp *m, const char *path)
+{
+	char sha[65];
+	uint64_t size, lines;
+	bool compressed;
+	struct mf_error e;
+	struct mf_db_import_file f;
+	if (strcmp(path, "-") == 0 || hash_file(path, sha, &size, &lines, &compressed, &e))
+		return false;
+	return held_file(m, sha, &f, &e) == 1;
+}
+
 /* One input, in its transaction. */
 static int import_one(struct imp *m, const char *path, struct mf_db_import_file *f, struct mf_error *err)
 {
@@ -656,6 +673,14 @@ static int import_one(struct imp *m, const char *path, struct mf_db_import_file 
 	if (rc == 1) {
 		f->status = MF_DB_ALREADY;
 		return 0;
+	}
+	if (!m->prescanned) {
+		/* The LPAR view of this input and of every input after it that is not held, as report reads them. */
+		size_t k;
+		for (k = m->at; k < m->n; k++)
+			if (k == m->at || !is_held(m, m->paths[k]))
+				mf_pipeline_prescan_file(m->p, m->paths[k]);
+		m->prescanned = true;
 	}
 	if ((rc = mf_db_exec(m->db, "BEGIN IMMEDIATE", "starting the file's transaction", err)) != 0)
 		return rc;
@@ -749,10 +774,10 @@ int mf_db_import(struct mf_db *db, const char *const *paths, size_t n, const str
 		       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (sha256) DO NOTHING",
 		       err)) != 0)
 		goto out;
-	/* The LPAR view of every input first, as report reads them. */
-	for (i = 0; i < n; i++)
-		mf_pipeline_prescan_file(m->p, paths[i]);
+	m->paths = paths;
+	m->n = n;
 	for (i = 0; i < n; i++) {
+		m->at = i;
 		rc = import_one(m, paths[i], &f, err);
 		if (rc)
 			f.status = MF_DB_FAILED;
