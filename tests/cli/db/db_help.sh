@@ -1,0 +1,3 @@
+#!/bin/bash
+# mfstat db --help and the help of each verb.
+"$MFSTAT" db --help && "$MFSTAT" db import --help && "$MFSTAT" db info --help
