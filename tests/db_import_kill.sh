@@ -46,7 +46,14 @@ for seed in 1 2 3 4 5 6 7 8; do
 		kill -9 $pid 2>/dev/null
 		wait $pid 2>/dev/null
 		[ -e "$db" ] || continue # killed before the file was made
-		"$MFSTAT" db info "$db" >/dev/null 2>"$tmp/err" || { echo "FAIL seed $seed round $round: db info"; cat "$tmp/err"; fail=1; continue; }
+		if ! "$MFSTAT" db info "$db" >/dev/null 2>"$tmp/err"; then
+			# killed before the new file's schema was committed: an empty file, nothing imported
+			if grep -q "error: an empty database" "$tmp/err" && [ "$(stat -c %s "$db")" = 0 ]; then
+				n=$((n + 1))
+				continue
+			fi
+			echo "FAIL seed $seed round $round: db info"; cat "$tmp/err"; fail=1; continue
+		fi
 		ic=$(q "$db" "PRAGMA integrity_check")
 		[ "$ic" = ok ] || { echo "FAIL seed $seed round $round: integrity_check: $ic"; fail=1; }
 		# every file held has exactly its samples, and no sample is of a file not held

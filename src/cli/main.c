@@ -27,8 +27,6 @@ static void usage(FILE *fp)
 	      "  measure itlb|profile -- CMD  sample a program per function, line and cache line\n"
 	      "  measure report RUNFILE...    report saved measure runs again\n"
 	      "  measure probe                what this machine can sample, and how\n"
-	      "  db import FILE.db INPUT...   keep the samples of inputs in a database, once\n"
-	      "  db info FILE.db              what a database holds\n"
 	      "  help COMMAND                 the help of a command (as COMMAND --help)\n"
 	      "\n"
 	      "Options for every command:\n"
