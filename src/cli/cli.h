@@ -278,5 +278,8 @@ int cmd_stat(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 /* mfstat db: the performance database (cmd_db.c), its verbs in a table. */
 int cmd_db(int argc, char **argv);
+/* mfstat db import and db info (argv[0] the verb): cmd_db_import.c. */
+int cmd_db_import(int argc, char **argv);
+int cmd_db_info(int argc, char **argv);
 
 #endif
