@@ -49,7 +49,11 @@ _mfstat()
     local opts_machines='--tables -h --help --version'
     local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
     local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format -o --output --tables -q --quiet -h --help --version'
-    local opts_db='-m --machine --tables -h --help --version'
+    local opts_db_sql='-m --machine --tables -h --help --version'
+    local opts_db_import='--machine --skip-bad-rows --skip-bad-records -j -q --quiet --tables -h --help --version'
+    local opts_db_info='-h --help --version'
+    local opts_db_rollup='--from --to -q --quiet -h --help'
+    local opts_db_prune='--keep -n --dry-run --vacuum -q --quiet -h --help'
     local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
 
     COMPREPLY=()
@@ -199,7 +203,16 @@ _mfstat()
             metrics) opts=$opts_metrics ;;
             machines) opts=$opts_machines ;;
             smf) opts=$opts_smf ;;
-            db) opts=$opts_db ;;
+            db)
+                case $sub in
+                    import) opts=$opts_db_import ;;
+                    info) opts=$opts_db_info ;;
+                    sql) opts=$opts_db_sql ;;
+                    rollup) opts=$opts_db_rollup ;;
+                    prune) opts=$opts_db_prune ;;
+                    *) opts='-h --help --version' ;;
+                esac
+                ;;
             stat) opts="$opts_stat --" ;;
             measure)
                 case $sub in
@@ -220,6 +233,7 @@ _mfstat()
         counters | metrics) ;;
         measure) [[ $sub != probe ]] && _mfstat_files "$cur" ;;
         report | diff | export | smf | stat) _mfstat_files "$cur" ;;
+        db) if ((COMP_CWORD == 2)); then _mfstat_reply '' 'import info' "$cur"; else _mfstat_files "$cur"; fi ;;
     esac
     return 0
 }

@@ -33,13 +33,13 @@ CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY$cols);
 INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, skipped)
   VALUES (1, 'hand.csv', 0, 'none', 'csv', 0, '1970-01-01T00:00:00Z', 5, 0, 0);
 -- id, system, lpar, pool, cpu, start_us, seconds, cpsp_mhz, rmf_busy_s
-INSERT INTO sample (id, system, lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, anon, family,
+INSERT INTO sample (id, system, lpar, key_lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, anon, family,
                     cpsp_mhz, cpsp_nominal, user_only, lpar_joined, rmf_busy_s, file) VALUES
-  (1, 'SYS1', 'LP1', 'GCP',  0, $T0,              900, $T0 / 1000000,        900, 0, 'z16', 5200, 0, 0, 0, 450, 1),
-  (2, 'SYS1', 'LP1', 'GCP',  1, $T0,              900, $T0 / 1000000,        900, 0, 'z16', 5200, 0, 0, 0, 225, 1),
-  (3, 'SYS1', 'LP1', 'GCP',  0, $T0 + 900000000,  900, $T0 / 1000000 + 900,  900, 0, 'z16', 5200, 0, 0, 0, 225, 1),
-  (4, 'SYS1', 'LP1', 'ZIIP', 2, $T0,              900, $T0 / 1000000,        900, 0, 'z16', 5200, 0, 0, 0, 450, 1),
-  (5, 'SYS1', 'LP1', 'GCP',  0, $T0 + 3600000000, 900, $T0 / 1000000 + 3600, 900, 0, 'z16', NULL, 0, 0, 0, NULL, 1);
+  (1, 'SYS1', 'LP1', 'LP1', 'GCP',  0, $T0,              900, $T0 / 1000000,        900, 0, 'z16', 5200, 0, 0, 0, 450, 1),
+  (2, 'SYS1', 'LP1', 'LP1', 'GCP',  1, $T0,              900, $T0 / 1000000,        900, 0, 'z16', 5200, 0, 0, 0, 225, 1),
+  (3, 'SYS1', 'LP1', 'LP1', 'GCP',  0, $T0 + 900000000,  900, $T0 / 1000000 + 900,  900, 0, 'z16', 5200, 0, 0, 0, 225, 1),
+  (4, 'SYS1', 'LP1', 'LP1', 'ZIIP', 2, $T0,              900, $T0 / 1000000,        900, 0, 'z16', 5200, 0, 0, 0, 450, 1),
+  (5, 'SYS1', 'LP1', 'LP1', 'GCP',  0, $T0 + 3600000000, 900, $T0 / 1000000 + 3600, 900, 0, 'z16', NULL, 0, 0, 0, NULL, 1);
 -- Sample 1: CPI 2.34e12 / 1.2e12 = 1.95; L1M 24e9, L1MP 2; sourcing 12, 6, 3.6, 2.4 (e9) of L1M.
 INSERT INTO counters_z16 (id, B0, B1, B2, B4, P33, E143, E147, E148, E155, E156)
   VALUES (1, 2340000000000, 1200000000000, 20000000000, 4000000000, 600000000000, 48000000000,
@@ -135,9 +135,9 @@ CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY$cols);
 INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, skipped)
   VALUES (1, 'z16-demo.csv', 0, 'none', 'csv', 0, '1970-01-01T00:00:00Z', 0, 0, 0);
 .import --csv $demo raw
-INSERT INTO sample (id, system, lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, anon, family,
+INSERT INTO sample (id, system, lpar, key_lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, anon, family,
                     cpsp_mhz, cpsp_nominal, user_only, lpar_joined, file)
-  SELECT rowid, system, lpar, pool, CAST(cpu AS INTEGER), CAST(strftime('%s', interval_start) AS INTEGER) * 1000000,
+  SELECT rowid, system, lpar, lpar, pool, CAST(cpu AS INTEGER), CAST(strftime('%s', interval_start) AS INTEGER) * 1000000,
          CAST(interval_seconds AS REAL), CAST(strftime('%s', interval_start) AS INTEGER),
          CAST(interval_seconds AS INTEGER), 0, 'z16', CAST(cpsp AS REAL), 0, 0, 0, 1 FROM raw;
 INSERT INTO counters_z16 (id, $ccols) SELECT rowid, $casts FROM raw;

@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 man=$root/man/mfstat.1
 readme=$root/README.md
 fail=0
-for cmd in report diff export counters metrics machines smf stat measure db; do
+for cmd in report diff export counters metrics machines smf stat measure; do
   opts=$("$MFSTAT" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
   [ -n "$opts" ] || { echo "FAIL: $cmd --help lists no options"; fail=1; }
   for o in $opts; do
@@ -26,7 +26,6 @@ done
 man_part() {
   local cmd=$1 tag=$1
   [ "$cmd" = smf ] && tag="smf list"
-  [ "$cmd" = db ] && tag="db sql"
   awk -v cmd="$cmd" -v tag="$tag" '
     /^\.SH / { sec = $0; in_opts = 0; start = 1; keep = 0; next }
     sec == ".SH SYNOPSIS" {
@@ -41,7 +40,7 @@ man_part() {
 }
 # Both directions per command: every long option of `mfstat CMD --help` is in the command's
 # part of the man page, and every long option that part names is in `mfstat CMD --help`.
-for cmd in report diff export counters metrics machines smf stat measure db; do
+for cmd in report diff export counters metrics machines smf stat measure; do
   part=$(man_part "$cmd")
   [ -n "$part" ] || { echo "FAIL: man/mfstat.1 has no OPTIONS section for $cmd"; fail=1; continue; }
   help=$("$MFSTAT" "$cmd" --help)
@@ -57,7 +56,7 @@ done
 # The bash completion offers each command's options: every option that --help lists in its
 # option table (a line starting with it), and nothing --help does not name (--help aside).
 completion=$root/completion/mfstat.bash
-for cmd in report diff export counters metrics machines smf stat measure db; do
+for cmd in report diff export counters metrics machines smf stat measure; do
   offered=$(grep -oE "^ *local opts_$cmd='[^']*'" "$completion" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
   [ -n "$offered" ] || { echo "FAIL: completion/mfstat.bash has no opts_$cmd"; fail=1; continue; }
   help=$("$MFSTAT" "$cmd" --help)
@@ -69,6 +68,24 @@ for cmd in report diff export counters metrics machines smf stat measure db; do
     [ "$o" = --help ] && continue
     grep -q -- "$o\([^a-z-]\|$\)" <<< "$help" ||
       { echo "FAIL: completion/mfstat.bash offers $cmd $o, mfstat $cmd --help does not name it"; fail=1; }
+  done
+done
+# The db verbs (mfstat db VERB --help): the same three ways, their man part ".SS db VERB",
+# their completion opts_db_VERB.
+for verb in import info rollup prune sql; do
+  help=$("$MFSTAT" db "$verb" --help)
+  part=$(awk -v tag="db $verb" '/^\.SH / { sec = $0; keep = 0; next }
+    sec == ".SH OPTIONS" && /^\.SS / { keep = (substr($0, 5) == tag); next }
+    keep { print }' "$man" | sed 's/\\-/-/g')
+  [ -n "$part" ] || { echo "FAIL: man/mfstat.1 has no OPTIONS section for db $verb"; fail=1; }
+  offered=$(grep -oE "^ *local opts_db_$verb='[^']*'" "$completion" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+  for o in $(grep -oE -- '--[a-z][a-z-]+' <<< "$help" | sort -u); do
+    grep -q -- "$o\([^a-z-]\|$\)" <<< "$part" || { echo "FAIL: db $verb $o is in --help but not in man/mfstat.1"; fail=1; }
+    [ "$o" = --help ] || grep -q -- "$o" "$readme" || { echo "FAIL: db $verb $o is in --help but not in README.md"; fail=1; }
+    grep -qx -- "$o" <<< "$offered" || { echo "FAIL: completion/mfstat.bash does not offer db $verb $o"; fail=1; }
+  done
+  for o in $(grep -oE -- '--[a-z][a-z-]+' <<< "$part" | sort -u) $offered; do
+    grep -q -- "$o\([^a-z-]\|$\)" <<< "$help" || { echo "FAIL: db $verb $o is documented but not in its --help"; fail=1; }
   done
 done
 # The main help names every command the man page has.

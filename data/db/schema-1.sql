@@ -60,6 +60,7 @@ CREATE TABLE sample (
 	seconds      REAL,             -- interval length in seconds; NULL unknown
 	key_start_s  INTEGER NOT NULL, -- identity: start_us rounded to the second (half away from 0); 0 without start
 	key_len_s    INTEGER NOT NULL, -- identity: seconds rounded to the second; -1 unknown
+	key_lpar     TEXT NOT NULL,    -- identity: lpar, or '' when lpar_joined (the LPAR view's, not the input's own)
 	anon         INTEGER NOT NULL, -- 0 for a sample with a system and a start; else file id * 4294967296 + its ordinal in the file
 	family       TEXT NOT NULL,    -- knowledge-base family key; its counters are in counters_<family>
 	machine      INTEGER,          -- machine type (3931), NULL when only the family is known
@@ -77,7 +78,7 @@ CREATE TABLE sample (
 	line         INTEGER,          -- its first line in a text input; NULL none
 	offset       INTEGER           -- the byte offset of its record in a binary input; NULL none
 );
-CREATE UNIQUE INDEX sample_identity ON sample (system, lpar, pool, cpu, key_start_s, key_len_s, anon);
+CREATE UNIQUE INDEX sample_identity ON sample (system, key_lpar, pool, cpu, key_start_s, key_len_s, anon);
 CREATE INDEX sample_start ON sample (start_us);
 
 -- SMF type 70 subtype 1 and type 99 subtype 14 records as they were read (the LPAR view),

@@ -279,7 +279,11 @@ int cmd_db_rollup(int argc, char **argv);
 int cmd_db_prune(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
+/* mfstat db: the performance database (cmd_db.c), its verbs in a table. */
 int cmd_db(int argc, char **argv);
+/* mfstat db import and db info (argv[0] the verb): cmd_db_import.c. */
+int cmd_db_import(int argc, char **argv);
+int cmd_db_info(int argc, char **argv);
 int cmd_db_sql(int argc, char **argv);
 
 #endif

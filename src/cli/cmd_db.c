@@ -5,31 +5,35 @@
 #include "cli.h"
 
 static const char db_help[] =
-	"Usage: mfstat db VERB [OPTIONS] [ARGS]\n"
+	"Usage: mfstat db VERB [OPTIONS] [FILE.db] ...\n"
 	"\n"
 	"The performance database (docs/db.md): one SQLite file that holds the counters\n"
-	"of every sample once.\n"
+	"of every sample imported, once, with their hour, day and month roll-ups.\n"
 	"\n"
 	"Verbs:\n"
-	"  sql [--machine F]   print the SQL views that compute every metric and the LSPR\n"
-	"                      class from the stored counters (per sample and per hour)\n"
-	"  rollup FILE.db      recompute the hour, day and month sums from the samples\n"
-	"  prune FILE.db       age each level of the database out on its own schedule\n"
+	"  import FILE.db INPUT...  read inputs (anything report reads) into the database\n"
+	"  info FILE.db             what the database holds\n"
+	"  rollup FILE.db           recompute the hour, day and month sums from the samples\n"
+	"  prune FILE.db            age each level of the database out on its own schedule\n"
+	"  sql                      print the SQL views that compute every metric and the\n"
+	"                           LSPR class from the stored counters\n"
 	"\n"
-	"Options:\n"
-	"  -m, --machine F     db sql: the views of family F only (default: every family)\n"
-	"  --tables DIR        knowledge-base files that replace the built-in ones\n"
-	"  -h, --help          this help (mfstat db VERB --help: the verb's)\n"
-	"  --version           the version and the knowledge base's revision\n"
+	"See `mfstat db VERB --help`; mfstat report --db FILE.db reports from a database.\n"
 	"\n"
 	"Examples:\n"
-	"  mfstat db sql | sqlite3 perf.db          # create the views in a database\n"
-	"  mfstat db sql --machine z16 > views.sql\n";
+	"  mfstat db import perf.db SYS1.SMF.D250301.bin SYS1.SMF.D250302.bin\n"
+	"  mfstat db info perf.db\n"
+	"  mfstat report --db perf.db --by system,month\n"
+	"  mfstat db sql | sqlite3 perf.db          # create the views in a database\n";
 
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-} verbs[] = {{"sql", cmd_db_sql}, {"rollup", cmd_db_rollup}, {"prune", cmd_db_prune}};
+} verbs[] = {{"import", cmd_db_import},
+	     {"info", cmd_db_info},
+	     {"rollup", cmd_db_rollup},
+	     {"prune", cmd_db_prune},
+	     {"sql", cmd_db_sql}};
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 
 int cmd_db(int argc, char **argv)
@@ -44,7 +48,7 @@ int cmd_db(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "--version") == 0)
 		return cli_version();
 	if (argc < 2)
-		return cli_usage("db", "db: expected a verb: 'mfstat db sql'");
+		return cli_usage("db", "db: expected a verb: 'mfstat db import'");
 	for (i = 0; i < NVERBS; i++) {
 		names[i] = verbs[i].name;
 		if (strcmp(argv[1], verbs[i].name) == 0)

@@ -120,9 +120,11 @@ static void fill(struct mf_db *db)
 	for (d = 1; d <= 10; d++) {
 		int64_t us = at("2025-03-01T12:00:00Z") + (int64_t)(d - 1) * 86400000000;
 		snprintf(sql, sizeof(sql),
-			 "INSERT INTO sample (id, system, lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, "
+			 "INSERT INTO sample (id, system, lpar, key_lpar, pool, cpu, start_us, seconds, key_start_s, "
+			 "key_len_s, "
 			 "anon, "
-			 "family, cpsp_nominal, user_only, lpar_joined, file) VALUES (%d, 'SYSA', '', 'GCP', 0, %lld, "
+			 "family, cpsp_nominal, user_only, lpar_joined, file) VALUES (%d, 'SYSA', '', '', 'GCP', 0, "
+			 "%lld, "
 			 "900, "
 			 "%lld, 900, 0, 'z16', 0, 0, 0, 1);"
 			 "INSERT INTO counters_z16 VALUES (%d, %d, %d);"
@@ -143,8 +145,9 @@ static void fill(struct mf_db *db)
 		exec(db, sql);
 	}
 	exec(db,
-	     "INSERT INTO sample (id, system, lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, anon, "
-	     "family, cpsp_nominal, user_only, lpar_joined, file) VALUES (11, '', '', '', -1, NULL, NULL, 0, -1, "
+	     "INSERT INTO sample (id, system, lpar, key_lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, "
+	     "anon, "
+	     "family, cpsp_nominal, user_only, lpar_joined, file) VALUES (11, '', '', '', '', -1, NULL, NULL, 0, -1, "
 	     "4294967297, 'z16', 0, 0, 0, 1); INSERT INTO counters_z16 VALUES (11, 5, 5)");
 	snprintf(sql, sizeof(sql),
 		 "INSERT INTO rollup (id, level, system, lpar, pool, family, bucket_us, utc_offset_s, offset_known, "

@@ -85,10 +85,11 @@ static void put(struct mf_db *db, int cpu, int64_t start, int32_t off_s, long lo
 	if (p33 >= 0)
 		snprintf(p, sizeof(p), "%lld", p33);
 	snprintf(sql, sizeof(sql),
-		 "INSERT INTO sample (id, system, lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, anon, "
+		 "INSERT INTO sample (id, system, lpar, key_lpar, pool, cpu, start_us, seconds, key_start_s, "
+		 "key_len_s, anon, "
 		 "family, "
 		 "machine, cpsp_mhz, cpsp_nominal, user_only, utc_offset_s, lpar_joined, rmf_busy_s, file) VALUES (%d, "
-		 "'SYSA', 'L1', 'GCP', %d, %lld, 900, %lld, 900, 0, 'z16', 3931, 5200, 0, 0, %s, 1, %s, 1);"
+		 "'SYSA', 'L1', '', 'GCP', %d, %lld, 900, %lld, 900, 0, 'z16', 3931, 5200, 0, 0, %s, 1, %s, 1);"
 		 "INSERT INTO counters_z16 (id, \"B0\", \"B1\", \"P33\") VALUES (%d, %lld, %lld, %s)",
 		 id, cpu, (long long)start, (long long)(start / 1000000), off, cpu == 0 ? "450.5" : "NULL", id, b0, b1,
 		 p);

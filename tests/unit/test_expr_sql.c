@@ -155,10 +155,11 @@ static void every_metric_of_every_family(void **state)
 			draw(w, fam);
 			sql.len = 0;
 			mf_strbuf_printf(&sql,
-					 "INSERT INTO sample (id, system, lpar, pool, cpu, start_us, seconds, "
+					 "INSERT INTO sample (id, system, lpar, key_lpar, pool, cpu, start_us, "
+					 "seconds, "
 					 "key_start_s, "
 					 "key_len_s, anon, family, cpsp_mhz, cpsp_nominal, user_only, lpar_joined, "
-					 "rmf_busy_s, file) VALUES (%d, 'SYS1', 'LP1', '%s', %d, %lld, ",
+					 "rmf_busy_s, file) VALUES (%d, 'SYS1', 'LP1', 'LP1', '%s', %d, %lld, ",
 					 r + 1, w->pool, r, w->start_us);
 			if (isnan(w->seconds))
 				mf_strbuf_puts(&sql, "NULL");

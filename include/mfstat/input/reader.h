@@ -20,6 +20,7 @@
  */
 
 struct mf_reader;
+struct mf_smf_record;
 
 struct mf_reader_opts {
 	const struct mf_kb *kb;
@@ -62,6 +63,14 @@ struct mf_reader_opts {
 	 */
 	const struct mf_tz *perf_tz;
 	const char *perf_tz_from;
+	/*
+	 * SMF with lpar, not lpar_scan (mfstat db import): called with every type 70 subtype 1 and
+	 * type 99 subtype 14 record read, decoded or not (rec->raw, rec->raw_len: its bytes, RDW
+	 * included, borrowed for the call).  A nonzero return stops the reading: mf_reader_next
+	 * returns it, with err as fn filled it.
+	 */
+	int (*smf_record_fn)(void *ctx, const struct mf_smf_record *rec, struct mf_error *err);
+	void *smf_record_ctx;
 };
 
 /*

@@ -104,13 +104,15 @@ struct mf_smf_record {
 	const struct mf_smf99t *topo; /* type 99 subtype 14: decoded, or NULL */
 	const char *bad;              /* type 70 or 99: why it could not be decoded (then rmf/topo are NULL) */
 	long long offset;             /* byte offset of the record in the (decompressed) file */
-	long number;                  /* 1-based number of the logical record in the file */
-	int subtype;                  /* 1 deltas, 2 cumulative */
-	char system[9];               /* SMF system id, ASCII, blanks trimmed */
-	unsigned cpu;                 /* CpuId */
-	int pool;                     /* enum mf_pool from the processor class (and the zCBP flag) */
-	unsigned proc_class;          /* the raw class: 0 CP, 2 zAAP/zCBP, 4 zIIP */
-	unsigned machine_type;        /* e.g. 3931 */
+	const unsigned char *raw; /* type 70 and 99: the logical record, RDW included (borrowed until the next call) */
+	size_t raw_len;           /* its bytes */
+	long number;              /* 1-based number of the logical record in the file */
+	int subtype;              /* 1 deltas, 2 cumulative */
+	char system[9];           /* SMF system id, ASCII, blanks trimmed */
+	unsigned cpu;             /* CpuId */
+	int pool;                 /* enum mf_pool from the processor class (and the zCBP flag) */
+	unsigned proc_class;      /* the raw class: 0 CP, 2 zAAP/zCBP, 4 zIIP */
+	unsigned machine_type;    /* e.g. 3931 */
 	const struct mf_family *family;
 	const struct mf_machine *machine;
 	unsigned cfvn, csvn;

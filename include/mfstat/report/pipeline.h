@@ -27,6 +27,10 @@ enum mf_pipeline_diag {
 	MF_PIPELINE_HINT = 3     /* advice that follows an error (e->msg only) */
 };
 
+struct mf_sample;
+struct mf_smf_record;
+struct mf_strtab;
+
 struct mf_pipeline_opts {
 	const struct mf_kb *kb;           /* borrowed; must outlive the pipeline */
 	const char *format;               /* input format name, NULL to detect */
@@ -77,6 +81,19 @@ struct mf_pipeline_opts {
 	 * (mf_pipeline_read_files; README "Performance": when it applies, and its limit).
 	 */
 	bool stream_csv;
+	/*
+	 * Importing (mfstat db import): sample_fn is called for every sample kept (after select) instead
+	 * of the duplicate check and the grouping, with the file it was read from.  It returns
+	 * MF_DEDUP_KEEP (a new sample), MF_DEDUP_DUPLICATE (one held already: counted as a
+	 * duplicate), MF_EFORMAT (a bad sample, e says where: with skip_bad skipped and counted as
+	 * report skips a conflicting copy, else the error that stops) or another negative code that
+	 * stops the reading (e filled, told to diag).  No groups are held, and streaming and jobs are
+	 * off; read with mf_pipeline_prescan_file for every input, then mf_pipeline_add_file for each.
+	 */
+	int (*sample_fn)(void *ctx, const struct mf_sample *s, const char *file, struct mf_error *e);
+	/* Handed to the SMF reader of mf_pipeline_add_file (mf_reader_opts.smf_record_fn): the type 70.1 and 99.14 records with their bytes. */
+	int (*smf_record_fn)(void *ctx, const struct mf_smf_record *rec, struct mf_error *err);
+	void *sample_ctx; /* the ctx of sample_fn and smf_record_fn */
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;
@@ -174,6 +191,11 @@ unsigned long long mf_pipeline_part_rows(const struct mf_pipeline *p);
  * merged in order (mf_grouper_take_sorted), so that mf_pipeline_finish did not sort them again.
  */
 unsigned long long mf_pipeline_part_sorted(const struct mf_pipeline *p);
+
+/* The last input read, whole (its format, counts of samples, skipped rows, records by kind), or NULL before the first. */
+const struct mf_input *mf_pipeline_last_input(const struct mf_pipeline *p);
+/* The names of the samples read (their system and lpar ids). */
+const struct mf_strtab *mf_pipeline_strtab(const struct mf_pipeline *p);
 
 void mf_pipeline_free(struct mf_pipeline *p);
 

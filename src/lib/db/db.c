@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/datafile.h"
 #include "mfstat/base/timefmt.h"
@@ -203,6 +204,30 @@ static int settle(struct mf_db *db, enum mf_db_mode mode, struct mf_error *err)
 	return 0;
 }
 
+/*
+ * A write killed in its transaction (kill -9, a crash, power) leaves a hot journal beside the
+ * file, which only a connection that may write rolls back: read only, SQLite refuses the file
+ * ("attempt to write a readonly database").  Reading it is then preceded by that roll-back, when
+ * this process may write there; the file is as it was before the transaction (docs/db.md
+ * "Transactions").
+ */
+static void recover(const char *path)
+{
+	char *journal = malloc(strlen(path) + sizeof("-journal"));
+	sqlite3 *h = NULL;
+	if (!journal)
+		return;
+	strcpy(journal, path);
+	strcat(journal, "-journal");
+	if (access(journal, F_OK) == 0 && access(path, W_OK) == 0 &&
+	    sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(h, 10000);
+		sqlite3_exec(h, "SELECT COUNT(*) FROM sqlite_master", NULL, NULL, NULL);
+	}
+	sqlite3_close(h);
+	free(journal);
+}
+
 int mf_db_open(struct mf_db **out, const char *path, enum mf_db_mode mode, struct mf_error *err)
 {
 	struct mf_db *db = calloc(1, sizeof(*db));
@@ -219,6 +244,8 @@ int mf_db_open(struct mf_db **out, const char *path, enum mf_db_mode mode, struc
 		mf_db_close(db);
 		return rc;
 	}
+	if (mode == MF_DB_READ)
+		recover(path);
 	if (sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = mf_db_fail(db,
 				mode == MF_DB_READ ? "cannot open the database" : "cannot open or create the database",

@@ -289,6 +289,11 @@ static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error 
 		if (rec->type != 113) {
 			/* The LPAR view's records (dec.context): into the map, never a sample. */
 			int arc = 0;
+			if (r->opts.smf_record_fn && !r->opts.lpar_scan) {
+				int frc = r->opts.smf_record_fn(r->opts.smf_record_ctx, rec, err);
+				if (frc)
+					return frc;
+			}
 			if (rec->bad) {
 				if (!s->bad_context++) {
 					s->bad_context_off = rec->offset;

@@ -862,6 +862,8 @@ int mf_smfdec_next(struct mf_smfdec *d, struct mf_smf_record *r, struct mf_error
 			if (d->context) {
 				memset(r, 0, offsetof(struct mf_smf_record, num));
 				r->type = 70;
+				r->raw = rec;
+				r->raw_len = len;
 				r->subtype = 1;
 				r->offset = off;
 				r->number = d->recno;
@@ -878,6 +880,8 @@ int mf_smfdec_next(struct mf_smfdec *d, struct mf_smf_record *r, struct mf_error
 			if (d->context) {
 				memset(r, 0, offsetof(struct mf_smf_record, num));
 				r->type = 99;
+				r->raw = rec;
+				r->raw_len = len;
 				r->subtype = 14;
 				r->offset = off;
 				r->number = d->recno;

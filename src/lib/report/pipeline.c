@@ -242,6 +242,13 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	p->ro.cpu_mhz = opts->cpu_mhz;
 	p->ro.perf_tz = opts->perf_tz;
 	p->ro.perf_tz_from = opts->perf_tz_from;
+	if (opts->sample_fn) { /* importing: one reader at a time, nothing grouped */
+		p->o.jobs = 0;
+		p->ro.jobs = 0;
+		p->o.stream_csv = false;
+		p->ro.smf_record_fn = opts->smf_record_fn;
+		p->ro.smf_record_ctx = opts->sample_ctx;
+	}
 	return p;
 }
 
@@ -317,7 +324,7 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
 	}
 	if (p->streaming && (got = stream_sample(p, s, e)) != 0)
 		return got;
-	got = mf_dedup_check(p->dd, file, s, e);
+	got = p->o.sample_fn ? p->o.sample_fn(p->o.sample_ctx, s, file, e) : mf_dedup_check(p->dd, file, s, e);
 
 	if (got >= 0) {
 		p->rows++;
@@ -338,6 +345,11 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
 			 smf ? "records" : "rows");
 		hint(p, text);
 		return got;
+	}
+	if (p->o.sample_fn) {
+		if (got < 0)
+			tell(p, MF_PIPELINE_ERROR, e);
+		return got < 0 ? got : 0;
 	}
 	if (got == MF_ENOMEM)
 		return fail_nomem(p, e, "checking the samples of %s for copies (%llu rows)", file,
@@ -1333,6 +1345,16 @@ void mf_pipeline_warn(struct mf_pipeline *p, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	mf_notes_warn(&p->notes, "%s", buf);
+}
+
+const struct mf_input *mf_pipeline_last_input(const struct mf_pipeline *p)
+{
+	return p->ninputs ? &p->inputs[p->ninputs - 1] : NULL;
+}
+
+const struct mf_strtab *mf_pipeline_strtab(const struct mf_pipeline *p)
+{
+	return p->tab;
 }
 
 unsigned long long mf_pipeline_skipped(const struct mf_pipeline *p)

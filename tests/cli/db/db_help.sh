@@ -1,0 +1,3 @@
+#!/bin/bash
+# The help of db import and db info.
+"$MFSTAT" db import --help && "$MFSTAT" db info --help
