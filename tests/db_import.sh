@@ -58,6 +58,11 @@ check() {
 			q "$db" "SELECT system, SUM(n), SUM(b0) FROM ($rollsum) GROUP BY system ORDER BY system" >"$tmp/rolled"
 			cmp -s "$tmp/dated" "$tmp/rolled" || { bad "$name: the $lvl roll-ups differ from the samples"; diff "$tmp/dated" "$tmp/rolled" | head -4; return; }
 		done
+		# The import made the views of each family it holds, and they read its samples.
+		for f in $fams; do
+			got=$(q "$db" "SELECT (SELECT COUNT(*) FROM \"metrics_${f}_sample\") = (SELECT COUNT(*) FROM sample WHERE family = '$f')" 2>&1)
+			[ "$got" = 1 ] || { bad "$name: the view metrics_${f}_sample: $got"; return; }
+		done
 	fi
 	ok
 }

@@ -7,6 +7,7 @@
  */
 #include "mfstat/db/import.h"
 #include "mfstat/db/rollup.h"
+#include "mfstat/db/views.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -740,12 +741,51 @@ rollback:
 	return rc;
 }
 
+/*
+ * The views of every family the database holds samples of (docs/db.md, "Views"), made anew from
+ * this knowledge base's formulas, in one transaction: after an import they compute what report
+ * computes today.  0, or MF_EIO / MF_ENOMEM.
+ */
+static int make_views(struct mf_db *db, const struct mf_kb *kb, struct mf_error *err)
+{
+	struct mf_strbuf sql;
+	sqlite3_stmt *st = NULL;
+	int rc, step;
+	mf_strbuf_init(&sql);
+	if (sqlite3_prepare_v2(mf_db_sqlite(db),
+			       "SELECT substr(name, 10) FROM sqlite_schema WHERE type = 'table' AND name LIKE "
+			       "'counters\\_%' ESCAPE '\\' ORDER BY name",
+			       -1, &st, NULL) != SQLITE_OK)
+		return mf_db_fail(db, "listing the families for the views", err);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const struct mf_family *fam = mf_kb_family(kb, (const char *)sqlite3_column_text(st, 0));
+		if (fam && (rc = mf_db_views_sql(kb, fam, &sql, err)) != 0) {
+			sqlite3_finalize(st);
+			mf_strbuf_free(&sql);
+			return rc;
+		}
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE) {
+		mf_strbuf_free(&sql);
+		return mf_db_fail(db, "listing the families for the views", err);
+	}
+	rc = mf_db_exec(db, "BEGIN IMMEDIATE", "starting to create the views", err);
+	if (!rc && (rc = mf_db_exec(db, mf_strbuf_str(&sql), "creating the views", err)) == 0)
+		rc = mf_db_exec(db, "COMMIT", "committing the views", err);
+	if (rc)
+		sqlite3_exec(mf_db_sqlite(db), "ROLLBACK", NULL, NULL, NULL);
+	mf_strbuf_free(&sql);
+	return rc;
+}
+
 int mf_db_import(struct mf_db *db, const char *const *paths, size_t n, const struct mf_db_import_opts *o,
 		 struct mf_db_import_totals *tot, struct mf_error *err)
 {
 	struct mf_pipeline_opts po;
 	struct imp *m = calloc(1, sizeof(*m));
 	struct mf_db_import_file f;
+	struct mf_error verr;
 	size_t i;
 	int rc = 0;
 
@@ -819,6 +859,12 @@ int mf_db_import(struct mf_db *db, const char *const *paths, size_t n, const str
 			tot->told = m->told && !m->failed;
 			break;
 		}
+	}
+	if (tot->files) {
+		/* The inputs are in whatever happens here: an error now only says the views were not made. */
+		int vrc = make_views(db, o->kb, rc ? &verr : err);
+		if (!rc)
+			rc = vrc;
 	}
 out:
 	fams_free(m);
