@@ -285,30 +285,63 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 	if ((rc = exec_sb(db, &sql, "replacing roll-ups", err)) != 0)
 		goto out;
 
-	/* The sums: per interval start first (its CPUs), then per bucket. */
-	mf_strbuf_puts(&sql,
-		       "DROP TABLE IF EXISTS temp.mf_agg; CREATE TEMP TABLE mf_agg AS WITH per AS (SELECT "
-		       "s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
-	bucket_expr(&sql, level);
-	mf_strbuf_puts(&sql,
-		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
-		       "s.start_us AS st, count(*) AS n, max(s.seconds) AS len, sum(s.seconds) AS cs, "
-		       "min(s.machine) AS mmin, max(s.machine) AS mmax, count(s.machine) AS mn, "
-		       "min(s.cpsp_mhz) AS pmin, max(s.cpsp_mhz) AS pmax, sum(s.rmf_busy_s) AS rb, "
-		       "count(s.rmf_busy_s) AS rn");
-	for (i = 0; i < cols->n; i++)
-		mf_strbuf_printf(&sql, ", sum(c.\"%s\") AS s%zu, count(c.\"%s\") AS n%zu", cols->v[i], i, cols->v[i],
-				 i);
-	mf_strbuf_puts(&sql, " FROM sample s JOIN ");
-	ident(&sql, counters);
-	mf_strbuf_puts(&sql, " c ON c.id = s.id WHERE s.family = ");
-	literal(&sql, fam);
-	mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
-	bucket_expr(&sql, level);
-	mf_strbuf_puts(&sql,
-		       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known FROM "
-		       "temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6, 7), "
-		       "cpus AS (SELECT s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
+	/*
+	 * The sums.  An hour: per interval start first (its CPUs), then per bucket, from the samples.
+	 * A day or a month: from the hours just made (their buckets lie within it), each counter's
+	 * presence from the hour's sum and its partial list; only the CPUs are counted in the samples.
+	 */
+	mf_strbuf_puts(&sql, "DROP TABLE IF EXISTS temp.mf_agg; CREATE TEMP TABLE mf_agg AS WITH per AS (SELECT ");
+	if (level == MF_DB_HOUR) {
+		mf_strbuf_puts(&sql, "s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
+		bucket_expr(&sql, level);
+		mf_strbuf_puts(&sql,
+			       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
+			       "s.start_us AS sf, s.start_us AS sl, count(*) AS n, max(s.seconds) AS len, "
+			       "sum(s.seconds) AS cs, "
+			       "min(s.machine) AS mmin, max(s.machine) AS mmax, count(s.machine) AS mn, "
+			       "min(s.cpsp_mhz) AS pmin, max(s.cpsp_mhz) AS pmax, sum(s.rmf_busy_s) AS rb, "
+			       "count(s.rmf_busy_s) AS rn");
+		for (i = 0; i < cols->n; i++)
+			mf_strbuf_printf(&sql, ", sum(c.\"%s\") AS s%zu, count(c.\"%s\") AS n%zu", cols->v[i], i,
+					 cols->v[i], i);
+		mf_strbuf_puts(&sql, " FROM sample s JOIN ");
+		ident(&sql, counters);
+		mf_strbuf_puts(&sql, " c ON c.id = s.id WHERE s.family = ");
+		literal(&sql, fam);
+		mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo,
+				 (long long)bhi);
+		bucket_expr(&sql, level);
+		mf_strbuf_puts(&sql,
+			       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known "
+			       "FROM temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6, 7), ");
+	} else {
+		mf_strbuf_printf(
+			&sql,
+			"h.system AS system, h.lpar AS lpar, h.pool AS pool, mfstat_bucket(%d, h.bucket_us, "
+			"h.utc_offset_s) AS b, h.utc_offset_s AS off, h.offset_known AS known, h.first_us AS sf, "
+			"h.last_us AS sl, h.samples AS n, h.seconds AS len, h.cpu_seconds AS cs, h.machine AS mmin, "
+			"h.machine AS mmax, CASE WHEN h.machine IS NULL THEN 0 ELSE h.samples END AS mn, "
+			"h.cpsp_min AS pmin, h.cpsp_max AS pmax, h.rmf_busy_s AS rb, h.rmf_samples AS rn",
+			level);
+		for (i = 0; i < cols->n; i++) {
+			mf_strbuf_printf(&sql,
+					 ", x.\"%s\" AS s%zu, CASE WHEN x.\"%s\" IS NULL THEN 0 WHEN instr(' ' || "
+					 "h.partial || ' ', ",
+					 cols->v[i], i, cols->v[i]);
+			literal(&sql, cols->v[i]);
+			mf_strbuf_printf(&sql, ") > 0 THEN h.samples - 1 ELSE h.samples END AS n%zu", i);
+		}
+		mf_strbuf_puts(&sql, " FROM rollup h JOIN ");
+		ident(&sql, sums);
+		mf_strbuf_puts(&sql, " x ON x.id = h.id WHERE h.level = 'hour' AND h.family = ");
+		literal(&sql, fam);
+		mf_strbuf_printf(&sql,
+				 " AND h.bucket_us >= %lld AND h.bucket_us < %lld AND (mfstat_bucket(%d, h.bucket_us, "
+				 "h.utc_offset_s), h.utc_offset_s, h.offset_known) IN (SELECT b, off, known FROM "
+				 "temp.mf_touched)), ",
+				 (long long)blo, (long long)bhi, level);
+	}
+	mf_strbuf_puts(&sql, "cpus AS (SELECT s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
 	bucket_expr(&sql, level);
 	mf_strbuf_puts(&sql,
 		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
@@ -322,7 +355,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 		       "SELECT per.system, per.lpar, per.pool, per.b, per.off, per.known, "
 		       "CASE WHEN sum(mn) = sum(n) AND min(mmin) = max(mmax) THEN min(mmin) END AS machine, "
 		       "sum(n) AS samples, min(cpus.cpus) AS cpus, sum(len) AS seconds, sum(cs) AS cpu_seconds, "
-		       "min(st) AS first_us, max(st) AS last_us, min(pmin) AS cpsp_min, max(pmax) AS cpsp_max, "
+		       "min(sf) AS first_us, max(sl) AS last_us, min(pmin) AS cpsp_min, max(pmax) AS cpsp_max, "
 		       "sum(rb) AS rmf_busy_s, sum(rn) AS rmf_samples, rtrim(''");
 	for (i = 0; i < cols->n; i++) {
 		mf_strbuf_printf(&sql, " || CASE WHEN sum(n%zu) > 0 AND sum(n%zu) < sum(n) THEN ", i, i);
@@ -385,7 +418,7 @@ int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struc
 	sqlite3 *h = mf_db_sqlite(db);
 	struct names fams = {0}, cols = {0};
 	bool own = sqlite3_get_autocommit(h) != 0, null;
-	int64_t horizon;
+	int64_t horizon, hhorizon;
 	size_t f;
 	int rc, level;
 	memset(out, 0, sizeof(*out));
@@ -401,6 +434,12 @@ int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struc
 		goto out;
 	if (null)
 		horizon = INT64_MIN;
+	/* Days and months are summed from the hours: none before the hours' horizon either. */
+	if ((rc = query_i64(db, "SELECT max(before_us) FROM prune_log WHERE level = 'hour'", &hhorizon, &null, err)) !=
+	    0)
+		goto out;
+	if (null || hhorizon < horizon)
+		hhorizon = horizon;
 	if ((rc = list(db,
 		       "SELECT substr(name, 10) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'counters\\_%' "
 		       "ESCAPE '\\' ORDER BY name",
@@ -412,7 +451,8 @@ int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struc
 		if ((rc = columns_of(db, table, &cols, err)) != 0 || (rc = sums_table(db, fams.v[f], &cols, err)) != 0)
 			break;
 		for (level = MF_DB_HOUR; level <= MF_DB_MONTH && !rc; level++)
-			rc = roll_level(db, fams.v[f], &cols, level, all, lo_us, hi_us, horizon, out, err);
+			rc = roll_level(db, fams.v[f], &cols, level, all, lo_us, hi_us,
+					level == MF_DB_HOUR ? horizon : hhorizon, out, err);
 		names_free(&cols);
 	}
 	if (!rc)
