@@ -32,6 +32,7 @@
 #include "mfstat/report/select.h"
 
 #include "mfstat/db/db.h"
+#include "mfstat/db/read.h"
 
 #include "mfstat/perf/perf.h"
 
