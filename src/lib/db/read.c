@@ -380,6 +380,9 @@ int mf_db_samples_open(struct mf_db_samples **out, struct mf_db *db, const struc
 		rc = count_left_out(d, sel, mf_strbuf_str(&where), err);
 	if (!rc) {
 		mf_strbuf_puts(&sql, sample_cols);
+		/* A period alone: through its index (without statistics SQLite would scan the table). */
+		if (sel && !sel->nsystems && ((sel->has_from && !sel->from_local) || (sel->has_to && !sel->to_local)))
+			mf_strbuf_puts(&sql, " INDEXED BY sample_start");
 		if (where.len) {
 			mf_strbuf_puts(&sql, " WHERE ");
 			mf_strbuf_puts(&sql, mf_strbuf_str(&where));
