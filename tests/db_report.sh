@@ -13,6 +13,7 @@
 #     gensmf's --csv (turned into INSERTs by awk below): the LPAR table of report -f text is the
 #     dump's.
 #  3. Errors: a missing file, a newer schema, no samples, not SQLite, --db with input files.
+# export --db is checked against export over the same CSV files, byte for byte.
 # Usage: db_report.sh MFSTAT GENSMF SRCDIR
 set -u
 MFSTAT=$1
@@ -77,6 +78,27 @@ same -f html --by system,pool
 same --system NONE
 same --from 2030-01-01
 same -v --by system
+
+# export --db: the CSV of export over the inputs, byte for byte (no footer), and its messages
+xsame() {
+	cd "$SRC" || exit 9
+	"$MFSTAT" export "$@" tests/data/db/z16.csv tests/data/db/z10.csv >"$tmp/a" 2>"$tmp/ae"
+	ra=$?
+	"$MFSTAT" export "$@" --db "$db" >"$tmp/b" 2>"$tmp/be"
+	rb=$?
+	cd - >/dev/null || exit 9
+	if [ "$ra" != "$rb" ] || ! cmp -s "$tmp/a" "$tmp/b" || ! cmp -s "$tmp/ae" "$tmp/be"; then
+		echo "FAIL: export $* : exit $ra over the CSV, $rb over --db"
+		diff "$tmp/a" "$tmp/b" | head -20
+		diff "$tmp/ae" "$tmp/be" | head -10
+		fail=1
+	else
+		echo "ok: export $* (exit $ra, $(wc -l <"$tmp/a") lines)"
+	fi
+}
+xsame
+xsame --by system,day --tz smf
+xsame --by system,pool,interval --system SYSA --from 2025-03-04T10:01:00Z
 
 # The selection pushed into SQL still counts what it leaves out: in the json's left_out.
 cd "$SRC" || exit 9
@@ -179,6 +201,7 @@ err 1 --db empty.db
 err 1 --db text.db
 err 2 --db two.db d.csv
 err 2 --db two.db --input csv
+err 2 --db two.db -o two.db
 cd - >/dev/null || exit 9
 
 [ "$fail" = 0 ] && echo "PASS" || echo "FAILED"
