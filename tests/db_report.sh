@@ -100,6 +100,30 @@ xsame
 xsame --by system,day --tz smf
 xsame --by system,pool,interval --system SYSA --from 2025-03-04T10:01:00Z
 
+# diff --db: two periods of the database, as diff compares them in the inputs (the footer aside)
+dsame() {
+	cd "$SRC" || exit 9
+	"$MFSTAT" diff "$@" tests/data/db/z16.csv,tests/data/db/z10.csv >"$tmp/a" 2>"$tmp/ae"
+	ra=$?
+	"$MFSTAT" diff "$@" --db "$db" >"$tmp/b" 2>"$tmp/be"
+	rb=$?
+	cd - >/dev/null || exit 9
+	grep -v -e '^before: [0-9]* rows read from ' -e '^after: [0-9]* rows read from ' "$tmp/a" >"$tmp/as"
+	grep -v -e '^before: [0-9]* rows read from ' -e '^after: [0-9]* rows read from ' "$tmp/b" >"$tmp/bs"
+	if [ "$ra" != "$rb" ] || ! cmp -s "$tmp/as" "$tmp/bs" || ! cmp -s "$tmp/ae" "$tmp/be"; then
+		echo "FAIL: diff $* : exit $ra over the CSV, $rb over --db"
+		diff "$tmp/as" "$tmp/bs" | head -20
+		diff "$tmp/ae" "$tmp/be" | head -10
+		fail=1
+	else
+		echo "ok: diff $* (exit $ra, $(wc -l <"$tmp/a") lines)"
+	fi
+}
+for f in text csv json; do
+	dsame -f $f --by system,pool --before 2025-03-04T10:00:00Z/2025-03-04T10:01:00Z --after 2025-03-04T10:01:00Z/2025-03-04T10:02:00Z
+done
+dsame --system SYSB --before 2025-01-01/2025-03-04T10:01:00Z --after 2025-03-04T10:01:00Z/2025-03-05
+
 # The selection pushed into SQL still counts what it leaves out: in the json's left_out.
 cd "$SRC" || exit 9
 "$MFSTAT" report -f json --system SYSA --from 2025-03-04T10:01:00Z --db "$db" | grep -o '"left_out":{[^}]*}'
