@@ -38,11 +38,12 @@ const uint64_t *mf_db_samples_left_out(const struct mf_db_samples *d);
 void mf_db_samples_close(struct mf_db_samples *d);
 
 /*
- * The smf_record rows of db framed as the dumps had them (each record begins with its RDW), in
- * the order they were read (file, offset): into *buf (malloc'd, the caller frees it), *len bytes.
- * 0, MF_EIO or MF_ENOMEM.
+ * The first pass of the LPAR view (mf_pipeline_prescan_mem) over the smf_record rows of db, in
+ * the order they were imported (id), framed as the RDW stream the dumps had, in blocks of whole
+ * records of about 8 MiB (the memory it takes, whatever the number of records).  0, MF_EIO or
+ * MF_ENOMEM.
  */
-int mf_db_smf_records(struct mf_db *db, unsigned char **buf, size_t *len, struct mf_error *err);
+int mf_db_smf_prescan(struct mf_pipeline *p, struct mf_db *db, struct mf_error *err);
 
 /*
  * The one call per database of `mfstat report --db`: the LPAR view from its SMF records

@@ -528,17 +528,18 @@ void mf_db_samples_close(struct mf_db_samples *d)
 	free(d);
 }
 
-int mf_db_smf_records(struct mf_db *db, unsigned char **buf, size_t *len, struct mf_error *err)
+/* The LPAR view's records handed to the pipeline's first pass in blocks of about this many bytes. */
+#define SMF_BLOCK (8u << 20)
+
+int mf_db_smf_prescan(struct mf_pipeline *p, struct mf_db *db, struct mf_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	unsigned char *b = NULL;
 	size_t n = 0, cap = 0;
 	int step;
 
-	*buf = NULL;
-	*len = 0;
-	if (sqlite3_prepare_v2(mf_db_sqlite(db), "SELECT record FROM smf_record ORDER BY file, \"offset\", id", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(mf_db_sqlite(db), "SELECT record FROM smf_record ORDER BY id", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return mf_db_fail(db, "reading the SMF records", err);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		const void *r = sqlite3_column_blob(st, 0);
@@ -560,14 +561,17 @@ int mf_db_smf_records(struct mf_db *db, unsigned char **buf, size_t *len, struct
 		if (rl)
 			memcpy(b + n, r, rl);
 		n += rl;
+		if (n >= SMF_BLOCK) { /* whole records: each block is an RDW stream of its own */
+			mf_pipeline_prescan_mem(p, mf_db_path(db), b, n);
+			n = 0;
+		}
 	}
 	sqlite3_finalize(st);
-	if (step != SQLITE_DONE) {
-		free(b);
+	if (step == SQLITE_DONE && n)
+		mf_pipeline_prescan_mem(p, mf_db_path(db), b, n);
+	free(b);
+	if (step != SQLITE_DONE)
 		return mf_db_fail(db, "reading the SMF records", err);
-	}
-	*buf = b;
-	*len = n;
 	return 0;
 }
 
@@ -575,17 +579,12 @@ int mf_db_report_add(struct mf_pipeline *p, struct mf_db *db, const struct mf_kb
 		     struct mf_error *err)
 {
 	struct mf_db_samples *d = NULL;
-	unsigned char *recs = NULL;
-	size_t nrecs = 0;
 	int rc;
 
 	mf_error_clear(err);
 	rc = mf_db_samples_open(&d, db, kb, sel, err);
 	if (!rc)
-		rc = mf_db_smf_records(db, &recs, &nrecs, err);
-	if (!rc && nrecs)
-		mf_pipeline_prescan_mem(p, mf_db_path(db), recs, nrecs);
-	free(recs);
+		rc = mf_db_smf_prescan(p, db, err);
 	if (rc)
 		mf_pipeline_error(p, err);
 	else
