@@ -189,17 +189,21 @@ static int systems_in(struct mf_db_samples *d, const struct mf_select *sel, stru
 {
 	sqlite3 *h = mf_db_sqlite(d->db);
 	sqlite3_stmt *st = NULL;
-	char last[64] = "";
+	char *last = strdup(""); /* the name found last: the next is the least above it */
 	bool first = true, any = false;
-	int step;
+	int step, rc = 0;
 
-	if (sqlite3_prepare_v2(h, "SELECT min(system) FROM sample WHERE system > ?", -1, &st, NULL) != SQLITE_OK)
+	if (!last)
+		return mf_error_nomem(err, mf_db_path(d->db), 0, "listing the systems");
+	if (sqlite3_prepare_v2(h, "SELECT min(system) FROM sample WHERE system > ?", -1, &st, NULL) != SQLITE_OK) {
+		free(last);
 		return mf_db_fail(d->db, "listing the systems", err);
+	}
 	mf_strbuf_puts(where, "system IN (");
 	for (;;) {
 		const char *name;
 		size_t i;
-		sqlite3_bind_text(st, 1, last, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 1, last, -1, SQLITE_STATIC);
 		step = sqlite3_step(st);
 		if (step != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL)
 			break;
@@ -210,26 +214,31 @@ static int systems_in(struct mf_db_samples *d, const struct mf_select *sel, stru
 		if (i < sel->nsystems) {
 			char *q = sqlite3_mprintf("%s%Q", first ? "" : ", ", name);
 			if (!q) {
-				sqlite3_finalize(st);
-				return mf_error_nomem(err, mf_db_path(d->db), 0, "listing the systems");
+				rc = mf_error_nomem(err, mf_db_path(d->db), 0, "listing the systems");
+				break;
 			}
 			mf_strbuf_puts(where, q);
 			sqlite3_free(q);
 			first = false;
 			any = true;
 		}
-		if (strlen(name) >= sizeof(last)) { /* a name longer than any --system: past all of its kind */
-			snprintf(last, sizeof(last), "%.*s\x7f", (int)sizeof(last) - 2, name);
-		} else {
-			snprintf(last, sizeof(last), "%s", name);
+		{
+			char *next = strdup(name); /* name lives until the reset, last is bound until then */
+			sqlite3_reset(st);
+			free(last);
+			last = next;
 		}
-		sqlite3_reset(st);
+		if (!last) {
+			rc = mf_error_nomem(err, mf_db_path(d->db), 0, "listing the systems");
+			break;
+		}
 	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE) {
-		sqlite3_finalize(st);
-		return mf_db_fail(d->db, "listing the systems", err);
-	}
+	if (!rc && step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = mf_db_fail(d->db, "listing the systems", err);
 	sqlite3_finalize(st);
+	free(last);
+	if (rc)
+		return rc;
 	mf_strbuf_puts(where, ")");
 	if (!any) {
 		sb_reset(where);
