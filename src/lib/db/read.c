@@ -27,6 +27,8 @@ struct fam {
 	sqlite3_stmt *st;               /* its counters of one sample */
 	struct col *cols;               /* in ascending slot */
 	size_t ncols;
+	struct mf_strbuf joined; /* its row id and columns as the samples' statement selects them */
+	int base;                /* joined: the column of its row id there (its columns follow); -1 not */
 };
 
 struct mf_db_samples {
@@ -64,9 +66,12 @@ enum {
 };
 
 static const char sample_cols[] =
-	"SELECT id, system, lpar, pool, cpu, start_us, seconds, family, machine, cpsp_mhz, cpsp_nominal, "
-	"user_only, utc_offset_s, lpar_joined, polarity, lpar_weight, drawer, chip, rmf_busy_s, line, "
-	"\"offset\" FROM sample";
+	"SELECT s.id, s.system, s.lpar, s.pool, s.cpu, s.start_us, s.seconds, s.family, s.machine, s.cpsp_mhz, "
+	"s.cpsp_nominal, s.user_only, s.utc_offset_s, s.lpar_joined, s.polarity, s.lpar_weight, s.drawer, s.chip, "
+	"s.rmf_busy_s, s.line, s.\"offset\"";
+#define NSAMPLE_COLS (C_BYTE + 1)
+/* The counters are joined to the samples' statement while its columns stay below this (SQLite's 2000). */
+#define MAX_JOINED_COLS 1900
 
 static void sb_reset(struct mf_strbuf *sb)
 {
@@ -110,6 +115,8 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 	d->fams = nf;
 	f = &d->fams[d->nfams++];
 	memset(f, 0, sizeof(*f));
+	mf_strbuf_init(&f->joined);
+	f->base = -1;
 	f->key = strdup(table + strlen("counters_"));
 	if (!f->key)
 		return mf_error_nomem(err, path, 0, "reading the table %s", table);
@@ -128,6 +135,7 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 	sqlite3_bind_text(ti, 1, table, -1, SQLITE_STATIC);
 	sb_reset(&sql);
 	mf_strbuf_puts(&sql, "SELECT ");
+	mf_strbuf_printf(&f->joined, ", c%zu.id", d->nfams - 1);
 	f->cols = calloc(f->family->ncounters + 1, sizeof(*f->cols));
 	if (!f->cols)
 		rc = mf_error_nomem(err, path, 0, "reading the table %s", table);
@@ -157,6 +165,8 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 		if (n)
 			mf_strbuf_puts(&sql, ", ");
 		quote_ident(&sql, name);
+		mf_strbuf_printf(&f->joined, ", c%zu.", d->nfams - 1);
+		quote_ident(&f->joined, name);
 		f->cols[f->ncols].column = n++;
 		f->cols[f->ncols].slot = (uint16_t)(c - f->family->counters);
 		f->ncols++;
@@ -199,7 +209,7 @@ static int systems_in(struct mf_db_samples *d, const struct mf_select *sel, stru
 		free(last);
 		return mf_db_fail(d->db, "listing the systems", err);
 	}
-	mf_strbuf_puts(where, "system IN (");
+	mf_strbuf_puts(where, "s.system IN (");
 	for (;;) {
 		const char *name;
 		size_t i;
@@ -265,11 +275,11 @@ static int pushed(struct mf_db_samples *d, const struct mf_select *sel, struct m
 			mf_strbuf_puts(where, mf_strbuf_str(&sys));
 	}
 	if (!rc && sel->has_from && !sel->from_local) {
-		snprintf(t, sizeof(t), "%sstart_us >= %lld", where->len ? " AND " : "", (long long)sel->from_us);
+		snprintf(t, sizeof(t), "%ss.start_us >= %lld", where->len ? " AND " : "", (long long)sel->from_us);
 		mf_strbuf_puts(where, t);
 	}
 	if (!rc && sel->has_to && !sel->to_local) {
-		snprintf(t, sizeof(t), "%sstart_us < %lld", where->len ? " AND " : "", (long long)sel->to_us);
+		snprintf(t, sizeof(t), "%ss.start_us < %lld", where->len ? " AND " : "", (long long)sel->to_us);
 		mf_strbuf_puts(where, t);
 	}
 	mf_strbuf_free(&sys);
@@ -300,7 +310,7 @@ static int count_left_out(struct mf_db_samples *d, const struct mf_select *sel, 
 	}
 	if (sel->pools) {
 		bool first = true;
-		mf_strbuf_puts(&sql, " WHEN upper(pool) NOT IN (");
+		mf_strbuf_puts(&sql, " WHEN upper(s.pool) NOT IN (");
 		for (k = 1; k < MF_NPOOLS; k++)
 			if (sel->pools & (1u << k)) {
 				mf_strbuf_puts(&sql, first ? "'" : ", '");
@@ -316,18 +326,18 @@ static int count_left_out(struct mf_db_samples *d, const struct mf_select *sel, 
 		mf_strbuf_puts(&sql, t);
 	}
 	if (sel->has_from || sel->has_to || sel->hours || sel->weekdays) {
-		snprintf(t, sizeof(t), " WHEN start_us IS NULL THEN %d", MF_SELECT_NO_START);
+		snprintf(t, sizeof(t), " WHEN s.start_us IS NULL THEN %d", MF_SELECT_NO_START);
 		mf_strbuf_puts(&sql, t);
 	}
 	if (sel->has_from && !sel->from_local) {
-		snprintf(t, sizeof(t), " WHEN start_us < %lld THEN %d", (long long)sel->from_us, MF_SELECT_BEFORE);
+		snprintf(t, sizeof(t), " WHEN s.start_us < %lld THEN %d", (long long)sel->from_us, MF_SELECT_BEFORE);
 		mf_strbuf_puts(&sql, t);
 	}
 	if (sel->has_to && !sel->to_local) {
-		snprintf(t, sizeof(t), " WHEN start_us >= %lld THEN %d", (long long)sel->to_us, MF_SELECT_AFTER);
+		snprintf(t, sizeof(t), " WHEN s.start_us >= %lld THEN %d", (long long)sel->to_us, MF_SELECT_AFTER);
 		mf_strbuf_puts(&sql, t);
 	}
-	mf_strbuf_puts(&sql, " ELSE 0 END AS why, count(*) FROM sample WHERE NOT coalesce(");
+	mf_strbuf_puts(&sql, " ELSE 0 END AS why, count(*) FROM sample AS s WHERE NOT coalesce(");
 	mf_strbuf_puts(&sql, where);
 	mf_strbuf_puts(&sql, ", 0) GROUP BY why");
 	if (!rc && sqlite3_prepare_v2(mf_db_sqlite(d->db), mf_strbuf_str(&sql), -1, &st, NULL) != SQLITE_OK)
@@ -388,15 +398,37 @@ int mf_db_samples_open(struct mf_db_samples **out, struct mf_db *db, const struc
 	if (!rc && where.len)
 		rc = count_left_out(d, sel, mf_strbuf_str(&where), err);
 	if (!rc) {
+		size_t k, ncols = NSAMPLE_COLS;
+		bool join;
+		for (k = 0; k < d->nfams; k++)
+			ncols += d->fams[k].ncols + 1;
+		/* Each sample's counters joined in the same statement: one pass, no lookup a sample. */
+		join = ncols < MAX_JOINED_COLS;
 		mf_strbuf_puts(&sql, sample_cols);
+		for (k = 0, ncols = NSAMPLE_COLS; join && k < d->nfams; k++) {
+			mf_strbuf_puts(&sql, mf_strbuf_str(&d->fams[k].joined));
+			d->fams[k].base = (int)ncols;
+			ncols += d->fams[k].ncols + 1;
+		}
+		mf_strbuf_puts(&sql, " FROM sample AS s");
 		/* A period alone: through its index (without statistics SQLite would scan the table). */
 		if (sel && !sel->nsystems && ((sel->has_from && !sel->from_local) || (sel->has_to && !sel->to_local)))
 			mf_strbuf_puts(&sql, " INDEXED BY sample_start");
+		for (k = 0; join && k < d->nfams; k++) {
+			struct mf_strbuf t;
+			mf_strbuf_init(&t);
+			mf_strbuf_puts(&t, "counters_");
+			mf_strbuf_puts(&t, d->fams[k].key);
+			mf_strbuf_puts(&sql, " LEFT JOIN ");
+			quote_ident(&sql, mf_strbuf_str(&t));
+			mf_strbuf_printf(&sql, " AS c%zu ON c%zu.id = s.id", k, k);
+			mf_strbuf_free(&t);
+		}
 		if (where.len) {
 			mf_strbuf_puts(&sql, " WHERE ");
 			mf_strbuf_puts(&sql, mf_strbuf_str(&where));
 		}
-		mf_strbuf_puts(&sql, " ORDER BY id");
+		mf_strbuf_puts(&sql, " ORDER BY s.id");
 		if (sqlite3_prepare_v2(h, mf_strbuf_str(&sql), -1, &d->st, NULL) != SQLITE_OK)
 			rc = mf_db_fail(db, "preparing the reading of the samples", err);
 	}
@@ -497,6 +529,27 @@ int mf_db_samples_next(void *ctx, const struct mf_reader_opts *opts, struct mf_s
 	s->offset = is_null(st, C_BYTE) ? -1 : sqlite3_column_int64(st, C_BYTE);
 
 	/* Its counters, in the family's dense slot order; NULL is a counter the sample has not. */
+	if (f->base >= 0) {
+		if (is_null(st, f->base))
+			return mf_error_set(err, MF_EFORMAT, path, 0, 0, "sample %lld: no row in counters_%s", id,
+					    f->key);
+		s->n = 0;
+		for (i = 0; i < f->ncols; i++) {
+			int c = f->base + 1 + f->cols[i].column;
+			sqlite3_int64 v;
+			if (is_null(st, c))
+				continue;
+			v = sqlite3_column_int64(st, c);
+			if (v < 0)
+				return mf_error_set(err, MF_EFORMAT, path, 0, 0,
+						    "sample %lld: counter %s is negative (%lld)", id,
+						    f->family->counters[f->cols[i].slot].short_name, (long long)v);
+			s->slot[s->n] = f->cols[i].slot;
+			s->value[s->n] = (uint64_t)v;
+			s->n++;
+		}
+		return 1;
+	}
 	sqlite3_reset(f->st);
 	sqlite3_bind_int64(f->st, 1, id);
 	step = sqlite3_step(f->st);
@@ -531,6 +584,7 @@ void mf_db_samples_close(struct mf_db_samples *d)
 	for (i = 0; i < d->nfams; i++) {
 		sqlite3_finalize(d->fams[i].st);
 		free(d->fams[i].key);
+		mf_strbuf_free(&d->fams[i].joined);
 		free(d->fams[i].cols);
 	}
 	free(d->fams);
