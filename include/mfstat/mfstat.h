@@ -33,6 +33,7 @@
 
 #include "mfstat/db/db.h"
 #include "mfstat/db/import.h"
+#include "mfstat/db/read.h"
 
 #include "mfstat/perf/perf.h"
 

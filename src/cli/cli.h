@@ -92,6 +92,13 @@ void cli_inputs_free(struct cli_inputs *in);
 int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t n, const char *side,
 	     struct mf_pipeline **pl, struct mf_report *rep);
 
+/*
+ * cli_read over the performance database db_path (report --db): its samples as the one input,
+ * selected by po->select in SQL and again by the pipeline.  Returns -1 to go on, else the exit status.
+ */
+int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const char *db_path, struct mf_pipeline **pl,
+		struct mf_report *rep);
+
 /* A report and an export need samples: the selection left some, and SMF 70 and 99 records alone
  * are no counters.  -1 to go on, else EXIT_DATA (said). */
 int cli_report_usable(const char *cmd, const struct mf_report *rep);

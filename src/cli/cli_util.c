@@ -1182,6 +1182,37 @@ int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t
 	return -1;
 }
 
+int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const char *db_path, struct mf_pipeline **pl,
+		struct mf_report *rep)
+{
+	struct mf_db *db = NULL;
+	struct mf_error e;
+	int got;
+	mf_error_clear(&e);
+	*pl = NULL;
+	got = mf_db_open(&db, db_path, MF_DB_READ, &e);
+	if (got) {
+		cli_diag(&e, "error");
+		return cli_exit_for(got);
+	}
+	*pl = mf_pipeline_new(po);
+	if (!*pl) {
+		mf_db_close(db);
+		cli_nomem("setting up the reading of %s", db_path);
+		return EXIT_DATA;
+	}
+	got = mf_db_report_add(*pl, db, kb, po->select, &e); /* errors told by the pipeline's diag */
+	mf_db_close(db);
+	if (got)
+		return cli_exit_for(got);
+	if (mf_pipeline_finish(*pl, rep))
+		return EXIT_DATA;
+	if (rep->rows_skipped > CLI_MAX_SHOWN_SKIPS && !cli_quiet)
+		cli_warn("%llu more rows skipped (not shown)",
+			 (unsigned long long)(rep->rows_skipped - CLI_MAX_SHOWN_SKIPS));
+	return -1;
+}
+
 int cli_report_usable(const char *cmd, const struct mf_report *rep)
 {
 	char text[1024];

@@ -15,6 +15,7 @@ static const char diff_help[] =
 	"Usage: mfstat diff [OPTIONS] BEFORE AFTER\n"
 	"       mfstat diff [OPTIONS] -- BEFORE-FILE... -- AFTER-FILE...\n"
 	"       mfstat diff [OPTIONS] --before FROM/TO --after FROM/TO INPUT\n"
+	"       mfstat diff [OPTIONS] --before FROM/TO --after FROM/TO --db FILE.db\n"
 	"\n"
 	"Compares two periods, two sets of files or two machines (a migration): the\n"
 	"groups of each side are matched on their keys (not their machine family),\n"
@@ -31,6 +32,8 @@ static const char diff_help[] =
 	"                     they give an offset, as mfstat report takes them; a date\n"
 	"                     alone is midnight in --tz)\n"
 	"  --after FROM/TO    the period after, from INPUT\n"
+	"  --db FILE.db       with --before and --after: the two periods from a\n"
+	"                     performance database (mfstat db import), not INPUT\n"
 	"  --by LIST          match on any of system,lpar,pool,cpu (default\n"
 	"                     system,pool; no time key: each side is one period)\n"
 	"  --metrics LIST     the metrics to compare, in this order (any case;\n"
@@ -66,7 +69,8 @@ static const char diff_help[] =
 	"  mfstat diff -- 'q1,2024.csv' 'q2,2024.csv' -- q1-2025.csv  # names with commas\n";
 
 struct diff_opts {
-	const char *format, *out, *tables, *metrics, *before, *after;
+	const char *format, *out, *tables, *metrics, *before, *after, *db;
+	const struct mf_kb *kb; /* for --db */
 	struct cli_inputs in;
 	struct cli_period period;
 	bool skip;
@@ -202,6 +206,22 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o, bool whole)
 		return cli_usage("diff",
 				 "diff: --before and --after go together (or give two inputs, BEFORE and AFTER)");
 	}
+	if (o->db) {
+		if (!o->before)
+			return cli_usage("diff",
+					 "diff: --db %s needs --before FROM/TO and --after FROM/TO (the two "
+					 "periods of the database to compare)",
+					 o->db);
+		if (argc > optind)
+			return cli_usage("diff",
+					 "diff: --db %s reads the database alone, not the input %s too (import it: "
+					 "mfstat db import %s %s)",
+					 o->db, argv[optind], o->db, argv[optind]);
+		if (o->out && cli_same_file(o->out, o->db))
+			return cli_usage("diff", "diff: -o %s names the database %s: refusing to overwrite an input",
+					 o->out, o->db);
+		return -1;
+	}
 	if (whole) {
 		if ((rc = take_whole(argc, argv, o)) >= 0)
 			return rc;
@@ -266,6 +286,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 					     {"metrics", required_argument, NULL, 265},
 					     {"before", required_argument, NULL, 266},
 					     {"after", required_argument, NULL, 267},
+					     {"db", required_argument, NULL, 268},
 					     {"jobs", required_argument, NULL, 'j'},
 					     {NULL, 0, NULL, 0}};
 	const char *last_arg = NULL;
@@ -295,6 +316,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 		case 265: o->metrics = optarg; break;
 		case 266: o->before = optarg; break;
 		case 267: o->after = optarg; break;
+		case 268: o->db = optarg; break;
 		case 'j':
 			if (!cli_jobs("diff", optarg, &o->jobs))
 				return EXIT_USAGE;
@@ -356,9 +378,13 @@ static int run_side(const struct diff_opts *o, int k, const struct mf_pipeline_o
 	st->diag.prefix = k ? "diff: after: " : "diff: before: ";
 	po.ctx = &st->diag;
 	po.select = mf_select_active(sel) ? sel : NULL;
-	for (n = 0; o->sides[k][n + 1]; n++)
-		;
-	got = cli_read(&po, (const char *const *)o->sides[k] + 1, n, st->side, pl, rep);
+	if (o->db) {
+		got = cli_read_db(&po, o->kb, o->db, pl, rep);
+	} else {
+		for (n = 0; o->sides[k][n + 1]; n++)
+			;
+		got = cli_read(&po, (const char *const *)o->sides[k] + 1, n, st->side, pl, rep);
+	}
 	if (got >= 0)
 		return got;
 	mf_report_left_out_text(rep, text, sizeof(text));
@@ -499,6 +525,7 @@ int cmd_diff(int argc, char **argv)
 	po.jobs = o.jobs;
 	po.metrics.mem_peak_gbs = o.mem_peak;
 	rc = cli_inputs_setup("diff", kb, &o.in, &po);
+	o.kb = kb;
 	if (rc < 0)
 		rc = compare(&o, &po, &sel);
 out:

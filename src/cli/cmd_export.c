@@ -16,6 +16,7 @@
 
 static const char export_help[] =
 	"Usage: mfstat export [OPTIONS] FILE... [-o OUT.csv[.zst|.gz]]\n"
+	"       mfstat export [OPTIONS] --db FILE.db [-o OUT.csv[.zst|.gz]]\n"
 	"\n"
 	"Reads counter files as report does (duplicates dropped, the selection\n"
 	"applied), groups the rows and writes one row of summed counter deltas per\n"
@@ -32,6 +33,8 @@ static const char export_help[] =
 	"                     default: system,lpar,pool,cpu,interval and where the\n"
 	"                     engines ran (polarity,lpar_weight,drawer,chip), the\n"
 	"                     finest: one row per sample\n"
+	"  --db FILE.db       read the samples of a performance database (mfstat db\n"
+	"                     import), instead of input files\n"
 	"  --input FORMAT     input format: csv, smf, perf or lshwc (default: detected)\n"
 	"  --machine F        family or machine type for rows whose data names none\n"
 	"  --cpu-mhz N        CPU speed in MHz for rows whose data give none\n"
@@ -62,7 +65,7 @@ static const char export_help[] =
 	"  mfstat export --by system,pool,interval --system SYSA -o - week.smf\n";
 
 struct export_opts {
-	const char *input, *out, *tables;
+	const char *input, *out, *tables, *db;
 	struct cli_inputs in;
 	struct cli_period period;
 	bool skip;
@@ -85,6 +88,7 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 					     {"version", no_argument, NULL, 'V'},
 					     {"max-groups", required_argument, NULL, 'G'},
 					     {"jobs", required_argument, NULL, 'j'},
+					     {"db", required_argument, NULL, 267},
 					     CLI_ZONE_SELECT_OPTIONS,
 					     CLI_RANGE_OPTIONS,
 					     {NULL, 0, NULL, 0}};
@@ -107,6 +111,7 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 				return EXIT_USAGE;
 			break;
 		case 'I': o->input = optarg; break;
+		case 267: o->db = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'b': by_s = optarg; break;
 		case 's': o->skip = true; break;
@@ -155,7 +160,17 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 					 "export: --by: file is not a key of an export (export each file on its own "
 					 "and report the exports with --by file)");
 	}
-	if (optind >= argc)
+	if (o->db && optind < argc)
+		return cli_usage("export",
+				 "export: --db %s reads the database alone, not the input %s too (import it: "
+				 "mfstat db import %s %s)",
+				 o->db, argv[optind], o->db, argv[optind]);
+	if (o->db && o->input)
+		return cli_usage("export", "export: --input names the format of input files, not of --db %s", o->db);
+	if (o->db && o->out && cli_same_file(o->out, o->db))
+		return cli_usage("export", "export: -o %s names the database %s: refusing to overwrite an input",
+				 o->out, o->db);
+	if (optind >= argc && !o->db)
 		return cli_usage("export", "export: no input files (give - to read standard input)");
 	for (i = (size_t)optind; o->out && i < (size_t)argc; i++)
 		if (cli_same_file(o->out, argv[i]))
@@ -233,7 +248,9 @@ int cmd_export(int argc, char **argv)
 	po.jobs = o.jobs;
 	po.select = mf_select_active(&sel) ? &sel : NULL;
 	rc = cli_inputs_setup("export", kb, &o.in, &po);
-	if (rc < 0)
+	if (rc < 0 && o.db)
+		rc = cli_read_db(&po, kb, o.db, &pl, &rep);
+	else if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)
 		rc = cli_report_usable("export", &rep);

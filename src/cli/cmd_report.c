@@ -17,11 +17,15 @@
 
 static const char report_help[] =
 	"Usage: mfstat report [OPTIONS] FILE...\n"
+	"       mfstat report [OPTIONS] --db FILE.db\n"
 	"\n"
 	"Computes the CPU-MF metrics (CPI, L1MP, sourcing, RNI, LPARCPU, TLB, AIU)\n"
 	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
 	"\n"
 	"Options:\n"
+	"  --db FILE.db       read the samples of a performance database (mfstat db\n"
+	"                     import), instead of input files; --system, --from and\n"
+	"                     --to select in SQL\n"
 	"  --input FORMAT     input format: csv, smf, perf (perf stat output) or\n"
 	"                     lshwc (CSV or JSON); default: detected from the\n"
 	"                     content; gzip and zstd files are read as well\n"
@@ -94,7 +98,7 @@ static const char report_help_more[] =
 
 /* The command line of report. */
 struct report_opts {
-	const char *input, *format, *out, *tables;
+	const char *input, *format, *out, *tables, *db;
 	struct cli_inputs in;
 	struct cli_period period;
 	const char *sort, *metrics;
@@ -146,6 +150,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"top", required_argument, NULL, 264},
 					     {"metrics", required_argument, NULL, 265},
 					     {"html-intervals", required_argument, NULL, 266},
+					     {"db", required_argument, NULL, 267},
 					     {NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -173,6 +178,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 'v': o->verbose = true; break;
 		case 263: o->sort = optarg; break;
 		case 265: o->metrics = optarg; break;
+		case 267: o->db = optarg; break;
 		case 266:
 			if (parse_html_rows(optarg, &o->html_rows))
 				return EXIT_USAGE;
@@ -249,7 +255,20 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	if (o->top && !o->sort) {
 		return cli_usage("report", "report: --top needs --sort METRIC (the metric that ranks the groups)");
 	}
-	if (optind >= argc) {
+	if (o->db && optind < argc) {
+		return cli_usage("report",
+				 "report: --db %s reads the database alone, not the input %s too (import it: "
+				 "mfstat db import %s %s)",
+				 o->db, argv[optind], o->db, argv[optind]);
+	}
+	if (o->db && o->input) {
+		return cli_usage("report", "report: --input names the format of input files, not of --db %s", o->db);
+	}
+	if (o->db && o->out && cli_same_file(o->out, o->db)) {
+		return cli_usage("report", "report: -o %s names the database %s: refusing to overwrite an input",
+				 o->out, o->db);
+	}
+	if (optind >= argc && !o->db) {
 		return cli_usage("report", "report: no input files (give - to read standard input)");
 	}
 	for (i = (size_t)optind; o->out && i < (size_t)argc; i++) {
@@ -386,7 +405,9 @@ int cmd_report(int argc, char **argv)
 	po.columns = cols;
 	po.ncolumns = ncols;
 	rc = cli_inputs_setup("report", kb, &o.in, &po);
-	if (rc < 0)
+	if (rc < 0 && o.db)
+		rc = cli_read_db(&po, kb, o.db, &pl, &rep);
+	else if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)
 		rc = cli_report_usable("report", &rep);

@@ -104,6 +104,23 @@ int mf_reader_open_range(struct mf_reader **out, const char *name, const void *h
 
 int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err);
 
+/*
+ * A sample source of the caller's: fills s with its next sample (system and LPAR names interned
+ * in opts->strtab, families and machines of opts->kb) and returns 1, 0 at the end, or a negative
+ * code with err filled, as mf_reader_next returns them.
+ */
+typedef int mf_reader_source_fn(void *ctx, const struct mf_reader_opts *opts, struct mf_sample *s,
+				struct mf_error *err);
+
+/*
+ * A reader whose samples come from next (the performance database: src/lib/db/read.c), named
+ * name, its format format (borrowed: "db"), so that they go where a file's go: selection, copies,
+ * grouping, the inputs of the report.  opts as mf_reader_open takes them (--cpu-mhz applies);
+ * the LPAR view is the caller's to fill.  0 or MF_ENOMEM.
+ */
+int mf_reader_open_source(struct mf_reader **out, const char *name, const char *format, mf_reader_source_fn *next,
+			  void *ctx, const struct mf_reader_opts *opts, struct mf_error *err);
+
 void mf_reader_close(struct mf_reader *r);
 
 /* Appends what the reader saw (for SMF: records by type, drops) to sb; nothing for CSV. */

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mfstat/base/error.h"
 #include "mfstat/kb/kb.h"
@@ -148,6 +149,23 @@ int mf_pipeline_read_files(struct mf_pipeline *p, const char *const *paths, size
 
 /* Like mf_pipeline_add_file, reading data[0..len) named name. */
 int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *data, size_t len, struct mf_error *err);
+
+/*
+ * Reads the samples of next (mf_reader_open_source) into the pipeline as one more input, named
+ * name, of format format: each is selected, checked for copies and grouped as a file's sample
+ * is.  left_out (NULL: none), by enum mf_select_why, counts the samples the source left out
+ * itself, by the selection's own rule (a database selects in SQL): they are counted as the
+ * pipeline's selection counts what it leaves out, read and left out.  Call
+ * mf_pipeline_prescan_mem first for the source's LPAR view.  Returns as mf_pipeline_add_file.
+ */
+struct mf_reader_opts;
+int mf_pipeline_add_source(struct mf_pipeline *p, const char *name, const char *format,
+			   int (*next)(void *ctx, const struct mf_reader_opts *opts, struct mf_sample *s,
+				       struct mf_error *err),
+			   void *ctx, const uint64_t *left_out, struct mf_error *err);
+
+/* Tells e to diag as the error that stops the pipeline (a source's, before its first sample); returns e->code. */
+int mf_pipeline_error(struct mf_pipeline *p, const struct mf_error *e);
 
 /*
  * Adds one sample that was not read from a file (counted live, as `mfstat

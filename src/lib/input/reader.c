@@ -400,6 +400,63 @@ fail:
 	return rc;
 }
 
+/* mf_reader_open_source: the caller's next behind a table of functions of the reader's own. */
+struct source_state {
+	struct mf_reader_ops ops;
+	mf_reader_source_fn *next;
+	void *ctx;
+};
+
+static int source_open(struct mf_reader *r, struct mf_error *err)
+{
+	(void)r;
+	(void)err;
+	return 0;
+}
+
+static int source_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err)
+{
+	struct source_state *st = r->state;
+	return st->next(st->ctx, &r->opts, s, err);
+}
+
+static void source_close(struct mf_reader *r)
+{
+	free(r->state);
+	r->state = NULL;
+}
+
+int mf_reader_open_source(struct mf_reader **out, const char *name, const char *format, mf_reader_source_fn *next,
+			  void *ctx, const struct mf_reader_opts *opts, struct mf_error *err)
+{
+	struct source_state *st;
+	struct mf_reader_opts o = *opts;
+	int rc;
+
+	o.format = NULL;
+	rc = new_reader(out, name, &o, err);
+	if (rc) {
+		mf_reader_close(*out);
+		*out = NULL;
+		return rc;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		mf_reader_close(*out);
+		*out = NULL;
+		return mf_error_nomem(err, name, 0, "opening the reader");
+	}
+	st->ops.name = format;
+	st->ops.open = source_open;
+	st->ops.next = source_next;
+	st->ops.close = source_close;
+	st->next = next;
+	st->ctx = ctx;
+	(*out)->ops = &st->ops;
+	(*out)->state = st;
+	return 0;
+}
+
 /* --cpu-mhz: the speed of a sample whose data give none; one that gives another is kept, counted. */
 static void given_speed(struct mf_reader *r, struct mf_sample *s)
 {

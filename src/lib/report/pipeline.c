@@ -1330,6 +1330,42 @@ int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *dat
 	return add(p, name, data, len, true, err);
 }
 
+int mf_pipeline_add_source(struct mf_pipeline *p, const char *name, const char *format, mf_reader_source_fn *next,
+			   void *ctx, const uint64_t *left_out, struct mf_error *err)
+{
+	struct mf_reader *r = NULL;
+	size_t k;
+	int got;
+
+	mf_error_clear(err);
+	if (p->read_done)
+		return fail_plain(p, err, MF_EUSAGE, "a source added after the report was made (mf_pipeline_finish)");
+	stream_stop(p);
+	p->nfiles++;
+	if (mf_parts_pending_flush(&p->pend, p->dd))
+		return fail_nomem(p, err, "adding the duplicate tables of the parts read before %s", name);
+	got = mf_reader_open_source(&r, name, format, next, ctx, &p->ro, err);
+	if (got) {
+		tell(p, MF_PIPELINE_ERROR, err);
+		return got;
+	}
+	got = drain(p, r, name, err);
+	mf_reader_close(r);
+	if (!got && left_out)
+		for (k = 1; k < MF_SELECT_NREASONS; k++) { /* read and left out, as take_sample counts them */
+			p->left_out[k] += left_out[k];
+			p->rows += left_out[k];
+			p->inputs[p->ninputs - 1].samples += left_out[k];
+		}
+	return got;
+}
+
+int mf_pipeline_error(struct mf_pipeline *p, const struct mf_error *e)
+{
+	tell(p, MF_PIPELINE_ERROR, e);
+	return e->code;
+}
+
 int mf_pipeline_add_sample(struct mf_pipeline *p, const struct mf_sample *s, struct mf_error *err)
 {
 	mf_error_clear(err);
