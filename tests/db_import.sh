@@ -64,6 +64,22 @@ check() {
 			[ "$got" = 1 ] || { bad "$name: the view metrics_${f}_sample: $got"; return; }
 		done
 	fi
+	# report --db over the database is report over the inputs: the same CSV, at several
+	# groupings and selections (import, then report).
+	local args sys1
+	sys1=$(q "$db" "SELECT system FROM sample WHERE system <> '' ORDER BY id LIMIT 1")
+	for args in "" "--by system" "--by system,pool" "--by system,lpar,hour" "--by lpar,pool,day --tz smf" \
+		"--by system --metrics CPI,L1MP" ${sys1:+"--system $sys1 --by system,pool,cpu"} "--from 2025-03-04T01:00:00Z --by system"; do
+		# shellcheck disable=SC2086
+		"$MFSTAT" report -q -f csv $args "$@" >"$tmp/rep.a" 2>/dev/null
+		local ra=$?
+		# shellcheck disable=SC2086
+		"$MFSTAT" report -q -f csv $args --db "$db" >"$tmp/rep.b" 2>/dev/null
+		local rb=$?
+		[ "$(wc -l <"$tmp/rep.a")" -ge 2 ] || [ $ra != 0 ] || { bad "$name: report $args: nothing to compare"; return; }
+		[ $ra = $rb ] && cmp -s "$tmp/rep.a" "$tmp/rep.b" ||
+			{ bad "$name: report $args: exit $ra over the inputs, $rb over --db"; diff "$tmp/rep.a" "$tmp/rep.b" | head -4; return; }
+	done
 	ok
 }
 
