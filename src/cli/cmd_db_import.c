@@ -47,7 +47,9 @@ static const char info_help[] =
 	"created, the knowledge base of the last import; the files imported (name,\n"
 	"size, format, when, new and known samples); per system its LPARs, pools,\n"
 	"CPUs, samples, first and last interval start (UTC), interval length and\n"
-	"gaps (intervals missing between the first and the last); the families.\n"
+	"gaps (intervals missing between the first and the last); the families; per\n"
+	"level (sample, hour, day, month) its rows and the period they cover, and\n"
+	"what was pruned.\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help         this help\n"
@@ -345,6 +347,38 @@ int cmd_db_info(int argc, char **argv)
 	while (sqlite3_step(st) == SQLITE_ROW)
 		printf("  %s: %lld samples, %lld counters (counters_%s)\n", col_text(st, 0),
 		       (long long)sqlite3_column_int64(st, 1), (long long)sqlite3_column_int64(st, 2), col_text(st, 0));
+	sqlite3_finalize(st);
+	st = NULL;
+
+	/* The levels: what each holds and the period it covers (docs/db.md, "Levels and retention"). */
+	if (sqlite3_prepare_v2(
+		    h,
+		    "SELECT * FROM (SELECT 'sample' AS level, COUNT(*), min(start_us), max(start_us) FROM sample "
+		    "UNION ALL SELECT level, COUNT(*), min(bucket_us), max(bucket_us) FROM rollup GROUP BY level) "
+		    "ORDER BY CASE level WHEN 'sample' THEN 0 WHEN 'hour' THEN 1 WHEN 'day' THEN 2 ELSE 3 END",
+		    -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	printf("\nlevels:\n");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char lo[48] = "-", hi[48] = "-";
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			mf_time_format(sqlite3_column_int64(st, 2), lo, sizeof(lo));
+			mf_time_format(sqlite3_column_int64(st, 3), hi, sizeof(hi));
+		}
+		printf("  %-6s  %lld rows, from %s to %s\n", col_text(st, 0), (long long)sqlite3_column_int64(st, 1),
+		       lo, hi);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(h, "SELECT level, keep, before_us, rows, pruned FROM prune_log ORDER BY id", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto fail;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char b[48];
+		mf_time_format(sqlite3_column_int64(st, 2), b, sizeof(b));
+		printf("  pruned %s: %lld rows before %s (kept %s), on %s\n", col_text(st, 0),
+		       (long long)sqlite3_column_int64(st, 3), b, col_text(st, 1), col_text(st, 4));
+	}
 	sqlite3_finalize(st);
 	mf_db_close(db);
 	return EXIT_OK;
