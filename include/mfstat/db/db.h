@@ -58,6 +58,12 @@ int mf_db_meta_set(struct mf_db *db, const char *key, const char *value, struct 
  */
 int mf_db_exec(struct mf_db *db, const char *sql, const char *what, struct mf_error *err);
 
+struct mf_strbuf;
+/* Appends prefix and name to sb as one SQL identifier in double quotes (a double quote doubled). */
+void mf_db_sql_ident(struct mf_strbuf *sb, const char *prefix, const char *name);
+/* Appends s to sb as an SQL string literal in single quotes (a single quote doubled). */
+void mf_db_sql_text(struct mf_strbuf *sb, const char *s);
+
 /* Sets err to MF_EIO naming db's file, what was being done and SQLite's last message; returns MF_EIO. */
 int mf_db_fail(struct mf_db *db, const char *what, struct mf_error *err);
 

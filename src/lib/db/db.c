@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/datafile.h"
+#include "mfstat/base/strbuf.h"
 #include "mfstat/base/timefmt.h"
 
 #ifndef MFSTAT_VERSION
@@ -40,6 +41,31 @@ int mf_db_version(const struct mf_db *db)
 struct sqlite3 *mf_db_sqlite(struct mf_db *db)
 {
 	return db->h;
+}
+
+void mf_db_sql_ident(struct mf_strbuf *sb, const char *prefix, const char *name)
+{
+	const char *parts[2] = {prefix, name};
+	size_t k;
+	mf_strbuf_putc(sb, '"');
+	for (k = 0; k < 2; k++)
+		for (const char *p = parts[k]; p && *p; p++) {
+			if (*p == '"')
+				mf_strbuf_putc(sb, '"');
+			mf_strbuf_putc(sb, *p);
+		}
+	mf_strbuf_putc(sb, '"');
+}
+
+void mf_db_sql_text(struct mf_strbuf *sb, const char *s)
+{
+	mf_strbuf_putc(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			mf_strbuf_putc(sb, '\'');
+		mf_strbuf_putc(sb, *s);
+	}
+	mf_strbuf_putc(sb, '\'');
 }
 
 int mf_db_fail(struct mf_db *db, const char *what, struct mf_error *err)

@@ -86,19 +86,6 @@ static int cmp_col(const void *a, const void *b)
 	return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
-/* A string in double quotes for SQL (every identifier mfstat writes is so quoted). */
-static int quote_ident(struct mf_strbuf *sb, const char *s)
-{
-	mf_strbuf_putc(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			mf_strbuf_putc(sb, '"');
-		mf_strbuf_putc(sb, *s);
-	}
-	mf_strbuf_putc(sb, '"');
-	return 0;
-}
-
 /* One counters_<key> table: its family, the slot of each column, the statement that reads a sample's. */
 static int add_family(struct mf_db_samples *d, const char *table, struct mf_error *err)
 {
@@ -164,9 +151,9 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 		}
 		if (n)
 			mf_strbuf_puts(&sql, ", ");
-		quote_ident(&sql, name);
+		mf_db_sql_ident(&sql, "", name);
 		mf_strbuf_printf(&f->joined, ", c%zu.", d->nfams - 1);
-		quote_ident(&f->joined, name);
+		mf_db_sql_ident(&f->joined, "", name);
 		f->cols[f->ncols].column = n++;
 		f->cols[f->ncols].slot = (uint16_t)(c - f->family->counters);
 		f->ncols++;
@@ -178,7 +165,7 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 		if (!n)
 			mf_strbuf_puts(&sql, "NULL");
 		mf_strbuf_puts(&sql, " FROM ");
-		quote_ident(&sql, table);
+		mf_db_sql_ident(&sql, "", table);
 		mf_strbuf_puts(&sql, " WHERE id = ?");
 		if (sqlite3_prepare_v2(h, mf_strbuf_str(&sql), -1, &f->st, NULL) != SQLITE_OK)
 			rc = mf_db_fail(d->db, "preparing the reading of the counters", err);
@@ -420,7 +407,7 @@ int mf_db_samples_open(struct mf_db_samples **out, struct mf_db *db, const struc
 			mf_strbuf_puts(&t, "counters_");
 			mf_strbuf_puts(&t, d->fams[k].key);
 			mf_strbuf_puts(&sql, " LEFT JOIN ");
-			quote_ident(&sql, mf_strbuf_str(&t));
+			mf_db_sql_ident(&sql, "", mf_strbuf_str(&t));
 			mf_strbuf_printf(&sql, " AS c%zu ON c%zu.id = s.id", k, k);
 			mf_strbuf_free(&t);
 		}

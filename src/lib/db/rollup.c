@@ -67,30 +67,6 @@ static void fn_local(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static const char *const level_sql[MF_DB_NLEVELS] = {"sample", "hour", "day", "month"};
 
-/* Appends s as an SQL identifier in double quotes. */
-static void ident(struct mf_strbuf *sb, const char *s)
-{
-	mf_strbuf_putc(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			mf_strbuf_putc(sb, '"');
-		mf_strbuf_putc(sb, *s);
-	}
-	mf_strbuf_putc(sb, '"');
-}
-
-/* Appends s as an SQL string literal. */
-static void literal(struct mf_strbuf *sb, const char *s)
-{
-	mf_strbuf_putc(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			mf_strbuf_putc(sb, '\'');
-		mf_strbuf_putc(sb, *s);
-	}
-	mf_strbuf_putc(sb, '\'');
-}
-
 struct names {
 	char **v;
 	size_t n, cap;
@@ -143,7 +119,7 @@ static int columns_of(struct mf_db *db, const char *table, struct names *nm, str
 	int rc;
 	mf_strbuf_init(&sql);
 	mf_strbuf_puts(&sql, "SELECT name FROM pragma_table_info(");
-	literal(&sql, table);
+	mf_db_sql_text(&sql, table);
 	mf_strbuf_puts(&sql, ") WHERE name <> 'id' ORDER BY cid");
 	rc = list(db, mf_strbuf_str(&sql), 0, nm, err);
 	mf_strbuf_free(&sql);
@@ -184,7 +160,7 @@ static int sums_table(struct mf_db *db, const char *fam, const struct names *col
 	mf_strbuf_init(&t);
 	mf_strbuf_printf(&t, "rollup_%s", fam);
 	mf_strbuf_puts(&sql, "CREATE TABLE IF NOT EXISTS ");
-	ident(&sql, mf_strbuf_str(&t));
+	mf_db_sql_ident(&sql, "", mf_strbuf_str(&t));
 	mf_strbuf_puts(&sql, " (id INTEGER PRIMARY KEY)");
 	if ((rc = exec_sb(db, &sql, "creating the roll-up sums", err)) != 0 ||
 	    (rc = columns_of(db, mf_strbuf_str(&t), &have, err)) != 0)
@@ -195,9 +171,9 @@ static int sums_table(struct mf_db *db, const char *fam, const struct names *col
 		if (k < have.n)
 			continue;
 		mf_strbuf_puts(&sql, "ALTER TABLE ");
-		ident(&sql, mf_strbuf_str(&t));
+		mf_db_sql_ident(&sql, "", mf_strbuf_str(&t));
 		mf_strbuf_puts(&sql, " ADD COLUMN ");
-		ident(&sql, cols->v[i]);
+		mf_db_sql_ident(&sql, "", cols->v[i]);
 		mf_strbuf_puts(&sql, " INTEGER");
 		if ((rc = exec_sb(db, &sql, "adding a counter to the roll-up sums", err)) != 0)
 			goto out;
@@ -234,7 +210,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 	mf_strbuf_puts(&sql,
 		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known "
 		       "FROM sample s WHERE s.start_us IS NOT NULL AND s.family = ");
-	literal(&sql, fam);
+	mf_db_sql_text(&sql, fam);
 	if (!all)
 		mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld", (long long)lo, (long long)hi);
 	if ((rc = exec_sb(db, &sql, "finding the buckets to roll up", err)) != 0)
@@ -244,7 +220,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 		if (level == MF_DB_HOUR) {
 			mf_strbuf_puts(&sql,
 				       "SELECT count(*) FROM sample s WHERE s.start_us IS NOT NULL AND s.family = ");
-			literal(&sql, fam);
+			mf_db_sql_text(&sql, fam);
 			mf_strbuf_puts(&sql, " AND ");
 			bucket_expr(&sql, level);
 			mf_strbuf_printf(&sql, " < %lld", (long long)horizon);
@@ -271,13 +247,13 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 
 	/* Out with the old roll-ups of those buckets. */
 	mf_strbuf_puts(&sql, "DELETE FROM ");
-	ident(&sql, sums);
+	mf_db_sql_ident(&sql, "", sums);
 	mf_strbuf_puts(&sql,
 		       " WHERE id IN (SELECT r.id FROM rollup r JOIN temp.mf_touched t ON r.bucket_us = t.b AND "
 		       "r.utc_offset_s = t.off AND r.offset_known = t.known WHERE r.family = ");
-	literal(&sql, fam);
+	mf_db_sql_text(&sql, fam);
 	mf_strbuf_printf(&sql, " AND r.level = '%s'); DELETE FROM rollup WHERE family = ", level_sql[level]);
-	literal(&sql, fam);
+	mf_db_sql_text(&sql, fam);
 	mf_strbuf_printf(&sql,
 			 " AND level = '%s' AND (bucket_us, utc_offset_s, offset_known) IN (SELECT b, off, known FROM "
 			 "temp.mf_touched)",
@@ -305,9 +281,9 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 			mf_strbuf_printf(&sql, ", sum(c.\"%s\") AS s%zu, count(c.\"%s\") AS n%zu", cols->v[i], i,
 					 cols->v[i], i);
 		mf_strbuf_puts(&sql, " FROM sample s JOIN ");
-		ident(&sql, counters);
+		mf_db_sql_ident(&sql, "", counters);
 		mf_strbuf_puts(&sql, " c ON c.id = s.id WHERE s.family = ");
-		literal(&sql, fam);
+		mf_db_sql_text(&sql, fam);
 		mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo,
 				 (long long)bhi);
 		bucket_expr(&sql, level);
@@ -328,13 +304,13 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 					 ", x.\"%s\" AS s%zu, CASE WHEN x.\"%s\" IS NULL THEN 0 WHEN instr(' ' || "
 					 "h.partial || ' ', ",
 					 cols->v[i], i, cols->v[i]);
-			literal(&sql, cols->v[i]);
+			mf_db_sql_text(&sql, cols->v[i]);
 			mf_strbuf_printf(&sql, ") > 0 THEN h.samples - 1 ELSE h.samples END AS n%zu", i);
 		}
 		mf_strbuf_puts(&sql, " FROM rollup h JOIN ");
-		ident(&sql, sums);
+		mf_db_sql_ident(&sql, "", sums);
 		mf_strbuf_puts(&sql, " x ON x.id = h.id WHERE h.level = 'hour' AND h.family = ");
-		literal(&sql, fam);
+		mf_db_sql_text(&sql, fam);
 		mf_strbuf_printf(&sql,
 				 " AND h.bucket_us >= %lld AND h.bucket_us < %lld AND (mfstat_bucket(%d, h.bucket_us, "
 				 "h.utc_offset_s), h.utc_offset_s, h.offset_known) IN (SELECT b, off, known FROM "
@@ -346,7 +322,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 	mf_strbuf_puts(&sql,
 		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
 		       "count(DISTINCT s.cpu) AS cpus FROM sample s WHERE s.family = ");
-	literal(&sql, fam);
+	mf_db_sql_text(&sql, fam);
 	mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
 	bucket_expr(&sql, level);
 	mf_strbuf_puts(&sql,
@@ -359,7 +335,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 		       "sum(rb) AS rmf_busy_s, sum(rn) AS rmf_samples, rtrim(''");
 	for (i = 0; i < cols->n; i++) {
 		mf_strbuf_printf(&sql, " || CASE WHEN sum(n%zu) > 0 AND sum(n%zu) < sum(n) THEN ", i, i);
-		literal(&sql, cols->v[i]);
+		mf_db_sql_text(&sql, cols->v[i]);
 		mf_strbuf_puts(&sql, " || ' ' ELSE '' END");
 	}
 	mf_strbuf_puts(&sql, ") AS partial");
@@ -377,7 +353,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 			 "offset_known, bucket, samples, cpus, seconds, cpu_seconds, first_us, last_us, cpsp_min, "
 			 "cpsp_max, rmf_busy_s, rmf_samples, partial) SELECT '%s', system, lpar, pool, ",
 			 level_sql[level]);
-	literal(&sql, fam);
+	mf_db_sql_text(&sql, fam);
 	mf_strbuf_puts(&sql,
 		       ", machine, b, off, known, mfstat_local(b, off, known), samples, cpus, seconds, "
 		       "cpu_seconds, first_us, last_us, cpsp_min, cpsp_max, rmf_busy_s, rmf_samples, partial "
@@ -391,11 +367,11 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 		out->samples += (uint64_t)v;
 	}
 	mf_strbuf_puts(&sql, "INSERT INTO ");
-	ident(&sql, sums);
+	mf_db_sql_ident(&sql, "", sums);
 	mf_strbuf_puts(&sql, " (id");
 	for (i = 0; i < cols->n; i++) {
 		mf_strbuf_puts(&sql, ", ");
-		ident(&sql, cols->v[i]);
+		mf_db_sql_ident(&sql, "", cols->v[i]);
 	}
 	mf_strbuf_puts(&sql, ") SELECT r.id");
 	for (i = 0; i < cols->n; i++)
@@ -405,7 +381,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 			 "a.lpar AND r.pool = a.pool AND r.bucket_us = a.b AND r.utc_offset_s = a.off AND "
 			 "r.offset_known = a.known AND r.family = ",
 			 level_sql[level]);
-	literal(&sql, fam);
+	mf_db_sql_text(&sql, fam);
 	rc = exec_sb(db, &sql, "writing the roll-up sums", err);
 out:
 	mf_strbuf_free(&sql);

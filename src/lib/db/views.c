@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mfstat/db/db.h"
 #include "mfstat/kb/expr_sql.h"
 
 const struct mf_db_grouping mf_db_grouping_hour = {"hour",
@@ -15,38 +16,12 @@ const struct mf_db_grouping mf_db_grouping_hour = {"hour",
 /* The variables' columns in the innermost layer (by MF_VAR_*). */
 static const char *const var_column[MF_NVARS] = {"v_cpsp", "v_interval", "v_mem_peak", "v_rmf_busy"};
 
-/* Appends the identifier prefix name in double quotes (a quote in it doubled). */
-static void ident(struct mf_strbuf *out, const char *prefix, const char *name)
-{
-	const char *p;
-	mf_strbuf_putc(out, '"');
-	mf_strbuf_puts(out, prefix);
-	for (p = name; *p; p++) {
-		if (*p == '"')
-			mf_strbuf_putc(out, '"');
-		mf_strbuf_putc(out, *p);
-	}
-	mf_strbuf_putc(out, '"');
-}
-
-/* A text literal in single quotes. */
-static void literal(struct mf_strbuf *out, const char *s)
-{
-	mf_strbuf_putc(out, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			mf_strbuf_putc(out, '\'');
-		mf_strbuf_putc(out, *s);
-	}
-	mf_strbuf_putc(out, '\'');
-}
-
 /* A metric's value as the layers above its own read it: its raw column, null where not finite. */
 static void metric_value(struct mf_strbuf *out, const struct mf_metric *m)
 {
 	struct mf_strbuf col;
 	mf_strbuf_init(&col);
-	ident(&col, "r_", m->name);
+	mf_db_sql_ident(&col, "r_", m->name);
 	mf_expr_lang_finite(&mf_expr_lang_sql, mf_strbuf_str(&col), out);
 	mf_strbuf_free(&col);
 }
@@ -56,9 +31,9 @@ static int name_ref(void *ctx, int kind, int index, struct mf_strbuf *out, struc
 	const struct mf_family *fam = ctx;
 	(void)err;
 	if (kind == MF_REF_COUNTER)
-		ident(out, "c_", fam->counters[index].short_name);
+		mf_db_sql_ident(out, "c_", fam->counters[index].short_name);
 	else if (kind == MF_REF_VAR)
-		ident(out, "", var_column[index]);
+		mf_db_sql_ident(out, "", var_column[index]);
 	else
 		metric_value(out, &fam->metrics[index]);
 	return 0;
@@ -93,7 +68,7 @@ void mf_db_lspr_sql(const struct mf_kb *kb, const struct mf_family *fam, const c
 				mf_strbuf_printf(out, " WHEN %s IN (", pool);
 			else
 				mf_strbuf_puts(out, ", ");
-			literal(out, mf_pool_name((int)p));
+			mf_db_sql_text(out, mf_pool_name((int)p));
 		}
 	if (pools)
 		mf_strbuf_puts(out, ") THEN NULL");
@@ -113,7 +88,7 @@ void mf_db_lspr_sql(const struct mf_kb *kb, const struct mf_family *fam, const c
 			}
 		}
 		mf_strbuf_puts(out, " THEN ");
-		literal(out, mf_lspr_name(r->cls));
+		mf_db_sql_text(out, mf_lspr_name(r->cls));
 	}
 	mf_strbuf_puts(out, " END");
 }
@@ -202,7 +177,7 @@ static int layered_view(const struct mf_kb *kb, const struct mf_family *fam, con
 			rc = mf_expr_translate(fam->metrics[i].expr, &mf_expr_lang_sql, name_ref, (void *)fam, &with,
 					       err);
 			mf_strbuf_puts(&with, " AS ");
-			ident(&with, "r_", fam->metrics[i].name);
+			mf_db_sql_ident(&with, "r_", fam->metrics[i].name);
 		}
 		if (d == 0)
 			mf_strbuf_printf(&with, "\n\tFROM \"time%zu\")",
@@ -211,15 +186,15 @@ static int layered_view(const struct mf_kb *kb, const struct mf_family *fam, con
 			mf_strbuf_printf(&with, "\n\tFROM \"depth%d\")", d - 1);
 	}
 	mf_strbuf_puts(out, "DROP VIEW IF EXISTS ");
-	ident(out, "", view);
+	mf_db_sql_ident(out, "", view);
 	mf_strbuf_puts(out, ";\nCREATE VIEW ");
-	ident(out, "", view);
+	mf_db_sql_ident(out, "", view);
 	mf_strbuf_printf(out, " AS\n%s\nSELECT %s", mf_strbuf_str(&with), idents);
 	for (i = 0; i < fam->nmetrics; i++) {
 		mf_strbuf_puts(out, ",\n\t");
 		metric_value(out, &fam->metrics[i]);
 		mf_strbuf_puts(out, " AS ");
-		ident(out, "", fam->metrics[i].name);
+		mf_db_sql_ident(out, "", fam->metrics[i].name);
 	}
 	if (fam->lspr) {
 		mf_strbuf_puts(out, ",\n\t");
@@ -251,9 +226,9 @@ int mf_db_sample_view_sql(const struct mf_kb *kb, const struct mf_family *fam, s
 	for (i = 0; i < fam->ncounters; i++) {
 		mf_strbuf_puts(&base, i % 8 ? ", " : ",\n\t");
 		mf_strbuf_puts(&base, "c.");
-		ident(&base, "", fam->counters[i].short_name);
+		mf_db_sql_ident(&base, "", fam->counters[i].short_name);
 		mf_strbuf_puts(&base, " AS ");
-		ident(&base, "c_", fam->counters[i].short_name);
+		mf_db_sql_ident(&base, "c_", fam->counters[i].short_name);
 	}
 	/* A group of one row (mf_metrics_compute): its length as report takes it, to the nanosecond. */
 	mf_strbuf_puts(&base,
@@ -262,7 +237,7 @@ int mf_db_sample_view_sql(const struct mf_kb *kb, const struct mf_family *fam, s
 		       "\tCAST(NULL AS DOUBLE) AS \"v_mem_peak\",\n"
 		       "\tCAST(round(s.\"rmf_busy_s\" * 1e9) AS BIGINT) / 1e9 AS \"v_rmf_busy\"\n"
 		       "FROM \"sample\" AS s JOIN ");
-	ident(&base, "counters_", fam->key);
+	mf_db_sql_ident(&base, "counters_", fam->key);
 	mf_strbuf_puts(&base, " AS c ON c.\"id\" = s.\"id\"\n");
 	mf_strbuf_printf(&view, "metrics_%s_sample", fam->key);
 	rc = layered_view(kb, fam, mf_strbuf_str(&view),
@@ -292,7 +267,7 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 		       "SELECT g.\"system\", g.\"lpar\", g.\"pool\", g.\"bucket\" AS \"start_unix\", g.\"samples\"");
 	for (i = 0; i < fam->ncounters; i++) {
 		mf_strbuf_puts(&base, i % 8 ? ", g." : ",\n\tg.");
-		ident(&base, "c_", fam->counters[i].short_name);
+		mf_db_sql_ident(&base, "c_", fam->counters[i].short_name);
 	}
 	mf_strbuf_puts(&base,
 		       ",\n\tg.\"v_cpsp\", i.\"v_interval\", CAST(NULL AS DOUBLE) AS \"v_mem_peak\", g.\"v_rmf_busy\"\n"
@@ -301,11 +276,11 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 	mf_strbuf_puts(&base, " AS \"bucket\", count(*) AS \"samples\"");
 	for (i = 0; i < fam->ncounters; i++) {
 		mf_strbuf_puts(&base, ",\n\tCASE WHEN count(c.");
-		ident(&base, "", fam->counters[i].short_name);
+		mf_db_sql_ident(&base, "", fam->counters[i].short_name);
 		mf_strbuf_puts(&base, ") = count(*) THEN sum(c.");
-		ident(&base, "", fam->counters[i].short_name);
+		mf_db_sql_ident(&base, "", fam->counters[i].short_name);
 		mf_strbuf_puts(&base, ") END AS ");
-		ident(&base, "c_", fam->counters[i].short_name);
+		mf_db_sql_ident(&base, "c_", fam->counters[i].short_name);
 	}
 	mf_strbuf_puts(&base,
 		       ",\n\tCASE WHEN count(s.\"cpsp_mhz\") = count(*) AND min(s.\"cpsp_mhz\") = "
@@ -313,7 +288,7 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 		       "\tCASE WHEN count(s.\"rmf_busy_s\") = count(*) THEN sum(CAST(round(s.\"rmf_busy_s\" * "
 		       "1e9) AS BIGINT)) / 1e9 END AS \"v_rmf_busy\"\n"
 		       "\tFROM \"sample\" AS s JOIN ");
-	ident(&base, "counters_", fam->key);
+	mf_db_sql_ident(&base, "counters_", fam->key);
 	mf_strbuf_puts(&base,
 		       " AS c ON c.\"id\" = s.\"id\"\n\tWHERE s.\"start_us\" IS NOT NULL\n"
 		       "\tGROUP BY 1, 2, 3, 4) AS g\n");
@@ -331,7 +306,7 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 		       " AS \"bucket\",\n\t\tCAST(sum(CAST(round(s.\"seconds\" * 1e9) AS BIGINT)) AS DOUBLE) / "
 		       "NULLIF(count(s.\"seconds\") * 1e9, 0) AS \"len\"\n"
 		       "\t\tFROM \"sample\" AS s WHERE s.\"family\" = ");
-	literal(&base, fam->key);
+	mf_db_sql_text(&base, fam->key);
 	mf_strbuf_puts(&base,
 		       " AND s.\"start_us\" IS NOT NULL\n"
 		       "\t\tGROUP BY 1, 2, 3, 4, s.\"start_us\")\n"
