@@ -74,7 +74,6 @@ int cmd_db_rollup(int argc, char **argv)
 	struct mf_error e;
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
 	bool all = true;
-	char msg[1024];
 	int c;
 
 	optind = 1;
@@ -100,9 +99,8 @@ int cmd_db_rollup(int argc, char **argv)
 		return cli_usage("db rollup", "db rollup: one database at a time ('%s' is a second)", argv[optind + 1]);
 	if (lo >= hi)
 		return cli_usage("db rollup", "db rollup: --from must be before --to");
-	if (mf_db_open(&db, argv[optind], MF_DB_WRITE, &e) != 0 || mf_db_rollup(db, all, lo, hi, &r, &e) != 0) {
-		mf_error_format(&e, msg, sizeof(msg));
-		cli_err("%s", msg);
+	if (mf_db_open(&db, argv[optind], MF_DB_UPDATE, &e) != 0 || mf_db_rollup(db, all, lo, hi, &r, &e) != 0) {
+		cli_diag(&e, "error");
 		mf_db_close(db);
 		return EXIT_DATA;
 	}
@@ -134,7 +132,7 @@ int cmd_db_prune(int argc, char **argv)
 	struct mf_db *db = NULL;
 	struct mf_error e;
 	bool dry = false, vacuum = false;
-	char why[256], msg[1024];
+	char why[256];
 	int c, level;
 
 	mf_db_keep_default(&keep);
@@ -159,11 +157,10 @@ int cmd_db_prune(int argc, char **argv)
 		return cli_usage("db prune", "db prune: one database at a time ('%s' is a second)", argv[optind + 1]);
 	if (dry && vacuum)
 		return cli_usage("db prune", "db prune: --vacuum with --dry-run would rewrite the file for nothing");
-	if (mf_db_open(&db, argv[optind], dry ? MF_DB_READ : MF_DB_WRITE, &e) != 0 ||
+	if (mf_db_open(&db, argv[optind], dry ? MF_DB_READ : MF_DB_UPDATE, &e) != 0 ||
 	    mf_db_prune(db, &keep, dry, &pr, &e) != 0 ||
 	    (vacuum && mf_db_exec(db, "VACUUM", "giving the freed pages back (VACUUM)", &e) != 0)) {
-		mf_error_format(&e, msg, sizeof(msg));
-		cli_err("%s", msg);
+		cli_diag(&e, "error");
 		mf_db_close(db);
 		return EXIT_DATA;
 	}

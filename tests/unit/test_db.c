@@ -129,10 +129,16 @@ static void refuses_foreign(void **state)
 	assert_int_equal(mf_db_open(&db, path, MF_DB_READ, &e), MF_EIO);
 	assert_non_null(strstr(e.msg, "No such file"));
 	assert_int_not_equal(access(path, F_OK), 0);
+	/* Nor for updating (db rollup, db prune): those never create a database. */
+	assert_int_equal(mf_db_open(&db, path, MF_DB_UPDATE, &e), MF_EIO);
+	assert_non_null(strstr(e.msg, "No such file"));
+	assert_int_not_equal(access(path, F_OK), 0);
 	/* An empty file opened for reading: not an mfstat database yet, and left empty. */
 	fp = fopen(path, "w");
 	fclose(fp);
 	assert_int_equal(mf_db_open(&db, path, MF_DB_READ, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "empty database"));
+	assert_int_equal(mf_db_open(&db, path, MF_DB_UPDATE, &e), MF_EFORMAT);
 	assert_non_null(strstr(e.msg, "empty database"));
 	{
 		struct stat sb;

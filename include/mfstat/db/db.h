@@ -19,13 +19,15 @@
 struct mf_db;
 
 enum mf_db_mode {
-	MF_DB_READ = 0, /* an existing database, read only */
-	MF_DB_WRITE = 1 /* read and write; a missing file is created with the schema */
+	MF_DB_READ = 0,  /* an existing database, read only */
+	MF_DB_WRITE = 1, /* read and write; a missing file is created with the schema */
+	MF_DB_UPDATE = 2 /* read and write an existing mfstat database (roll-ups, pruning): never created */
 };
 
 /*
  * Opens the database at path.  MF_DB_WRITE creates a missing file (and a file of no bytes) with
- * schema MF_DB_SCHEMA and migrates an older one; MF_DB_READ never changes the file.  Returns 0,
+ * schema MF_DB_SCHEMA and migrates an older one; MF_DB_UPDATE migrates but creates nothing (a
+ * missing or empty file is refused as for reading); MF_DB_READ never changes the file.  Returns 0,
  * or an error naming path: MF_EIO (cannot be opened or created, not an SQLite file), MF_EFORMAT
  * (an SQLite file that is not an mfstat database, a newer schema, an older one opened for reading
  * that lacks what the reader needs), MF_ENOMEM.

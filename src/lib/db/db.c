@@ -205,7 +205,7 @@ static int settle(struct mf_db *db, enum mf_db_mode mode, struct mf_error *err)
 			    err)) != 0)
 		return rc;
 	if (version == 0 && tables == 0) {
-		if (mode == MF_DB_READ)
+		if (mode != MF_DB_WRITE)
 			return mf_error_set(err, MF_EFORMAT, db->path, 0, 0,
 					    "an empty database, not an mfstat database (mfstat db import creates one)");
 		return create_schema(db, err);
@@ -223,7 +223,7 @@ static int settle(struct mf_db *db, enum mf_db_mode mode, struct mf_error *err)
 		if (mode == MF_DB_READ)
 			return mf_error_set(err, MF_EFORMAT, db->path, 0, 0,
 					    "schema version %lld is older than this mfstat reads (%d): "
-					    "`mfstat db import %s` with no input migrates it",
+					    "`mfstat db rollup %s` migrates it",
 					    version, MF_DB_SCHEMA, db->path);
 		return migrate(db, err);
 	}
@@ -257,7 +257,9 @@ static void recover(const char *path)
 int mf_db_open(struct mf_db **out, const char *path, enum mf_db_mode mode, struct mf_error *err)
 {
 	struct mf_db *db = calloc(1, sizeof(*db));
-	int flags = mode == MF_DB_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int flags = mode == MF_DB_READ     ? SQLITE_OPEN_READONLY
+		    : mode == MF_DB_UPDATE ? SQLITE_OPEN_READWRITE
+					   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	struct stat sb;
 	int rc;
 	*out = NULL;
@@ -265,7 +267,7 @@ int mf_db_open(struct mf_db **out, const char *path, enum mf_db_mode mode, struc
 		free(db);
 		return mf_error_nomem(err, path, 0, "opening the database");
 	}
-	if (mode == MF_DB_READ && stat(path, &sb) != 0) {
+	if (mode != MF_DB_WRITE && stat(path, &sb) != 0) {
 		rc = mf_error_set(err, MF_EIO, path, 0, 0, "cannot open the database: %s", strerror(errno));
 		mf_db_close(db);
 		return rc;
