@@ -188,7 +188,7 @@ rc=$?
 
 # ---- db info ----
 "$MFSTAT" db info "$tmp/over.db" >"$tmp/info" 2>&1 || bad "info: exit $?"
-grep -q "^schema: 1$" "$tmp/info" && grep -q "^  SYSA: 0 LPARs, 2 pools, 2 CPUs, 24 samples, 2025-03-04T00:00:00Z to 2025-03-04T07:15:00Z, interval 900 s, 18 gaps$" "$tmp/info" && ok ||
+grep -q "^schema: 2$" "$tmp/info" && grep -q "^  SYSA: 0 LPARs, 2 pools, 2 CPUs, 24 samples, 2025-03-04T00:00:00Z to 2025-03-04T07:15:00Z, interval 900 s, 18 gaps$" "$tmp/info" && ok ||
 	{ bad "info"; cat "$tmp/info"; }
 # a gap: the second interval taken out
 cp "$tmp/over.db" "$tmp/gap.db"

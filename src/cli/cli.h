@@ -93,11 +93,15 @@ int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t
 	     struct mf_pipeline **pl, struct mf_report *rep);
 
 /*
- * cli_read over the performance database db_path (report --db): its samples as the one input,
- * selected by po->select in SQL and again by the pipeline.  Returns -1 to go on, else the exit status.
+ * cli_read over the performance database db_path (report --db): the level that answers
+ * (mf_db_choose: its samples, or a roll-up level when the samples of the period were pruned),
+ * or level (enum mf_db_level, --level; -1: the one that answers), as the one input, selected by
+ * po->select.  Returns -1 to go on, else the exit status.
  */
-int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const char *db_path, struct mf_pipeline **pl,
-		struct mf_report *rep);
+/* --level of report --db and diff --db: auto (*level -1), sample, hour, day or month.  1, or 0 with the usage error said. */
+int cli_db_level(const char *cmd, const char *s, int *level);
+int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const char *db_path, int level,
+		struct mf_pipeline **pl, struct mf_report *rep);
 
 /* A report and an export need samples: the selection left some, and SMF 70 and 99 records alone
  * are no counters.  -1 to go on, else EXIT_DATA (said). */

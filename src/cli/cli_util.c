@@ -1182,9 +1182,27 @@ int cli_read(const struct mf_pipeline_opts *po, const char *const *files, size_t
 	return -1;
 }
 
-int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const char *db_path, struct mf_pipeline **pl,
-		struct mf_report *rep)
+int cli_db_level(const char *cmd, const char *s, int *level)
 {
+	int l;
+	if (strcmp(s, "auto") == 0) {
+		*level = -1;
+		return 1;
+	}
+	for (l = 0; l < MF_DB_NLEVELS; l++)
+		if (strcmp(s, mf_db_level_name(l)) == 0) {
+			*level = l;
+			return 1;
+		}
+	cli_usage(cmd, "%s: --level must be auto, sample, hour, day or month, not '%s'", cmd, s);
+	return 0;
+}
+
+int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const char *db_path, int level,
+		struct mf_pipeline **pl, struct mf_report *rep)
+{
+	struct mf_db_ask ask = {po->by, po->select, po->tz, level};
+	struct mf_db_choice choice;
 	struct mf_db *db = NULL;
 	struct mf_error e;
 	int got;
@@ -1201,7 +1219,7 @@ int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const
 		cli_nomem("setting up the reading of %s", db_path);
 		return EXIT_DATA;
 	}
-	got = mf_db_report_add(*pl, db, kb, po->select, &e); /* errors told by the pipeline's diag */
+	got = mf_db_report_read(*pl, db, kb, &ask, &choice, &e); /* errors told by the pipeline's diag */
 	mf_db_close(db);
 	if (got)
 		return cli_exit_for(got);

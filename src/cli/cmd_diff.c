@@ -32,6 +32,7 @@ static const char diff_help[] =
 	"                     they give an offset, as mfstat report takes them; a date\n"
 	"                     alone is midnight in --tz)\n"
 	"  --after FROM/TO    the period after, from INPUT\n"
+	"  --level LEVEL      with --db: auto, sample, hour, day or month (report)\n"
 	"  --db FILE.db       with --before and --after: the two periods from a\n"
 	"                     performance database (mfstat db import), not INPUT\n"
 	"  --by LIST          match on any of system,lpar,pool,cpu (default\n"
@@ -73,7 +74,8 @@ struct diff_opts {
 	const struct mf_kb *kb; /* for --db */
 	struct cli_inputs in;
 	struct cli_period period;
-	bool skip;
+	bool skip, level_given;
+	int level; /* --level: enum mf_db_level, -1 auto */
 	unsigned by;
 	unsigned jobs;
 	double mem_peak;
@@ -206,6 +208,8 @@ static int take_inputs(int argc, char **argv, struct diff_opts *o, bool whole)
 		return cli_usage("diff",
 				 "diff: --before and --after go together (or give two inputs, BEFORE and AFTER)");
 	}
+	if (o->level_given && !o->db)
+		return cli_usage("diff", "diff: --level is the level of a database read with --db");
 	if (o->db) {
 		if (!o->before)
 			return cli_usage("diff",
@@ -287,6 +291,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 					     {"before", required_argument, NULL, 266},
 					     {"after", required_argument, NULL, 267},
 					     {"db", required_argument, NULL, 268},
+					     {"level", required_argument, NULL, 269},
 					     {"jobs", required_argument, NULL, 'j'},
 					     {NULL, 0, NULL, 0}};
 	const char *last_arg = NULL;
@@ -296,6 +301,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 	o->format = NULL;
 	o->mem_peak = NAN;
 	o->by = MF_BY_SYSTEM | MF_BY_POOL;
+	o->level = -1;
 	o->jobs = cli_jobs_default();
 	optind = 1;
 	opterr = 0;
@@ -317,6 +323,11 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 		case 266: o->before = optarg; break;
 		case 267: o->after = optarg; break;
 		case 268: o->db = optarg; break;
+		case 269:
+			if (!cli_db_level("diff", optarg, &o->level))
+				return EXIT_USAGE;
+			o->level_given = true;
+			break;
 		case 'j':
 			if (!cli_jobs("diff", optarg, &o->jobs))
 				return EXIT_USAGE;
@@ -379,7 +390,7 @@ static int run_side(const struct diff_opts *o, int k, const struct mf_pipeline_o
 	po.ctx = &st->diag;
 	po.select = mf_select_active(sel) ? sel : NULL;
 	if (o->db) {
-		got = cli_read_db(&po, o->kb, o->db, pl, rep);
+		got = cli_read_db(&po, o->kb, o->db, o->level, pl, rep);
 	} else {
 		for (n = 0; o->sides[k][n + 1]; n++)
 			;

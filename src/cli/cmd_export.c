@@ -249,7 +249,7 @@ int cmd_export(int argc, char **argv)
 	po.select = mf_select_active(&sel) ? &sel : NULL;
 	rc = cli_inputs_setup("export", kb, &o.in, &po);
 	if (rc < 0 && o.db)
-		rc = cli_read_db(&po, kb, o.db, &pl, &rep);
+		rc = cli_read_db(&po, kb, o.db, MF_DB_SAMPLE, &pl, &rep);
 	else if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)

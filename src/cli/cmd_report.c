@@ -23,9 +23,12 @@ static const char report_help[] =
 	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
 	"\n"
 	"Options:\n"
-	"  --db FILE.db       read the samples of a performance database (mfstat db\n"
-	"                     import), instead of input files; --system, --from and\n"
-	"                     --to select in SQL\n"
+	"  --db FILE.db       read a performance database (mfstat db import) instead\n"
+	"                     of input files: its samples, or the roll-ups once the\n"
+	"                     samples of the period were pruned\n"
+	"  --level LEVEL      with --db: auto (default: the samples when they hold\n"
+	"                     the period, else the coarsest roll-up that answers),\n"
+	"                     sample, hour, day or month\n"
 	"  --input FORMAT     input format: csv, smf, perf (perf stat output) or\n"
 	"                     lshwc (CSV or JSON); default: detected from the\n"
 	"                     content; gzip and zstd files are read as well\n"
@@ -99,11 +102,12 @@ static const char report_help_more[] =
 /* The command line of report. */
 struct report_opts {
 	const char *input, *format, *out, *tables, *db;
+	int level; /* --level: enum mf_db_level, -1 auto */
 	struct cli_inputs in;
 	struct cli_period period;
 	const char *sort, *metrics;
 	unsigned long long top;
-	bool skip, verbose;
+	bool skip, verbose, level_given;
 	unsigned by;
 	bool by_given; /* --by was given (not the default) */
 	double mem_peak;
@@ -151,6 +155,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"metrics", required_argument, NULL, 265},
 					     {"html-intervals", required_argument, NULL, 266},
 					     {"db", required_argument, NULL, 267},
+					     {"level", required_argument, NULL, 268},
 					     {NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -162,6 +167,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 	o->max_groups = MAX_GROUPS_DEFAULT;
 	o->jobs = cli_jobs_default();
 	o->by = MF_BY_DEFAULT;
+	o->level = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:j:qvh", opts, NULL)) != -1) {
@@ -179,6 +185,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 263: o->sort = optarg; break;
 		case 265: o->metrics = optarg; break;
 		case 267: o->db = optarg; break;
+		case 268:
+			if (!cli_db_level("report", optarg, &o->level))
+				return EXIT_USAGE;
+			o->level_given = true;
+			break;
 		case 266:
 			if (parse_html_rows(optarg, &o->html_rows))
 				return EXIT_USAGE;
@@ -261,6 +272,8 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 				 "mfstat db import %s %s)",
 				 o->db, argv[optind], o->db, argv[optind]);
 	}
+	if (o->level_given && !o->db)
+		return cli_usage("report", "report: --level is the level of a database read with --db");
 	if (o->db && o->input) {
 		return cli_usage("report", "report: --input names the format of input files, not of --db %s", o->db);
 	}
@@ -406,7 +419,7 @@ int cmd_report(int argc, char **argv)
 	po.ncolumns = ncols;
 	rc = cli_inputs_setup("report", kb, &o.in, &po);
 	if (rc < 0 && o.db)
-		rc = cli_read_db(&po, kb, o.db, &pl, &rep);
+		rc = cli_read_db(&po, kb, o.db, o.level, &pl, &rep);
 	else if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The database file (src/lib/db/db.c): created with schema 1 and its meta rows, reopened as it
- * is, and refused when it is not an mfstat database, is newer than this mfstat, or is older and
- * opened for reading.  Each refusal must leave the file as it was.
+ * The database file (src/lib/db/db.c): created with the current schema and its meta rows,
+ * reopened as it is, an older schema read as it is and migrated when written, and refused when it
+ * is not an mfstat database or is newer than this mfstat.  Each refusal must leave the file as it
+ * was.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "mfstat/db/db.h"
+#include "base/datafile.h"
 
 static char dir[] = "/tmp/mfstat-test-db.XXXXXX";
 
@@ -58,13 +60,13 @@ static void creates_schema(void **state)
 	assert_int_equal(mf_db_open(&db, path, MF_DB_WRITE, &e), 0);
 	assert_int_equal(mf_db_version(db), MF_DB_SCHEMA);
 	assert_int_equal(mf_db_meta_get(db, "schema", buf, sizeof(buf), &e), 1);
-	assert_string_equal(buf, "1");
+	assert_string_equal(buf, "2");
 	assert_int_equal(mf_db_meta_get(db, "created_by", buf, sizeof(buf), &e), 1);
 	assert_true(strncmp(buf, "mfstat ", 7) == 0);
 	assert_int_equal(mf_db_meta_get(db, "no such key", buf, sizeof(buf), &e), 0);
 	mf_db_close(db);
 	/* What sqlite3 itself sees: the version and the tables of docs/db.md. */
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
 	assert_int_equal(raw_int(path,
 				 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
 				 "('meta', 'file', 'file_count', 'counter', 'sample', 'smf_record')"),
@@ -75,7 +77,7 @@ static void creates_schema(void **state)
 			 1);
 	/* Reopened for reading: as it is. */
 	assert_int_equal(mf_db_open(&db, path, MF_DB_READ, &e), 0);
-	assert_int_equal(mf_db_version(db), 1);
+	assert_int_equal(mf_db_version(db), 2);
 	mf_db_close(db);
 	unlink(path);
 }
@@ -93,7 +95,7 @@ static void refuses_newer(void **state)
 	assert_int_equal(mf_db_open(&db, path, MF_DB_WRITE, &e), MF_EFORMAT);
 	assert_null(db);
 	assert_string_equal(e.file, path);
-	assert_non_null(strstr(e.msg, "schema version 7 is newer than this mfstat reads (1)"));
+	assert_non_null(strstr(e.msg, "schema version 7 is newer than this mfstat reads (2)"));
 	assert_int_equal(mf_db_open(&db, path, MF_DB_READ, &e), MF_EFORMAT);
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), 7); /* untouched */
 	unlink(path);
@@ -162,13 +164,50 @@ static void older_for_reading(void **state)
 	unlink(path);
 }
 
+/* A database of schema 1 (its DDL as embedded), with one roll-up row: read as it is, migrated to 2 when written. */
+static void migrates_schema_1(void **state)
+{
+	char path[256], buf[64];
+	struct mf_db *db = NULL;
+	struct mf_error e;
+	size_t len;
+	const char *ddl = mf_datafile_embedded("db/schema-1.sql", &len);
+	char *sql;
+	(void)state;
+	assert_non_null(ddl);
+	sql = malloc(len + 1);
+	assert_non_null(sql);
+	memcpy(sql, ddl, len);
+	sql[len] = '\0';
+	path_of(path, sizeof(path), "v1.db");
+	raw_exec(path, sql);
+	free(sql);
+	raw_exec(path,
+		 "PRAGMA user_version = 1; INSERT INTO meta VALUES ('schema', '1'); INSERT INTO rollup "
+		 "(level, system, lpar, pool, family, bucket_us, utc_offset_s, offset_known, bucket, samples, cpus, "
+		 "first_us, last_us, rmf_busy_s, rmf_samples, partial) VALUES ('hour', 'SYSA', '', 'GCP', 'z16', 0, 0, "
+		 "0, '1970-01-01T00:00+00:00', 4, 4, 0, 0, 2.75, 4, '')");
+	assert_int_equal(mf_db_open(&db, path, MF_DB_READ, &e), 0);
+	assert_int_equal(mf_db_version(db), 1);
+	mf_db_close(db);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_table_info('rollup') WHERE name = 'rmf_busy_ns'"),
+			 0);
+	assert_int_equal(mf_db_open(&db, path, MF_DB_UPDATE, &e), 0);
+	assert_int_equal(mf_db_version(db), 2);
+	assert_int_equal(mf_db_meta_get(db, "schema", buf, sizeof(buf), &e), 1);
+	assert_string_equal(buf, "2");
+	mf_db_close(db);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "SELECT rmf_busy_ns FROM rollup"), 2750000000LL);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(creates_schema),
-		cmocka_unit_test(refuses_newer),
-		cmocka_unit_test(refuses_foreign),
-		cmocka_unit_test(older_for_reading),
+		cmocka_unit_test(creates_schema),    cmocka_unit_test(refuses_newer),
+		cmocka_unit_test(refuses_foreign),   cmocka_unit_test(older_for_reading),
+		cmocka_unit_test(migrates_schema_1),
 	};
 	int rc;
 	if (!mkdtemp(dir))

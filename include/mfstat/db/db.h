@@ -14,7 +14,7 @@
  */
 
 /* The schema version this mfstat writes and reads (PRAGMA user_version). */
-#define MF_DB_SCHEMA 1
+#define MF_DB_SCHEMA 2
 
 struct mf_db;
 

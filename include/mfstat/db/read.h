@@ -2,13 +2,16 @@
 #ifndef MFSTAT_DB_READ_H
 #define MFSTAT_DB_READ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mfstat/base/error.h"
 #include "mfstat/db/db.h"
+#include "mfstat/db/prune.h"
 #include "mfstat/input/reader.h"
 #include "mfstat/report/pipeline.h"
 #include "mfstat/report/select.h"
+#include "mfstat/base/tz.h"
 
 /*
  * Reading the performance database back (docs/db.md, "Reading"): its samples as the common
@@ -54,5 +57,40 @@ int mf_db_smf_prescan(struct mf_pipeline *p, struct mf_db *db, struct mf_error *
  */
 int mf_db_report_add(struct mf_pipeline *p, struct mf_db *db, const struct mf_kb *kb, const struct mf_select *sel,
 		     struct mf_error *err);
+
+/*
+ * What `report --db` asks of a database, for choosing the level that answers it (docs/db.md,
+ * "Which level answers").
+ */
+struct mf_db_ask {
+	unsigned by;                 /* the grouping, MF_BY_* bits */
+	const struct mf_select *sel; /* the selection (borrowed), or NULL */
+	const struct mf_tz *tz;      /* the report's zone (borrowed); NULL: UTC */
+	int level;                   /* enum mf_db_level asked (--level), or -1: the level that answers */
+};
+
+struct mf_db_choice {
+	int level;          /* enum mf_db_level read */
+	bool asked;         /* it was asked (--level) */
+	bool held;          /* it holds the whole period asked (nothing of it pruned) */
+	int64_t horizon_us; /* the newest prune horizon of the samples (a roll-up read) or of the level (!held) */
+	char why[256];      /* when no roll-up holds the period: why the coarser ones cannot answer, or "" */
+};
+
+/*
+ * The level that answers ask: the samples when they hold the whole period asked (nothing of it
+ * pruned), else the coarsest roll-up level (month, day, hour) that answers the grouping, the
+ * selection and the zone and holds the period, else the one that answers and holds the most.
+ * With ask->level the one asked, or MF_EUSAGE saying why it cannot answer.  0, MF_EUSAGE, MF_EIO.
+ */
+int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_choice *c, struct mf_error *err);
+
+/*
+ * mf_db_report_add at the level mf_db_choose gives (told in c): a roll-up level's rows are one
+ * input of p each standing for the samples it sums (mf_sample.rollup_rows and rollup_cpus), with
+ * a warning saying which level was read and why, or which part of the period is not held.
+ */
+int mf_db_report_read(struct mf_pipeline *p, struct mf_db *db, const struct mf_kb *kb, const struct mf_db_ask *ask,
+		      struct mf_db_choice *c, struct mf_error *err);
 
 #endif

@@ -45,6 +45,14 @@ struct mf_sample {
 	int32_t chip;        /* chip of the core within its drawer; -1 = unknown */
 	double rmf_busy_s;   /* RMF dispatch time of the engine over this sample's interval, s; NaN = none */
 
+	/*
+	 * A row of the performance database's roll-ups (mfstat report --db over the hour, day or
+	 * month level) stands for many samples: their counter sums, with cpu -1.  0 for a sample.
+	 */
+	uint64_t rollup_rows;   /* the samples it sums (grouping counts them, not 1) */
+	uint32_t rollup_cpus;   /* the distinct CPUs among them (a group's cpus: the most of one bucket) */
+	int64_t rollup_busy_ns; /* with rmf_busy_s: the exact sum of its samples' RMF time, ns */
+
 	const uint64_t *present_bits;  /* optional: bitmap of the slots below, when the reader has it */
 	size_t n;                      /* number of counters present */
 	uint16_t slot[MF_SAMPLE_MAX];  /* dense slot of each counter in family */

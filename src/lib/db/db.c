@@ -151,13 +151,20 @@ static int run_script(struct mf_db *db, const char *rel, struct mf_error *err)
 /* Creates schema MF_DB_SCHEMA in the empty database db, in one transaction. */
 static int create_schema(struct mf_db *db, struct mf_error *err)
 {
-	char now[40], ver[32];
-	int rc;
+	char now[40], ver[32], schema[16], rel[64];
+	int rc, v;
 	mf_time_format((int64_t)time(NULL) * 1000000, now, sizeof(now));
 	snprintf(ver, sizeof(ver), "PRAGMA user_version = %d", MF_DB_SCHEMA);
+	snprintf(schema, sizeof(schema), "%d", MF_DB_SCHEMA);
 	if ((rc = mf_db_exec(db, "BEGIN IMMEDIATE", "starting to create the schema", err)) != 0)
 		return rc;
-	if ((rc = run_script(db, "db/schema-1.sql", err)) == 0 && (rc = mf_db_meta_set(db, "schema", "1", err)) == 0 &&
+	/* Schema 1, then each migration: one text per change, whether created or migrated. */
+	rc = run_script(db, "db/schema-1.sql", err);
+	for (v = 2; !rc && v <= MF_DB_SCHEMA; v++) {
+		snprintf(rel, sizeof(rel), "db/migrate-%d.sql", v);
+		rc = run_script(db, rel, err);
+	}
+	if (rc == 0 && (rc = mf_db_meta_set(db, "schema", schema, err)) == 0 &&
 	    (rc = mf_db_meta_set(db, "created", now, err)) == 0 &&
 	    (rc = mf_db_meta_set(db, "created_by", "mfstat " MFSTAT_VERSION, err)) == 0 &&
 	    (rc = mf_db_exec(db, ver, "setting the schema version", err)) == 0 &&
@@ -219,14 +226,9 @@ static int settle(struct mf_db *db, enum mf_db_mode mode, struct mf_error *err)
 				    "schema version %lld is newer than this mfstat reads (%d): use a newer mfstat",
 				    version, MF_DB_SCHEMA);
 	db->version = (int)version;
-	if (version < MF_DB_SCHEMA) {
-		if (mode == MF_DB_READ)
-			return mf_error_set(err, MF_EFORMAT, db->path, 0, 0,
-					    "schema version %lld is older than this mfstat reads (%d): "
-					    "`mfstat db rollup %s` migrates it",
-					    version, MF_DB_SCHEMA, db->path);
+	/* Read as it is (the readers know every version's tables); migrated when written. */
+	if (version < MF_DB_SCHEMA && mode != MF_DB_READ)
 		return migrate(db, err);
-	}
 	return 0;
 }
 

@@ -14,28 +14,13 @@
 
 #include "mfstat/db/read.h"
 #include "mfstat/input/sample.h"
-
-/* A column of counters_<family> and the dense slot of its counter. */
-struct col {
-	int column; /* in the family's statement */
-	uint16_t slot;
-};
-
-struct fam {
-	char *key;                      /* the table's family key */
-	const struct mf_family *family; /* of the knowledge base */
-	sqlite3_stmt *st;               /* its counters of one sample */
-	struct col *cols;               /* in ascending slot */
-	size_t ncols;
-	struct mf_strbuf joined; /* its row id and columns as the samples' statement selects them */
-	int base;                /* joined: the column of its row id there (its columns follow); -1 not */
-};
+#include "read_int.h"
 
 struct mf_db_samples {
 	struct mf_db *db;
 	const struct mf_kb *kb;
 	sqlite3_stmt *st; /* the samples */
-	struct fam *fams;
+	struct mf_db_fam *fams;
 	size_t nfams;
 	uint64_t left_out[MF_SELECT_NREASONS];
 };
@@ -82,32 +67,26 @@ static void sb_reset(struct mf_strbuf *sb)
 
 static int cmp_col(const void *a, const void *b)
 {
-	const struct col *x = a, *y = b;
+	const struct mf_db_col *x = a, *y = b;
 	return (x->slot > y->slot) - (x->slot < y->slot);
 }
 
-/* One counters_<key> table: its family, the slot of each column, the statement that reads a sample's. */
-static int add_family(struct mf_db_samples *d, const char *table, struct mf_error *err)
+int mf_db_fam_load(struct mf_db *db, const struct mf_kb *kb, const char *table, size_t prefix, size_t alias,
+		   struct mf_db_fam *f, struct mf_error *err)
 {
-	const char *path = mf_db_path(d->db);
-	sqlite3 *h = mf_db_sqlite(d->db);
-	struct fam *f, *nf;
+	const char *path = mf_db_path(db);
+	sqlite3 *h = mf_db_sqlite(db);
 	struct mf_strbuf sql;
 	sqlite3_stmt *ti = NULL;
 	int rc = 0, step, n = 0;
 
-	nf = realloc(d->fams, (d->nfams + 1) * sizeof(*nf));
-	if (!nf)
-		return mf_error_nomem(err, path, 0, "reading the table %s", table);
-	d->fams = nf;
-	f = &d->fams[d->nfams++];
 	memset(f, 0, sizeof(*f));
 	mf_strbuf_init(&f->joined);
 	f->base = -1;
-	f->key = strdup(table + strlen("counters_"));
+	f->key = strdup(table + prefix);
 	if (!f->key)
 		return mf_error_nomem(err, path, 0, "reading the table %s", table);
-	f->family = mf_kb_family(d->kb, f->key);
+	f->family = mf_kb_family(kb, f->key);
 	if (!f->family)
 		return mf_error_set(err, MF_EFORMAT, path, 0, 0,
 				    "the table %s holds the counters of a family '%s' that this knowledge base does "
@@ -117,12 +96,12 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 	mf_strbuf_puts(&sql, "SELECT name FROM pragma_table_info(?) ORDER BY cid");
 	if (sqlite3_prepare_v2(h, mf_strbuf_str(&sql), -1, &ti, NULL) != SQLITE_OK) {
 		mf_strbuf_free(&sql);
-		return mf_db_fail(d->db, "reading the columns of a counters table", err);
+		return mf_db_fail(db, "reading the columns of a counters table", err);
 	}
 	sqlite3_bind_text(ti, 1, table, -1, SQLITE_STATIC);
 	sb_reset(&sql);
 	mf_strbuf_puts(&sql, "SELECT ");
-	mf_strbuf_printf(&f->joined, ", c%zu.id", d->nfams - 1);
+	mf_strbuf_printf(&f->joined, ", c%zu.id", alias);
 	f->cols = calloc(f->family->ncounters + 1, sizeof(*f->cols));
 	if (!f->cols)
 		rc = mf_error_nomem(err, path, 0, "reading the table %s", table);
@@ -152,14 +131,14 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 		if (n)
 			mf_strbuf_puts(&sql, ", ");
 		mf_db_sql_ident(&sql, "", name);
-		mf_strbuf_printf(&f->joined, ", c%zu.", d->nfams - 1);
+		mf_strbuf_printf(&f->joined, ", c%zu.", alias);
 		mf_db_sql_ident(&f->joined, "", name);
 		f->cols[f->ncols].column = n++;
 		f->cols[f->ncols].slot = (uint16_t)(c - f->family->counters);
 		f->ncols++;
 	}
 	if (!rc && step != SQLITE_DONE)
-		rc = mf_db_fail(d->db, "reading the columns of a counters table", err);
+		rc = mf_db_fail(db, "reading the columns of a counters table", err);
 	sqlite3_finalize(ti);
 	if (!rc) {
 		if (!n)
@@ -168,12 +147,31 @@ static int add_family(struct mf_db_samples *d, const char *table, struct mf_erro
 		mf_db_sql_ident(&sql, "", table);
 		mf_strbuf_puts(&sql, " WHERE id = ?");
 		if (sqlite3_prepare_v2(h, mf_strbuf_str(&sql), -1, &f->st, NULL) != SQLITE_OK)
-			rc = mf_db_fail(d->db, "preparing the reading of the counters", err);
+			rc = mf_db_fail(db, "preparing the reading of the counters", err);
 	}
 	mf_strbuf_free(&sql);
 	if (!rc)
 		qsort(f->cols, f->ncols, sizeof(*f->cols), cmp_col);
 	return rc;
+}
+
+void mf_db_fam_free(struct mf_db_fam *f)
+{
+	sqlite3_finalize(f->st);
+	free(f->key);
+	mf_strbuf_free(&f->joined);
+	free(f->cols);
+}
+
+/* One counters_<key> table: its family, the slot of each column, the statement that reads a sample's. */
+static int add_family(struct mf_db_samples *d, const char *table, struct mf_error *err)
+{
+	struct mf_db_fam *nf = realloc(d->fams, (d->nfams + 1) * sizeof(*nf));
+	if (!nf)
+		return mf_error_nomem(err, mf_db_path(d->db), 0, "reading the table %s", table);
+	d->fams = nf;
+	d->nfams++;
+	return mf_db_fam_load(d->db, d->kb, table, strlen("counters_"), d->nfams - 1, &d->fams[d->nfams - 1], err);
 }
 
 /*
@@ -452,7 +450,7 @@ int mf_db_samples_next(void *ctx, const struct mf_reader_opts *opts, struct mf_s
 	const char *path = mf_db_path(d->db);
 	sqlite3_stmt *st = d->st;
 	const char *key, *text;
-	struct fam *f = NULL;
+	struct mf_db_fam *f = NULL;
 	long long id;
 	size_t i;
 	int step;
@@ -568,12 +566,8 @@ void mf_db_samples_close(struct mf_db_samples *d)
 	if (!d)
 		return;
 	sqlite3_finalize(d->st);
-	for (i = 0; i < d->nfams; i++) {
-		sqlite3_finalize(d->fams[i].st);
-		free(d->fams[i].key);
-		mf_strbuf_free(&d->fams[i].joined);
-		free(d->fams[i].cols);
-	}
+	for (i = 0; i < d->nfams; i++)
+		mf_db_fam_free(&d->fams[i]);
 	free(d->fams);
 	free(d);
 }

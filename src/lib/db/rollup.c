@@ -275,8 +275,8 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 			       "s.start_us AS sf, s.start_us AS sl, count(*) AS n, max(s.seconds) AS len, "
 			       "sum(s.seconds) AS cs, "
 			       "min(s.machine) AS mmin, max(s.machine) AS mmax, count(s.machine) AS mn, "
-			       "min(s.cpsp_mhz) AS pmin, max(s.cpsp_mhz) AS pmax, sum(s.rmf_busy_s) AS rb, "
-			       "count(s.rmf_busy_s) AS rn");
+			       "min(s.cpsp_mhz) AS pmin, max(s.cpsp_mhz) AS pmax, "
+			       "sum(CAST(round(s.rmf_busy_s * 1e9) AS INTEGER)) AS rbn, count(s.rmf_busy_s) AS rn");
 		for (i = 0; i < cols->n; i++)
 			mf_strbuf_printf(&sql, ", sum(c.\"%s\") AS s%zu, count(c.\"%s\") AS n%zu", cols->v[i], i,
 					 cols->v[i], i);
@@ -297,7 +297,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 			"h.utc_offset_s) AS b, h.utc_offset_s AS off, h.offset_known AS known, h.first_us AS sf, "
 			"h.last_us AS sl, h.samples AS n, h.seconds AS len, h.cpu_seconds AS cs, h.machine AS mmin, "
 			"h.machine AS mmax, CASE WHEN h.machine IS NULL THEN 0 ELSE h.samples END AS mn, "
-			"h.cpsp_min AS pmin, h.cpsp_max AS pmax, h.rmf_busy_s AS rb, h.rmf_samples AS rn",
+			"h.cpsp_min AS pmin, h.cpsp_max AS pmax, h.rmf_busy_ns AS rbn, h.rmf_samples AS rn",
 			level);
 		for (i = 0; i < cols->n; i++) {
 			mf_strbuf_printf(&sql,
@@ -332,7 +332,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 		       "CASE WHEN sum(mn) = sum(n) AND min(mmin) = max(mmax) THEN min(mmin) END AS machine, "
 		       "sum(n) AS samples, min(cpus.cpus) AS cpus, sum(len) AS seconds, sum(cs) AS cpu_seconds, "
 		       "min(sf) AS first_us, max(sl) AS last_us, min(pmin) AS cpsp_min, max(pmax) AS cpsp_max, "
-		       "sum(rb) AS rmf_busy_s, sum(rn) AS rmf_samples, rtrim(''");
+		       "sum(rbn) / 1e9 AS rmf_busy_s, sum(rbn) AS rmf_busy_ns, sum(rn) AS rmf_samples, rtrim(''");
 	for (i = 0; i < cols->n; i++) {
 		mf_strbuf_printf(&sql, " || CASE WHEN sum(n%zu) > 0 AND sum(n%zu) < sum(n) THEN ", i, i);
 		mf_db_sql_text(&sql, cols->v[i]);
@@ -351,12 +351,13 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 	mf_strbuf_printf(&sql,
 			 "INSERT INTO rollup (level, system, lpar, pool, family, machine, bucket_us, utc_offset_s, "
 			 "offset_known, bucket, samples, cpus, seconds, cpu_seconds, first_us, last_us, cpsp_min, "
-			 "cpsp_max, rmf_busy_s, rmf_samples, partial) SELECT '%s', system, lpar, pool, ",
+			 "cpsp_max, rmf_busy_s, rmf_busy_ns, rmf_samples, partial) SELECT '%s', system, lpar, pool, ",
 			 level_sql[level]);
 	mf_db_sql_text(&sql, fam);
 	mf_strbuf_puts(&sql,
 		       ", machine, b, off, known, mfstat_local(b, off, known), samples, cpus, seconds, "
-		       "cpu_seconds, first_us, last_us, cpsp_min, cpsp_max, rmf_busy_s, rmf_samples, partial "
+		       "cpu_seconds, first_us, last_us, cpsp_min, cpsp_max, rmf_busy_s, rmf_busy_ns, rmf_samples, "
+		       "partial "
 		       "FROM temp.mf_agg ORDER BY system, lpar, pool, b, off, known");
 	if ((rc = exec_sb(db, &sql, "writing the roll-ups", err)) != 0)
 		goto out;

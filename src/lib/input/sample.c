@@ -30,6 +30,9 @@ void mf_sample_reset(struct mf_sample *s)
 	s->drawer = -1;
 	s->chip = -1;
 	s->rmf_busy_s = NAN;
+	s->rollup_rows = 0;
+	s->rollup_cpus = 0;
+	s->rollup_busy_ns = 0;
 	s->present_bits = NULL;
 	s->n = 0;
 }

@@ -937,6 +937,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 	struct mf_group key, *grp;
 	struct mf_interval *iv;
 	uint64_t row[MF_BITWORDS] = {0};
+	uint64_t w = s->rollup_rows ? s->rollup_rows : 1; /* a roll-up row counts the samples it sums */
 	bool lspr;
 	size_t i;
 
@@ -964,9 +965,9 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 		if (grp->rows_lspr == grp->rows)
 			memcpy(grp->sum_lspr, grp->sum, ns * sizeof(*grp->sum));
 	}
-	grp->rows++;
+	grp->rows += w;
 	if (lspr)
-		grp->rows_lspr++;
+		grp->rows_lspr += w;
 	if (grp->layout) {
 		add_kept(priv(grp), s, lspr, row);
 	} else if (s->present_bits) {
@@ -997,16 +998,16 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 			grp->cpsp_min = s->cpsp;
 		if (s->cpsp > grp->cpsp_max)
 			grp->cpsp_max = s->cpsp;
-		grp->ncpsp++;
+		grp->ncpsp += w;
 		if (s->cpsp_nominal)
-			grp->nnominal++;
+			grp->nnominal += w;
 	}
 	grp->user_only |= s->user_only;
 	if (s->cpu < 0)
 		grp->cpu_unknown = true;
 	if (!isnan(s->rmf_busy_s)) {
-		add_ns(&grp->rmf_busy_ns, ns_of(s->rmf_busy_s));
-		grp->rmf_rows++;
+		add_ns(&grp->rmf_busy_ns, s->rollup_rows ? s->rollup_busy_ns : ns_of(s->rmf_busy_s));
+		grp->rmf_rows += w;
 	}
 	if (s->has_offset && !grp->has_offset) {
 		grp->has_offset = true;
@@ -1019,7 +1020,7 @@ int mf_grouper_add(struct mf_grouper *g, const struct mf_sample *s)
 		iv->has_offset = true;
 		iv->utc_offset_s = s->utc_offset_s;
 	}
-	iv->nrows++;
+	iv->nrows += s->rollup_cpus ? s->rollup_cpus : 1;
 	if (!isnan(s->seconds)) {
 		add_ns(&iv->sum_ns, ns_of(s->seconds));
 		iv->nseconds++;

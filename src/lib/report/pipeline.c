@@ -304,31 +304,32 @@ static int group_sample(struct mf_pipeline *p, const struct mf_sample *s, const 
 static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct mf_input *in, struct mf_sample *s,
 		       struct mf_error *e)
 {
+	uint64_t w = s->rollup_rows ? s->rollup_rows : 1; /* a roll-up row: the samples it sums */
 	int got;
 
 	s->input = (uint32_t)p->ninputs + 1;
 	if (p->o.select) {
 		enum mf_select_why why = mf_select_check(p->o.select, s, p->tab);
 		if (why != MF_SELECT_KEEP) {
-			p->rows++;
-			in->samples++;
-			p->left_out[why]++;
+			p->rows += w;
+			in->samples += w;
+			p->left_out[why] += w;
 			return 0;
 		}
 	}
 	if (p->o.tz && mf_tz_per_record(p->o.tz)) {
 		if (s->has_offset)
-			p->with_offset++;
+			p->with_offset += w;
 		else
-			p->no_offset++;
+			p->no_offset += w;
 	}
 	if (p->streaming && (got = stream_sample(p, s, e)) != 0)
 		return got;
 	got = p->o.sample_fn ? p->o.sample_fn(p->o.sample_ctx, s, file, e) : mf_dedup_check(p->dd, file, s, e);
 
 	if (got >= 0) {
-		p->rows++;
-		in->samples++;
+		p->rows += w;
+		in->samples += w;
 	}
 	if (got == MF_DEDUP_DUPLICATE) {
 		in->duplicates++;
