@@ -443,10 +443,10 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 	for (i = 0; i < f->ncols; i++) {
 		int c = f->base + 1 + f->cols[i].column;
 		const char *name = f->family->counters[f->cols[i].slot].short_name;
-		sqlite3_int64 v;
-		if (null_at(st, c) || (partial && *partial && listed(partial, name)))
+		/* One call a column: NULL reads as 0, and only a 0 is asked whether it was NULL. */
+		sqlite3_int64 v = sqlite3_column_int64(st, c);
+		if ((v == 0 && null_at(st, c)) || (partial && *partial && listed(partial, name)))
 			continue;
-		v = sqlite3_column_int64(st, c);
 		if (v < 0)
 			return mf_error_set(err, MF_EFORMAT, path, 0, 0,
 					    "roll-up %lld: the sum of %s is negative (%lld)", id, name, (long long)v);

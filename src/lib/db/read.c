@@ -521,10 +521,10 @@ int mf_db_samples_next(void *ctx, const struct mf_reader_opts *opts, struct mf_s
 		s->n = 0;
 		for (i = 0; i < f->ncols; i++) {
 			int c = f->base + 1 + f->cols[i].column;
-			sqlite3_int64 v;
-			if (is_null(st, c))
+			/* One call a column: NULL reads as 0, and only a 0 is asked whether it was NULL. */
+			sqlite3_int64 v = sqlite3_column_int64(st, c);
+			if (v == 0 && is_null(st, c))
 				continue;
-			v = sqlite3_column_int64(st, c);
 			if (v < 0)
 				return mf_error_set(err, MF_EFORMAT, path, 0, 0,
 						    "sample %lld: counter %s is negative (%lld)", id,
