@@ -18,6 +18,7 @@
 // the month's distinct interval starts.
 // The package @duckdb/node-api is looked up in $MFSTAT_BENCH_CACHE (where bench/csv.sh installed
 // it with npm), else next to this script.
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -37,9 +38,16 @@ const req = createRequire(join(cache, 'package.json'));
 const duckdb = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
 
 // ------------------------------------------------------------ the query
-const head = Buffer.alloc(65536), fd = openSync(file, 'r');
-const header = head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0)).split('\n')[0].split(',');
-closeSync(fd);
+// The header: of a compressed CSV (.zst, .gz, which read_csv reads as they are) through zstd -dc.
+let headText;
+if (/\.(zst|gz)$/.test(file)) {
+	headText = execFileSync('sh', ['-c', 'zstd -dc -- "$1" | head -n 1', 'sh', file], {maxBuffer: 1 << 20}).toString('latin1');
+} else {
+	const head = Buffer.alloc(65536), fd = openSync(file, 'r');
+	headText = head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0));
+	closeSync(fd);
+}
+const header = headText.split('\n')[0].split(',');
 const ident = ['system', 'lpar', 'cpu', 'pool', 'machine', 'cpsp', 'interval_start', 'interval_seconds'];
 const counters = header.filter((c) => !ident.includes(c));
 const q = (s) => '"' + s.replace(/"/g, '""') + '"';
