@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "mfstat/base/timefmt.h"
+#include "mfstat/base/strbuf.h"
 
 #define US_PER_DAY INT64_C(86400000000)
 
@@ -219,77 +220,65 @@ static int newest(struct mf_db *db, int64_t *ref, struct mf_error *err)
 }
 
 /* Deletes (or counts) the samples before b with their counters and SMF records. */
-static int prune_samples(struct mf_db *db, int64_t b, bool dry, struct mf_db_pruned *out, struct mf_error *err)
+/*
+ * Deletes the rows of table (sample, rollup) that cond selects (?1 the horizon, ?2 t), with their
+ * rows of the same id in every table whose name begins with prefix (their counters or sums; NULL:
+ * none); dry
+ * counts them.  *n gets the rows of table.  0 or MF_EIO.
+ */
+static int delete_rows(struct mf_db *db, const char *table, const char *prefix, const char *cond, int64_t b,
+		       const char *t, bool dry, uint64_t *n, struct mf_error *err)
 {
 	char **tabs = NULL;
 	size_t ntabs = 0, i;
 	long long c;
 	int rc;
 	char sql[512];
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE %s", table, cond);
 	if (dry) {
-		if ((c = run1(db, "SELECT count(*) FROM sample WHERE start_us < ?1", b, NULL, "counting samples",
-			      err)) < 0)
+		if ((c = run1(db, sql, b, t, "counting what would be pruned", err)) < 0)
 			return MF_EIO;
-		out->rows[MF_DB_SAMPLE] = (uint64_t)c;
-		if ((c = run1(db, "SELECT count(*) FROM smf_record WHERE time_us < ?1", b, NULL, "counting SMF records",
-			      err)) < 0)
-			return MF_EIO;
-		out->smf_records = (uint64_t)c;
+		*n = (uint64_t)c;
 		return 0;
 	}
-	if ((rc = tables_like(db, "counters_", &tabs, &ntabs, err)) != 0)
+	if (prefix && (rc = tables_like(db, prefix, &tabs, &ntabs, err)) != 0)
 		return rc;
 	for (i = 0; i < ntabs; i++) {
-		snprintf(sql, sizeof(sql), "DELETE FROM \"%s\" WHERE id IN (SELECT id FROM sample WHERE start_us < ?1)",
-			 tabs[i]);
-		if ((c = run1(db, sql, b, NULL, "deleting counters", err)) < 0)
+		struct mf_strbuf q;
+		mf_strbuf_init(&q);
+		mf_strbuf_puts(&q, "DELETE FROM ");
+		mf_db_sql_ident(&q, "", tabs[i]);
+		mf_strbuf_printf(&q, " WHERE id IN (SELECT id FROM %s WHERE %s)", table, cond);
+		c = run1(db, mf_strbuf_str(&q), b, t, "deleting what was pruned", err);
+		mf_strbuf_free(&q);
+		if (c < 0)
 			break;
 	}
 	free_names(tabs, ntabs);
 	if (i < ntabs)
 		return MF_EIO;
-	if ((c = run1(db, "DELETE FROM sample WHERE start_us < ?1", b, NULL, "deleting samples", err)) < 0)
+	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE %s", table, cond);
+	if ((c = run1(db, sql, b, t, "deleting what was pruned", err)) < 0)
 		return MF_EIO;
-	out->rows[MF_DB_SAMPLE] = (uint64_t)c;
-	if ((c = run1(db, "DELETE FROM smf_record WHERE time_us < ?1", b, NULL, "deleting SMF records", err)) < 0)
-		return MF_EIO;
-	out->smf_records = (uint64_t)c;
+	*n = (uint64_t)c;
 	return 0;
+}
+
+/* Deletes (or counts) the samples starting before b with their counters, and the SMF records before b. */
+static int prune_samples(struct mf_db *db, int64_t b, bool dry, struct mf_db_pruned *out, struct mf_error *err)
+{
+	int rc = delete_rows(db, "sample", "counters_", "start_us < ?1", b, NULL, dry, &out->rows[MF_DB_SAMPLE], err);
+	if (!rc)
+		rc = delete_rows(db, "smf_record", NULL, "time_us < ?1", b, NULL, dry, &out->smf_records, err);
+	return rc;
 }
 
 /* Deletes (or counts) the roll-ups of level before b with their sums. */
 static int prune_rollups(struct mf_db *db, int level, int64_t b, bool dry, struct mf_db_pruned *out,
 			 struct mf_error *err)
 {
-	char **tabs = NULL;
-	size_t ntabs = 0, i;
-	long long c;
-	int rc;
-	char sql[512];
-	if (dry) {
-		if ((c = run1(db, "SELECT count(*) FROM rollup WHERE bucket_us < ?1 AND level = ?2", b,
-			      level_names[level], "counting roll-ups", err)) < 0)
-			return MF_EIO;
-		out->rows[level] = (uint64_t)c;
-		return 0;
-	}
-	if ((rc = tables_like(db, "rollup_", &tabs, &ntabs, err)) != 0)
-		return rc;
-	for (i = 0; i < ntabs; i++) {
-		snprintf(sql, sizeof(sql),
-			 "DELETE FROM \"%s\" WHERE id IN (SELECT id FROM rollup WHERE bucket_us < ?1 AND level = ?2)",
-			 tabs[i]);
-		if ((c = run1(db, sql, b, level_names[level], "deleting roll-up sums", err)) < 0)
-			break;
-	}
-	free_names(tabs, ntabs);
-	if (i < ntabs)
-		return MF_EIO;
-	if ((c = run1(db, "DELETE FROM rollup WHERE bucket_us < ?1 AND level = ?2", b, level_names[level],
-		      "deleting roll-ups", err)) < 0)
-		return MF_EIO;
-	out->rows[level] = (uint64_t)c;
-	return 0;
+	return delete_rows(db, "rollup", "rollup_", "bucket_us < ?1 AND level = ?2", b, level_names[level], dry,
+			   &out->rows[level], err);
 }
 
 static int log_level(struct mf_db *db, const struct mf_db_keep *k, int level, const struct mf_db_pruned *out,
