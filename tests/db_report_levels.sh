@@ -46,6 +46,22 @@ same hour --by system,day --from 2025-02-10 --to 2025-02-20T12:00:00Z
 same hour --by system,day --tz Europe/Berlin
 same hour --by system,weekday --tz +05:00
 
+# Summer time: two dumps of the same systems, on UTC+1 to the change of 2025-03-30 01:00Z, then on
+# UTC+2. Their day of the change and their March are each two roll-up rows, one per offset.
+"$GENSMF" --systems 2 --cpus 2 --ziip 1 --intervals 104 --start 2025-03-28T23:00:00Z --utc-offset 60 \
+	-o "$tmp/cet.smf" >/dev/null 2>&1 && "$GENSMF" --systems 2 --cpus 2 --ziip 1 --intervals 192 \
+	--start 2025-03-30T01:00:00Z --utc-offset 120 --seed 2 -o "$tmp/cest.smf" >/dev/null 2>&1 &&
+	"$MFSTAT" db import -q "$tmp/dst.db" "$tmp/cet.smf" "$tmp/cest.smf" >/dev/null 2>&1 || { echo "FAIL dst import"; exit 1; }
+db_all=$db
+db=$tmp/dst.db
+same month --by system,pool,month
+same month --by system,month --tz Europe/Berlin
+same day --by system,day
+same day --by system,day --tz Europe/Berlin
+same hour --by system,hour --tz Europe/Berlin
+same hour --by system,hour --tz UTC
+db=$db_all
+
 # refused LEVEL 'MESSAGE PART' OPTION...: exit 2 naming why.
 refused() {
 	local level=$1 want=$2
@@ -64,6 +80,9 @@ refused month '--by week needs the day level' --by system,week
 refused day '--from 2025-02-10T12:00:00Z falls inside one of its days' --by system --from 2025-02-10T12:00:00Z
 refused month 'its months are cut on the clock the records were written in, not in --tz Europe/Berlin' --by system,month --tz Europe/Berlin
 refused hour "its hours are cut on the clock the records were written in, not in --tz +05:30" --by system,day --tz +05:30
+db=$tmp/dst.db # a local day is not a UTC day
+refused day 'its days are cut on the clock the records were written in, not in --tz UTC' --by system,day --tz UTC
+db=$db_all
 n=$((n + 1))
 "$MFSTAT" report -q d.smf --level hour >/dev/null 2>"$tmp/err"
 [ $? = 2 ] && grep -q -- '--level is the level of a database read with --db' "$tmp/err" || bad "--level without --db"
