@@ -51,8 +51,11 @@ static int earliest_held(struct mf_db *db, int64_t *out, struct mf_error *err)
 	if (!rc && !null && v < *out)
 		*out = v;
 	for (level = MF_DB_HOUR; !rc && level < MF_DB_NLEVELS; level++) {
-		rc = query_i64(db, "SELECT min(first_us) FROM rollup WHERE level = ?1", level, &v, &null,
-			       "finding the period held", err);
+		/* Through the index on (level, bucket_us): the earliest first start is in the earliest bucket. */
+		rc = query_i64(db,
+			       "SELECT min(first_us) FROM rollup WHERE level = ?1 AND bucket_us = (SELECT "
+			       "min(bucket_us) FROM rollup WHERE level = ?1)",
+			       level, &v, &null, "finding the period held", err);
 		if (!rc && !null && v < *out)
 			*out = v;
 	}
