@@ -38,10 +38,12 @@ const req = createRequire(join(cache, 'package.json'));
 const duckdb = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
 
 // ------------------------------------------------------------ the query
-// The header: of a compressed CSV (.zst, .gz, which read_csv reads as they are) through zstd -dc.
+// The header: of a compressed CSV (.zst, .gz, which read_csv reads as they are) through zstd -dc,
+// of the first file when FILE is a pattern (read_csv reads every file it matches).
 let headText;
 if (/\.(zst|gz)$/.test(file)) {
-	headText = execFileSync('sh', ['-c', 'zstd -dc -- "$1" | head -n 1', 'sh', file], {maxBuffer: 1 << 20}).toString('latin1');
+	const first = 'for f in $1; do zstd -dc -- "$f" | head -n 1; break; done';
+	headText = execFileSync('sh', ['-c', first, 'sh', file], {maxBuffer: 1 << 20}).toString('latin1');
 } else {
 	const head = Buffer.alloc(65536), fd = openSync(file, 'r');
 	headText = head.toString('latin1', 0, readSync(fd, head, 0, head.length, 0));
