@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The views of `mfstat db sql` (docs/db.md, "Views") run in the sqlite3 shell over a database of
 # schema 1 (data/db/schema-1.sql) holding a few samples inserted by hand-written SQL, as docs/db.md
-# describes the tables (no mfstat writer): the metrics per sample and per hour equal the values
+# describes the tables (no mfstat writer): the metrics per sample and per UTC hour of the samples
+# (metrics_z16_utc_hour; the views over the roll-ups are tests/db_views_levels.sh's) equal the values
 # worked out by hand below to a relative 1e-12, NULL where report says n/a (a divisor of 0, a
 # counter or the CPU speed missing, a counter missing in one sample of the hour), and the LSPR
 # class is NULL for a zIIP.  A family's views are created whether or not its counters table
@@ -109,13 +110,13 @@ w_sample="1|1767607200|2026-01-05T10:00:00Z|1.95|50|2|50|50|50|25|15|10|7.831|AV
 5|1767610800|2026-01-05T11:00:00Z||||||||||||"
 compare sample "$q_sample" "$w_sample"
 
-# Per hour: 10:00 GCP sums samples 1, 2, 3 (two interval starts: INTERVAL 1800 s): B0 4.68e12,
+# Per UTC hour: 10:00 GCP sums samples 1, 2, 3 (two interval starts: INTERVAL 1800 s): B0 4.68e12,
 # B1 2.4e12, L1M 36e9 (L1MP 1.5), E147 24e9 (L3P 66.67), E148 6e9, E155 3.6e9, E156 2.4e9;
 # RNI = 4.1 * (0.45 * 200/3 + 1.3 * 50/3 + 5 * 10 + 6.1 * 20/3) / 100 = 4.1 * 427/3 / 100;
 # LPARCPU 4.68e12 / 5.2e9 / 1800 * 100 = 50; RMF busy 900 s, RMF_LPARCPU 50.  11:00: n/a but
 # B0, and LPARCPU n/a (no CPU speed).  The zIIP: sample 4's values, no LSPR class.
 q_hour="SELECT system, lpar, pool, start_unix, start_iso, samples, CPI, PRBSTATE, L1MP, LPARCPU, RMF_LPARCPU,
-  L3P, L4LP, L4RP, MEMP, RNI, LSPR FROM metrics_z16_hour ORDER BY start_unix, pool"
+  L3P, L4LP, L4RP, MEMP, RNI, LSPR FROM metrics_z16_utc_hour ORDER BY start_unix, pool"
 w_hour="SYS1|LP1|GCP|1767607200|2026-01-05T10:00:00Z|3|1.95|25|1.5|50|50|66.666666666666667|16.666666666666667|10|6.6666666666666667|5.8356666666666667|AVERAGE
 SYS1|LP1|ZIIP|1767607200|2026-01-05T10:00:00Z|1|1.95|50|2|50|50|50|25|15|10|7.831|
 SYS1|LP1|GCP|1767610800|2026-01-05T11:00:00Z|1|||||||||||"
@@ -159,17 +160,20 @@ against() {
 }
 against metrics_z16_sample "v.system = r.system AND v.lpar = r.lpar AND v.pool = r.pool AND v.cpu = CAST(r.cpu AS INTEGER)
   AND v.start_iso = r.interval_start" system,lpar,pool,cpu,interval
-against metrics_z16_hour "v.system = r.system AND v.lpar = r.lpar AND v.pool = r.pool AND v.start_iso = r.period_start" \
+against metrics_z16_utc_hour "v.system = r.system AND v.lpar = r.lpar AND v.pool = r.pool AND v.start_iso = r.period_start" \
   system,lpar,pool,hour
 
-# Created without their table, a family's views are there; reading one names the table.
+# Created without their table, a family's views are there (sample, utc_hour, hour, day, month);
+# reading one names the table.
 n=$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name LIKE 'metrics_z13_%'")
-[ "$n" = 2 ] || { echo "FAIL: $n views of z13, want 2"; fail=1; }
-if sqlite3 "$db" "SELECT * FROM metrics_z13_hour" >/dev/null 2>"$tmp/err"; then
-  echo "FAIL: metrics_z13_hour read without counters_z13"; fail=1
-elif ! grep -q "no such table: main.counters_z13" "$tmp/err"; then
-  echo "FAIL: metrics_z13_hour without its table: $(cat "$tmp/err")"; fail=1
-fi
+[ "$n" = 5 ] || { echo "FAIL: $n views of z13, want 5"; fail=1; }
+for v in utc_hour:counters_z13 hour:rollup_z13; do
+  if sqlite3 "$db" "SELECT * FROM metrics_z13_${v%%:*}" >/dev/null 2>"$tmp/err"; then
+    echo "FAIL: metrics_z13_${v%%:*} read without ${v#*:}"; fail=1
+  elif ! grep -q "no such table: main.${v#*:}" "$tmp/err"; then
+    echo "FAIL: metrics_z13_${v%%:*} without its table: $(cat "$tmp/err")"; fail=1
+  fi
+done
 
 # DuckDB (its npm package, as bench/csv.sh installs it in $MFSTAT_BENCH_CACHE): schema 1 in DuckDB
 # itself (INTEGER is 32 bits there: BIGINT; WITHOUT ROWID and the column name offset are SQLite's),
@@ -185,6 +189,8 @@ else
   sed -e 's/) WITHOUT ROWID;/);/' -e 's/^\toffset /\t"offset" /' -e 's/INTEGER/BIGINT/g' \
     "$SRC/data/db/schema-1.sql" >"$tmp/duck.sql"
   sed 's/INTEGER/BIGINT/g' "$tmp/rows.sql" >>"$tmp/duck.sql"
+  # The views over the roll-ups read rollup_z16 (empty here: tests/db_views_levels.sh fills it).
+  echo "CREATE TABLE rollup_z16 (id BIGINT PRIMARY KEY$(echo "$cols" | sed 's/INTEGER/BIGINT/g'));" >>"$tmp/duck.sql"
   # DuckDB checks a view's tables when it is created: z16's only.
   "$MFSTAT" db sql --machine z16 >>"$tmp/duck.sql" || { echo "FAIL: mfstat db sql --machine z16"; exit 1; }
   cat >"$tmp/duck.mjs" <<'JS'

@@ -89,7 +89,7 @@ for verb in import info rollup prune sql; do
   done
 done
 # The main help names every command the man page has.
-for c in report diff export counters metrics machines smf stat measure; do
+for c in report diff export counters metrics machines smf stat measure db; do
   "$MFSTAT" --help | grep -q "^  $c " || { echo "FAIL: mfstat --help lacks $c"; fail=1; }
   grep -q "^\.B mfstat $c" "$man" || { echo "FAIL: man lacks $c"; fail=1; }
 done

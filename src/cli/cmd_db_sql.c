@@ -11,9 +11,12 @@ static const char db_sql_help[] =
 	"\n"
 	"Prints the SQL (SQLite) that creates the views of the performance database:\n"
 	"per family metrics_F_sample (every metric of the family and the LSPR class,\n"
-	"per sample, with start_unix and start_iso for Grafana) and metrics_F_hour (the\n"
-	"same from the sums per system, LPAR, pool and UTC hour), translated from the\n"
-	"knowledge base's formulas (docs/db.md, \"Views\").\n"
+	"per sample, with start_unix and start_iso for Grafana), metrics_F_hour,\n"
+	"metrics_F_day and metrics_F_month (the same from the roll-ups' sums per system,\n"
+	"LPAR, pool and local bucket, with bucket, bucket_unix and start_iso: they\n"
+	"outlive db prune of the samples) and metrics_F_utc_hour (the samples still held\n"
+	"summed per UTC hour), translated from the knowledge base's formulas (docs/db.md,\n"
+	"\"Views\").\n"
 	"\n"
 	"Options:\n"
 	"  -m, --machine F  the views of family F (or of machine type F) only\n"
@@ -23,7 +26,7 @@ static const char db_sql_help[] =
 	"\n"
 	"Examples:\n"
 	"  mfstat db sql | sqlite3 perf.db\n"
-	"  sqlite3 perf.db 'SELECT start_iso, CPI, RNI, LSPR FROM metrics_z16_hour'\n";
+	"  sqlite3 perf.db 'SELECT bucket, CPI, RNI, LSPR FROM metrics_z16_hour'\n";
 
 int cmd_db_sql(int argc, char **argv)
 {

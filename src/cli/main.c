@@ -19,6 +19,7 @@ static void usage(FILE *fp)
 	      "  report [OPTIONS] FILE...     metrics from counter CSV or SMF dumps (- is stdin)\n"
 	      "  diff [OPTIONS] BEFORE AFTER  compare two periods, files or machines (migration)\n"
 	      "  export [OPTIONS] FILE...     counter files as summed counter CSV (-o OUT.csv.zst)\n"
+	      "  db VERB [ARGS]               performance database: import info rollup prune sql\n"
 	      "  counters [--machine F] [C]   list the counters of a family, or explain one\n"
 	      "  metrics [--machine F] [M]    list the metrics, or show one with its formula\n"
 	      "  machines [F]                 list the machine families, or show one\n"

@@ -21,13 +21,13 @@ struct mf_db_grouping {
 	const char *bucket; /* SQL: the bucket's start, Unix seconds, from s."start_us" (microseconds) */
 };
 
-/* The UTC hour. */
-extern const struct mf_db_grouping mf_db_grouping_hour;
+/* The UTC hour of the samples (metrics_<family>_utc_hour). */
+extern const struct mf_db_grouping mf_db_grouping_utc_hour;
 
 /*
  * Appends to out the statements (DROP VIEW IF EXISTS, CREATE VIEW) of the views of fam, or of
- * every family when fam is NULL: metrics_<family>_sample and metrics_<family>_hour.  Returns 0,
- * or MF_ENOMEM with err set.
+ * every family when fam is NULL: metrics_<family>_sample, metrics_<family>_utc_hour, and
+ * metrics_<family>_hour, _day and _month over the roll-ups.  Returns 0, or MF_ENOMEM with err set.
  */
 int mf_db_views_sql(const struct mf_kb *kb, const struct mf_family *fam, struct mf_strbuf *out, struct mf_error *err);
 
@@ -38,6 +38,13 @@ int mf_db_sample_view_sql(const struct mf_kb *kb, const struct mf_family *fam, s
 /* The statements of fam's summing view at grouping g. */
 int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, const struct mf_db_grouping *g,
 			  struct mf_strbuf *out, struct mf_error *err);
+
+/*
+ * The statements of fam's view over the roll-ups of level ("hour", "day", "month"): one row per
+ * row of rollup JOIN rollup_<family> of that level, the metrics computed from its sums.
+ */
+int mf_db_level_view_sql(const struct mf_kb *kb, const struct mf_family *fam, const char *level, struct mf_strbuf *out,
+			 struct mf_error *err);
 
 /*
  * Appends the LSPR class (a CASE giving 'LOW', 'AVERAGE', 'HIGH' or NULL) of the SQL values l1mp

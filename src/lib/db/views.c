@@ -9,9 +9,9 @@
 #include "mfstat/db/db.h"
 #include "mfstat/kb/expr_sql.h"
 
-const struct mf_db_grouping mf_db_grouping_hour = {"hour",
-						   "CAST((s.\"start_us\" - s.\"start_us\" % 3600000000) / "
-						   "1000000 AS BIGINT)"};
+const struct mf_db_grouping mf_db_grouping_utc_hour = {"utc_hour",
+						       "CAST((s.\"start_us\" - s.\"start_us\" % 3600000000) / "
+						       "1000000 AS BIGINT)"};
 
 /* The variables' columns in the innermost layer (by MF_VAR_*). */
 static const char *const var_column[MF_NVARS] = {"v_cpsp", "v_interval", "v_mem_peak", "v_rmf_busy"};
@@ -322,9 +322,67 @@ int mf_db_summed_view_sql(const struct mf_kb *kb, const struct mf_family *fam, c
 	return rc;
 }
 
+/* The levels of roll-ups that have a view (docs/db.md, "Levels and retention"). */
+static const char *const rollup_level[] = {"hour", "day", "month"};
+
+int mf_db_level_view_sql(const struct mf_kb *kb, const struct mf_family *fam, const char *level, struct mf_strbuf *out,
+			 struct mf_error *err)
+{
+	struct mf_strbuf base, view, word;
+	size_t i;
+	int rc;
+
+	mf_strbuf_init(&base);
+	mf_strbuf_init(&view);
+	mf_strbuf_init(&word);
+	/*
+	 * The row's sums as report takes a group's (mf_metrics_compute): a counter listed in partial
+	 * did not come from every sample, so it is no sum of the group (NULL), as one no sample had;
+	 * CPSP only when every sample gave the same; RMF busy only when every sample carried it;
+	 * INTERVAL the wall-clock seconds the row covers.
+	 */
+	mf_strbuf_puts(&base,
+		       "SELECT r.\"system\", r.\"lpar\", r.\"pool\", r.\"bucket\",\n"
+		       "\tCAST((r.\"bucket_us\" - r.\"bucket_us\" % 1000000) / 1000000 AS BIGINT) AS \"start_unix\", "
+		       "r.\"utc_offset_s\", r.\"samples\", r.\"cpus\"");
+	for (i = 0; i < fam->ncounters; i++) {
+		word.len = 0;
+		mf_strbuf_printf(&word, " %s ", fam->counters[i].short_name);
+		mf_strbuf_puts(&base, ",\n\tCASE WHEN instr(' ' || r.\"partial\" || ' ', ");
+		mf_db_sql_text(&base, mf_strbuf_str(&word));
+		mf_strbuf_puts(&base, ") = 0 THEN x.");
+		mf_db_sql_ident(&base, "", fam->counters[i].short_name);
+		mf_strbuf_puts(&base, " END AS ");
+		mf_db_sql_ident(&base, "c_", fam->counters[i].short_name);
+	}
+	mf_strbuf_puts(&base,
+		       ",\n\tCASE WHEN r.\"cpsp_min\" = r.\"cpsp_max\" THEN r.\"cpsp_min\" END AS \"v_cpsp\",\n"
+		       "\tr.\"seconds\" AS \"v_interval\",\n"
+		       "\tCAST(NULL AS DOUBLE) AS \"v_mem_peak\",\n"
+		       "\tCASE WHEN r.\"rmf_samples\" = r.\"samples\" THEN r.\"rmf_busy_s\" END AS \"v_rmf_busy\"\n"
+		       "FROM \"rollup\" AS r JOIN ");
+	mf_db_sql_ident(&base, "rollup_", fam->key);
+	mf_strbuf_puts(&base, " AS x ON x.\"id\" = r.\"id\"\nWHERE r.\"level\" = ");
+	mf_db_sql_text(&base, level);
+	mf_strbuf_puts(&base, " AND r.\"family\" = ");
+	mf_db_sql_text(&base, fam->key);
+	mf_strbuf_puts(&base, "\n");
+	mf_strbuf_printf(&view, "metrics_%s_%s", fam->key, level);
+	rc = layered_view(kb, fam, mf_strbuf_str(&view),
+			  "\"system\", \"lpar\", \"pool\", \"bucket\", \"start_unix\" AS \"bucket_unix\", "
+			  "\"start_iso\", \"utc_offset_s\", \"samples\", \"cpus\"",
+			  mf_strbuf_str(&base), out, err);
+	if (rc == 0 && word.failed)
+		rc = mf_error_nomem(err, NULL, 0, "writing the views of %s", fam->key);
+	mf_strbuf_free(&base);
+	mf_strbuf_free(&view);
+	mf_strbuf_free(&word);
+	return rc;
+}
+
 int mf_db_views_sql(const struct mf_kb *kb, const struct mf_family *fam, struct mf_strbuf *out, struct mf_error *err)
 {
-	size_t i;
+	size_t i, k;
 	int rc = 0;
 	for (i = 0; i < kb->nfamilies && rc == 0; i++) {
 		const struct mf_family *f = &kb->families[i];
@@ -333,7 +391,9 @@ int mf_db_views_sql(const struct mf_kb *kb, const struct mf_family *fam, struct 
 		mf_strbuf_printf(out, "-- %s: %s\n", f->key, f->display);
 		rc = mf_db_sample_view_sql(kb, f, out, err);
 		if (rc == 0)
-			rc = mf_db_summed_view_sql(kb, f, &mf_db_grouping_hour, out, err);
+			rc = mf_db_summed_view_sql(kb, f, &mf_db_grouping_utc_hour, out, err);
+		for (k = 0; k < sizeof(rollup_level) / sizeof(rollup_level[0]) && rc == 0; k++)
+			rc = mf_db_level_view_sql(kb, f, rollup_level[k], out, err);
 	}
 	return rc;
 }
