@@ -187,7 +187,7 @@ elif [ ! -f "$cache/node_modules/@duckdb/node-api/package.json" ]; then
   echo "DuckDB: skipped: no @duckdb/node-api in $cache (bench/csv.sh installs it)"
 else
   sed -e 's/) WITHOUT ROWID;/);/' -e 's/^\toffset /\t"offset" /' -e 's/INTEGER/BIGINT/g' \
-    "$SRC/data/db/schema-1.sql" >"$tmp/duck.sql"
+    "$SRC/data/db/schema-1.sql" "$SRC"/data/db/migrate-*.sql >"$tmp/duck.sql"
   sed 's/INTEGER/BIGINT/g' "$tmp/rows.sql" >>"$tmp/duck.sql"
   # The views over the roll-ups read rollup_z16 (empty here: tests/db_views_levels.sh fills it).
   echo "CREATE TABLE rollup_z16 (id BIGINT PRIMARY KEY$(echo "$cols" | sed 's/INTEGER/BIGINT/g'));" >>"$tmp/duck.sql"
