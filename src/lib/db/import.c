@@ -824,7 +824,8 @@ int mf_db_import(struct mf_db *db, const char *const *paths, size_t n, const str
 		return mf_error_nomem(err, mf_db_path(db), 0, "starting the import");
 	}
 	/* 64 MiB of page cache for this connection (SQLite's default is 2): the identity index of a large import stays in it. */
-	if ((rc = mf_db_exec(db, "PRAGMA cache_size = -65536", "setting the page cache", err)) != 0)
+	if ((rc = mf_db_exec(db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY", "setting the page cache",
+			     err)) != 0)
 		goto out;
 	if ((rc = prep(m, &m->ins_sample,
 		       "INSERT INTO sample (system, lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, "
