@@ -37,4 +37,30 @@ struct mf_db_rolled {
 int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struct mf_db_rolled *out,
 		 struct mf_error *err);
 
+/*
+ * The counter sums of the hours, gathered in C by the importer as it writes new samples, so that
+ * the roll-up of an import does not read the counters back in SQL.  Keyed as the hour level
+ * (family, system, lpar, pool, local hour, offset and whether it is known).
+ */
+struct mf_db_hours;
+struct mf_family;
+struct mf_db_hours *mf_db_hours_new(void);
+void mf_db_hours_free(struct mf_db_hours *hs);
+void mf_db_hours_clear(struct mf_db_hours *hs);
+/*
+ * Adds one sample written (it has a start): its counters by the family's dense slot (has[k] set
+ * when it has counter k, val[k] its delta, below 2^63).  0 or MF_ENOMEM.
+ */
+int mf_db_hours_add(struct mf_db_hours *hs, const struct mf_family *f, const char *system, const char *lpar,
+		    const char *pool, int64_t start_us, bool has_offset, int32_t off_s, const unsigned char *has,
+		    const uint64_t *val);
+
+/*
+ * mf_db_rollup(db, false, lo_us, hi_us, ...) with the hours' counter sums taken from hs where hs
+ * holds every sample of an hour bucket (its count equals the samples held there); the other
+ * buckets, and every level above, are summed in SQL as mf_db_rollup does.  Same rows and values.
+ */
+int mf_db_rollup_hours(struct mf_db *db, int64_t lo_us, int64_t hi_us, const struct mf_db_hours *hs,
+		       struct mf_db_rolled *out, struct mf_error *err);
+
 #endif

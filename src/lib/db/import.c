@@ -42,6 +42,7 @@ struct imp {
 	const struct mf_db_import_opts *o;
 	struct mf_pipeline *p;
 	sqlite3_stmt *ins_sample, *find_sample, *ins_smf;
+	struct mf_db_hours *hours; /* the counter sums of the hours its new samples fall in */
 	struct fam *fams;
 	size_t nfams;
 	/* The input being read. */
@@ -468,6 +469,11 @@ static int on_sample(void *ctx, const struct mf_sample *s, const char *file, str
 	if (rc != SQLITE_DONE)
 		return db_failed(m, "writing the counters of a sample", e);
 	m->fresh++;
+	if (s->has_start && mf_db_hours_add(m->hours, s->family, system, lpar, pool ? pool : "", s->start_us,
+					    s->has_offset, (int32_t)s->utc_offset_s, m->has, m->val) != 0) {
+		m->failed = mf_error_nomem(e, mf_db_path(m->db), 0, "summing the hours");
+		return MF_ENOMEM;
+	}
 	if (s->has_start) {
 		if (!m->has_range || s->start_us < m->lo_us)
 			m->lo_us = s->start_us;
@@ -716,6 +722,7 @@ static int import_one(struct imp *m, const char *path, struct mf_db_import_file 
 	m->name = path;
 	m->ordinal = m->fresh = m->known = 0;
 	m->has_range = false;
+	mf_db_hours_clear(m->hours);
 	rc = mf_pipeline_add_file(m->p, path, err);
 	if (m->failed)
 		rc = m->failed;
@@ -724,7 +731,7 @@ static int import_one(struct imp *m, const char *path, struct mf_db_import_file 
 	/* The roll-ups of the buckets its new samples fall in, in the same transaction. */
 	if (!rc && m->has_range) {
 		struct mf_db_rolled rolled;
-		rc = mf_db_rollup(m->db, false, m->lo_us, m->hi_us + 1, &rolled, err);
+		rc = mf_db_rollup_hours(m->db, m->lo_us, m->hi_us + 1, m->hours, &rolled, err);
 		f->held_back = rolled.held_back;
 	}
 	if (!rc)
@@ -811,12 +818,14 @@ int mf_db_import(struct mf_db *db, const char *const *paths, size_t n, const str
 	po.sample_ctx = m;
 	po.diag = on_diag;
 	po.ctx = m;
-	if (!(m->p = mf_pipeline_new(&po))) {
+	if (!(m->hours = mf_db_hours_new()) || !(m->p = mf_pipeline_new(&po))) {
+		mf_db_hours_free(m->hours);
 		free(m);
 		return mf_error_nomem(err, mf_db_path(db), 0, "starting the import");
 	}
 	/* 64 MiB of page cache for this connection (SQLite's default is 2): the identity index of a large import stays in it. */
-	if ((rc = mf_db_exec(db, "PRAGMA cache_size = -65536", "setting the page cache", err)) != 0)
+	if ((rc = mf_db_exec(db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY", "setting the page cache",
+			     err)) != 0)
 		goto out;
 	if ((rc = prep(m, &m->ins_sample,
 		       "INSERT INTO sample (system, lpar, pool, cpu, start_us, seconds, key_start_s, key_len_s, "
@@ -872,6 +881,7 @@ out:
 	sqlite3_finalize(m->find_sample);
 	sqlite3_finalize(m->ins_smf);
 	mf_pipeline_free(m->p);
+	mf_db_hours_free(m->hours);
 	free(m);
 	return rc;
 }

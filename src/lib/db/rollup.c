@@ -17,6 +17,7 @@
 #include "mfstat/base/strbuf.h"
 #include "mfstat/base/timefmt.h"
 #include "mfstat/base/tz.h"
+#include "mfstat/kb/kb.h"
 
 #define US_PER_S INT64_C(1000000)
 #define US_PER_HOUR (3600 * US_PER_S)
@@ -191,12 +192,367 @@ static void bucket_expr(struct mf_strbuf *sql, int level)
 	mf_strbuf_printf(sql, "mfstat_bucket(%d, s.start_us, coalesce(s.utc_offset_s, 0))", level);
 }
 
+/* ---- the hours' counter sums gathered by the importer ---- */
+
+struct hour {
+	const struct mf_family *f;
+	char *system, *lpar, *pool;
+	int64_t b;
+	int32_t off;
+	int known;
+	uint64_t n;
+	bool overflow; /* a sum reached 2^63: SQL's sum() says so ("integer overflow") */
+	int64_t *sum;
+	uint64_t *cnt;
+};
+
+struct mf_db_hours {
+	struct hour *v;
+	size_t n, cap;
+	size_t *slot; /* open addressing: index + 1 into v, 0 empty */
+	size_t nslot;
+};
+
+struct mf_db_hours *mf_db_hours_new(void)
+{
+	return calloc(1, sizeof(struct mf_db_hours));
+}
+
+void mf_db_hours_clear(struct mf_db_hours *hs)
+{
+	size_t i;
+	if (!hs)
+		return;
+	for (i = 0; i < hs->n; i++) {
+		free(hs->v[i].system);
+		free(hs->v[i].lpar);
+		free(hs->v[i].pool);
+		free(hs->v[i].sum);
+		free(hs->v[i].cnt);
+	}
+	hs->n = 0;
+	if (hs->slot)
+		memset(hs->slot, 0, hs->nslot * sizeof(*hs->slot));
+}
+
+void mf_db_hours_free(struct mf_db_hours *hs)
+{
+	if (!hs)
+		return;
+	mf_db_hours_clear(hs);
+	free(hs->v);
+	free(hs->slot);
+	free(hs);
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+	return (h ^ 0xff) * UINT64_C(0x100000001b3);
+}
+
+static uint64_t hour_hash(const struct mf_family *f, const char *system, const char *lpar, const char *pool, int64_t b,
+			  int32_t off, int known)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)(uintptr_t)f;
+	h = hash_str(h, system);
+	h = hash_str(h, lpar);
+	h = hash_str(h, pool);
+	h = (h ^ (uint64_t)b) * UINT64_C(0x100000001b3);
+	h = (h ^ (uint64_t)(uint32_t)off) * UINT64_C(0x100000001b3);
+	h = (h ^ (uint64_t)known) * UINT64_C(0x100000001b3);
+	return h ^ (h >> 29);
+}
+
+static int hours_grow(struct mf_db_hours *hs)
+{
+	size_t nslot = hs->nslot ? 2 * hs->nslot : 1024, i;
+	size_t *slot = calloc(nslot, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (i = 0; i < hs->n; i++) {
+		const struct hour *e = &hs->v[i];
+		size_t k = (size_t)hour_hash(e->f, e->system, e->lpar, e->pool, e->b, e->off, e->known) & (nslot - 1);
+		while (slot[k])
+			k = (k + 1) & (nslot - 1);
+		slot[k] = i + 1;
+	}
+	free(hs->slot);
+	hs->slot = slot;
+	hs->nslot = nslot;
+	return 0;
+}
+
+int mf_db_hours_add(struct mf_db_hours *hs, const struct mf_family *f, const char *system, const char *lpar,
+		    const char *pool, int64_t start_us, bool has_offset, int32_t off_s, const unsigned char *has,
+		    const uint64_t *val)
+{
+	int32_t off = has_offset ? off_s : 0;
+	int known = has_offset ? 1 : 0;
+	int64_t b = mf_db_bucket(MF_DB_HOUR, start_us, off);
+	size_t k, i;
+	struct hour *e;
+	if ((hs->n + 1) * 2 > hs->nslot && hours_grow(hs) != 0)
+		return MF_ENOMEM;
+	k = (size_t)hour_hash(f, system, lpar, pool, b, off, known) & (hs->nslot - 1);
+	for (;; k = (k + 1) & (hs->nslot - 1)) {
+		if (!hs->slot[k])
+			break;
+		e = &hs->v[hs->slot[k] - 1];
+		if (e->f == f && e->b == b && e->off == off && e->known == known && strcmp(e->system, system) == 0 &&
+		    strcmp(e->lpar, lpar) == 0 && strcmp(e->pool, pool) == 0)
+			goto found;
+	}
+	if (hs->n == hs->cap) {
+		size_t cap = hs->cap ? 2 * hs->cap : 256;
+		struct hour *g = realloc(hs->v, cap * sizeof(*g));
+		if (!g)
+			return MF_ENOMEM;
+		hs->v = g;
+		hs->cap = cap;
+	}
+	e = &hs->v[hs->n];
+	memset(e, 0, sizeof(*e));
+	e->f = f;
+	e->b = b;
+	e->off = off;
+	e->known = known;
+	e->system = strdup(system);
+	e->lpar = strdup(lpar);
+	e->pool = strdup(pool);
+	e->sum = calloc(f->ncounters + 1, sizeof(*e->sum));
+	e->cnt = calloc(f->ncounters + 1, sizeof(*e->cnt));
+	if (!e->system || !e->lpar || !e->pool || !e->sum || !e->cnt) {
+		free(e->system);
+		free(e->lpar);
+		free(e->pool);
+		free(e->sum);
+		free(e->cnt);
+		return MF_ENOMEM;
+	}
+	hs->slot[k] = ++hs->n;
+found:
+	e->n++;
+	for (i = 0; i < f->ncounters; i++)
+		if (has[i]) {
+			e->cnt[i]++;
+			if (__builtin_add_overflow(e->sum[i], (int64_t)val[i], &e->sum[i]))
+				e->overflow = true;
+		}
+	return 0;
+}
+
+/*
+ * temp.mf_csum: the hours of family fam held in hs, with the counter sums by the columns of the
+ * counters table (cols) and the partial list as the SQL of agg_sql makes them.  Returns 0 (rows
+ * written in *rows), MF_EIO or MF_ENOMEM.
+ */
+static int csum_table(struct mf_db *db, const char *fam, const struct names *cols, const struct mf_db_hours *hs,
+		      size_t *rows, struct mf_error *err)
+{
+	sqlite3 *h = mf_db_sqlite(db);
+	struct mf_strbuf sql, partial;
+	sqlite3_stmt *st = NULL;
+	long *slot = NULL;
+	const struct mf_family *f = NULL;
+	size_t i, k;
+	int rc;
+	*rows = 0;
+	mf_strbuf_init(&sql);
+	mf_strbuf_init(&partial);
+	mf_strbuf_puts(&sql,
+		       "DROP TABLE IF EXISTS temp.mf_csum; CREATE TEMP TABLE mf_csum (system TEXT, lpar TEXT, pool "
+		       "TEXT, b INTEGER, off INTEGER, known INTEGER, n INTEGER, ovf INTEGER, partial TEXT");
+	for (i = 0; i < cols->n; i++)
+		mf_strbuf_printf(&sql, ", s%zu INTEGER", i);
+	mf_strbuf_puts(&sql, ")");
+	if ((rc = exec_sb(db, &sql, "summing the hours", err)) != 0)
+		goto out;
+	mf_strbuf_puts(&sql, "INSERT INTO temp.mf_csum VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?");
+	for (i = 0; i < cols->n; i++)
+		mf_strbuf_puts(&sql, ", ?");
+	mf_strbuf_puts(&sql, ")");
+	if (sqlite3_prepare_v2(h, mf_strbuf_str(&sql), -1, &st, NULL) != SQLITE_OK) {
+		rc = mf_db_fail(db, "summing the hours", err);
+		goto out;
+	}
+	for (i = 0; i < hs->n; i++) {
+		const struct hour *e = &hs->v[i];
+		if (strcmp(e->f->key, fam) != 0)
+			continue;
+		if (f != e->f) { /* the dense slot of each column, -1 for a column the kb does not know */
+			f = e->f;
+			free(slot);
+			if (!(slot = malloc((cols->n + 1) * sizeof(*slot)))) {
+				rc = mf_error_nomem(err, mf_db_path(db), 0, "summing the hours");
+				goto out;
+			}
+			for (k = 0; k < cols->n; k++) {
+				size_t j;
+				slot[k] = -1;
+				for (j = 0; j < f->ncounters; j++)
+					if (strcmp(f->counters[j].short_name, cols->v[k]) == 0) {
+						slot[k] = (long)j;
+						break;
+					}
+			}
+		}
+		mf_strbuf_free(&partial);
+		mf_strbuf_init(&partial);
+		mf_strbuf_puts(&partial, "");
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, e->system, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, e->lpar, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, e->pool, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, e->b);
+		sqlite3_bind_int64(st, 5, e->off);
+		sqlite3_bind_int64(st, 6, e->known);
+		sqlite3_bind_int64(st, 7, (int64_t)e->n);
+		sqlite3_bind_int(st, 8, e->overflow ? 1 : 0);
+		for (k = 0; k < cols->n; k++) {
+			uint64_t c = slot[k] < 0 ? 0 : e->cnt[slot[k]];
+			if (c == 0) {
+				sqlite3_bind_null(st, (int)k + 10);
+				continue;
+			}
+			sqlite3_bind_int64(st, (int)k + 10, e->sum[slot[k]]);
+			if (c < e->n) {
+				if (partial.len)
+					mf_strbuf_puts(&partial, " ");
+				mf_strbuf_puts(&partial, cols->v[k]);
+			}
+		}
+		sqlite3_bind_text(st, 9, mf_strbuf_str(&partial), -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = mf_db_fail(db, "summing the hours", err);
+			goto out;
+		}
+		++*rows;
+	}
+out:
+	sqlite3_finalize(st);
+	free(slot);
+	mf_strbuf_free(&sql);
+	mf_strbuf_free(&partial);
+	return rc;
+}
+
+/*
+ * The SQL that makes temp.<table>: the sums of the touched buckets of level (their samples starting
+ * in [blo, bhi)), with the counters' sums and the partial list when counters, else without them.
+ */
+static void agg_sql(struct mf_strbuf *sql, const char *table, const char *fam, const char *sums, const char *ctable,
+		    const struct names *cols, int level, int64_t blo, int64_t bhi, bool counters)
+{
+	size_t i;
+	/*
+	 * The sums.  An hour: per interval start first (its CPUs), then per bucket, from the samples.
+	 * A day or a month: from the hours just made (their buckets lie within it), each counter's
+	 * presence from the hour's sum and its partial list; only the CPUs are counted in the samples.
+	 */
+	mf_strbuf_printf(sql, "DROP TABLE IF EXISTS temp.%s; CREATE TEMP TABLE %s AS WITH per AS (SELECT ", table,
+			 table);
+	if (level == MF_DB_HOUR) {
+		mf_strbuf_puts(sql, "s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
+		bucket_expr(sql, level);
+		mf_strbuf_puts(sql,
+			       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
+			       "s.start_us AS sf, s.start_us AS sl, count(*) AS n, max(s.seconds) AS len, "
+			       "sum(s.seconds) AS cs, "
+			       "min(s.machine) AS mmin, max(s.machine) AS mmax, count(s.machine) AS mn, "
+			       "min(s.cpsp_mhz) AS pmin, max(s.cpsp_mhz) AS pmax, "
+			       "sum(CAST(round(s.rmf_busy_s * 1e9) AS INTEGER)) AS rbn, count(s.rmf_busy_s) AS rn");
+		for (i = 0; counters && i < cols->n; i++)
+			mf_strbuf_printf(sql, ", sum(c.\"%s\") AS s%zu, count(c.\"%s\") AS n%zu", cols->v[i], i,
+					 cols->v[i], i);
+		/*
+		 * Without the counters (the importer's hours, whose samples all have their counters row),
+		 * the wide counters rows are not read.
+		 */
+		mf_strbuf_puts(sql, " FROM sample s ");
+		if (counters) {
+			mf_strbuf_puts(sql, "JOIN ");
+			mf_db_sql_ident(sql, "", ctable);
+			mf_strbuf_puts(sql, " c ON c.id = s.id ");
+		}
+		mf_strbuf_puts(sql, "WHERE s.family = ");
+		mf_db_sql_text(sql, fam);
+		mf_strbuf_printf(sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo,
+				 (long long)bhi);
+		bucket_expr(sql, level);
+		mf_strbuf_puts(sql,
+			       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known "
+			       "FROM temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6, 7), ");
+	} else {
+		mf_strbuf_printf(
+			sql,
+			"h.system AS system, h.lpar AS lpar, h.pool AS pool, mfstat_bucket(%d, h.bucket_us, "
+			"h.utc_offset_s) AS b, h.utc_offset_s AS off, h.offset_known AS known, h.first_us AS sf, "
+			"h.last_us AS sl, h.samples AS n, h.seconds AS len, h.cpu_seconds AS cs, h.machine AS mmin, "
+			"h.machine AS mmax, CASE WHEN h.machine IS NULL THEN 0 ELSE h.samples END AS mn, "
+			"h.cpsp_min AS pmin, h.cpsp_max AS pmax, h.rmf_busy_ns AS rbn, h.rmf_samples AS rn",
+			level);
+		for (i = 0; i < cols->n; i++) {
+			mf_strbuf_printf(sql,
+					 ", x.\"%s\" AS s%zu, CASE WHEN x.\"%s\" IS NULL THEN 0 WHEN instr(' ' || "
+					 "h.partial || ' ', ",
+					 cols->v[i], i, cols->v[i]);
+			mf_db_sql_text(sql, cols->v[i]);
+			mf_strbuf_printf(sql, ") > 0 THEN h.samples - 1 ELSE h.samples END AS n%zu", i);
+		}
+		mf_strbuf_puts(sql, " FROM rollup h JOIN ");
+		mf_db_sql_ident(sql, "", sums);
+		mf_strbuf_puts(sql, " x ON x.id = h.id WHERE h.level = 'hour' AND h.family = ");
+		mf_db_sql_text(sql, fam);
+		mf_strbuf_printf(sql,
+				 " AND h.bucket_us >= %lld AND h.bucket_us < %lld AND (mfstat_bucket(%d, h.bucket_us, "
+				 "h.utc_offset_s), h.utc_offset_s, h.offset_known) IN (SELECT b, off, known FROM "
+				 "temp.mf_touched)), ",
+				 (long long)blo, (long long)bhi, level);
+	}
+	mf_strbuf_puts(sql, "cpus AS (SELECT s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
+	bucket_expr(sql, level);
+	mf_strbuf_puts(sql,
+		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
+		       "count(DISTINCT s.cpu) AS cpus FROM sample s WHERE s.family = ");
+	mf_db_sql_text(sql, fam);
+	mf_strbuf_printf(sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
+	bucket_expr(sql, level);
+	mf_strbuf_puts(sql,
+		       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known FROM "
+		       "temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6) "
+		       "SELECT per.system, per.lpar, per.pool, per.b, per.off, per.known, "
+		       "CASE WHEN sum(mn) = sum(n) AND min(mmin) = max(mmax) THEN min(mmin) END AS machine, "
+		       "sum(n) AS samples, min(cpus.cpus) AS cpus, sum(len) AS seconds, sum(cs) AS cpu_seconds, "
+		       "min(sf) AS first_us, max(sl) AS last_us, min(pmin) AS cpsp_min, max(pmax) AS cpsp_max, "
+		       "sum(rbn) / 1e9 AS rmf_busy_s, sum(rbn) AS rmf_busy_ns, sum(rn) AS rmf_samples");
+	if (counters) {
+		mf_strbuf_puts(sql, ", rtrim(''");
+		for (i = 0; i < cols->n; i++) {
+			mf_strbuf_printf(sql, " || CASE WHEN sum(n%zu) > 0 AND sum(n%zu) < sum(n) THEN ", i, i);
+			mf_db_sql_text(sql, cols->v[i]);
+			mf_strbuf_puts(sql, " || ' ' ELSE '' END");
+		}
+		mf_strbuf_puts(sql, ") AS partial");
+		for (i = 0; i < cols->n; i++)
+			mf_strbuf_printf(sql, ", sum(s%zu) AS s%zu", i, i);
+	}
+	mf_strbuf_puts(sql,
+		       " FROM per JOIN cpus ON cpus.system = per.system AND cpus.lpar = per.lpar AND cpus.pool = "
+		       "per.pool AND cpus.b = per.b AND cpus.off = per.off AND cpus.known = per.known "
+		       "GROUP BY per.system, per.lpar, per.pool, per.b, per.off, per.known");
+}
+
 /* Rolls family fam up at level over the buckets of the samples starting in [lo, hi) (all when all). */
 static int roll_level(struct mf_db *db, const char *fam, const struct names *cols, int level, bool all, int64_t lo,
-		      int64_t hi, int64_t horizon, struct mf_db_rolled *out, struct mf_error *err)
+		      int64_t hi, int64_t horizon, const struct mf_db_hours *hs, struct mf_db_rolled *out,
+		      struct mf_error *err)
 {
 	struct mf_strbuf sql;
 	char sums[160], counters[160];
+	bool done = false;
+	size_t csum = 0;
 	int64_t v, blo, bhi;
 	bool null;
 	size_t i;
@@ -262,91 +618,41 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 		goto out;
 
 	/*
-	 * The sums.  An hour: per interval start first (its CPUs), then per bucket, from the samples.
-	 * A day or a month: from the hours just made (their buckets lie within it), each counter's
-	 * presence from the hour's sum and its partial list; only the CPUs are counted in the samples.
+	 * The hours of an import: the counter sums gathered in C (hs) where they hold every sample of
+	 * the bucket, the rest of the row from the samples in SQL; any other bucket all in SQL.
 	 */
-	mf_strbuf_puts(&sql, "DROP TABLE IF EXISTS temp.mf_agg; CREATE TEMP TABLE mf_agg AS WITH per AS (SELECT ");
-	if (level == MF_DB_HOUR) {
-		mf_strbuf_puts(&sql, "s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
-		bucket_expr(&sql, level);
-		mf_strbuf_puts(&sql,
-			       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
-			       "s.start_us AS sf, s.start_us AS sl, count(*) AS n, max(s.seconds) AS len, "
-			       "sum(s.seconds) AS cs, "
-			       "min(s.machine) AS mmin, max(s.machine) AS mmax, count(s.machine) AS mn, "
-			       "min(s.cpsp_mhz) AS pmin, max(s.cpsp_mhz) AS pmax, "
-			       "sum(CAST(round(s.rmf_busy_s * 1e9) AS INTEGER)) AS rbn, count(s.rmf_busy_s) AS rn");
-		for (i = 0; i < cols->n; i++)
-			mf_strbuf_printf(&sql, ", sum(c.\"%s\") AS s%zu, count(c.\"%s\") AS n%zu", cols->v[i], i,
-					 cols->v[i], i);
-		mf_strbuf_puts(&sql, " FROM sample s JOIN ");
-		mf_db_sql_ident(&sql, "", counters);
-		mf_strbuf_puts(&sql, " c ON c.id = s.id WHERE s.family = ");
-		mf_db_sql_text(&sql, fam);
-		mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo,
-				 (long long)bhi);
-		bucket_expr(&sql, level);
-		mf_strbuf_puts(&sql,
-			       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known "
-			       "FROM temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6, 7), ");
-	} else {
-		mf_strbuf_printf(
-			&sql,
-			"h.system AS system, h.lpar AS lpar, h.pool AS pool, mfstat_bucket(%d, h.bucket_us, "
-			"h.utc_offset_s) AS b, h.utc_offset_s AS off, h.offset_known AS known, h.first_us AS sf, "
-			"h.last_us AS sl, h.samples AS n, h.seconds AS len, h.cpu_seconds AS cs, h.machine AS mmin, "
-			"h.machine AS mmax, CASE WHEN h.machine IS NULL THEN 0 ELSE h.samples END AS mn, "
-			"h.cpsp_min AS pmin, h.cpsp_max AS pmax, h.rmf_busy_ns AS rbn, h.rmf_samples AS rn",
-			level);
-		for (i = 0; i < cols->n; i++) {
-			mf_strbuf_printf(&sql,
-					 ", x.\"%s\" AS s%zu, CASE WHEN x.\"%s\" IS NULL THEN 0 WHEN instr(' ' || "
-					 "h.partial || ' ', ",
-					 cols->v[i], i, cols->v[i]);
-			mf_db_sql_text(&sql, cols->v[i]);
-			mf_strbuf_printf(&sql, ") > 0 THEN h.samples - 1 ELSE h.samples END AS n%zu", i);
-		}
-		mf_strbuf_puts(&sql, " FROM rollup h JOIN ");
-		mf_db_sql_ident(&sql, "", sums);
-		mf_strbuf_puts(&sql, " x ON x.id = h.id WHERE h.level = 'hour' AND h.family = ");
-		mf_db_sql_text(&sql, fam);
-		mf_strbuf_printf(&sql,
-				 " AND h.bucket_us >= %lld AND h.bucket_us < %lld AND (mfstat_bucket(%d, h.bucket_us, "
-				 "h.utc_offset_s), h.utc_offset_s, h.offset_known) IN (SELECT b, off, known FROM "
-				 "temp.mf_touched)), ",
-				 (long long)blo, (long long)bhi, level);
-	}
-	mf_strbuf_puts(&sql, "cpus AS (SELECT s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
-	bucket_expr(&sql, level);
-	mf_strbuf_puts(&sql,
-		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
-		       "count(DISTINCT s.cpu) AS cpus FROM sample s WHERE s.family = ");
-	mf_db_sql_text(&sql, fam);
-	mf_strbuf_printf(&sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
-	bucket_expr(&sql, level);
-	mf_strbuf_puts(&sql,
-		       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known FROM "
-		       "temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6) "
-		       "SELECT per.system, per.lpar, per.pool, per.b, per.off, per.known, "
-		       "CASE WHEN sum(mn) = sum(n) AND min(mmin) = max(mmax) THEN min(mmin) END AS machine, "
-		       "sum(n) AS samples, min(cpus.cpus) AS cpus, sum(len) AS seconds, sum(cs) AS cpu_seconds, "
-		       "min(sf) AS first_us, max(sl) AS last_us, min(pmin) AS cpsp_min, max(pmax) AS cpsp_max, "
-		       "sum(rbn) / 1e9 AS rmf_busy_s, sum(rbn) AS rmf_busy_ns, sum(rn) AS rmf_samples, rtrim(''");
-	for (i = 0; i < cols->n; i++) {
-		mf_strbuf_printf(&sql, " || CASE WHEN sum(n%zu) > 0 AND sum(n%zu) < sum(n) THEN ", i, i);
-		mf_db_sql_text(&sql, cols->v[i]);
-		mf_strbuf_puts(&sql, " || ' ' ELSE '' END");
-	}
-	mf_strbuf_puts(&sql, ") AS partial");
-	for (i = 0; i < cols->n; i++)
-		mf_strbuf_printf(&sql, ", sum(s%zu) AS s%zu", i, i);
-	mf_strbuf_puts(&sql,
-		       " FROM per JOIN cpus ON cpus.system = per.system AND cpus.lpar = per.lpar AND cpus.pool = "
-		       "per.pool AND cpus.b = per.b AND cpus.off = per.off AND cpus.known = per.known "
-		       "GROUP BY per.system, per.lpar, per.pool, per.b, per.off, per.known");
-	if ((rc = exec_sb(db, &sql, "summing the samples", err)) != 0)
+	if (level == MF_DB_HOUR && hs && (rc = csum_table(db, fam, cols, hs, &csum, err)) != 0)
 		goto out;
+	if (csum) {
+		agg_sql(&sql, "mf_agg0", fam, sums, counters, cols, level, blo, bhi, false);
+		if ((rc = exec_sb(db, &sql, "summing the samples", err)) != 0)
+			goto out;
+		if ((rc = query_i64(db,
+				    "SELECT count(*) FROM temp.mf_agg0 a LEFT JOIN temp.mf_csum c ON c.system = "
+				    "a.system AND c.lpar = a.lpar AND c.pool = a.pool AND c.b = a.b AND c.off = a.off "
+				    "AND c.known = a.known WHERE c.n IS NULL OR c.n <> a.samples OR c.ovf <> 0",
+				    &v, &null, err)) != 0)
+			goto out;
+		if (v == 0) {
+			mf_strbuf_puts(&sql,
+				       "DROP TABLE IF EXISTS temp.mf_agg; CREATE TEMP TABLE mf_agg AS SELECT a.*, "
+				       "c.partial AS partial");
+			for (i = 0; i < cols->n; i++)
+				mf_strbuf_printf(&sql, ", c.s%zu AS s%zu", i, i);
+			mf_strbuf_puts(&sql,
+				       " FROM temp.mf_agg0 a JOIN temp.mf_csum c ON c.system = a.system AND c.lpar = "
+				       "a.lpar AND c.pool = a.pool AND c.b = a.b AND c.off = a.off AND c.known = "
+				       "a.known");
+			if ((rc = exec_sb(db, &sql, "summing the samples", err)) != 0)
+				goto out;
+			done = true;
+		}
+	}
+	if (!done) {
+		agg_sql(&sql, "mf_agg", fam, sums, counters, cols, level, blo, bhi, true);
+		if ((rc = exec_sb(db, &sql, "summing the samples", err)) != 0)
+			goto out;
+	}
 
 	mf_strbuf_printf(&sql,
 			 "INSERT INTO rollup (level, system, lpar, pool, family, machine, bucket_us, utc_offset_s, "
@@ -389,8 +695,8 @@ out:
 	return rc;
 }
 
-int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struct mf_db_rolled *out,
-		 struct mf_error *err)
+static int rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, const struct mf_db_hours *hs,
+		  struct mf_db_rolled *out, struct mf_error *err)
 {
 	sqlite3 *h = mf_db_sqlite(db);
 	struct names fams = {0}, cols = {0};
@@ -429,11 +735,14 @@ int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struc
 			break;
 		for (level = MF_DB_HOUR; level <= MF_DB_MONTH && !rc; level++)
 			rc = roll_level(db, fams.v[f], &cols, level, all, lo_us, hi_us,
-					level == MF_DB_HOUR ? horizon : hhorizon, out, err);
+					level == MF_DB_HOUR ? horizon : hhorizon, hs, out, err);
 		names_free(&cols);
 	}
 	if (!rc)
-		rc = mf_db_exec(db, "DROP TABLE IF EXISTS temp.mf_touched; DROP TABLE IF EXISTS temp.mf_agg",
+		rc = mf_db_exec(db,
+				"DROP TABLE IF EXISTS temp.mf_touched; DROP TABLE IF EXISTS temp.mf_agg; DROP TABLE IF "
+				"EXISTS "
+				"temp.mf_agg0; DROP TABLE IF EXISTS temp.mf_csum",
 				"finishing the roll-ups", err);
 out:
 	names_free(&fams);
@@ -445,4 +754,16 @@ out:
 			sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
 	}
 	return rc;
+}
+
+int mf_db_rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, struct mf_db_rolled *out,
+		 struct mf_error *err)
+{
+	return rollup(db, all, lo_us, hi_us, NULL, out, err);
+}
+
+int mf_db_rollup_hours(struct mf_db *db, int64_t lo_us, int64_t hi_us, const struct mf_db_hours *hs,
+		       struct mf_db_rolled *out, struct mf_error *err)
+{
+	return rollup(db, false, lo_us, hi_us, hs, out, err);
 }
