@@ -359,7 +359,8 @@ int mf_db_level_view_sql(const struct mf_kb *kb, const struct mf_family *fam, co
 		       ",\n\tCASE WHEN r.\"cpsp_min\" = r.\"cpsp_max\" THEN r.\"cpsp_min\" END AS \"v_cpsp\",\n"
 		       "\tr.\"seconds\" AS \"v_interval\",\n"
 		       "\tCAST(NULL AS DOUBLE) AS \"v_mem_peak\",\n"
-		       "\tCASE WHEN r.\"rmf_samples\" = r.\"samples\" THEN r.\"rmf_busy_ns\" / 1e9 END AS \"v_rmf_busy\"\n"
+		       "\tCASE WHEN r.\"rmf_samples\" = r.\"samples\" THEN r.\"rmf_busy_ns\" / 1e9 END AS "
+		       "\"v_rmf_busy\"\n"
 		       "FROM \"rollup\" AS r JOIN ");
 	mf_db_sql_ident(&base, "rollup_", fam->key);
 	mf_strbuf_puts(&base, " AS x ON x.\"id\" = r.\"id\"\nWHERE r.\"level\" = ");
