@@ -191,7 +191,7 @@ static int cannot_answer(struct mf_db *db, int level, const struct mf_db_ask *as
 int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_choice *c, struct mf_error *err)
 {
 	int64_t horizon[MF_DB_NLEVELS], start;
-	bool held[MF_DB_NLEVELS], null;
+	bool held[MF_DB_NLEVELS], null = false;
 	char why[192];
 	int level, rc = 0;
 
