@@ -5,7 +5,8 @@
 # recomputes by hand from the samples in SQL: every row of rollup and rollup_<family>, for
 # inputs of two families, interval lengths that are not whole seconds (jitter), counters that
 # only some samples have (partial), the local offset of SMF, a file alone in its hours, one
-# sharing its hours with another file's samples, and copies already held.
+# sharing its hours with another file's samples, copies already held, and CPUs that change from
+# hour to hour (a day's CPUs are the union of its hours' CPU sets, counted in C on import).
 set -u
 MFSTAT=$1
 GENSMF=$2
@@ -20,6 +21,9 @@ gen --start 2025-03-01T00:00:00Z -o "$tmp/a.smf"
 gen --start 2025-03-01T12:00:00Z -o "$tmp/b.smf"                    # hours of its own
 gen --start 2025-03-01T00:07:30Z --interval-seconds 600 -o "$tmp/c.smf" # shares a.smf's hours
 "$MFSTAT" export -q "$tmp/a.smf" -o "$tmp/a.csv" || { echo "FAIL export"; exit 1; }
+# Even CPUs in even hours, odd CPUs in odd hours: each hour has half a pool's CPUs, the day all.
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "cpu") c = i; if ($i == "interval_start") t = i }; print; next }
+	{ h = substr($t, 12, 2) + 0; if (h % 2 == $c % 2) print }' "$tmp/a.csv" >"$tmp/vary.csv"
 
 # Every roll-up row with its sums, by its key (db rollup by hand writes them anew: other ids).
 rollups() {
@@ -52,4 +56,11 @@ check apart "$tmp/a.smf" "$tmp/b.smf"
 check shared "$tmp/a.smf" "$tmp/c.smf" "$tmp/b.smf"
 check copies "$tmp/a.smf" "$tmp/a.csv" "$tmp/c.smf"
 check csv "$tmp/a.csv" "$tmp/b.smf"
+check cpus_vary "$tmp/vary.csv"
+check cpus_vary_after "$tmp/b.smf" "$tmp/vary.csv"
+# The day's CPUs are the union of its hours': more than any one hour has.
+if [[ $(sqlite3 -batch -noheader "$tmp/cpus_vary.db" "SELECT (SELECT max(cpus) FROM rollup WHERE level = 'day') > (SELECT max(cpus) FROM rollup WHERE level = 'hour')") != 1 ]]; then
+	echo "FAIL cpus_vary: a day does not have more CPUs than its hours"
+	fail=1
+fi
 exit $fail

@@ -48,17 +48,18 @@ struct mf_db_hours *mf_db_hours_new(void);
 void mf_db_hours_free(struct mf_db_hours *hs);
 void mf_db_hours_clear(struct mf_db_hours *hs);
 /*
- * Adds one sample written (it has a start): its counters by the family's dense slot (has[k] set
- * when it has counter k, val[k] its delta, below 2^63).  0 or MF_ENOMEM.
+ * Adds one sample written (it has a start): its CPU (-1: none) and its counters by the family's
+ * dense slot (has[k] set when it has counter k, val[k] its delta, below 2^63).  0 or MF_ENOMEM.
  */
 int mf_db_hours_add(struct mf_db_hours *hs, const struct mf_family *f, const char *system, const char *lpar,
-		    const char *pool, int64_t start_us, bool has_offset, int32_t off_s, const unsigned char *has,
-		    const uint64_t *val);
+		    const char *pool, int64_t cpu, int64_t start_us, bool has_offset, int32_t off_s,
+		    const unsigned char *has, const uint64_t *val);
 
 /*
  * mf_db_rollup(db, false, lo_us, hi_us, ...) with the hours' counter sums taken from hs where hs
- * holds every sample of an hour bucket (its count equals the samples held there); the other
- * buckets, and every level above, are summed in SQL as mf_db_rollup does.  Same rows and values.
+ * holds every sample of an hour bucket (its count equals the samples held there), and the CPUs of
+ * each bucket of a level counted from hs when the database holds no other sample in that level's
+ * buckets; the rest is summed in SQL as mf_db_rollup does.  Same rows and values.
  */
 int mf_db_rollup_hours(struct mf_db *db, int64_t lo_us, int64_t hi_us, const struct mf_db_hours *hs,
 		       struct mf_db_rolled *out, struct mf_error *err);

@@ -469,7 +469,7 @@ static int on_sample(void *ctx, const struct mf_sample *s, const char *file, str
 	if (rc != SQLITE_DONE)
 		return db_failed(m, "writing the counters of a sample", e);
 	m->fresh++;
-	if (s->has_start && mf_db_hours_add(m->hours, s->family, system, lpar, pool ? pool : "", s->start_us,
+	if (s->has_start && mf_db_hours_add(m->hours, s->family, system, lpar, pool ? pool : "", s->cpu, s->start_us,
 					    s->has_offset, (int32_t)s->utc_offset_s, m->has, m->val) != 0) {
 		m->failed = mf_error_nomem(e, mf_db_path(m->db), 0, "summing the hours");
 		return MF_ENOMEM;

@@ -204,7 +204,14 @@ struct hour {
 	bool overflow; /* a sum reached 2^63: SQL's sum() says so ("integer overflow") */
 	int64_t *sum;
 	uint64_t *cnt;
+	/* The CPUs of its samples: bit cpu + 1 (bit 0: samples of no CPU, -1); cpus_odd: a CPU beyond CPU_MAX. */
+	uint64_t *cpus;
+	size_t ncpuw;
+	bool cpus_odd;
 };
+
+/* The highest CPU number kept in a CPU set (beyond it the level's CPUs are counted in SQL). */
+#define CPU_MAX 65535
 
 struct mf_db_hours {
 	struct hour *v;
@@ -229,6 +236,7 @@ void mf_db_hours_clear(struct mf_db_hours *hs)
 		free(hs->v[i].pool);
 		free(hs->v[i].sum);
 		free(hs->v[i].cnt);
+		free(hs->v[i].cpus);
 	}
 	hs->n = 0;
 	if (hs->slot)
@@ -284,9 +292,32 @@ static int hours_grow(struct mf_db_hours *hs)
 	return 0;
 }
 
+/* Sets bit cpu + 1 of e's CPU set.  0 or MF_ENOMEM. */
+static int cpus_add(struct hour *e, int64_t cpu)
+{
+	size_t bit, w;
+	if (cpu < -1 || cpu > CPU_MAX) {
+		e->cpus_odd = true;
+		return 0;
+	}
+	bit = (size_t)(cpu + 1);
+	w = bit / 64;
+	if (w >= e->ncpuw) {
+		size_t n = w + 1 > 2 * e->ncpuw ? w + 1 : 2 * e->ncpuw;
+		uint64_t *g = realloc(e->cpus, n * sizeof(*g));
+		if (!g)
+			return MF_ENOMEM;
+		memset(g + e->ncpuw, 0, (n - e->ncpuw) * sizeof(*g));
+		e->cpus = g;
+		e->ncpuw = n;
+	}
+	e->cpus[w] |= UINT64_C(1) << (bit % 64);
+	return 0;
+}
+
 int mf_db_hours_add(struct mf_db_hours *hs, const struct mf_family *f, const char *system, const char *lpar,
-		    const char *pool, int64_t start_us, bool has_offset, int32_t off_s, const unsigned char *has,
-		    const uint64_t *val)
+		    const char *pool, int64_t cpu, int64_t start_us, bool has_offset, int32_t off_s,
+		    const unsigned char *has, const uint64_t *val)
 {
 	int32_t off = has_offset ? off_s : 0;
 	int known = has_offset ? 1 : 0;
@@ -333,6 +364,8 @@ int mf_db_hours_add(struct mf_db_hours *hs, const struct mf_family *f, const cha
 	}
 	hs->slot[k] = ++hs->n;
 found:
+	if (cpus_add(e, cpu) != 0)
+		return MF_ENOMEM;
 	e->n++;
 	for (i = 0; i < f->ncounters; i++)
 		if (has[i]) {
@@ -443,7 +476,7 @@ out:
  * in [blo, bhi)), with the counters' sums and the partial list when counters, else without them.
  */
 static void agg_sql(struct mf_strbuf *sql, const char *table, const char *fam, const char *sums, const char *ctable,
-		    const struct names *cols, int level, int64_t blo, int64_t bhi, bool counters)
+		    const struct names *cols, int level, int64_t blo, int64_t bhi, bool counters, bool c_cpus)
 {
 	size_t i;
 	/*
@@ -511,17 +544,23 @@ static void agg_sql(struct mf_strbuf *sql, const char *table, const char *fam, c
 				 "temp.mf_touched)), ",
 				 (long long)blo, (long long)bhi, level);
 	}
-	mf_strbuf_puts(sql, "cpus AS (SELECT s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
-	bucket_expr(sql, level);
+	if (c_cpus) { /* counted in C (cpus_table) */
+		mf_strbuf_puts(sql, "cpus AS (SELECT system, lpar, pool, b, off, known, cpus FROM temp.mf_cpus) ");
+	} else {
+		mf_strbuf_puts(sql, "cpus AS (SELECT s.system AS system, s.lpar AS lpar, s.pool AS pool, ");
+		bucket_expr(sql, level);
+		mf_strbuf_puts(sql,
+			       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
+			       "count(DISTINCT s.cpu) AS cpus FROM sample s WHERE s.family = ");
+		mf_db_sql_text(sql, fam);
+		mf_strbuf_printf(sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo,
+				 (long long)bhi);
+		bucket_expr(sql, level);
+		mf_strbuf_puts(sql,
+			       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known "
+			       "FROM temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6) ");
+	}
 	mf_strbuf_puts(sql,
-		       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
-		       "count(DISTINCT s.cpu) AS cpus FROM sample s WHERE s.family = ");
-	mf_db_sql_text(sql, fam);
-	mf_strbuf_printf(sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
-	bucket_expr(sql, level);
-	mf_strbuf_puts(sql,
-		       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known FROM "
-		       "temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6) "
 		       "SELECT per.system, per.lpar, per.pool, per.b, per.off, per.known, "
 		       "CASE WHEN sum(mn) = sum(n) AND min(mmin) = max(mmax) THEN min(mmin) END AS machine, "
 		       "sum(n) AS samples, min(cpus.cpus) AS cpus, sum(len) AS seconds, sum(cs) AS cpu_seconds, "
@@ -544,6 +583,158 @@ static void agg_sql(struct mf_strbuf *sql, const char *table, const char *fam, c
 		       "GROUP BY per.system, per.lpar, per.pool, per.b, per.off, per.known");
 }
 
+/* An hour of hs seen at a level: its bucket there, for sorting by the level's key. */
+struct lvl_hour {
+	const struct hour *e;
+	int64_t b;
+};
+
+static int cmp_lvl_hour(const void *a, const void *b)
+{
+	const struct lvl_hour *x = a, *y = b;
+	int c;
+	if ((c = strcmp(x->e->system, y->e->system)) != 0 || (c = strcmp(x->e->lpar, y->e->lpar)) != 0 ||
+	    (c = strcmp(x->e->pool, y->e->pool)) != 0)
+		return c;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->e->off != y->e->off)
+		return x->e->off < y->e->off ? -1 : 1;
+	return (x->e->known > y->e->known) - (x->e->known < y->e->known);
+}
+
+/* The start of the bucket of level after the one that starts at b on a clock off_s ahead of UTC. */
+static int64_t bucket_end(int level, int64_t b, int32_t off_s)
+{
+	switch (level) {
+	case MF_DB_HOUR: return b + US_PER_HOUR;
+	case MF_DB_DAY: return b + US_PER_DAY;
+	default: return mf_db_bucket(MF_DB_MONTH, b + 32 * US_PER_DAY, off_s);
+	}
+}
+
+/*
+ * temp.mf_cpus: the CPUs of each bucket of level that the hours of family fam in hs fall in,
+ * counted from their CPU sets, when the database holds no sample of fam in those buckets but
+ * the ones hs counted (an import of new periods: the buckets' samples are all its own).
+ * *whole says whether it did; when not (a bucket that also holds samples imported before, a CPU
+ * beyond CPU_MAX), the CPUs are left to SQL.  0, MF_EIO or MF_ENOMEM.
+ */
+static int cpus_table(struct mf_db *db, const char *fam, int level, const struct mf_db_hours *hs, bool *whole,
+		      struct mf_error *err)
+{
+	sqlite3 *h = mf_db_sqlite(db);
+	struct lvl_hour *v = NULL;
+	sqlite3_stmt *st = NULL;
+	uint64_t *set = NULL;
+	size_t i, j, k, n = 0, maxw = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, held;
+	int rc = 0;
+	*whole = false;
+	for (i = 0; i < hs->n; i++)
+		if (strcmp(hs->v[i].f->key, fam) == 0) {
+			if (hs->v[i].cpus_odd)
+				return 0;
+			n++;
+		}
+	if (!n)
+		return 0;
+	if (!(v = malloc(n * sizeof(*v))))
+		return mf_error_nomem(err, mf_db_path(db), 0, "counting the CPUs of the roll-ups");
+	for (i = n = 0; i < hs->n; i++) {
+		const struct hour *e = &hs->v[i];
+		int64_t b, end;
+		if (strcmp(e->f->key, fam) != 0)
+			continue;
+		b = level == MF_DB_HOUR ? e->b : mf_db_bucket(level, e->b, e->off);
+		end = bucket_end(level, b, e->off);
+		v[n].e = e;
+		v[n++].b = b;
+		lo = b < lo ? b : lo;
+		hi = end > hi ? end : hi;
+		maxw = e->ncpuw > maxw ? e->ncpuw : maxw;
+	}
+	qsort(v, n, sizeof(*v), cmp_lvl_hour);
+	/*
+	 * The samples held in those buckets' span, by system (a bucket is of one system): are they
+	 * only the ones hs counted, for every system hs has?
+	 */
+	if (sqlite3_prepare_v2(h,
+			       "SELECT system, count(*) FROM sample WHERE start_us >= ?1 AND start_us < ?2 "
+			       "AND family = ?3 GROUP BY system ORDER BY system",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = mf_db_fail(db, "counting the samples of the roll-ups", err);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	sqlite3_bind_text(st, 3, fam, -1, SQLITE_STATIC);
+	for (i = 0; i < n; i = j) {
+		uint64_t total = 0;
+		int step;
+		for (j = i; j < n && strcmp(v[j].e->system, v[i].e->system) == 0; j++)
+			total += v[j].e->n;
+		/* The held systems in the same (binary) order: those hs does not have are passed by. */
+		while ((step = sqlite3_step(st)) == SQLITE_ROW &&
+		       strcmp((const char *)sqlite3_column_text(st, 0), v[i].e->system) < 0)
+			;
+		if (step != SQLITE_ROW && step != SQLITE_DONE) {
+			rc = mf_db_fail(db, "counting the samples of the roll-ups", err);
+			goto out;
+		}
+		if (step != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(st, 0), v[i].e->system) != 0)
+			goto out; /* none held: not the samples hs counted (cannot be) */
+		held = sqlite3_column_int64(st, 1);
+		if (held < 0 || (uint64_t)held != total)
+			goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!(set = malloc((maxw ? maxw : 1) * sizeof(*set)))) {
+		rc = mf_error_nomem(err, mf_db_path(db), 0, "counting the CPUs of the roll-ups");
+		goto out;
+	}
+	if ((rc = mf_db_exec(db,
+			     "DROP TABLE IF EXISTS temp.mf_cpus; CREATE TEMP TABLE mf_cpus (system TEXT, lpar TEXT, "
+			     "pool TEXT, b INTEGER, off INTEGER, known INTEGER, cpus INTEGER, PRIMARY KEY (system, "
+			     "lpar, "
+			     "pool, b, off, known)) WITHOUT ROWID",
+			     "counting the CPUs of the roll-ups", err)) != 0)
+		goto out;
+	if (sqlite3_prepare_v2(h, "INSERT INTO temp.mf_cpus VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rc = mf_db_fail(db, "counting the CPUs of the roll-ups", err);
+		goto out;
+	}
+	for (i = 0; i < n; i = j) {
+		int64_t cpus = 0;
+		memset(set, 0, maxw * sizeof(*set));
+		for (j = i; j < n && cmp_lvl_hour(&v[i], &v[j]) == 0; j++)
+			for (k = 0; k < v[j].e->ncpuw; k++)
+				set[k] |= v[j].e->cpus[k];
+		for (k = 0; k < maxw; k++)
+			cpus += __builtin_popcountll(set[k]);
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, v[i].e->system, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, v[i].e->lpar, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, v[i].e->pool, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, v[i].b);
+		sqlite3_bind_int64(st, 5, v[i].e->off);
+		sqlite3_bind_int64(st, 6, v[i].e->known);
+		sqlite3_bind_int64(st, 7, cpus);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = mf_db_fail(db, "counting the CPUs of the roll-ups", err);
+			goto out;
+		}
+	}
+	*whole = true;
+out:
+	sqlite3_finalize(st);
+	free(set);
+	free(v);
+	return rc;
+}
+
 /* Rolls family fam up at level over the buckets of the samples starting in [lo, hi) (all when all). */
 static int roll_level(struct mf_db *db, const char *fam, const struct names *cols, int level, bool all, int64_t lo,
 		      int64_t hi, int64_t horizon, const struct mf_db_hours *hs, struct mf_db_rolled *out,
@@ -551,7 +742,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 {
 	struct mf_strbuf sql;
 	char sums[160], counters[160];
-	bool done = false;
+	bool done = false, c_cpus = false;
 	size_t csum = 0;
 	int64_t v, blo, bhi;
 	bool null;
@@ -617,6 +808,9 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 	if ((rc = exec_sb(db, &sql, "replacing roll-ups", err)) != 0)
 		goto out;
 
+	/* The CPUs of the buckets of an import of new periods, counted in C. */
+	if (hs && (rc = cpus_table(db, fam, level, hs, &c_cpus, err)) != 0)
+		goto out;
 	/*
 	 * The hours of an import: the counter sums gathered in C (hs) where they hold every sample of
 	 * the bucket, the rest of the row from the samples in SQL; any other bucket all in SQL.
@@ -624,7 +818,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 	if (level == MF_DB_HOUR && hs && (rc = csum_table(db, fam, cols, hs, &csum, err)) != 0)
 		goto out;
 	if (csum) {
-		agg_sql(&sql, "mf_agg0", fam, sums, counters, cols, level, blo, bhi, false);
+		agg_sql(&sql, "mf_agg0", fam, sums, counters, cols, level, blo, bhi, false, c_cpus);
 		if ((rc = exec_sb(db, &sql, "summing the samples", err)) != 0)
 			goto out;
 		if ((rc = query_i64(db,
@@ -649,7 +843,7 @@ static int roll_level(struct mf_db *db, const char *fam, const struct names *col
 		}
 	}
 	if (!done) {
-		agg_sql(&sql, "mf_agg", fam, sums, counters, cols, level, blo, bhi, true);
+		agg_sql(&sql, "mf_agg", fam, sums, counters, cols, level, blo, bhi, true, c_cpus);
 		if ((rc = exec_sb(db, &sql, "summing the samples", err)) != 0)
 			goto out;
 	}
@@ -742,7 +936,7 @@ static int rollup(struct mf_db *db, bool all, int64_t lo_us, int64_t hi_us, cons
 		rc = mf_db_exec(db,
 				"DROP TABLE IF EXISTS temp.mf_touched; DROP TABLE IF EXISTS temp.mf_agg; DROP TABLE IF "
 				"EXISTS "
-				"temp.mf_agg0; DROP TABLE IF EXISTS temp.mf_csum",
+				"temp.mf_agg0; DROP TABLE IF EXISTS temp.mf_csum; DROP TABLE IF EXISTS temp.mf_cpus",
 				"finishing the roll-ups", err);
 out:
 	names_free(&fams);
