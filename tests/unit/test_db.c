@@ -67,6 +67,7 @@ static void creates_schema(void **state)
 	mf_db_close(db);
 	/* What sqlite3 itself sees: the version and the tables of docs/db.md. */
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(path, "PRAGMA page_size"), 16384); /* docs/db.md "Files" */
 	assert_int_equal(raw_int(path,
 				 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN "
 				 "('meta', 'file', 'file_count', 'counter', 'sample', 'smf_record')"),

@@ -156,7 +156,13 @@ static int create_schema(struct mf_db *db, struct mf_error *err)
 	mf_time_format((int64_t)time(NULL) * 1000000, now, sizeof(now));
 	snprintf(ver, sizeof(ver), "PRAGMA user_version = %d", MF_DB_SCHEMA);
 	snprintf(schema, sizeof(schema), "%d", MF_DB_SCHEMA);
-	if ((rc = mf_db_exec(db, "BEGIN IMMEDIATE", "starting to create the schema", err)) != 0)
+	/*
+	 * 16 KiB pages (SQLite's default is 4): a sample's counters row (some 100 integers) and the
+	 * identity index pack tighter, the database 4 % smaller (README "Performance").  Set before
+	 * the first table; a database made with other pages keeps them.
+	 */
+	if ((rc = mf_db_exec(db, "PRAGMA page_size = 16384", "setting the page size", err)) != 0 ||
+	    (rc = mf_db_exec(db, "BEGIN IMMEDIATE", "starting to create the schema", err)) != 0)
 		return rc;
 	/* Schema 1, then each migration: one text per change, whether created or migrated. */
 	rc = run_script(db, "db/schema-1.sql", err);
