@@ -145,6 +145,23 @@ sqlite3 "$db" "SELECT COUNT(*), SUM(1) FROM sample" >"$tmp/before"
 sqlite3 "$db" "SELECT COUNT(*), SUM(1) FROM sample" >"$tmp/after"
 grep -q "a.export.csv: 0 new samples, $a already held" "$tmp/out" && cmp -s "$tmp/before" "$tmp/after" && ok ||
 	{ bad "export: the export of a.smf added samples"; cat "$tmp/out"; }
+# A dump with its LPAR view (SMF 70.1): its export names the LPAR, which the dump's type 113
+# records do not; a row with the LPAR and its weight is the dump's sample joined, the same one.
+gen r --systems 2 --cpus 2 --ziip 1 --intervals 6 --rmf --start 2025-03-05T00:00:00Z
+"$MFSTAT" export -q "$tmp/r.smf" -o "$tmp/r.export.csv" 2>/dev/null
+grep -q ',LPSYSA,' "$tmp/r.export.csv" || bad "rmf export: no LPAR name in the export"
+db=$tmp/rmf.db
+"$MFSTAT" db import -q "$db" "$tmp/r.smf" >/dev/null 2>&1 || bad "rmf: exit $?"
+r=$(q "$db" "SELECT COUNT(*) FROM sample")
+"$MFSTAT" db import "$db" "$tmp/r.export.csv" >"$tmp/out" 2>&1 || { bad "rmf export: exit $?"; cat "$tmp/out"; }
+grep -q "r.export.csv: 0 new samples, $r already held" "$tmp/out" && [ "$(q "$db" "SELECT COUNT(*) FROM sample")" = "$r" ] &&
+	ok || { bad "rmf export: the export of a dump with its LPAR view added samples"; cat "$tmp/out"; }
+# report, the same: the export's rows are the dump's copies, and its LPAR table the dump's.
+"$MFSTAT" report -q -f csv --by system,lpar "$tmp/r.smf" -o "$tmp/r1.csv" 2>/dev/null
+"$MFSTAT" report -q -f csv --by system,lpar "$tmp/r.smf" "$tmp/r.export.csv" -o "$tmp/r2.csv" 2>/dev/null
+"$MFSTAT" report -q -f csv --by system,lpar "$tmp/r.export.csv" -o "$tmp/r3.csv" 2>/dev/null
+cmp -s "$tmp/r1.csv" "$tmp/r2.csv" && cmp -s "$tmp/r1.csv" "$tmp/r3.csv" && ok ||
+	{ bad "rmf export: report over the dump and its export differs from over the dump"; diff "$tmp/r1.csv" "$tmp/r2.csv" | head -5; diff "$tmp/r1.csv" "$tmp/r3.csv" | head -5; }
 
 # ---- a conflict: both places named, exit 1, the files before kept ----
 db=$tmp/conflict.db

@@ -564,6 +564,13 @@ static long split_fast(struct csv *c, const char *ls, const char *le)
 static void finish_sample(const struct mf_reader *r, struct csv *c, struct mf_sample *s)
 {
 	s->line = c->lines.line;
+	/*
+	 * An LPAR with its weight or RMF busy time was joined from SMF type 70 when the row was
+	 * made (mfstat export of a dump: type 113 records name no LPAR, and only the LPAR view gives
+	 * a weight): the row is the same sample as the dump's, and its LPAR goes to the LPAR table.
+	 */
+	if (s->lpar && (s->lpar_weight >= 0 || !isnan(s->rmf_busy_s)))
+		s->lpar_joined = true;
 	if (isnan(s->cpsp) && s->machine && !(r->opts.cpu_mhz > 0)) {
 		s->cpsp = s->machine->nominal_mhz;
 		s->cpsp_nominal = true;
