@@ -219,30 +219,125 @@ static int newest(struct mf_db *db, int64_t *ref, struct mf_error *err)
 	return got;
 }
 
-/* Deletes (or counts) the samples before b with their counters and SMF records. */
+/* Text of column 0 of the one row of sql (?1 bound to name), malloc'd; NULL with err set. */
+static char *schema_text(struct mf_db *db, const char *sql, const char *name, struct mf_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *r = NULL;
+	if (sqlite3_prepare_v2(mf_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK) {
+		mf_db_fail(db, "reading the schema", err);
+		return NULL;
+	}
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+	    !(r = strdup((const char *)sqlite3_column_text(st, 0))))
+		mf_error_nomem(err, mf_db_path(db), 0, "reading the schema");
+	else if (!r)
+		mf_db_fail(db, "reading the schema", err);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/*
+ * Table t made anew with only the rows whose id is in keep (a SELECT of ids, ?1 the horizon): a
+ * table of the same definition (its CREATE statement from the schema, renamed) filled in id
+ * order, the old one dropped, the new one renamed to its name, and t's indexes made again.  Views
+ * name the table by its name and see the new one.  0 or MF_EIO / MF_ENOMEM.
+ */
+static int rebuild(struct mf_db *db, const char *t, const char *keep, int64_t b, struct mf_error *err)
+{
+	struct mf_strbuf q, tmp;
+	char *ddl = NULL, *idx = NULL;
+	const char *paren;
+	int rc = MF_EIO;
+	mf_strbuf_init(&q);
+	mf_strbuf_init(&tmp);
+	mf_strbuf_printf(&tmp, "mf_keep_%s", t);
+	if (!(ddl = schema_text(db, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1", t, err)) ||
+	    !(idx = schema_text(db,
+				"SELECT coalesce(group_concat(sql, '; '), '') FROM sqlite_schema WHERE type = 'index' "
+				"AND tbl_name = ?1 AND sql IS NOT NULL",
+				t, err)))
+		goto out;
+	if (!(paren = strchr(ddl, '('))) {
+		rc = mf_error_set(err, MF_EFORMAT, mf_db_path(db), 0, 0, "the definition of table %s has no columns",
+				  t);
+		goto out;
+	}
+	mf_strbuf_puts(&q, "CREATE TABLE ");
+	mf_db_sql_ident(&q, "", mf_strbuf_str(&tmp));
+	mf_strbuf_printf(&q, " %s", paren);
+	if (mf_db_exec(db, mf_strbuf_str(&q), "making a table anew", err) != 0)
+		goto out;
+	mf_strbuf_free(&q);
+	mf_strbuf_init(&q);
+	mf_strbuf_puts(&q, "INSERT INTO ");
+	mf_db_sql_ident(&q, "", mf_strbuf_str(&tmp));
+	mf_strbuf_puts(&q, " SELECT * FROM ");
+	mf_db_sql_ident(&q, "", t);
+	mf_strbuf_printf(&q, " WHERE id IN (%s) ORDER BY id", keep);
+	if (run1(db, mf_strbuf_str(&q), b, NULL, "copying the rows kept", err) < 0)
+		goto out;
+	mf_strbuf_free(&q);
+	mf_strbuf_init(&q);
+	/* Legacy renaming: the views that name t are left as they are, and find the new t. */
+	mf_strbuf_puts(&q, "PRAGMA legacy_alter_table = ON; DROP TABLE ");
+	mf_db_sql_ident(&q, "", t);
+	mf_strbuf_puts(&q, "; ALTER TABLE ");
+	mf_db_sql_ident(&q, "", mf_strbuf_str(&tmp));
+	mf_strbuf_puts(&q, " RENAME TO ");
+	mf_db_sql_ident(&q, "", t);
+	mf_strbuf_printf(&q, "; PRAGMA legacy_alter_table = OFF; %s", idx);
+	rc = mf_db_exec(db, mf_strbuf_str(&q), "making a table anew", err);
+	if (rc)
+		sqlite3_exec(mf_db_sqlite(db), "PRAGMA legacy_alter_table = OFF", NULL, NULL, NULL);
+out:
+	free(ddl);
+	free(idx);
+	mf_strbuf_free(&q);
+	mf_strbuf_free(&tmp);
+	return rc;
+}
+
 /*
  * Deletes the rows of table (sample, rollup) that cond selects (?1 the horizon, ?2 t), with their
  * rows of the same id in every table whose name begins with prefix (their counters or sums; NULL:
- * none); dry
- * counts them.  *n gets the rows of table.  0 or MF_EIO.
+ * none); dry counts them.  *n gets the rows of table.  When most of the samples go (the first
+ * prune of a long history), the tables are made anew with the rows kept instead: deleting row by
+ * row rewrites, and journals, nearly every page of the file.  0 or MF_EIO.
  */
 static int delete_rows(struct mf_db *db, const char *table, const char *prefix, const char *cond, int64_t b,
 		       const char *t, bool dry, uint64_t *n, struct mf_error *err)
 {
 	char **tabs = NULL;
 	size_t ntabs = 0, i;
-	long long c;
+	long long c, all = 0;
 	int rc;
 	char sql[512];
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE %s", table, cond);
-	if (dry) {
-		if ((c = run1(db, sql, b, t, "counting what would be pruned", err)) < 0)
-			return MF_EIO;
-		*n = (uint64_t)c;
+	if ((c = run1(db, sql, b, t, "counting what would be pruned", err)) < 0)
+		return MF_EIO;
+	*n = (uint64_t)c;
+	if (dry || c == 0)
 		return 0;
-	}
 	if (prefix && (rc = tables_like(db, prefix, &tabs, &ntabs, err)) != 0)
 		return rc;
+	if (!t && strcmp(table, "sample") == 0) {
+		char keep[256];
+		if ((all = run1(db, "SELECT count(*) FROM sample", 0, NULL, "counting the samples", err)) < 0) {
+			free_names(tabs, ntabs);
+			return MF_EIO;
+		}
+		if (2 * c > all) {
+			snprintf(keep, sizeof(keep), "SELECT id FROM sample WHERE (%s) IS NOT 1", cond);
+			for (i = 0, rc = 0; i < ntabs && !rc; i++)
+				rc = rebuild(db, tabs[i], keep, b, err);
+			if (!rc)
+				rc = rebuild(db, "sample", keep, b, err);
+			free_names(tabs, ntabs);
+			return rc;
+		}
+	}
 	for (i = 0; i < ntabs; i++) {
 		struct mf_strbuf q;
 		mf_strbuf_init(&q);
