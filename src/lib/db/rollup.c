@@ -471,6 +471,18 @@ out:
 	return rc;
 }
 
+/* "WHERE" the samples s of family fam in the touched buckets of level (starting in [blo, bhi)). */
+static void touched_samples(struct mf_strbuf *sql, const char *fam, int level, int64_t blo, int64_t bhi)
+{
+	mf_strbuf_puts(sql, "WHERE s.family = ");
+	mf_db_sql_text(sql, fam);
+	mf_strbuf_printf(sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo, (long long)bhi);
+	bucket_expr(sql, level);
+	mf_strbuf_puts(sql,
+		       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known FROM "
+		       "temp.mf_touched)");
+}
+
 /*
  * The SQL that makes temp.<table>: the sums of the touched buckets of level (their samples starting
  * in [blo, bhi)), with the counters' sums and the partial list when counters, else without them.
@@ -509,14 +521,8 @@ static void agg_sql(struct mf_strbuf *sql, const char *table, const char *fam, c
 			mf_db_sql_ident(sql, "", ctable);
 			mf_strbuf_puts(sql, " c ON c.id = s.id ");
 		}
-		mf_strbuf_puts(sql, "WHERE s.family = ");
-		mf_db_sql_text(sql, fam);
-		mf_strbuf_printf(sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo,
-				 (long long)bhi);
-		bucket_expr(sql, level);
-		mf_strbuf_puts(sql,
-			       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known "
-			       "FROM temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6, 7), ");
+		touched_samples(sql, fam, level, blo, bhi);
+		mf_strbuf_puts(sql, " GROUP BY 1, 2, 3, 4, 5, 6, 7), ");
 	} else {
 		mf_strbuf_printf(
 			sql,
@@ -551,14 +557,9 @@ static void agg_sql(struct mf_strbuf *sql, const char *table, const char *fam, c
 		bucket_expr(sql, level);
 		mf_strbuf_puts(sql,
 			       " AS b, coalesce(s.utc_offset_s, 0) AS off, s.utc_offset_s IS NOT NULL AS known, "
-			       "count(DISTINCT s.cpu) AS cpus FROM sample s WHERE s.family = ");
-		mf_db_sql_text(sql, fam);
-		mf_strbuf_printf(sql, " AND s.start_us >= %lld AND s.start_us < %lld AND (", (long long)blo,
-				 (long long)bhi);
-		bucket_expr(sql, level);
-		mf_strbuf_puts(sql,
-			       ", coalesce(s.utc_offset_s, 0), s.utc_offset_s IS NOT NULL) IN (SELECT b, off, known "
-			       "FROM temp.mf_touched) GROUP BY 1, 2, 3, 4, 5, 6) ");
+			       "count(DISTINCT s.cpu) AS cpus FROM sample s ");
+		touched_samples(sql, fam, level, blo, bhi);
+		mf_strbuf_puts(sql, " GROUP BY 1, 2, 3, 4, 5, 6) ");
 	}
 	mf_strbuf_puts(sql,
 		       "SELECT per.system, per.lpar, per.pool, per.b, per.off, per.known, "
