@@ -5,6 +5,7 @@
  * each standing for the samples it sums.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +273,7 @@ enum {
 	R_BUSY_SAMPLES,
 	R_PARTIAL,
 	R_BUSY_NS,
+	R_BUCKET,
 	R_NCOLS
 };
 
@@ -281,6 +283,7 @@ struct rows {
 	sqlite3_stmt *st;
 	struct mf_db_fam *fams;
 	size_t nfams;
+	int level;
 };
 
 static void rows_close(struct rows *d)
@@ -296,33 +299,15 @@ static void rows_close(struct rows *d)
 static int rows_open(struct rows *d, struct mf_db *db, const struct mf_kb *kb, int level, struct mf_error *err)
 {
 	sqlite3 *h = mf_db_sqlite(db);
-	sqlite3_stmt *st = NULL;
 	struct mf_strbuf sql;
 	size_t k, ncols = R_NCOLS;
-	int rc = 0, step;
+	int rc;
 
 	memset(d, 0, sizeof(*d));
 	d->db = db;
 	d->kb = kb;
-	if (sqlite3_prepare_v2(h,
-			       "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rollup\\_%' "
-			       "ESCAPE '\\' ORDER BY name",
-			       -1, &st, NULL) != SQLITE_OK)
-		return mf_db_fail(db, "listing the roll-up tables", err);
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		struct mf_db_fam *nf = realloc(d->fams, (d->nfams + 1) * sizeof(*nf));
-		if (!nf) {
-			rc = mf_error_nomem(err, mf_db_path(db), 0, "reading the table %s", name);
-			break;
-		}
-		d->fams = nf;
-		d->nfams++;
-		rc = mf_db_fam_load(db, kb, name, strlen("rollup_"), d->nfams - 1, &d->fams[d->nfams - 1], err);
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = mf_db_fail(db, "listing the roll-up tables", err);
-	sqlite3_finalize(st);
+	d->level = level;
+	rc = mf_db_fams_load_all(db, kb, "rollup_", "listing the roll-up tables", &d->fams, &d->nfams, err);
 	if (rc)
 		return rc;
 	mf_strbuf_init(&sql);
@@ -332,6 +317,7 @@ static int rows_open(struct rows *d, struct mf_db *db, const struct mf_kb *kb, i
 		       "r.rmf_busy_s, r.rmf_samples, r.partial, ");
 	/* Schema 1 (read as it is) had the seconds alone. */
 	mf_strbuf_puts(&sql, mf_db_version(db) >= 2 ? "r.rmf_busy_ns" : "CAST(round(r.rmf_busy_s * 1e9) AS INTEGER)");
+	mf_strbuf_puts(&sql, ", r.bucket");
 	for (k = 0; k < d->nfams; k++) {
 		mf_strbuf_puts(&sql, mf_strbuf_str(&d->fams[k].joined));
 		d->fams[k].base = (int)ncols;
@@ -364,19 +350,30 @@ static bool null_at(sqlite3_stmt *st, int c)
 	return sqlite3_column_type(st, c) == SQLITE_NULL;
 }
 
-/* Whether the counter named name is in the space-separated list. */
-static bool listed(const char *list, const char *name)
+/*
+ * The error of the current row of d: MF_EFORMAT naming the database, the row (its level, id,
+ * bucket, system, LPAR and pool) and what is wrong with it.
+ */
+static int row_fail(const struct rows *d, struct mf_error *err, const char *fmt, ...)
 {
-	size_t n = strlen(name);
-	const char *p = list;
-	while (p && *p) {
-		const char *e = strchr(p, ' ');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && memcmp(p, name, n) == 0)
-			return true;
-		p = e ? e + 1 : NULL;
+	static const int cols[] = {R_BUCKET, R_SYSTEM, R_LPAR, R_POOL};
+	static const char *const names[] = {"bucket", "system", "LPAR", "pool"};
+	const char *t[4];
+	char what[256];
+	va_list ap;
+	size_t i;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < 4; i++) { /* each column's text stays valid until the next step */
+		t[i] = (const char *)sqlite3_column_text(d->st, cols[i]);
+		if (!t[i] || !*t[i])
+			t[i] = "(none)";
 	}
-	return false;
+	return mf_error_set(err, MF_EFORMAT, mf_db_path(d->db), 0, 0,
+			    "the %s roll-up %lld (%s %s, %s %s, %s %s, %s %s): %s", mf_db_level_name(d->level),
+			    (long long)sqlite3_column_int64(d->st, R_ID), names[0], t[0], names[1], t[1], names[2],
+			    t[2], names[3], t[3], what);
 }
 
 /*
@@ -387,12 +384,11 @@ static bool listed(const char *list, const char *name)
 static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sample *s, struct mf_error *err)
 {
 	struct rows *d = ctx;
-	const char *path = mf_db_path(d->db);
 	sqlite3_stmt *st = d->st;
 	struct mf_db_fam *f = NULL;
-	const char *key, *text, *partial;
-	long long id;
-	size_t i;
+	const char *key, *text;
+	int64_t neg = 0;
+	size_t i, bad;
 	int step = sqlite3_step(st);
 
 	if (step == SQLITE_DONE)
@@ -400,20 +396,19 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 	if (step != SQLITE_ROW)
 		return mf_db_fail(d->db, "reading the roll-ups", err);
 	mf_sample_reset(s);
-	id = sqlite3_column_int64(st, R_ID);
 	key = (const char *)sqlite3_column_text(st, R_FAMILY);
 	for (i = 0; key && i < d->nfams; i++)
 		if (strcmp(d->fams[i].key, key) == 0)
 			f = &d->fams[i];
-	if (!f || null_at(st, f->base))
-		return mf_error_set(err, MF_EFORMAT, path, 0, 0, "roll-up %lld: no row in rollup_%s", id,
-				    key ? key : "");
+	if (!f)
+		return row_fail(d, err, "its family '%s' has no table rollup_%s", key ? key : "", key ? key : "");
+	if (null_at(st, f->base))
+		return row_fail(d, err, "no row in rollup_%s", f->key);
 	s->family = f->family;
 	if (!null_at(st, R_MACHINE) &&
 	    !(s->machine = mf_kb_machine(d->kb, (unsigned)sqlite3_column_int(st, R_MACHINE))))
-		return mf_error_set(err, MF_EFORMAT, path, 0, 0,
-				    "roll-up %lld: machine type %d is not in this knowledge base", id,
-				    sqlite3_column_int(st, R_MACHINE));
+		return row_fail(d, err, "machine type %d is not in this knowledge base",
+				sqlite3_column_int(st, R_MACHINE));
 	text = (const char *)sqlite3_column_text(st, R_SYSTEM);
 	s->system = text && *text ? mf_strtab_intern(opts->strtab, text, strlen(text)) : 0;
 	text = (const char *)sqlite3_column_text(st, R_LPAR);
@@ -422,15 +417,16 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 	if (text && *text) {
 		int pool = mf_pool_parse(text, strlen(text));
 		if (pool < 0)
-			return mf_error_set(err, MF_EFORMAT, path, 0, 0, "roll-up %lld: unknown pool '%s'", id, text);
+			return row_fail(d, err, "unknown pool '%s'", text);
 		s->pool = pool;
 	}
 	s->has_offset = sqlite3_column_int(st, R_OFFSET_KNOWN) != 0;
 	s->utc_offset_s = s->has_offset ? sqlite3_column_int(st, R_OFFSET_S) : 0;
+	if (sqlite3_column_int64(st, R_SAMPLES) <= 0)
+		return row_fail(d, err, "it sums no samples (samples %lld)",
+				(long long)sqlite3_column_int64(st, R_SAMPLES));
 	s->rollup_rows = (uint64_t)sqlite3_column_int64(st, R_SAMPLES);
 	s->rollup_cpus = (uint32_t)sqlite3_column_int(st, R_CPUS);
-	if (s->rollup_rows == 0)
-		return mf_error_set(err, MF_EFORMAT, path, 0, 0, "roll-up %lld: it sums no samples", id);
 	s->has_start = true;
 	s->start_us = sqlite3_column_int64(st, R_FIRST);
 	s->seconds = null_at(st, R_SECONDS) ? NAN : sqlite3_column_double(st, R_SECONDS);
@@ -441,22 +437,11 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 		s->rollup_busy_ns = sqlite3_column_int64(st, R_BUSY_NS);
 		s->rmf_busy_s = (double)s->rollup_busy_ns / 1e9;
 	}
-	partial = (const char *)sqlite3_column_text(st, R_PARTIAL);
 	/* Its counters in the family's slot order: a counter only some samples had is left out (not a full sum). */
-	for (i = 0; i < f->ncols; i++) {
-		int c = f->base + 1 + f->cols[i].column;
-		const char *name = f->family->counters[f->cols[i].slot].short_name;
-		/* One call a column: NULL reads as 0, and only a 0 is asked whether it was NULL. */
-		sqlite3_int64 v = sqlite3_column_int64(st, c);
-		if ((v == 0 && null_at(st, c)) || (partial && *partial && listed(partial, name)))
-			continue;
-		if (v < 0)
-			return mf_error_set(err, MF_EFORMAT, path, 0, 0,
-					    "roll-up %lld: the sum of %s is negative (%lld)", id, name, (long long)v);
-		s->slot[s->n] = f->cols[i].slot;
-		s->value[s->n] = (uint64_t)v;
-		s->n++;
-	}
+	bad = mf_db_fam_row(f, st, f->base + 1, (const char *)sqlite3_column_text(st, R_PARTIAL), s, &neg);
+	if (bad)
+		return row_fail(d, err, "the sum of %s is negative (%lld)",
+				f->family->counters[f->cols[bad - 1].slot].short_name, (long long)neg);
 	return 1;
 }
 
