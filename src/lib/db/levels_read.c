@@ -189,14 +189,35 @@ static int cannot_answer(struct mf_db *db, int level, const struct mf_db_ask *as
 	return rc;
 }
 
+/* cannot_answer's answers within one choice: each level's scans of its rows run once. */
+struct answers {
+	bool known[MF_DB_NLEVELS];
+	char why[MF_DB_NLEVELS][192];
+};
+
+/* Why level cannot answer ask ("" when it can), from a or worked out once into it. */
+static int answer(struct mf_db *db, int level, const struct mf_db_ask *ask, struct answers *a, const char **why,
+		  struct mf_error *err)
+{
+	int rc = 0;
+	if (!a->known[level]) {
+		rc = cannot_answer(db, level, ask, a->why[level], sizeof(a->why[level]), err);
+		a->known[level] = rc == 0;
+	}
+	*why = a->why[level];
+	return rc;
+}
+
 int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_choice *c, struct mf_error *err)
 {
+	struct answers a;
+	const char *why;
 	int64_t horizon[MF_DB_NLEVELS], start;
 	bool held[MF_DB_NLEVELS], null = false;
-	char why[192];
 	int level, rc = 0;
 
 	memset(c, 0, sizeof(*c));
+	memset(&a, 0, sizeof(a));
 	c->level = MF_DB_SAMPLE;
 	c->held = true;
 	c->horizon_us = NO_HORIZON;
@@ -215,7 +236,7 @@ int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_cho
 	if (rc)
 		return rc;
 	if (ask->level >= 0) { /* --level: that one, or why it cannot answer */
-		if ((rc = cannot_answer(db, ask->level, ask, why, sizeof(why), err)) != 0)
+		if ((rc = answer(db, ask->level, ask, &a, &why, err)) != 0)
 			return rc;
 		if (why[0])
 			return mf_error_set(err, MF_EUSAGE, mf_db_path(db), 0, 0, "the %s level cannot answer: %s",
@@ -230,7 +251,7 @@ int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_cho
 		return 0;
 	/* The samples of the period are partly pruned: the coarsest roll-up that answers and holds it. */
 	for (level = MF_DB_MONTH; level > MF_DB_SAMPLE; level--) {
-		if ((rc = cannot_answer(db, level, ask, why, sizeof(why), err)) != 0)
+		if ((rc = answer(db, level, ask, &a, &why, err)) != 0)
 			return rc;
 		if (!why[0] && held[level]) {
 			c->level = level;
@@ -243,7 +264,7 @@ int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_cho
 	}
 	/* None holds all of it: the level that answers and holds the most. */
 	for (level = MF_DB_HOUR; level < MF_DB_NLEVELS; level++) {
-		if ((rc = cannot_answer(db, level, ask, why, sizeof(why), err)) != 0)
+		if ((rc = answer(db, level, ask, &a, &why, err)) != 0)
 			return rc;
 		if (!why[0] && horizon[level] < horizon[c->level])
 			c->level = level;
