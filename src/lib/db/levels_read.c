@@ -469,7 +469,7 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 int mf_db_report_read(struct mf_pipeline *p, struct mf_db *db, const struct mf_kb *kb, const struct mf_db_ask *ask,
 		      struct mf_db_choice *c, struct mf_error *err)
 {
-	/* The input's format, kept by the report (static): the period line names the level from it. */
+	/* The input's format, kept by the report (static). */
 	static const char *const format[MF_DB_NLEVELS] = {"db", "db hour", "db day", "db month"};
 	const char *path = mf_db_path(db);
 	char t[40];
@@ -501,6 +501,8 @@ int mf_db_report_read(struct mf_pipeline *p, struct mf_db *db, const struct mf_k
 		mf_pipeline_error(p, err);
 	} else {
 		rc = mf_pipeline_add_source(p, path, format[c->level], rows_next, &d, NULL, err);
+		if (!rc)
+			mf_pipeline_set_rollup(p, mf_db_level_name(c->level));
 	}
 	rows_close(&d);
 	return rc;
