@@ -446,6 +446,9 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 	if (sqlite3_column_int64(st, R_SAMPLES) <= 0)
 		return row_fail(d, err, "it sums no samples (samples %lld)",
 				(long long)sqlite3_column_int64(st, R_SAMPLES));
+	if (sqlite3_column_int64(st, R_CPUS) < 0 || sqlite3_column_int64(st, R_CPUS) > UINT32_MAX)
+		return row_fail(d, err, "its count of CPUs is out of range (%lld)",
+				(long long)sqlite3_column_int64(st, R_CPUS));
 	s->rollup_rows = (uint64_t)sqlite3_column_int64(st, R_SAMPLES);
 	s->rollup_cpus = (uint32_t)sqlite3_column_int(st, R_CPUS);
 	s->has_start = true;
