@@ -202,6 +202,20 @@ static void rolls_up(void **state)
 	mf_db_close(db);
 }
 
+/* A new database at path with a file row and counters_z16 (B0, B1, P33). */
+static struct mf_db *fresh(void)
+{
+	struct mf_db *db = NULL;
+	struct mf_error e;
+	unlink(path);
+	assert_int_equal(mf_db_open(&db, path, MF_DB_WRITE, &e), 0);
+	exec(db,
+	     "INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, "
+	     "skipped) VALUES (1, 'a.smf', 1, 'aa', 'smf', 0, '1970-01-01T00:00:00Z', 0, 0, 0);"
+	     "CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY, \"B0\" INTEGER, \"B1\" INTEGER, \"P33\" INTEGER)");
+	return db;
+}
+
 /* The day summer time starts (Europe: 01:00Z on 30 March 2025): the day is two rows, one per offset. */
 static void clock_change(void **state)
 {
@@ -210,12 +224,7 @@ static void clock_change(void **state)
 	struct mf_db_rolled r;
 	char buf[256];
 	(void)state;
-	unlink(path);
-	assert_int_equal(mf_db_open(&db, path, MF_DB_WRITE, &e), 0);
-	exec(db,
-	     "INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, "
-	     "skipped) VALUES (1, 'a.smf', 1, 'aa', 'smf', 0, '1970-01-01T00:00:00Z', 0, 0, 0);"
-	     "CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY, \"B0\" INTEGER, \"B1\" INTEGER, \"P33\" INTEGER)");
+	db = fresh();
 	put(db, 0, at("2025-03-30T00:30:00Z"), 3600, 10, 1, 1);
 	put(db, 0, at("2025-03-30T01:30:00Z"), 7200, 20, 1, 1);
 	assert_int_equal(mf_db_rollup(db, true, 0, 0, &r, &e), 0);
@@ -275,12 +284,7 @@ static void choose_scans_once(void **state)
 	struct mf_db_choice c;
 	int level, k;
 	(void)state;
-	unlink(path);
-	assert_int_equal(mf_db_open(&db, path, MF_DB_WRITE, &e), 0);
-	exec(db,
-	     "INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, "
-	     "skipped) VALUES (1, 'a.smf', 1, 'aa', 'smf', 0, '1970-01-01T00:00:00Z', 0, 0, 0);"
-	     "CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY, \"B0\" INTEGER, \"B1\" INTEGER, \"P33\" INTEGER)");
+	db = fresh();
 	for (k = 0; k < 4; k++)
 		put(db, 0, at("2025-03-04T08:00:00Z") + (int64_t)k * 900000000, 3600, 10, 1, 1);
 	assert_int_equal(mf_db_rollup(db, true, 0, 0, &r, &e), 0);
