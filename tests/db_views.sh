@@ -20,6 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mfstat-db-views.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 db=$tmp/perf.db
 fail=0
+. "$(dirname "$0")/lib/duckdb.sh"
 
 sqlite3 -bail "$db" <"$SRC/data/db/schema-1.sql" || exit 1
 # counters_z16: id, then one INTEGER column per counter of the family in ascending number, named
@@ -175,34 +176,21 @@ for v in utc_hour:counters_z13 hour:rollup_z13; do
   fi
 done
 
-# DuckDB (its npm package, as bench/csv.sh installs it in $MFSTAT_BENCH_CACHE): schema 1 in DuckDB
-# itself (INTEGER is 32 bits there: BIGINT; WITHOUT ROWID and the column name offset are SQLite's),
-# the same rows, the same views, the same values.  Then, where DuckDB's sqlite extension is
-# installed, the views read from the SQLite file (DuckDB parses a view of an attached SQLite file
-# itself).
-cache=${MFSTAT_BENCH_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/mfstat-bench}
-if ! command -v node >/dev/null 2>&1; then
-  echo "DuckDB: skipped: no node"
-elif [ ! -f "$cache/node_modules/@duckdb/node-api/package.json" ]; then
-  echo "DuckDB: skipped: no @duckdb/node-api in $cache (bench/csv.sh installs it)"
-else
-  sed -e 's/) WITHOUT ROWID;/);/' -e 's/^\toffset /\t"offset" /' -e 's/INTEGER/BIGINT/g' \
-    "$SRC/data/db/schema-1.sql" "$SRC"/data/db/migrate-*.sql >"$tmp/duck.sql"
+# DuckDB (tests/lib/duckdb.sh: its npm package, as bench/csv.sh installs it in
+# $MFSTAT_BENCH_CACHE): schema 1 in DuckDB itself, the same rows, the same views, the same values.
+# Then, where DuckDB's sqlite extension is installed, the views read from the SQLite file (DuckDB
+# parses a view of an attached SQLite file itself).
+if duckdb_ready; then
+  duckdb_schema "$SRC" >"$tmp/duck.sql"
   sed 's/INTEGER/BIGINT/g' "$tmp/rows.sql" >>"$tmp/duck.sql"
   # The views over the roll-ups read rollup_z16 (empty here: tests/db_views_levels.sh fills it).
   echo "CREATE TABLE rollup_z16 (id BIGINT PRIMARY KEY$(echo "$cols" | sed 's/INTEGER/BIGINT/g'));" >>"$tmp/duck.sql"
   # DuckDB checks a view's tables when it is created: z16's only.
   "$MFSTAT" db sql --machine z16 >>"$tmp/duck.sql" || { echo "FAIL: mfstat db sql --machine z16"; exit 1; }
-  cat >"$tmp/duck.mjs" <<'JS'
-import { createRequire } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-const [cache, setup, sqlite, ...queries] = process.argv.slice(2);
-const req = createRequire(join(cache, 'package.json'));
-const duckdb = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
-const con = await (await duckdb.DuckDBInstance.create(':memory:')).connect();
-const text = (v) => (v === null ? '' : String(v));
+  {
+    duckdb_js_head
+    cat <<'JS'
+const [setup, sqlite, ...queries] = args;
 await con.run(readFileSync(setup, 'utf8'));
 let n = 0;
 for (const [out, q] of queries.map((q, i) => [`${setup}.${i}`, q])) {
@@ -223,7 +211,8 @@ for (const [i, q] of queries.entries()) {
   writeFileSync(`${setup}.f${i}`, r.getRows().map((row) => row.map(text).join('|')).join('\n') + '\n');
 }
 JS
-  if out=$(cd "$tmp" && node duck.mjs "$cache" "$tmp/duck.sql" "$db" "$q_sample" "$q_hour" 2>&1); then
+  } >"$tmp/duck.mjs"
+  if out=$(cd "$tmp" && node duck.mjs "$duckdb_cache" "$tmp/duck.sql" "$db" "$q_sample" "$q_hour" 2>&1); then
     compare "DuckDB sample" "" "$w_sample" "$tmp/duck.sql.0"
     compare "DuckDB hour" "" "$w_hour" "$tmp/duck.sql.1"
     if [ -f "$tmp/duck.sql.f1" ]; then

@@ -19,6 +19,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mfstat-db-levels.XXXXXX") || exit 1
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 db=$tmp/perf.db
 fail=0
+. "$(dirname "$0")/lib/duckdb.sh"
 
 # 42 days of hourly intervals from 2025-02-25, over a month boundary (two months, six weeks).
 "$GENSMF" -q --systems 2 --cpus 3 --ziip 1 --intervals 1000 --interval-seconds 3600 \
@@ -85,18 +86,11 @@ for level in hour day month; do
   against "metrics_z16_$level after prune and db rollup" $level "metrics_z16_$level"
 done
 
-# DuckDB: schema 1 made in DuckDB (as tests/db_views.sh makes it; REAL as DOUBLE, as SQLite's REAL
-# is), the roll-up tables copied in
-# (sqlite3's INSERT statements: doubles to 17 digits), the views of `mfstat db sql --machine z16`,
+# DuckDB (tests/lib/duckdb.sh): schema 1 made in DuckDB, the roll-up tables copied in (sqlite3's
+# INSERT statements: doubles to 17 digits), the views of `mfstat db sql --machine z16`,
 # their rows back in $db as text, against report's.
-cache=${MFSTAT_BENCH_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/mfstat-bench}
-if ! command -v node >/dev/null 2>&1; then
-  echo "DuckDB: skipped: no node"
-elif [ ! -f "$cache/node_modules/@duckdb/node-api/package.json" ]; then
-  echo "DuckDB: skipped: no @duckdb/node-api in $cache (bench/csv.sh installs it)"
-else
-  sed -e 's/) WITHOUT ROWID;/);/' -e 's/^\toffset /\t"offset" /' -e 's/INTEGER/BIGINT/g' -e 's/ REAL/ DOUBLE/g' \
-    "$SRC/data/db/schema-1.sql" "$SRC"/data/db/migrate-*.sql >"$tmp/duck.sql"
+if duckdb_ready; then
+  duckdb_schema "$SRC" >"$tmp/duck.sql"
   for t in counters_z16 rollup_z16; do
     sqlite3 "$db" "SELECT 'CREATE TABLE $t (' || group_concat('\"' || name || '\" BIGINT', ', ') || ');'
       FROM pragma_table_info('$t')" >>"$tmp/duck.sql"
@@ -104,16 +98,10 @@ else
   sqlite3 "$db" ".mode insert rollup" "SELECT * FROM rollup" >>"$tmp/duck.sql"
   sqlite3 "$db" ".mode insert rollup_z16" "SELECT * FROM rollup_z16" >>"$tmp/duck.sql"
   "$MFSTAT" db sql --machine z16 >>"$tmp/duck.sql" || { echo "FAIL: mfstat db sql --machine z16"; exit 1; }
-  cat >"$tmp/duck.mjs" <<'JS'
-import { createRequire } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-const [cache, setup, outdir] = process.argv.slice(2);
-const req = createRequire(join(cache, 'package.json'));
-const duckdb = await import(pathToFileURL(req.resolve('@duckdb/node-api')).href);
-const con = await (await duckdb.DuckDBInstance.create(':memory:')).connect();
-const text = (v) => (v === null ? '' : String(v));
+  {
+    duckdb_js_head
+    cat <<'JS'
+const [setup, outdir] = args;
 await con.run(readFileSync(setup, 'utf8'));
 for (const level of ['hour', 'day', 'month']) {
   const r = await con.runAndReadAll(`SELECT * FROM metrics_z16_${level}`);
@@ -122,7 +110,8 @@ for (const level of ['hour', 'day', 'month']) {
   writeFileSync(join(outdir, `duck_${level}.csv`), lines.join('\n') + '\n');
 }
 JS
-  if out=$(cd "$tmp" && node duck.mjs "$cache" "$tmp/duck.sql" "$tmp" 2>&1); then
+  } >"$tmp/duck.mjs"
+  if out=$(cd "$tmp" && node duck.mjs "$duckdb_cache" "$tmp/duck.sql" "$tmp" 2>&1); then
     for level in hour day month; do
       sqlite3 -bail "$db" ".import --csv $tmp/duck_$level.csv duck_$level" || { echo "FAIL: DuckDB's $level rows"; fail=1; continue; }
       against "metrics_z16_$level in DuckDB" $level "duck_$level"

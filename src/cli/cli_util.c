@@ -84,21 +84,11 @@ void cli_nomem(const char *fmt, ...)
 int cli_version(void)
 {
 	struct mf_kb *kb = cli_load_kb(NULL);
-	const char *rev = NULL;
-	size_t f, m;
 	printf("mfstat %s\n", MFSTAT_VERSION);
 	if (!kb)
 		return EXIT_DATA;
 	/* The IBM CPU MF formula deck the built-in knowledge base follows: its latest revision. */
-	for (f = 0; f < kb->nfamilies; f++) {
-		const struct mf_family *fam = &kb->families[f];
-		if (!fam->lspr)
-			continue;
-		for (m = 0; m < fam->nmetrics; m++)
-			if (!rev || strcmp(fam->metrics[m].revision, rev) > 0)
-				rev = fam->metrics[m].revision;
-	}
-	printf("knowledge base: IBM CPU MF formulas revision %s, %zu families, %zu machine types\n", rev ? rev : "none",
+	printf("knowledge base: IBM CPU MF formulas revision %s, %zu families, %zu machine types\n", mf_kb_revision(kb),
 	       kb->nfamilies, kb->nmachines);
 	mf_kb_free(kb);
 	return EXIT_OK;

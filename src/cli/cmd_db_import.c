@@ -274,7 +274,14 @@ int cmd_db_info(int argc, char **argv)
 		printf("created: %s\n", v);
 	if (mf_db_meta_get(db, "created_by", v, sizeof(v), &err) == 1)
 		printf("created by: %s\n", v);
-	printf("kb: %s\n", mf_db_meta_get(db, "kb", v, sizeof(v), &err) == 1 ? v : "(nothing imported)");
+	if (mf_db_meta_get(db, "kb", v, sizeof(v), &err) != 1) {
+		printf("kb: (nothing imported)\n");
+	} else {
+		printf("kb: %s", v);
+		/* Its formula revision as mfstat --version prints it; not kept by an older mfstat's import. */
+		printf(", revision %s\n",
+		       mf_db_meta_get(db, "kb_revision", v, sizeof(v), &err) == 1 ? v : "not recorded");
+	}
 
 	rc = EXIT_OK;
 	if (sqlite3_prepare_v2(h,

@@ -19,7 +19,9 @@
 
 #include "mfstat/base/timefmt.h"
 #include "mfstat/db/db.h"
+#include "mfstat/db/read.h"
 #include "mfstat/db/rollup.h"
+#include "mfstat/report/select.h"
 
 static int64_t at(const char *iso)
 {
@@ -200,6 +202,20 @@ static void rolls_up(void **state)
 	mf_db_close(db);
 }
 
+/* A new database at path with a file row and counters_z16 (B0, B1, P33). */
+static struct mf_db *fresh(void)
+{
+	struct mf_db *db = NULL;
+	struct mf_error e;
+	unlink(path);
+	assert_int_equal(mf_db_open(&db, path, MF_DB_WRITE, &e), 0);
+	exec(db,
+	     "INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, "
+	     "skipped) VALUES (1, 'a.smf', 1, 'aa', 'smf', 0, '1970-01-01T00:00:00Z', 0, 0, 0);"
+	     "CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY, \"B0\" INTEGER, \"B1\" INTEGER, \"P33\" INTEGER)");
+	return db;
+}
+
 /* The day summer time starts (Europe: 01:00Z on 30 March 2025): the day is two rows, one per offset. */
 static void clock_change(void **state)
 {
@@ -208,12 +224,7 @@ static void clock_change(void **state)
 	struct mf_db_rolled r;
 	char buf[256];
 	(void)state;
-	unlink(path);
-	assert_int_equal(mf_db_open(&db, path, MF_DB_WRITE, &e), 0);
-	exec(db,
-	     "INSERT INTO file (id, name, size, sha256, format, imported_unix, imported, samples_new, samples_known, "
-	     "skipped) VALUES (1, 'a.smf', 1, 'aa', 'smf', 0, '1970-01-01T00:00:00Z', 0, 0, 0);"
-	     "CREATE TABLE counters_z16 (id INTEGER PRIMARY KEY, \"B0\" INTEGER, \"B1\" INTEGER, \"P33\" INTEGER)");
+	db = fresh();
 	put(db, 0, at("2025-03-30T00:30:00Z"), 3600, 10, 1, 1);
 	put(db, 0, at("2025-03-30T01:30:00Z"), 7200, 20, 1, 1);
 	assert_int_equal(mf_db_rollup(db, true, 0, 0, &r, &e), 0);
@@ -236,12 +247,83 @@ static void clock_change(void **state)
 	mf_db_close(db);
 }
 
+/* The statements run that scan a level's roll-up rows for mf_db_choose: [level][0] zone, [1] period bound. */
+static unsigned scans[MF_DB_NLEVELS][2];
+
+static int count_scans(unsigned what, void *ctx, void *p, void *x)
+{
+	char *sql = sqlite3_expanded_sql(p);
+	int level;
+	(void)what, (void)ctx, (void)x;
+	for (level = MF_DB_HOUR; sql && level < MF_DB_NLEVELS; level++) {
+		char want[96];
+		snprintf(want, sizeof(want), "FROM rollup WHERE level = '%s'", mf_db_level_name(level));
+		if (!strstr(sql, want))
+			continue;
+		if (strstr(sql, "SELECT first_us, last_us FROM rollup"))
+			scans[level][0]++;
+		else if (strstr(sql, "AND last_us >="))
+			scans[level][1]++;
+	}
+	sqlite3_free(sql);
+	return 0;
+}
+
+/*
+ * The automatic choice with no level holding the period asked (every level pruned after --from)
+ * asks each roll-up level whether it answers in both of its passes: the zone scan and the
+ * --from check over that level's rows run once a level all the same.
+ */
+static void choose_scans_once(void **state)
+{
+	struct mf_db *db = NULL;
+	struct mf_error e;
+	struct mf_db_rolled r;
+	struct mf_select sel;
+	struct mf_db_ask ask;
+	struct mf_db_choice c;
+	int level, k;
+	(void)state;
+	db = fresh();
+	for (k = 0; k < 4; k++)
+		put(db, 0, at("2025-03-04T08:00:00Z") + (int64_t)k * 900000000, 3600, 10, 1, 1);
+	assert_int_equal(mf_db_rollup(db, true, 0, 0, &r, &e), 0);
+	for (level = 0; level < MF_DB_NLEVELS; level++) {
+		char sql[256];
+		snprintf(sql, sizeof(sql),
+			 "INSERT INTO prune_log (level, keep, before_us, rows, pruned_unix, pruned) VALUES ('%s', "
+			 "'1d', "
+			 "%lld, 0, 0, '')",
+			 mf_db_level_name(level), (long long)at("2025-03-04T09:30:00Z"));
+		exec(db, sql);
+	}
+	memset(&sel, 0, sizeof(sel));
+	sel.has_from = true;
+	sel.from_us = at("2025-03-01T00:00:00Z");
+	memset(&ask, 0, sizeof(ask));
+	ask.sel = &sel;
+	ask.level = -1;
+	memset(scans, 0, sizeof(scans));
+	sqlite3_trace_v2(mf_db_sqlite(db), SQLITE_TRACE_STMT, count_scans, NULL);
+	assert_int_equal(mf_db_choose(db, &ask, &c, &e), 0);
+	sqlite3_trace_v2(mf_db_sqlite(db), 0, NULL, NULL);
+	assert_false(c.held);
+	for (level = MF_DB_HOUR; level < MF_DB_NLEVELS; level++) {
+		print_message("%s: %u zone scans, %u --from checks\n", mf_db_level_name(level), scans[level][0],
+			      scans[level][1]);
+		assert_int_equal(scans[level][0], 1);
+		assert_int_equal(scans[level][1], 1);
+	}
+	mf_db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(buckets),
 		cmocka_unit_test(rolls_up),
 		cmocka_unit_test(clock_change),
+		cmocka_unit_test(choose_scans_once),
 	};
 	int rc, fd = mkstemp(path);
 	if (fd < 0)

@@ -142,6 +142,12 @@ struct mf_kb {
 int mf_kb_load(const char *dir, struct mf_kb **out, struct mf_error *err);
 void mf_kb_free(struct mf_kb *kb);
 
+/*
+ * The IBM CPU MF formula deck the knowledge base follows: the latest revision of the metrics of
+ * its LSPR families ("2024-09"), what `mfstat --version` prints; "none" without one.
+ */
+const char *mf_kb_revision(const struct mf_kb *kb);
+
 /* Finds a family by key or display name, case-insensitively; NULL if none. */
 const struct mf_family *mf_kb_family(const struct mf_kb *kb, const char *name);
 

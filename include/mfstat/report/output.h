@@ -30,6 +30,8 @@ struct mf_input {
 	size_t nrecords, ndropped;
 	struct mf_input_count *records; /* records by kind (SMF: by type and subtype) */
 	struct mf_input_count *dropped; /* records not turned into samples, by reason (the reader's) */
+	const char *rollup; /* a database's roll-up level read ("hour", "day", "month", static): its rows are
+			       buckets, not intervals; NULL for samples */
 };
 
 /* Fills in (zeroed by the caller) with the file name, format and the reader's counts; 0 or MF_ENOMEM. */

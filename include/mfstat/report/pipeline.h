@@ -212,6 +212,8 @@ unsigned long long mf_pipeline_part_sorted(const struct mf_pipeline *p);
 
 /* The last input read, whole (its format, counts of samples, skipped rows, records by kind), or NULL before the first. */
 const struct mf_input *mf_pipeline_last_input(const struct mf_pipeline *p);
+/* The last input read holds the roll-up rows of level (static: "hour", "day", "month"); nothing before the first. */
+void mf_pipeline_set_rollup(struct mf_pipeline *p, const char *level);
 /* The names of the samples read (their system and lpar ids). */
 const struct mf_strtab *mf_pipeline_strtab(const struct mf_pipeline *p);
 

@@ -629,6 +629,8 @@ static int finish_file(struct imp *m, struct mf_db_import_file *f, struct mf_err
 	sqlite3_finalize(st);
 	if (!rc)
 		rc = mf_db_meta_set(m->db, "kb", m->o->kb_name ? m->o->kb_name : "embedded", err);
+	if (!rc)
+		rc = mf_db_meta_set(m->db, "kb_revision", mf_kb_revision(m->o->kb), err);
 	return rc;
 }
 

@@ -5,6 +5,7 @@
  * each standing for the samples it sums.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,14 +189,35 @@ static int cannot_answer(struct mf_db *db, int level, const struct mf_db_ask *as
 	return rc;
 }
 
+/* cannot_answer's answers within one choice: each level's scans of its rows run once. */
+struct answers {
+	bool known[MF_DB_NLEVELS];
+	char why[MF_DB_NLEVELS][192];
+};
+
+/* Why level cannot answer ask ("" when it can), from a or worked out once into it. */
+static int answer(struct mf_db *db, int level, const struct mf_db_ask *ask, struct answers *a, const char **why,
+		  struct mf_error *err)
+{
+	int rc = 0;
+	if (!a->known[level]) {
+		rc = cannot_answer(db, level, ask, a->why[level], sizeof(a->why[level]), err);
+		a->known[level] = rc == 0;
+	}
+	*why = a->why[level];
+	return rc;
+}
+
 int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_choice *c, struct mf_error *err)
 {
+	struct answers a;
+	const char *why;
 	int64_t horizon[MF_DB_NLEVELS], start;
 	bool held[MF_DB_NLEVELS], null = false;
-	char why[192];
 	int level, rc = 0;
 
 	memset(c, 0, sizeof(*c));
+	memset(&a, 0, sizeof(a));
 	c->level = MF_DB_SAMPLE;
 	c->held = true;
 	c->horizon_us = NO_HORIZON;
@@ -214,7 +236,7 @@ int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_cho
 	if (rc)
 		return rc;
 	if (ask->level >= 0) { /* --level: that one, or why it cannot answer */
-		if ((rc = cannot_answer(db, ask->level, ask, why, sizeof(why), err)) != 0)
+		if ((rc = answer(db, ask->level, ask, &a, &why, err)) != 0)
 			return rc;
 		if (why[0])
 			return mf_error_set(err, MF_EUSAGE, mf_db_path(db), 0, 0, "the %s level cannot answer: %s",
@@ -229,7 +251,7 @@ int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_cho
 		return 0;
 	/* The samples of the period are partly pruned: the coarsest roll-up that answers and holds it. */
 	for (level = MF_DB_MONTH; level > MF_DB_SAMPLE; level--) {
-		if ((rc = cannot_answer(db, level, ask, why, sizeof(why), err)) != 0)
+		if ((rc = answer(db, level, ask, &a, &why, err)) != 0)
 			return rc;
 		if (!why[0] && held[level]) {
 			c->level = level;
@@ -242,7 +264,7 @@ int mf_db_choose(struct mf_db *db, const struct mf_db_ask *ask, struct mf_db_cho
 	}
 	/* None holds all of it: the level that answers and holds the most. */
 	for (level = MF_DB_HOUR; level < MF_DB_NLEVELS; level++) {
-		if ((rc = cannot_answer(db, level, ask, why, sizeof(why), err)) != 0)
+		if ((rc = answer(db, level, ask, &a, &why, err)) != 0)
 			return rc;
 		if (!why[0] && horizon[level] < horizon[c->level])
 			c->level = level;
@@ -272,6 +294,7 @@ enum {
 	R_BUSY_SAMPLES,
 	R_PARTIAL,
 	R_BUSY_NS,
+	R_BUCKET,
 	R_NCOLS
 };
 
@@ -281,6 +304,7 @@ struct rows {
 	sqlite3_stmt *st;
 	struct mf_db_fam *fams;
 	size_t nfams;
+	int level;
 };
 
 static void rows_close(struct rows *d)
@@ -296,33 +320,15 @@ static void rows_close(struct rows *d)
 static int rows_open(struct rows *d, struct mf_db *db, const struct mf_kb *kb, int level, struct mf_error *err)
 {
 	sqlite3 *h = mf_db_sqlite(db);
-	sqlite3_stmt *st = NULL;
 	struct mf_strbuf sql;
 	size_t k, ncols = R_NCOLS;
-	int rc = 0, step;
+	int rc;
 
 	memset(d, 0, sizeof(*d));
 	d->db = db;
 	d->kb = kb;
-	if (sqlite3_prepare_v2(h,
-			       "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rollup\\_%' "
-			       "ESCAPE '\\' ORDER BY name",
-			       -1, &st, NULL) != SQLITE_OK)
-		return mf_db_fail(db, "listing the roll-up tables", err);
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		struct mf_db_fam *nf = realloc(d->fams, (d->nfams + 1) * sizeof(*nf));
-		if (!nf) {
-			rc = mf_error_nomem(err, mf_db_path(db), 0, "reading the table %s", name);
-			break;
-		}
-		d->fams = nf;
-		d->nfams++;
-		rc = mf_db_fam_load(db, kb, name, strlen("rollup_"), d->nfams - 1, &d->fams[d->nfams - 1], err);
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = mf_db_fail(db, "listing the roll-up tables", err);
-	sqlite3_finalize(st);
+	d->level = level;
+	rc = mf_db_fams_load_all(db, kb, "rollup_", "listing the roll-up tables", &d->fams, &d->nfams, err);
 	if (rc)
 		return rc;
 	mf_strbuf_init(&sql);
@@ -332,6 +338,7 @@ static int rows_open(struct rows *d, struct mf_db *db, const struct mf_kb *kb, i
 		       "r.rmf_busy_s, r.rmf_samples, r.partial, ");
 	/* Schema 1 (read as it is) had the seconds alone. */
 	mf_strbuf_puts(&sql, mf_db_version(db) >= 2 ? "r.rmf_busy_ns" : "CAST(round(r.rmf_busy_s * 1e9) AS INTEGER)");
+	mf_strbuf_puts(&sql, ", r.bucket");
 	for (k = 0; k < d->nfams; k++) {
 		mf_strbuf_puts(&sql, mf_strbuf_str(&d->fams[k].joined));
 		d->fams[k].base = (int)ncols;
@@ -364,19 +371,30 @@ static bool null_at(sqlite3_stmt *st, int c)
 	return sqlite3_column_type(st, c) == SQLITE_NULL;
 }
 
-/* Whether the counter named name is in the space-separated list. */
-static bool listed(const char *list, const char *name)
+/*
+ * The error of the current row of d: MF_EFORMAT naming the database, the row (its level, id,
+ * bucket, system, LPAR and pool) and what is wrong with it.
+ */
+static int row_fail(const struct rows *d, struct mf_error *err, const char *fmt, ...)
 {
-	size_t n = strlen(name);
-	const char *p = list;
-	while (p && *p) {
-		const char *e = strchr(p, ' ');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && memcmp(p, name, n) == 0)
-			return true;
-		p = e ? e + 1 : NULL;
+	static const int cols[] = {R_BUCKET, R_SYSTEM, R_LPAR, R_POOL};
+	static const char *const names[] = {"bucket", "system", "LPAR", "pool"};
+	const char *t[4];
+	char what[256];
+	va_list ap;
+	size_t i;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < 4; i++) { /* each column's text stays valid until the next step */
+		t[i] = (const char *)sqlite3_column_text(d->st, cols[i]);
+		if (!t[i] || !*t[i])
+			t[i] = "(none)";
 	}
-	return false;
+	return mf_error_set(err, MF_EFORMAT, mf_db_path(d->db), 0, 0,
+			    "the %s roll-up %lld (%s %s, %s %s, %s %s, %s %s): %s", mf_db_level_name(d->level),
+			    (long long)sqlite3_column_int64(d->st, R_ID), names[0], t[0], names[1], t[1], names[2],
+			    t[2], names[3], t[3], what);
 }
 
 /*
@@ -387,12 +405,11 @@ static bool listed(const char *list, const char *name)
 static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sample *s, struct mf_error *err)
 {
 	struct rows *d = ctx;
-	const char *path = mf_db_path(d->db);
 	sqlite3_stmt *st = d->st;
 	struct mf_db_fam *f = NULL;
-	const char *key, *text, *partial;
-	long long id;
-	size_t i;
+	const char *key, *text;
+	int64_t neg = 0;
+	size_t i, bad;
 	int step = sqlite3_step(st);
 
 	if (step == SQLITE_DONE)
@@ -400,20 +417,19 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 	if (step != SQLITE_ROW)
 		return mf_db_fail(d->db, "reading the roll-ups", err);
 	mf_sample_reset(s);
-	id = sqlite3_column_int64(st, R_ID);
 	key = (const char *)sqlite3_column_text(st, R_FAMILY);
 	for (i = 0; key && i < d->nfams; i++)
 		if (strcmp(d->fams[i].key, key) == 0)
 			f = &d->fams[i];
-	if (!f || null_at(st, f->base))
-		return mf_error_set(err, MF_EFORMAT, path, 0, 0, "roll-up %lld: no row in rollup_%s", id,
-				    key ? key : "");
+	if (!f)
+		return row_fail(d, err, "its family '%s' has no table rollup_%s", key ? key : "", key ? key : "");
+	if (null_at(st, f->base))
+		return row_fail(d, err, "no row in rollup_%s", f->key);
 	s->family = f->family;
 	if (!null_at(st, R_MACHINE) &&
 	    !(s->machine = mf_kb_machine(d->kb, (unsigned)sqlite3_column_int(st, R_MACHINE))))
-		return mf_error_set(err, MF_EFORMAT, path, 0, 0,
-				    "roll-up %lld: machine type %d is not in this knowledge base", id,
-				    sqlite3_column_int(st, R_MACHINE));
+		return row_fail(d, err, "machine type %d is not in this knowledge base",
+				sqlite3_column_int(st, R_MACHINE));
 	text = (const char *)sqlite3_column_text(st, R_SYSTEM);
 	s->system = text && *text ? mf_strtab_intern(opts->strtab, text, strlen(text)) : 0;
 	text = (const char *)sqlite3_column_text(st, R_LPAR);
@@ -422,15 +438,19 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 	if (text && *text) {
 		int pool = mf_pool_parse(text, strlen(text));
 		if (pool < 0)
-			return mf_error_set(err, MF_EFORMAT, path, 0, 0, "roll-up %lld: unknown pool '%s'", id, text);
+			return row_fail(d, err, "unknown pool '%s'", text);
 		s->pool = pool;
 	}
 	s->has_offset = sqlite3_column_int(st, R_OFFSET_KNOWN) != 0;
 	s->utc_offset_s = s->has_offset ? sqlite3_column_int(st, R_OFFSET_S) : 0;
+	if (sqlite3_column_int64(st, R_SAMPLES) <= 0)
+		return row_fail(d, err, "it sums no samples (samples %lld)",
+				(long long)sqlite3_column_int64(st, R_SAMPLES));
+	if (sqlite3_column_int64(st, R_CPUS) < 0 || sqlite3_column_int64(st, R_CPUS) > UINT32_MAX)
+		return row_fail(d, err, "its count of CPUs is out of range (%lld)",
+				(long long)sqlite3_column_int64(st, R_CPUS));
 	s->rollup_rows = (uint64_t)sqlite3_column_int64(st, R_SAMPLES);
 	s->rollup_cpus = (uint32_t)sqlite3_column_int(st, R_CPUS);
-	if (s->rollup_rows == 0)
-		return mf_error_set(err, MF_EFORMAT, path, 0, 0, "roll-up %lld: it sums no samples", id);
 	s->has_start = true;
 	s->start_us = sqlite3_column_int64(st, R_FIRST);
 	s->seconds = null_at(st, R_SECONDS) ? NAN : sqlite3_column_double(st, R_SECONDS);
@@ -441,29 +461,18 @@ static int rows_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sam
 		s->rollup_busy_ns = sqlite3_column_int64(st, R_BUSY_NS);
 		s->rmf_busy_s = (double)s->rollup_busy_ns / 1e9;
 	}
-	partial = (const char *)sqlite3_column_text(st, R_PARTIAL);
 	/* Its counters in the family's slot order: a counter only some samples had is left out (not a full sum). */
-	for (i = 0; i < f->ncols; i++) {
-		int c = f->base + 1 + f->cols[i].column;
-		const char *name = f->family->counters[f->cols[i].slot].short_name;
-		/* One call a column: NULL reads as 0, and only a 0 is asked whether it was NULL. */
-		sqlite3_int64 v = sqlite3_column_int64(st, c);
-		if ((v == 0 && null_at(st, c)) || (partial && *partial && listed(partial, name)))
-			continue;
-		if (v < 0)
-			return mf_error_set(err, MF_EFORMAT, path, 0, 0,
-					    "roll-up %lld: the sum of %s is negative (%lld)", id, name, (long long)v);
-		s->slot[s->n] = f->cols[i].slot;
-		s->value[s->n] = (uint64_t)v;
-		s->n++;
-	}
+	bad = mf_db_fam_row(f, st, f->base + 1, (const char *)sqlite3_column_text(st, R_PARTIAL), s, &neg);
+	if (bad)
+		return row_fail(d, err, "the sum of %s is negative (%lld)",
+				f->family->counters[f->cols[bad - 1].slot].short_name, (long long)neg);
 	return 1;
 }
 
 int mf_db_report_read(struct mf_pipeline *p, struct mf_db *db, const struct mf_kb *kb, const struct mf_db_ask *ask,
 		      struct mf_db_choice *c, struct mf_error *err)
 {
-	/* The input's format, kept by the report (static): the period line names the level from it. */
+	/* The input's format, kept by the report (static). */
 	static const char *const format[MF_DB_NLEVELS] = {"db", "db hour", "db day", "db month"};
 	const char *path = mf_db_path(db);
 	char t[40];
@@ -495,6 +504,8 @@ int mf_db_report_read(struct mf_pipeline *p, struct mf_db *db, const struct mf_k
 		mf_pipeline_error(p, err);
 	} else {
 		rc = mf_pipeline_add_source(p, path, format[c->level], rows_next, &d, NULL, err);
+		if (!rc)
+			mf_pipeline_set_rollup(p, mf_db_level_name(c->level));
 	}
 	rows_close(&d);
 	return rc;

@@ -163,15 +163,83 @@ void mf_db_fam_free(struct mf_db_fam *f)
 	free(f->cols);
 }
 
-/* One counters_<key> table: its family, the slot of each column, the statement that reads a sample's. */
-static int add_family(struct mf_db_samples *d, const char *table, struct mf_error *err)
+int mf_db_fams_load_all(struct mf_db *db, const struct mf_kb *kb, const char *prefix, const char *what,
+			struct mf_db_fam **fams, size_t *n, struct mf_error *err)
 {
-	struct mf_db_fam *nf = realloc(d->fams, (d->nfams + 1) * sizeof(*nf));
-	if (!nf)
-		return mf_error_nomem(err, mf_db_path(d->db), 0, "reading the table %s", table);
-	d->fams = nf;
-	d->nfams++;
-	return mf_db_fam_load(d->db, d->kb, table, strlen("counters_"), d->nfams - 1, &d->fams[d->nfams - 1], err);
+	struct mf_strbuf like;
+	sqlite3_stmt *st = NULL;
+	const char *c;
+	int rc = 0, step = SQLITE_DONE;
+
+	/* The prefix as a LIKE pattern, its '_' and '%' escaped. */
+	mf_strbuf_init(&like);
+	for (c = prefix; *c; c++)
+		mf_strbuf_printf(&like, "%s%c", *c == '_' || *c == '%' || *c == '\\' ? "\\" : "", *c);
+	mf_strbuf_puts(&like, "%");
+	if (sqlite3_prepare_v2(mf_db_sqlite(db),
+			       "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ?1 ESCAPE '\\' "
+			       "ORDER BY name",
+			       -1, &st, NULL) != SQLITE_OK)
+		rc = mf_db_fail(db, what, err);
+	else
+		sqlite3_bind_text(st, 1, mf_strbuf_str(&like), -1, SQLITE_STATIC);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		struct mf_db_fam *nf = realloc(*fams, (*n + 1) * sizeof(*nf));
+		if (!nf) {
+			rc = mf_error_nomem(err, mf_db_path(db), 0, "reading the table %s", name);
+			break;
+		}
+		*fams = nf;
+		(*n)++;
+		rc = mf_db_fam_load(db, kb, name, strlen(prefix), *n - 1, &nf[*n - 1], err);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = mf_db_fail(db, what, err);
+	sqlite3_finalize(st);
+	mf_strbuf_free(&like);
+	return rc;
+}
+
+/* Whether the counter named name is in the space-separated list. */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+	while (p && *p) {
+		const char *e = strchr(p, ' ');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && memcmp(p, name, n) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+size_t mf_db_fam_row(const struct mf_db_fam *f, sqlite3_stmt *st, int base, const char *skip, struct mf_sample *s,
+		     int64_t *neg)
+{
+	size_t i;
+	if (skip && !*skip)
+		skip = NULL;
+	s->n = 0;
+	for (i = 0; i < f->ncols; i++) {
+		int c = base + f->cols[i].column;
+		/* One call a column: NULL reads as 0, and only a 0 is asked whether it was NULL. */
+		sqlite3_int64 v = sqlite3_column_int64(st, c);
+		if (v == 0 && sqlite3_column_type(st, c) == SQLITE_NULL)
+			continue;
+		if (skip && listed(skip, f->family->counters[f->cols[i].slot].short_name))
+			continue;
+		if (v < 0) {
+			*neg = v;
+			return i + 1;
+		}
+		s->slot[s->n] = f->cols[i].slot;
+		s->value[s->n] = (uint64_t)v;
+		s->n++;
+	}
+	return 0;
 }
 
 /*
@@ -348,7 +416,7 @@ int mf_db_samples_open(struct mf_db_samples **out, struct mf_db *db, const struc
 	struct mf_db_samples *d;
 	struct mf_strbuf where, sql;
 	sqlite3_stmt *st = NULL;
-	int rc = 0, step;
+	int rc = 0;
 
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
@@ -368,16 +436,8 @@ int mf_db_samples_open(struct mf_db_samples **out, struct mf_db *db, const struc
 	sqlite3_finalize(st);
 	st = NULL;
 	/* The families: one counters_<family> table each. */
-	if (!rc && sqlite3_prepare_v2(h,
-				      "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE "
-				      "'counters\\_%' ESCAPE '\\' ORDER BY name",
-				      -1, &st, NULL) != SQLITE_OK)
-		rc = mf_db_fail(db, "listing the counters tables", err);
-	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
-		rc = add_family(d, (const char *)sqlite3_column_text(st, 0), err);
-	if (!rc && step != SQLITE_DONE)
-		rc = mf_db_fail(db, "listing the counters tables", err);
-	sqlite3_finalize(st);
+	if (!rc)
+		rc = mf_db_fams_load_all(db, kb, "counters_", "listing the counters tables", &d->fams, &d->nfams, err);
 	if (!rc)
 		rc = pushed(d, sel, &where, err);
 	if (!rc && where.len)
@@ -452,7 +512,8 @@ int mf_db_samples_next(void *ctx, const struct mf_reader_opts *opts, struct mf_s
 	const char *key, *text;
 	struct mf_db_fam *f = NULL;
 	long long id;
-	size_t i;
+	int64_t neg = 0;
+	size_t i, bad;
 	int step;
 
 	step = sqlite3_step(st);
@@ -513,50 +574,27 @@ int mf_db_samples_next(void *ctx, const struct mf_reader_opts *opts, struct mf_s
 	s->line = is_null(st, C_LINE) ? 0 : (long)sqlite3_column_int64(st, C_LINE);
 	s->offset = is_null(st, C_BYTE) ? -1 : sqlite3_column_int64(st, C_BYTE);
 
-	/* Its counters, in the family's dense slot order; NULL is a counter the sample has not. */
+	/* Its counters, in the family's dense slot order, from the joined statement or f's own. */
 	if (f->base >= 0) {
 		if (is_null(st, f->base))
 			return mf_error_set(err, MF_EFORMAT, path, 0, 0, "sample %lld: no row in counters_%s", id,
 					    f->key);
-		s->n = 0;
-		for (i = 0; i < f->ncols; i++) {
-			int c = f->base + 1 + f->cols[i].column;
-			/* One call a column: NULL reads as 0, and only a 0 is asked whether it was NULL. */
-			sqlite3_int64 v = sqlite3_column_int64(st, c);
-			if (v == 0 && is_null(st, c))
-				continue;
-			if (v < 0)
-				return mf_error_set(err, MF_EFORMAT, path, 0, 0,
-						    "sample %lld: counter %s is negative (%lld)", id,
-						    f->family->counters[f->cols[i].slot].short_name, (long long)v);
-			s->slot[s->n] = f->cols[i].slot;
-			s->value[s->n] = (uint64_t)v;
-			s->n++;
-		}
-		return 1;
+		bad = mf_db_fam_row(f, st, f->base + 1, NULL, s, &neg);
+	} else {
+		sqlite3_reset(f->st);
+		sqlite3_bind_int64(f->st, 1, id);
+		step = sqlite3_step(f->st);
+		if (step == SQLITE_DONE)
+			return mf_error_set(err, MF_EFORMAT, path, 0, 0, "sample %lld: no row in counters_%s", id,
+					    f->key);
+		if (step != SQLITE_ROW)
+			return mf_db_fail(d->db, "reading the counters", err);
+		bad = mf_db_fam_row(f, f->st, 0, NULL, s, &neg);
+		sqlite3_reset(f->st);
 	}
-	sqlite3_reset(f->st);
-	sqlite3_bind_int64(f->st, 1, id);
-	step = sqlite3_step(f->st);
-	if (step == SQLITE_DONE)
-		return mf_error_set(err, MF_EFORMAT, path, 0, 0, "sample %lld: no row in counters_%s", id, f->key);
-	if (step != SQLITE_ROW)
-		return mf_db_fail(d->db, "reading the counters", err);
-	s->n = 0;
-	for (i = 0; i < f->ncols; i++) {
-		int c = f->cols[i].column;
-		sqlite3_int64 v;
-		if (is_null(f->st, c))
-			continue;
-		v = sqlite3_column_int64(f->st, c);
-		if (v < 0)
-			return mf_error_set(err, MF_EFORMAT, path, 0, 0, "sample %lld: counter %s is negative (%lld)",
-					    id, f->family->counters[f->cols[i].slot].short_name, (long long)v);
-		s->slot[s->n] = f->cols[i].slot;
-		s->value[s->n] = (uint64_t)v;
-		s->n++;
-	}
-	sqlite3_reset(f->st);
+	if (bad)
+		return mf_error_set(err, MF_EFORMAT, path, 0, 0, "sample %lld: counter %s is negative (%lld)", id,
+				    f->family->counters[f->cols[bad - 1].slot].short_name, (long long)neg);
 	return 1;
 }
 

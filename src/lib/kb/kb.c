@@ -300,6 +300,21 @@ size_t mf_kb_metric_nearest(const struct mf_kb *kb, const struct mf_family *fam,
 	return n;
 }
 
+const char *mf_kb_revision(const struct mf_kb *kb)
+{
+	const char *rev = NULL;
+	size_t f, m;
+	for (f = 0; f < kb->nfamilies; f++) {
+		const struct mf_family *fam = &kb->families[f];
+		if (!fam->lspr)
+			continue;
+		for (m = 0; m < fam->nmetrics; m++)
+			if (!rev || strcmp(fam->metrics[m].revision, rev) > 0)
+				rev = fam->metrics[m].revision;
+	}
+	return rev ? rev : "none";
+}
+
 const struct mf_family *mf_kb_family(const struct mf_kb *kb, const char *name)
 {
 	size_t i;

@@ -1066,9 +1066,9 @@ void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n)
 	if (used < n && rep->nsystems)
 		used += (size_t)snprintf(buf + used, n - used, ", %zu system%s", rep->nsystems,
 					 rep->nsystems == 1 ? "" : "s");
-	for (size_t i = 0; i < rep->ninputs; i++) /* a database's roll-ups (format "db hour"): buckets, not intervals */
-		if (used < n && strncmp(rep->inputs[i].format, "db ", 3) == 0) {
-			snprintf(buf + used, n - used, ", from the %s roll-ups", rep->inputs[i].format + 3);
+	for (size_t i = 0; i < rep->ninputs; i++) /* a database's roll-ups: buckets, not intervals */
+		if (used < n && rep->inputs[i].rollup) {
+			snprintf(buf + used, n - used, ", from the %s roll-ups", rep->inputs[i].rollup);
 			return;
 		}
 	if (used < n && mf_report_interval_range(rep, &lo, &hi)) {

@@ -1389,6 +1389,12 @@ const struct mf_input *mf_pipeline_last_input(const struct mf_pipeline *p)
 	return p->ninputs ? &p->inputs[p->ninputs - 1] : NULL;
 }
 
+void mf_pipeline_set_rollup(struct mf_pipeline *p, const char *level)
+{
+	if (p->ninputs)
+		p->inputs[p->ninputs - 1].rollup = level;
+}
+
 const struct mf_strtab *mf_pipeline_strtab(const struct mf_pipeline *p)
 {
 	return p->tab;
