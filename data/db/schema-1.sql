@@ -7,8 +7,8 @@
 
 -- Facts about the database itself: schema (the version, as text), created (ISO 8601 UTC),
 -- created_by (mfstat version), kb (the knowledge base the last import used: embedded or a
--- --tables directory), kb_revision (its formulas' revision; written since the database's
--- schema 2).
+-- --tables directory), kb_revision (its formulas' revision; absent when an older mfstat
+-- made the last import).
 CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
