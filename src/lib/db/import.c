@@ -707,6 +707,7 @@ static bool is_held(struct imp *m, const char *path)
  */
 #define Q_EVENTS 4096
 #define Q_BYTES ((size_t)16 << 20)
+#define Q_WAKE 64 /* the events that wake a writer waiting for them (the end does too) */
 #define HEAD_BYTES offsetof(struct mf_sample, slot)
 
 enum { EV_SAMPLE = 1, EV_RECORD = 2, EV_ERROR = 3 };
@@ -728,8 +729,9 @@ struct qev {
 /* One input: what its reader found, and its queue (under par.mu). */
 struct rq {
 	const char *path;
-	bool hashed, opened, done, cancel, waiting;
-	int hrc, orc, frc; /* hash_file's, mf_reader_open's and mf_input_collect's results */
+	bool hashed, opened, done, cancel;
+	bool waiting, wwaiting; /* its reader waits for room, the writer for events */
+	int hrc, orc, frc;      /* hash_file's, mf_reader_open's and mf_input_collect's results */
 	struct mf_error herr, oerr;
 	char sha[65];
 	uint64_t size, lines;
@@ -762,10 +764,12 @@ struct rctx {
 static int q_push(struct par *P, struct rq *q, struct qev *ev)
 {
 	pthread_mutex_lock(&P->mu);
-	while (!P->stop && !q->cancel && q->count && (q->count >= Q_EVENTS || q->bytes + ev->bytes > Q_BYTES)) {
-		q->waiting = true;
-		pthread_cond_wait(&P->cv, &P->mu);
-	}
+	if (q->count && (q->count >= Q_EVENTS || q->bytes + ev->bytes > Q_BYTES))
+		/* Full: on when it is half empty (woken once, not at every event the writer takes). */
+		while (!P->stop && !q->cancel && q->count && (q->count > Q_EVENTS / 2 || q->bytes > Q_BYTES / 2)) {
+			q->waiting = true;
+			pthread_cond_wait(&P->cv, &P->mu);
+		}
 	q->waiting = false;
 	if (P->stop || q->cancel) {
 		pthread_mutex_unlock(&P->mu);
@@ -780,7 +784,7 @@ static int q_push(struct par *P, struct rq *q, struct qev *ev)
 	q->tail = ev;
 	q->count++;
 	q->bytes += ev->bytes;
-	if (q->count == 1)
+	if (q->wwaiting && (q->count >= Q_WAKE || q->bytes >= Q_BYTES / 2))
 		pthread_cond_broadcast(&P->cv);
 	pthread_mutex_unlock(&P->mu);
 	return 0;
@@ -1063,8 +1067,11 @@ static int src_next(void *ctx, const struct mf_reader_opts *opts, struct mf_samp
 		struct qev *ev;
 		int rc;
 		pthread_mutex_lock(&P->mu);
-		while (!q->head && !q->done)
+		while (!q->head && !q->done) {
+			q->wwaiting = true;
 			pthread_cond_wait(&P->cv, &P->mu);
+		}
+		q->wwaiting = false;
 		if (!(ev = q->head)) {
 			rc = q->pgot;
 			if (rc)
@@ -1078,7 +1085,7 @@ static int src_next(void *ctx, const struct mf_reader_opts *opts, struct mf_samp
 			q->tail = NULL;
 		q->count--;
 		q->bytes -= ev->bytes;
-		if (q->waiting)
+		if (q->waiting && q->count <= Q_EVENTS / 2 && q->bytes <= Q_BYTES / 2)
 			pthread_cond_broadcast(&P->cv);
 		pthread_mutex_unlock(&P->mu);
 		if (ev->kind == EV_RECORD) {
