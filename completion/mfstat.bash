@@ -50,7 +50,7 @@ _mfstat()
     local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
     local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format -o --output --tables -q --quiet -h --help --version'
     local opts_db_sql='-m --machine --tables -h --help --version'
-    local opts_db_import='--machine --skip-bad-rows --skip-bad-records -j -q --quiet --tables -h --help --version'
+    local opts_db_import='--machine --skip-bad-rows --skip-bad-records -j --jobs -q --quiet --tables -h --help --version'
     local opts_db_info='-h --help --version'
     local opts_db_rollup='--from --to -q --quiet -h --help'
     local opts_db_prune='--keep -n --dry-run --vacuum -q --quiet -h --help'

@@ -28,7 +28,9 @@ static const char import_help[] =
 	"  --machine M        machine family or type for rows whose data name none\n"
 	"  --skip-bad-rows    skip bad rows (CSV) or records (SMF), counting them,\n"
 	"                     instead of stopping; also --skip-bad-records\n"
-	"  -j N               not yet: inputs are read one after the other\n"
+	"  -j, --jobs N       N-1 threads read the inputs ahead (1-256; default: the\n"
+	"                     CPUs online), one writes them in order: the same\n"
+	"                     database and output as -j 1\n"
 	"  -q, --quiet        no progress line and no skipped rows on standard error\n"
 	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
 	"  -h, --help         this help\n"
@@ -138,6 +140,7 @@ int cmd_db_import(int argc, char **argv)
 					     {"skip-bad-rows", no_argument, NULL, 's'},
 					     {"skip-bad-records", no_argument, NULL, 's'},
 					     {"quiet", no_argument, NULL, 'q'},
+					     {"jobs", required_argument, NULL, 'j'},
 					     {"tables", required_argument, NULL, 'T'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"version", no_argument, NULL, 'V'},
@@ -152,6 +155,7 @@ int cmd_db_import(int argc, char **argv)
 	struct mf_kb *kb;
 	struct mf_error err;
 	bool skip = false;
+	unsigned jobs = cli_jobs_default();
 	int c, rc;
 
 	optind = 1;
@@ -164,8 +168,9 @@ int cmd_db_import(int argc, char **argv)
 		case 'q': cli_quiet = true; break;
 		case 'T': tables = optarg; break;
 		case 'j':
-			return cli_usage("db import",
-					 "db import: -j is not yet built: inputs are read one after the other");
+			if (!cli_jobs("db import", optarg, &jobs))
+				return EXIT_USAGE;
+			break;
 		case 'h': fputs(import_help, stdout); return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option("db import", c, argv, opts);
@@ -204,6 +209,7 @@ int cmd_db_import(int argc, char **argv)
 	io.perf_tz = po.perf_tz;
 	io.perf_tz_from = po.perf_tz_from;
 	io.skip_bad = skip;
+	io.jobs = jobs;
 	io.diag = on_diag;
 	io.done = on_done;
 	io.progress = on_progress;

@@ -44,6 +44,13 @@ struct mf_db_import_opts {
 	const struct mf_tz *perf_tz;
 	const char *perf_tz_from;
 	bool skip_bad; /* skip and count bad rows and records (and conflicting copies) */
+	/*
+	 * -j N: above 1, N-1 threads read the inputs ahead (hash, decode; each input's samples,
+	 * records and errors queued, at most 4096 events and 16 MiB an input, as many inputs ahead
+	 * as there are readers) while this thread writes them in order, as with 1: the same
+	 * database, lines and messages.  0 or 1: read and written here, one after the other.
+	 */
+	unsigned jobs;
 	/* The pipeline's diagnostics (mf_pipeline_opts.diag), told as they come; may be NULL. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	/* Each input when done with (imported, already there or rolled back); may be NULL. */

@@ -157,6 +157,9 @@ int mf_pipeline_add_mem(struct mf_pipeline *p, const char *name, const void *dat
  * itself, by the selection's own rule (a database selects in SQL): they are counted as the
  * pipeline's selection counts what it leaves out, read and left out.  Call
  * mf_pipeline_prescan_mem first for the source's LPAR view.  Returns as mf_pipeline_add_file.
+ * next is given the pipeline's reader options: opts->strtab is the table the pipeline names
+ * systems and LPARs in (a source interns its names there), opts->lpar its LPAR view (a source of
+ * SMF samples read elsewhere joins them with mf_lparmap_join, as the SMF reader does: db import -j).
  */
 struct mf_reader_opts;
 int mf_pipeline_add_source(struct mf_pipeline *p, const char *name, const char *format,

@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <nettle/sha2.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -25,6 +27,8 @@
 
 #include "mfstat/base/strtab.h"
 #include "mfstat/base/timefmt.h"
+#include "mfstat/input/lpar.h"
+#include "mfstat/input/reader.h"
 #include "mfstat/input/sample.h"
 #include "mfstat/input/smf.h"
 #include "mfstat/report/dedup.h"
@@ -57,6 +61,7 @@ struct imp {
 	const char *const *paths;
 	size_t n, at;
 	bool prescanned;
+	struct par *par; /* -j N: the readers, or NULL */
 	/* An error of the database met in a callback (its code; the message is in the pipeline's err). */
 	int failed;
 	bool told;
@@ -484,38 +489,49 @@ static int on_sample(void *ctx, const struct mf_sample *s, const char *file, str
 	return MF_DEDUP_KEEP;
 }
 
-/* A type 70.1 or 99.14 record: kept once by its hash. */
-static int on_smf_record(void *ctx, const struct mf_smf_record *rec, struct mf_error *e)
+/* A type 70.1 or 99.14 record (its bytes raw[0..len), RDW included): kept once by its hash. */
+static int keep_record(struct imp *m, int type, int subtype, const char *system, int64_t t, long long offset,
+		       const unsigned char *raw, size_t len, struct mf_error *e)
 {
-	struct imp *m = ctx;
 	sqlite3_stmt *st = m->ins_smf;
 	struct sha256_ctx h;
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char hex[2 * SHA256_DIGEST_SIZE + 1];
-	int64_t t = rec->rmf ? rec->rmf->start_us : rec->topo ? rec->topo->time_us : 0;
 	size_t i;
 	int rc;
-	if (!rec->raw)
-		return 0;
 	sha256_init(&h);
-	sha256_update(&h, rec->raw_len, rec->raw);
+	sha256_update(&h, len, raw);
 	sha256_digest(&h, sizeof(d), d);
 	for (i = 0; i < sizeof(d); i++)
 		sprintf(hex + 2 * i, "%02x", d[i]);
 	sqlite3_reset(st);
-	sqlite3_bind_int(st, 1, rec->type);
-	sqlite3_bind_int(st, 2, rec->subtype);
-	sqlite3_bind_text(st, 3, rec->system, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 1, type);
+	sqlite3_bind_int(st, 2, subtype);
+	sqlite3_bind_text(st, 3, system, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 4, t);
 	sqlite3_bind_text(st, 5, hex, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, m->file_id);
-	sqlite3_bind_int64(st, 7, rec->offset);
-	sqlite3_bind_blob(st, 8, rec->raw, (int)rec->raw_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, offset);
+	sqlite3_bind_blob(st, 8, raw, (int)len, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return db_failed(m, "keeping an SMF type 70 or 99 record", e);
 	return 0;
+}
+
+/* The time a type 70.1 or 99.14 record is kept under. */
+static int64_t record_time(const struct mf_smf_record *rec)
+{
+	return rec->rmf ? rec->rmf->start_us : rec->topo ? rec->topo->time_us : 0;
+}
+
+static int on_smf_record(void *ctx, const struct mf_smf_record *rec, struct mf_error *e)
+{
+	if (!rec->raw)
+		return 0;
+	return keep_record(ctx, rec->type, rec->subtype, rec->system, record_time(rec), rec->offset, rec->raw,
+			   rec->raw_len, e);
 }
 
 static void on_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
@@ -533,7 +549,8 @@ static void on_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error
 static int hash_file(const char *path, char hex[65], uint64_t *size, uint64_t *lines, bool *compressed,
 		     struct mf_error *err)
 {
-	static unsigned char buf[1 << 20];
+	enum { BUF = 1 << 20 };
+	unsigned char *buf;
 	struct sha256_ctx h;
 	uint8_t d[SHA256_DIGEST_SIZE];
 	uint64_t total = 0, nl = 0;
@@ -542,15 +559,20 @@ static int hash_file(const char *path, char hex[65], uint64_t *size, uint64_t *l
 	size_t i;
 	if (fd < 0)
 		return mf_error_set(err, MF_EIO, path, 0, 0, "cannot open: %s", strerror(errno));
+	if (!(buf = malloc(BUF))) { /* its own: the readers of -j hash at once */
+		close(fd);
+		return mf_error_nomem(err, path, 0, "hashing it");
+	}
 	sha256_init(&h);
 	*compressed = false;
-	while ((got = read(fd, buf, sizeof(buf))) != 0) {
+	while ((got = read(fd, buf, BUF)) != 0) {
 		const unsigned char *q = buf, *end;
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
 			int en = errno;
 			close(fd);
+			free(buf);
 			return mf_error_set(err, MF_EIO, path, 0, 0, "cannot read: %s", strerror(en));
 		}
 		if (total == 0 && got >= 4)
@@ -565,6 +587,7 @@ static int hash_file(const char *path, char hex[65], uint64_t *size, uint64_t *l
 		total += (uint64_t)got;
 	}
 	close(fd);
+	free(buf);
 	sha256_digest(&h, sizeof(d), d);
 	for (i = 0; i < sizeof(d); i++)
 		sprintf(hex + 2 * i, "%02x", d[i]);
@@ -597,16 +620,20 @@ static void count_rows(struct imp *m, const char *kind, const struct mf_input_co
 	sqlite3_finalize(st);
 }
 
-/* The file row's end: counts, format, time; meta.kb.  0 or MF_EIO. */
-static int finish_file(struct imp *m, struct mf_db_import_file *f, struct mf_error *err)
+/*
+ * The file row's end: counts, format, time; meta.kb.  The records and drops are those of counts
+ * (the reader of -j's), or NULL: of the pipeline's last input.  0 or MF_EIO.
+ */
+static int finish_file(struct imp *m, struct mf_db_import_file *f, const struct mf_input *counts, struct mf_error *err)
 {
 	const struct mf_input *in = mf_pipeline_last_input(m->p);
+	const struct mf_input *c = counts ? counts : in;
 	sqlite3_stmt *st = NULL;
 	char when[48];
 	time_t now = time(NULL);
 	int rc = 0;
-	count_rows(m, "records", in ? in->records : NULL, in ? in->nrecords : 0, &rc, err);
-	count_rows(m, "dropped", in ? in->dropped : NULL, in ? in->ndropped : 0, &rc, err);
+	count_rows(m, "records", c ? c->records : NULL, c ? c->nrecords : 0, &rc, err);
+	count_rows(m, "dropped", c ? c->dropped : NULL, c ? c->ndropped : 0, &rc, err);
 	if (rc)
 		return rc;
 	mf_time_format((int64_t)now * 1000000, when, sizeof(when));
@@ -669,8 +696,440 @@ static bool is_held(struct imp *m, const char *path)
 	return held_file(m, sha, &f, &e) == 1;
 }
 
-/* One input, in its transaction. */
-static int import_one(struct imp *m, const char *path, struct mf_db_import_file *f, struct mf_error *err)
+/*
+ * ---- -j N: the inputs read by N-1 threads, written here (docs/db.md "Import") ----
+ *
+ * Each reader thread takes the next input in order (at most as many ahead of the writer as there
+ * are readers): hashes it, opens it (SMF: its type 70 and 99 records handed over, its samples not
+ * joined: the writer joins them to the LPAR view) and reads it into the input's queue: each
+ * sample (with its names), each type 70 or 99 record (its bytes) and each error, in order.  A
+ * queue holds at most Q_EVENTS events and Q_BYTES bytes: a reader ahead of the writer waits.  The
+ * writer, this thread, takes the inputs in order as import_one does, reading the queue through
+ * mf_pipeline_add_source: the same checks, messages and rows as reading the file itself.
+ */
+#define Q_EVENTS 4096
+#define Q_BYTES ((size_t)16 << 20)
+#define Q_WAKE 64 /* the events that wake a writer waiting for them (the end does too) */
+#define HEAD_BYTES offsetof(struct mf_sample, slot)
+
+enum { EV_SAMPLE = 1, EV_RECORD = 2, EV_ERROR = 3 };
+
+struct qev {
+	struct qev *next;
+	int kind, got;      /* EV_ERROR: the reader's code */
+	size_t bytes;       /* of the event */
+	size_t n;           /* EV_SAMPLE: counters; EV_RECORD: the record's bytes */
+	size_t lsys, llpar; /* EV_SAMPLE: the lengths of its system's and LPAR's names */
+	int type, subtype;  /* EV_RECORD */
+	int64_t t;
+	long long offset;
+	char system[9];
+	/* EV_SAMPLE: the sample's head, values, slots, names; EV_RECORD: its bytes; EV_ERROR: the mf_error. */
+	_Alignas(8) unsigned char data[];
+};
+
+/* One input: what its reader found, and its queue (under par.mu). */
+struct rq {
+	const char *path;
+	bool hashed, opened, done, cancel;
+	bool waiting, wwaiting; /* its reader waits for room, the writer for events */
+	int hrc, orc, frc;      /* hash_file's, mf_reader_open's and mf_input_collect's results */
+	struct mf_error herr, oerr;
+	char sha[65];
+	uint64_t size, lines;
+	bool compressed;
+	const char *format; /* the reader's (static) */
+	struct qev *head, *tail;
+	size_t count, bytes;
+	int pgot; /* an error after the last event (out of memory keeping one) */
+	struct mf_error perr;
+	struct mf_input fin; /* the reader's counts at its end (format, records, dropped) */
+};
+
+struct par {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct rq *q;
+	size_t n, next, writer_at, ahead;
+	bool stop, skip_bad;
+	struct mf_reader_opts ro; /* the readers' (strtab and lpar their own) */
+	pthread_t *th;
+	size_t nth;
+};
+
+struct rctx {
+	struct par *P;
+	struct rq *q;
+};
+
+/* Appends ev to q's queue, waiting for room: 0, or -1 when the input is no longer wanted (ev freed). */
+static int q_push(struct par *P, struct rq *q, struct qev *ev)
+{
+	pthread_mutex_lock(&P->mu);
+	if (q->count && (q->count >= Q_EVENTS || q->bytes + ev->bytes > Q_BYTES))
+		/* Full: on when it is half empty (woken once, not at every event the writer takes). */
+		while (!P->stop && !q->cancel && q->count && (q->count > Q_EVENTS / 2 || q->bytes > Q_BYTES / 2)) {
+			q->waiting = true;
+			pthread_cond_wait(&P->cv, &P->mu);
+		}
+	q->waiting = false;
+	if (P->stop || q->cancel) {
+		pthread_mutex_unlock(&P->mu);
+		free(ev);
+		return -1;
+	}
+	ev->next = NULL;
+	if (q->tail)
+		q->tail->next = ev;
+	else
+		q->head = ev;
+	q->tail = ev;
+	q->count++;
+	q->bytes += ev->bytes;
+	if (q->wwaiting && (q->count >= Q_WAKE || q->bytes >= Q_BYTES / 2))
+		pthread_cond_broadcast(&P->cv);
+	pthread_mutex_unlock(&P->mu);
+	return 0;
+}
+
+/* The reader could not keep an event: its error ends the queue. */
+static void q_nomem(struct par *P, struct rq *q, const char *what)
+{
+	pthread_mutex_lock(&P->mu);
+	if (!q->pgot)
+		q->pgot = mf_error_nomem(&q->perr, q->path, 0, "%s", what);
+	pthread_mutex_unlock(&P->mu);
+}
+
+static struct qev *ev_new(int kind, size_t data)
+{
+	struct qev *ev = malloc(sizeof(*ev) + data);
+	if (ev) {
+		memset(ev, 0, sizeof(*ev));
+		ev->kind = kind;
+		ev->bytes = sizeof(*ev) + data;
+	}
+	return ev;
+}
+
+/* The reader's smf_record_fn: the record's bytes into the queue. */
+static int copy_record(void *ctx, const struct mf_smf_record *rec, struct mf_error *e)
+{
+	struct rctx *c = ctx;
+	struct qev *ev;
+	if (!rec->raw)
+		return 0;
+	if (!(ev = ev_new(EV_RECORD, rec->raw_len))) {
+		q_nomem(c->P, c->q, "keeping an SMF type 70 or 99 record for the writer");
+		return mf_error_nomem(e, c->q->path, 0, "keeping an SMF type 70 or 99 record");
+	}
+	ev->n = rec->raw_len;
+	ev->type = rec->type;
+	ev->subtype = rec->subtype;
+	snprintf(ev->system, sizeof(ev->system), "%s", rec->system);
+	ev->t = record_time(rec);
+	ev->offset = rec->offset;
+	memcpy(ev->data, rec->raw, rec->raw_len);
+	if (q_push(c->P, c->q, ev))
+		return mf_error_set(e, MF_EIO, c->q->path, 0, 0, "no longer wanted");
+	return 0;
+}
+
+/* A sample read (its names from tab) into the queue: 0, or -1 to stop. */
+static int push_sample(struct par *P, struct rq *q, const struct mf_strtab *tab, const struct mf_sample *s)
+{
+	const char *sys = s->system ? mf_strtab_get(tab, s->system) : NULL;
+	const char *lpar = s->lpar ? mf_strtab_get(tab, s->lpar) : NULL;
+	size_t lsys = sys ? strlen(sys) : 0, llpar = lpar ? strlen(lpar) : 0;
+	size_t head = (HEAD_BYTES + 7) & ~(size_t)7;
+	struct qev *ev = ev_new(EV_SAMPLE, head + s->n * (sizeof(uint64_t) + sizeof(uint16_t)) + lsys + llpar);
+	unsigned char *at;
+	if (!ev) {
+		q_nomem(P, q, "keeping a sample for the writer");
+		return -1;
+	}
+	ev->n = s->n;
+	ev->lsys = lsys;
+	ev->llpar = llpar;
+	at = ev->data;
+	memcpy(at, s, HEAD_BYTES);
+	at += head;
+	memcpy(at, s->value, s->n * sizeof(uint64_t));
+	at += s->n * sizeof(uint64_t);
+	memcpy(at, s->slot, s->n * sizeof(uint16_t));
+	at += s->n * sizeof(uint16_t);
+	if (lsys)
+		memcpy(at, sys, lsys);
+	if (llpar)
+		memcpy(at + lsys, lpar, llpar);
+	return q_push(P, q, ev);
+}
+
+/* Reads input q as drain would read it, into its queue. */
+static void read_input(struct par *P, struct rq *q, struct mf_strtab *tab, struct mf_sample *s)
+{
+	struct mf_reader_opts ro = P->ro;
+	struct rctx c = {P, q};
+	struct mf_reader *r = NULL;
+	struct mf_lparmap *lpar = NULL;
+	struct mf_error e;
+	char sha[65];
+	uint64_t size = 0, lines = 0;
+	bool compressed = false;
+	int rc = 0, got;
+
+	mf_error_clear(&e);
+	if (strcmp(q->path, "-") != 0) /* the writer refuses it */
+		rc = hash_file(q->path, sha, &size, &lines, &compressed, &e);
+	pthread_mutex_lock(&P->mu);
+	q->hashed = true;
+	q->hrc = rc;
+	q->herr = e;
+	memcpy(q->sha, sha, sizeof(sha));
+	q->size = size;
+	q->lines = lines;
+	q->compressed = compressed;
+	pthread_cond_broadcast(&P->cv);
+	pthread_mutex_unlock(&P->mu);
+	if (rc || strcmp(q->path, "-") == 0)
+		goto end;
+	if (!(lpar = mf_lparmap_new())) {
+		rc = mf_error_nomem(&e, q->path, 0, "opening it");
+	} else {
+		ro.strtab = tab;
+		ro.lpar = lpar;
+		ro.lpar_nojoin = true;
+		ro.smf_record_fn = copy_record;
+		ro.smf_record_ctx = &c;
+		mf_error_clear(&e);
+		rc = mf_reader_open(&r, q->path, &ro, &e);
+	}
+	pthread_mutex_lock(&P->mu);
+	q->opened = true;
+	q->orc = rc;
+	q->oerr = e;
+	q->format = rc ? NULL : mf_reader_format(r);
+	pthread_cond_broadcast(&P->cv);
+	pthread_mutex_unlock(&P->mu);
+	if (rc)
+		goto end;
+	while ((got = mf_reader_next(r, s, &e)) != 0) {
+		struct qev *ev;
+		if (got == 1) {
+			if (push_sample(P, q, tab, s))
+				break;
+			continue;
+		}
+		if (!(ev = ev_new(EV_ERROR, sizeof(e)))) {
+			q_nomem(P, q, "keeping an error for the writer");
+			break;
+		}
+		ev->got = got;
+		memcpy(ev->data, &e, sizeof(e));
+		if (q_push(P, q, ev))
+			break;
+		/* Where drain stops reading. */
+		if (!P->skip_bad || got == MF_ENOMEM || got == MF_ENODATA || got == MF_EIO)
+			break;
+	}
+	q->frc = mf_input_collect(&q->fin, q->path, r);
+end:
+	mf_reader_close(r);
+	mf_lparmap_free(lpar);
+	pthread_mutex_lock(&P->mu);
+	q->done = true;
+	pthread_cond_broadcast(&P->cv);
+	pthread_mutex_unlock(&P->mu);
+}
+
+static void *reader_main(void *arg)
+{
+	struct par *P = arg;
+	struct mf_strtab *tab = mf_strtab_new();
+	struct mf_sample *s = malloc(sizeof(*s));
+	for (;;) {
+		size_t i;
+		pthread_mutex_lock(&P->mu);
+		while (!P->stop && P->next < P->n && P->next > P->writer_at + P->ahead)
+			pthread_cond_wait(&P->cv, &P->mu);
+		if (P->stop || P->next >= P->n) {
+			pthread_mutex_unlock(&P->mu);
+			break;
+		}
+		i = P->next++;
+		if (!tab || !s) { /* its input says so when the writer reaches it */
+			P->q[i].hashed = P->q[i].opened = P->q[i].done = true;
+			P->q[i].hrc = mf_error_nomem(&P->q[i].herr, P->q[i].path, 0, "starting its reader");
+			pthread_cond_broadcast(&P->cv);
+			pthread_mutex_unlock(&P->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&P->mu);
+		read_input(P, &P->q[i], tab, s);
+	}
+	mf_strtab_free(tab);
+	free(s);
+	return NULL;
+}
+
+static void q_clear(struct rq *q)
+{
+	while (q->head) {
+		struct qev *n = q->head->next;
+		free(q->head);
+		q->head = n;
+	}
+	q->tail = NULL;
+	q->count = q->bytes = 0;
+}
+
+/* The readers stopped and joined, the queues freed. */
+static void par_free(struct par *P)
+{
+	size_t i;
+	if (!P)
+		return;
+	pthread_mutex_lock(&P->mu);
+	P->stop = true;
+	pthread_cond_broadcast(&P->cv);
+	pthread_mutex_unlock(&P->mu);
+	for (i = 0; i < P->nth; i++)
+		pthread_join(P->th[i], NULL);
+	for (i = 0; i < P->n; i++) {
+		q_clear(&P->q[i]);
+		mf_input_free(&P->q[i].fin);
+	}
+	pthread_mutex_destroy(&P->mu);
+	pthread_cond_destroy(&P->cv);
+	free(P->th);
+	free(P->q);
+	free(P);
+}
+
+/* readers threads reading paths[0..n) (NULL when out of memory or no thread starts). */
+static struct par *par_new(const char *const *paths, size_t n, unsigned readers, const struct mf_db_import_opts *o)
+{
+	struct par *P = calloc(1, sizeof(*P));
+	size_t i;
+	if (!P)
+		return NULL;
+	pthread_mutex_init(&P->mu, NULL);
+	pthread_cond_init(&P->cv, NULL);
+	P->q = calloc(n, sizeof(*P->q));
+	P->th = calloc(readers, sizeof(*P->th));
+	if (!P->q || !P->th) {
+		par_free(P);
+		return NULL;
+	}
+	P->n = n;
+	P->ahead = readers;
+	P->skip_bad = o->skip_bad;
+	P->ro.kb = o->kb;
+	P->ro.format = o->format;
+	P->ro.family = o->family;
+	P->ro.machine = o->machine;
+	P->ro.perf_tz = o->perf_tz;
+	P->ro.perf_tz_from = o->perf_tz_from;
+	/* cpu_mhz stays 0: the writer's reader of the queue applies --cpu-mhz, as the file's would. */
+	for (i = 0; i < n; i++)
+		P->q[i].path = paths[i];
+	for (i = 0; i < readers; i++) {
+		if (pthread_create(&P->th[i], NULL, reader_main, P) != 0)
+			break;
+		P->nth++;
+	}
+	if (!P->nth) {
+		par_free(P);
+		return NULL;
+	}
+	return P;
+}
+
+/* The writer's view of input q (m->par) through mf_pipeline_add_source. */
+struct wsrc {
+	struct imp *m;
+	struct rq *q;
+	bool smf; /* an SMF dump: its samples joined to the LPAR view */
+};
+
+/* Waits (under P->mu) until *flag. */
+static void wait_for(struct par *P, const bool *flag)
+{
+	while (!*flag)
+		pthread_cond_wait(&P->cv, &P->mu);
+}
+
+/* mf_reader_source_fn: the next sample of the queue, its names in the pipeline's table, joined to its LPAR view. */
+static int src_next(void *ctx, const struct mf_reader_opts *opts, struct mf_sample *s, struct mf_error *err)
+{
+	struct wsrc *w = ctx;
+	struct par *P = w->m->par;
+	struct rq *q = w->q;
+	for (;;) {
+		struct qev *ev;
+		int rc;
+		pthread_mutex_lock(&P->mu);
+		while (!q->head && !q->done) {
+			q->wwaiting = true;
+			pthread_cond_wait(&P->cv, &P->mu);
+		}
+		q->wwaiting = false;
+		if (!(ev = q->head)) {
+			rc = q->pgot;
+			if (rc)
+				*err = q->perr;
+			q->pgot = 0;
+			pthread_mutex_unlock(&P->mu);
+			return rc;
+		}
+		q->head = ev->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->count--;
+		q->bytes -= ev->bytes;
+		if (q->waiting && q->count <= Q_EVENTS / 2 && q->bytes <= Q_BYTES / 2)
+			pthread_cond_broadcast(&P->cv);
+		pthread_mutex_unlock(&P->mu);
+		if (ev->kind == EV_RECORD) {
+			rc = keep_record(w->m, ev->type, ev->subtype, ev->system, ev->t, ev->offset, ev->data, ev->n,
+					 err);
+			free(ev);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (ev->kind == EV_ERROR) {
+			rc = ev->got;
+			memcpy(err, ev->data, sizeof(*err));
+			free(ev);
+			return rc;
+		}
+		{
+			size_t head = (HEAD_BYTES + 7) & ~(size_t)7;
+			const unsigned char *at = ev->data + head;
+			memcpy(s, ev->data, HEAD_BYTES);
+			memcpy(s->value, at, ev->n * sizeof(uint64_t));
+			at += ev->n * sizeof(uint64_t);
+			memcpy(s->slot, at, ev->n * sizeof(uint16_t));
+			at += ev->n * sizeof(uint16_t);
+			s->present_bits = NULL;
+			if (s->system)
+				s->system = mf_strtab_intern(opts->strtab, (const char *)at, ev->lsys);
+			if (s->lpar)
+				s->lpar = mf_strtab_intern(opts->strtab, (const char *)at + ev->lsys, ev->llpar);
+			rc = (ev->lsys && !s->system) || (ev->llpar && !s->lpar);
+			free(ev);
+			if (rc)
+				return mf_error_nomem(err, q->path, 0, "keeping the systems read");
+		}
+		if (w->smf) /* as the SMF reader joins its samples (the other readers join none) */
+			mf_lparmap_join(opts->lpar, s);
+		return 1;
+	}
+}
+
+/* One input, in its transaction; q: read by a reader of -j (NULL: read here). */
+static int import_one(struct imp *m, const char *path, struct rq *q, struct mf_db_import_file *f, struct mf_error *err)
 {
 	char sha[65];
 	sqlite3_stmt *st = NULL;
@@ -685,8 +1144,21 @@ static int import_one(struct imp *m, const char *path, struct mf_db_import_file 
 		return mf_error_set(err, MF_EUSAGE, NULL, 0, 0,
 				    "standard input cannot be imported: its hash is needed before it is read; "
 				    "save it to a file");
-	if ((rc = hash_file(path, sha, &m->size, &m->lines, &m->compressed, err)) != 0)
+	if (q) {
+		pthread_mutex_lock(&m->par->mu);
+		wait_for(m->par, &q->hashed);
+		pthread_mutex_unlock(&m->par->mu);
+		if (q->hrc) {
+			*err = q->herr;
+			return q->hrc;
+		}
+		memcpy(sha, q->sha, sizeof(sha));
+		m->size = q->size;
+		m->lines = q->lines;
+		m->compressed = q->compressed;
+	} else if ((rc = hash_file(path, sha, &m->size, &m->lines, &m->compressed, err)) != 0) {
 		return rc;
+	}
 	f->size = m->size;
 	if ((rc = held_file(m, sha, f, err)) < 0)
 		return rc;
@@ -725,11 +1197,32 @@ static int import_one(struct imp *m, const char *path, struct mf_db_import_file 
 	m->ordinal = m->fresh = m->known = 0;
 	m->has_range = false;
 	mf_db_hours_clear(m->hours);
-	rc = mf_pipeline_add_file(m->p, path, err);
+	if (!q) {
+		rc = mf_pipeline_add_file(m->p, path, err);
+	} else {
+		struct wsrc w = {m, q, false};
+		pthread_mutex_lock(&m->par->mu);
+		wait_for(m->par, &q->opened);
+		pthread_mutex_unlock(&m->par->mu);
+		if (q->orc) { /* as mf_pipeline_add_file says a file it cannot open */
+			*err = q->oerr;
+			rc = mf_pipeline_error(m->p, err);
+		} else {
+			w.smf = strcmp(q->format, "smf") == 0;
+			rc = mf_pipeline_add_source(m->p, path, q->format, src_next, &w, NULL, err);
+		}
+		if (!rc) { /* the queue's end: the reader's counts are whole */
+			pthread_mutex_lock(&m->par->mu);
+			wait_for(m->par, &q->done);
+			pthread_mutex_unlock(&m->par->mu);
+			if (q->frc)
+				rc = mf_error_nomem(err, path, 0, "keeping the counts of %s", path);
+		}
+	}
 	if (m->failed)
 		rc = m->failed;
 	if (!rc)
-		rc = finish_file(m, f, err);
+		rc = finish_file(m, f, q ? &q->fin : NULL, err);
 	/* The roll-ups of the buckets its new samples fall in, in the same transaction. */
 	if (!rc && m->has_range) {
 		struct mf_db_rolled rolled;
@@ -848,9 +1341,19 @@ int mf_db_import(struct mf_db *db, const char *const *paths, size_t n, const str
 		goto out;
 	m->paths = paths;
 	m->n = n;
+	if (o->jobs >= 2 && n >= 1) /* -j N: N-1 readers (no more than the inputs), this thread writes */
+		m->par = par_new(paths, n, o->jobs - 1 < n ? o->jobs - 1 : (unsigned)n, o);
 	for (i = 0; i < n; i++) {
 		m->at = i;
-		rc = import_one(m, paths[i], &f, err);
+		rc = import_one(m, paths[i], m->par ? &m->par->q[i] : NULL, &f, err);
+		if (m->par) { /* done with it: its reader stops, the next input may be taken */
+			pthread_mutex_lock(&m->par->mu);
+			m->par->q[i].cancel = true;
+			q_clear(&m->par->q[i]);
+			m->par->writer_at = i + 1;
+			pthread_cond_broadcast(&m->par->cv);
+			pthread_mutex_unlock(&m->par->mu);
+		}
 		if (rc)
 			f.status = MF_DB_FAILED;
 		tot->bytes += f.size;
@@ -878,6 +1381,7 @@ int mf_db_import(struct mf_db *db, const char *const *paths, size_t n, const str
 			rc = vrc;
 	}
 out:
+	par_free(m->par);
 	fams_free(m);
 	sqlite3_finalize(m->ins_sample);
 	sqlite3_finalize(m->find_sample);
