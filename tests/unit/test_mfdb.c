@@ -1286,6 +1286,64 @@ static void run_identity(void **state)
 	mf_mrun_free(&b);
 }
 
+/* Stacks are interned by content; merging re-indexes their modules and the samples' stacks. */
+static void stacks_interned(void **state)
+{
+	struct mf_mrun a, b;
+	struct mf_mframe f[3] = {{0}};
+	uint32_t ma, mb, s0, s1, s2;
+	struct mf_msample *smp;
+	(void)state;
+	mf_mrun_init(&a);
+	mf_mrun_init(&b);
+	ma = mf_mrun_module(&a, "/bin/prog");
+	f[0].mod = ma, f[0].off = 0x1000;
+	f[1].mod = ma, f[1].off = 0x2000, f[1].flags = MF_FR_RETURN;
+	f[2].mod = MF_MOD_NONE, f[2].flags = MF_FR_UNKNOWN;
+	s0 = mf_mrun_add_stack(&a, f, 3);
+	s1 = mf_mrun_add_stack(&a, f, 2);
+	assert_int_equal(s0, 0);
+	assert_int_equal(s1, 1);
+	assert_int_equal(mf_mrun_add_stack(&a, f, 3), s0);
+	assert_int_equal(mf_mrun_add_stack(&a, f, 0), MF_STACK_NONE);
+	f[1].flags = 0; /* the flags are part of the identity */
+	s2 = mf_mrun_add_stack(&a, f, 2);
+	assert_int_equal(s2, 2);
+	assert_int_equal(a.nstacks, 3);
+	assert_int_equal(a.nframes, 7);
+	assert_int_equal(mf_mframe_lookup(&a.frames[a.stacks[s0].first + 1]), 0x1fff);
+	assert_int_equal(mf_mframe_lookup(&a.frames[a.stacks[s2].first + 1]), 0x2000);
+	smp = mf_mrun_add_sample(&a);
+	assert_int_equal(smp->stack, MF_STACK_NONE);
+	smp->stack = s0;
+	smp->mod = ma;
+	/* Many distinct stacks: the table grows and still finds each. */
+	for (uint64_t i = 0; i < 1000; i++) {
+		f[0].off = 0x10000 + i;
+		assert_int_equal(mf_mrun_add_stack(&a, f, 1), 3 + i);
+	}
+	for (uint64_t i = 0; i < 1000; i++) {
+		f[0].off = 0x10000 + i;
+		assert_int_equal(mf_mrun_add_stack(&a, f, 1), 3 + i);
+	}
+	/* b has another module first: a's stacks land with b's module indexes. */
+	mb = mf_mrun_module(&b, "/lib/other.so");
+	assert_int_equal(mb, 0);
+	assert_int_equal(mf_mrun_merge(&b, &a), 0);
+	assert_int_equal(b.nstacks, a.nstacks);
+	assert_int_equal(b.nsamples, 1);
+	assert_int_equal(b.samples[0].stack, 0);
+	assert_int_equal(b.frames[b.stacks[0].first].mod, 1);
+	assert_int_equal(b.frames[b.stacks[0].first + 2].mod, MF_MOD_NONE);
+	assert_int_equal(b.frames[b.stacks[0].first + 2].flags, MF_FR_UNKNOWN);
+	/* Merging again adds no stack. */
+	assert_int_equal(mf_mrun_merge(&b, &a), 0);
+	assert_int_equal(b.nstacks, a.nstacks);
+	assert_int_equal(b.samples[1].stack, 0);
+	mf_mrun_free(&a);
+	mf_mrun_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1295,6 +1353,7 @@ int main(void)
 		cmocka_unit_test(byte_swapped),      cmocka_unit_test(records_split),
 		cmocka_unit_test(bad_record),        cmocka_unit_test(write_errors),
 		cmocka_unit_test(hostile_paths),     cmocka_unit_test(run_identity),
+		cmocka_unit_test(stacks_interned),
 	};
 	/* The records' layout: what set_settings gives the run. */
 	g_st = ST;

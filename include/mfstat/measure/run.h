@@ -97,6 +97,28 @@ struct mf_msample {
 	uint64_t off;    /* file offset of ip in the module (ip - map start + pgoff) */
 	uint64_t vaddr;  /* module-relative ELF virtual address (after mf_mrun_finish) */
 	uint32_t flags;  /* MF_MS_* */
+	uint32_t stack;  /* index in run->stacks (its call chain), or MF_STACK_NONE */
+};
+
+#define MF_STACK_NONE UINT32_MAX
+
+enum {
+	MF_FR_RETURN = 1, /* a return address: named by the byte before it (vaddr - 1), the call site */
+	MF_FR_KERNEL = 2, /* a kernel address: mod is MF_MOD_NONE and off the absolute address */
+	MF_FR_UNKNOWN = 4 /* the chain could not be followed past here: shown as "[unknown]", no address */
+};
+
+/* One frame of a call chain, resolved to its module like a sample's ip. */
+struct mf_mframe {
+	uint32_t mod;   /* index in run->mods, or MF_MOD_NONE (kernel, unmapped, unknown) */
+	uint32_t flags; /* MF_FR_* */
+	uint64_t off;   /* file offset in the module (absolute address when mod is MF_MOD_NONE) */
+	uint64_t vaddr; /* module-relative ELF virtual address (after mf_mrun_finish) */
+};
+
+/* A distinct call chain: frames run->frames[first .. first + n), leaf first (the sampled ip is frame 0). */
+struct mf_mstack {
+	uint32_t first, n;
 };
 
 enum { MF_SYM_INLINE = 1 /* the address lies in code inlined from another function: line approximate */ };
@@ -168,6 +190,12 @@ struct mf_mrun {
 	uint64_t sample_type; /* perf_event_attr.sample_type of every sampled stream */
 	bool sample_id_all;
 
+	/* call chains (measure -g): "" none, "fp" (the kernel's frame-pointer walk) or "dwarf" (unwound) */
+	char call_graph[8];
+	uint32_t stack_size;    /* dwarf: bytes of user stack copied per sample */
+	uint32_t max_stack;     /* deepest chain asked for (0: the kernel's limit) */
+	uint64_t unwind_failed; /* dwarf: samples whose chain stops early (ends in an [unknown] frame) */
+
 	/* what happened */
 	uint64_t lost;         /* records lost (PERF_RECORD_LOST sums) */
 	uint64_t lost_samples; /* PERF_RECORD_LOST_SAMPLES sums */
@@ -189,6 +217,10 @@ struct mf_mrun {
 	struct mf_mthread *threads;
 	size_t nsamples;
 	struct mf_msample *samples;
+	size_t nstacks;
+	struct mf_mstack *stacks; /* distinct chains (interned by mf_mrun_add_stack) */
+	size_t nframes;
+	struct mf_mframe *frames; /* the stacks' frames */
 	size_t nsyms;
 	struct mf_msym *syms; /* sorted by (mod, addr) after mf_mrun_sort_syms */
 	size_t nsrc;
@@ -220,6 +252,17 @@ struct mf_mcount *mf_mrun_add_count(struct mf_mrun *run);
 struct mf_msample *mf_mrun_add_sample(struct mf_mrun *run);
 struct mf_msym *mf_mrun_add_sym(struct mf_mrun *run);
 struct mf_msrc *mf_mrun_add_src(struct mf_mrun *run);
+/*
+ * The index of the stack of these n frames (leaf first), added if new: equal
+ * chains share one index (compared by mod, flags and off).  MF_STACK_NONE on
+ * ENOMEM or n == 0.
+ */
+uint32_t mf_mrun_add_stack(struct mf_mrun *run, const struct mf_mframe *frames, size_t n);
+/* The address to name frame f by: its vaddr, less one for a return address (the call instruction). */
+static inline uint64_t mf_mframe_lookup(const struct mf_mframe *f)
+{
+	return (f->flags & MF_FR_RETURN) && f->vaddr ? f->vaddr - 1 : f->vaddr;
+}
 /* The module of this path, added if new (name = basename; special when path starts with '[' or "//anon"); MF_MOD_NONE on ENOMEM. */
 uint32_t mf_mrun_module(struct mf_mrun *run, const char *path);
 /* The thread tid, added if new; comm replaced when given. */
@@ -229,7 +272,7 @@ int mf_mrun_stream_by_id(const struct mf_mrun *run, uint64_t id);
 
 /* Module-relative ELF virtual address of a file offset in module m (identity without loads). */
 uint64_t mf_mrun_vaddr(const struct mf_mrun *run, uint32_t mod, uint64_t off);
-/* Sets every sample's vaddr from its off and its module's loads. */
+/* Sets every sample's and frame's vaddr from its off and its module's loads. */
 void mf_mrun_finish(struct mf_mrun *run);
 /* Sorts syms and src and drops duplicate syms (same mod and addr). */
 void mf_mrun_sort_syms(struct mf_mrun *run);

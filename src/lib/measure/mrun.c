@@ -21,6 +21,10 @@ struct mf_mrun_priv {
 	size_t nslot;
 	/* capacities of the run's arrays */
 	size_t cap_streams, cap_counts, cap_mods, cap_threads, cap_samples, cap_syms, cap_src;
+	size_t cap_stacks, cap_frames;
+	/* interned stacks: open addressing, index + 1, 0 empty */
+	uint32_t *stslot;
+	size_t nstslot;
 	struct mf_mrun_decoder decoder;
 };
 
@@ -60,7 +64,10 @@ void mf_mrun_free(struct mf_mrun *run)
 	free(run->samples);
 	free(run->syms);
 	free(run->src);
+	free(run->stacks);
+	free(run->frames);
 	if (run->priv) {
+		free(run->priv->stslot);
 		if (run->priv->decoder.state && run->priv->decoder.free_state)
 			run->priv->decoder.free_state(run->priv->decoder.state);
 		for (i = 0; i < run->priv->nstr; i++)
@@ -210,7 +217,98 @@ struct mf_mcount *mf_mrun_add_count(struct mf_mrun *run)
 
 struct mf_msample *mf_mrun_add_sample(struct mf_mrun *run)
 {
-	return ADD(run, samples, cap_samples);
+	struct mf_msample *s = ADD(run, samples, cap_samples);
+	if (s)
+		s->stack = MF_STACK_NONE;
+	return s;
+}
+
+static uint64_t stack_hash(const struct mf_mframe *f, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		h = (h ^ f[i].mod) * 0x100000001b3ull;
+		h = (h ^ f[i].flags) * 0x100000001b3ull;
+		h = (h ^ f[i].off) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h ^ n;
+}
+
+static bool stack_equal(const struct mf_mrun *run, uint32_t k, const struct mf_mframe *f, size_t n)
+{
+	const struct mf_mstack *st = &run->stacks[k];
+	size_t i;
+	if (st->n != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct mf_mframe *g = &run->frames[st->first + i];
+		if (g->mod != f[i].mod || g->flags != f[i].flags || g->off != f[i].off)
+			return false;
+	}
+	return true;
+}
+
+static int stack_rehash(struct mf_mrun *run, size_t nslot)
+{
+	uint32_t *s = calloc(nslot, sizeof(*s));
+	size_t i;
+	if (!s)
+		return -1;
+	for (i = 0; i < run->nstacks; i++) {
+		const struct mf_mstack *st = &run->stacks[i];
+		size_t j = stack_hash(run->frames + st->first, st->n) & (nslot - 1);
+		while (s[j])
+			j = (j + 1) & (nslot - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(run->priv->stslot);
+	run->priv->stslot = s;
+	run->priv->nstslot = nslot;
+	return 0;
+}
+
+uint32_t mf_mrun_add_stack(struct mf_mrun *run, const struct mf_mframe *frames, size_t n)
+{
+	struct mf_mrun_priv *p;
+	struct mf_mstack *st;
+	size_t j, i;
+	if (!n || n > UINT32_MAX || ensure_priv(run) || run->nstacks >= UINT32_MAX - 1)
+		return MF_STACK_NONE;
+	p = run->priv;
+	if ((run->nstacks + 1) * 2 > p->nstslot && stack_rehash(run, p->nstslot ? p->nstslot * 2 : 256))
+		return MF_STACK_NONE;
+	j = stack_hash(frames, n) & (p->nstslot - 1);
+	while (p->stslot[j]) {
+		if (stack_equal(run, p->stslot[j] - 1, frames, n))
+			return p->stslot[j] - 1;
+		j = (j + 1) & (p->nstslot - 1);
+	}
+	if (run->nframes + n > UINT32_MAX)
+		return MF_STACK_NONE;
+	if (run->nframes + n > p->cap_frames) {
+		size_t nc = p->cap_frames ? p->cap_frames : 256;
+		struct mf_mframe *nf;
+		while (nc < run->nframes + n)
+			nc *= 2;
+		if (!(nf = realloc(run->frames, nc * sizeof(*nf))))
+			return MF_STACK_NONE;
+		run->frames = nf;
+		p->cap_frames = nc;
+	}
+	if (!(st = ADD(run, stacks, cap_stacks)))
+		return MF_STACK_NONE;
+	st->first = (uint32_t)run->nframes;
+	st->n = (uint32_t)n;
+	for (i = 0; i < n; i++) {
+		run->frames[run->nframes + i] = frames[i];
+		run->frames[run->nframes + i].vaddr =
+			frames[i].mod == MF_MOD_NONE ? frames[i].off : mf_mrun_vaddr(run, frames[i].mod, frames[i].off);
+	}
+	run->nframes += n;
+	p->stslot[j] = (uint32_t)run->nstacks;
+	return (uint32_t)run->nstacks - 1;
 }
 
 struct mf_msym *mf_mrun_add_sym(struct mf_mrun *run)
@@ -299,6 +397,10 @@ void mf_mrun_finish(struct mf_mrun *run)
 	for (i = 0; i < run->nsamples; i++) {
 		struct mf_msample *s = &run->samples[i];
 		s->vaddr = s->mod == MF_MOD_NONE ? s->ip : mf_mrun_vaddr(run, s->mod, s->off);
+	}
+	for (i = 0; i < run->nframes; i++) {
+		struct mf_mframe *f = &run->frames[i];
+		f->vaddr = f->mod == MF_MOD_NONE ? f->off : mf_mrun_vaddr(run, f->mod, f->off);
 	}
 }
 
@@ -405,13 +507,18 @@ void mf_mrun_identity(const struct mf_mrun *run, char *buf, size_t n)
 
 int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src)
 {
-	uint32_t *mmap_ = NULL, *smap = NULL;
-	size_t i, j;
+	uint32_t *mmap_ = NULL, *smap = NULL, *stmap = NULL;
+	struct mf_mframe *fr = NULL;
+	size_t i, j, maxn = 1;
 	int rc = MF_ENOMEM;
 
 	mmap_ = calloc(src->nmods + 1, sizeof(*mmap_));
 	smap = calloc(src->nstreams + 1, sizeof(*smap));
-	if (!mmap_ || !smap)
+	stmap = calloc(src->nstacks + 1, sizeof(*stmap));
+	for (i = 0; i < src->nstacks; i++)
+		maxn = src->stacks[i].n > maxn ? src->stacks[i].n : maxn;
+	fr = malloc(maxn * sizeof(*fr));
+	if (!mmap_ || !smap || !stmap || !fr)
 		goto out;
 	for (i = 0; i < src->nmods; i++) {
 		const struct mf_mmod *m = &src->mods[i];
@@ -474,6 +581,16 @@ int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src)
 		if (!mf_mrun_thread(dst, t->pid, t->tid, t->comm))
 			goto out;
 	}
+	for (i = 0; i < src->nstacks; i++) {
+		const struct mf_mstack *st = &src->stacks[i];
+		for (j = 0; j < st->n; j++) {
+			fr[j] = src->frames[st->first + j];
+			if (fr[j].mod != MF_MOD_NONE)
+				fr[j].mod = fr[j].mod < src->nmods ? mmap_[fr[j].mod] : MF_MOD_NONE;
+		}
+		if ((stmap[i] = mf_mrun_add_stack(dst, fr, st->n)) == MF_STACK_NONE)
+			goto out;
+	}
 	for (i = 0; i < src->nsamples; i++) {
 		struct mf_msample *s = mf_mrun_add_sample(dst);
 		if (!s)
@@ -481,6 +598,7 @@ int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src)
 		*s = src->samples[i];
 		s->mod = s->mod == MF_MOD_NONE ? MF_MOD_NONE : mmap_[s->mod];
 		s->stream = smap[s->stream < src->nstreams ? s->stream : 0];
+		s->stack = s->stack < src->nstacks ? stmap[s->stack] : MF_STACK_NONE;
 	}
 	for (i = 0; i < src->nsyms; i++) {
 		const struct mf_msym *y = &src->syms[i];
@@ -509,6 +627,9 @@ int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src)
 	dst->unthrottles += src->unthrottles;
 	dst->unknown_records += src->unknown_records;
 	dst->unmapped += src->unmapped;
+	dst->unwind_failed += src->unwind_failed;
+	if (!dst->call_graph[0])
+		memcpy(dst->call_graph, src->call_graph, sizeof(dst->call_graph));
 	dst->wall_s += src->wall_s;
 	dst->user_s += src->user_s;
 	dst->sys_s += src->sys_s;
@@ -518,5 +639,7 @@ int mf_mrun_merge(struct mf_mrun *dst, const struct mf_mrun *src)
 out:
 	free(mmap_);
 	free(smap);
+	free(stmap);
+	free(fr);
 	return rc;
 }
