@@ -13,6 +13,7 @@
 #include <elfutils/libdwfl.h>
 #include <signal.h>
 #include <sys/time.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include "testutil.h"
@@ -484,6 +485,60 @@ static void test_live_timer_nofp(void **state)
 	timer_case("nofp", drive_nofp);
 }
 
+static void hook_vdso(void)
+{
+	struct timespec ts;
+	for (int i = 0; i < 20000; i++)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Samples in the vDSO (clock_gettime): unwound with this process's copy of it, into their callers. */
+static void test_live_vdso(void **state)
+{
+	const char *want[] = {"hook_vdso", "uw_fp_leaf", "uw_fp_mid", "uw_fp_top", "drive_fp"};
+	struct itimerval on = {{0, 1000}, {0, 1000}}, off = {{0, 0}, {0, 0}};
+	uint64_t ips[MAXF], vlo = 0, vhi = 0;
+	const char *names[MAXF];
+	struct mf_unwind *u = x86_unwinder();
+	Dwfl *d = self_dwfl();
+	int in_vdso = 0;
+	long rounds;
+	(void)state;
+	for (size_t i = 0; i < self_maps.n; i++)
+		if (self_maps.m[i].path && strcmp(self_maps.m[i].path, "[vdso]") == 0) {
+			vlo = self_maps.m[i].start;
+			vhi = vlo + self_maps.m[i].len;
+		}
+	if (!vlo)
+		skip();
+	ntaken = 0;
+	timer_on = 1;
+	setitimer(ITIMER_PROF, &on, NULL);
+	for (rounds = 0; ntaken < NTIMER && rounds < 100000; rounds++)
+		drive_fp(0, hook_vdso);
+	setitimer(ITIMER_PROF, &off, NULL);
+	timer_on = 0;
+	assert_int_equal(ntaken, NTIMER);
+	for (int k = 0; k < NTIMER; k++) {
+		struct mf_unwind_sample s = live_sample(&timer_snaps[k], 1);
+		size_t n = 0;
+		int rc = mf_unwind_sample(u, &s, ips, MAXF, &n);
+		if (ips[0] < vlo || ips[0] >= vhi)
+			continue;
+		in_vdso++;
+		names_of(d, ips, n, names);
+		if (find_run(names, n, want, 5) < 0)
+			print_chain("vdso sample", names, n);
+		assert_true(rc == 0 || rc == 1);
+		assert_true(find_run(names, n, want, 5) > 0);
+	}
+	fprintf(stderr, "%d of %d samples in the vDSO\n", in_vdso, NTIMER);
+	assert_true(in_vdso > 0);
+	dwfl_end(d);
+	mf_unwind_free(u);
+}
+
 /* Sessions: reused per (pid, maps_gen), rebuilt when the generation changes, one per process. */
 static void test_sessions(void **state)
 {
@@ -588,14 +643,22 @@ static void test_hostile(void **state)
 		{.start = 0x20000, .len = 0x1000, .path = "/etc/passwd", .exec = true},
 		{.start = 0x30000, .len = 0x1000, .path = s390prog, .exec = true},
 		{.start = 0x40000, .len = 0x1000, .path = "/nonexistent/mfstat/lib.so", .exec = true},
-		{.start = 0x50000, .len = 0x1000, .path = "[vdso]", .exec = true},
+		{.start = 0x50000, .len = 0x1000, .path = "[heap]", .exec = true},
+		{.start = 0x60000, .len = 0x1000, .path = "[vdso]", .exec = true},
 	};
 	s = live_sample(&full_snap, 1);
 	s.pid = 4242;
 	s.maps = bad;
-	s.nmaps = sizeof(bad) / sizeof(bad[0]);
+	s.nmaps = sizeof(bad) / sizeof(bad[0]) - 1;
+	/* no module to unwind with: the pc only */
 	assert_int_equal(mf_unwind_sample(u, &s, ips, MAXF, &n), 1);
 	assert_int_equal(n, 1);
+	assert_int_equal(ips[0], pc);
+	/* with the vDSO (not where the pc is): libdw's frame-pointer fallback at most, then stopped early */
+	s.nmaps++;
+	s.maps_gen++;
+	assert_int_equal(mf_unwind_sample(u, &s, ips, MAXF, &n), 1);
+	assert_true(n >= 1);
 	assert_int_equal(ips[0], pc);
 	mf_unwind_free(u);
 }
@@ -621,6 +684,7 @@ SKIP_ON_OTHER_HOSTS(test_live_raise_fp)
 SKIP_ON_OTHER_HOSTS(test_live_raise_nofp)
 SKIP_ON_OTHER_HOSTS(test_live_timer_fp)
 SKIP_ON_OTHER_HOSTS(test_live_timer_nofp)
+SKIP_ON_OTHER_HOSTS(test_live_vdso)
 SKIP_ON_OTHER_HOSTS(test_sessions)
 SKIP_ON_OTHER_HOSTS(test_hostile)
 static struct mf_unwind *x86_unwinder(void)
@@ -778,8 +842,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),           cmocka_unit_test(test_live_raise_fp),
 		cmocka_unit_test(test_live_raise_nofp), cmocka_unit_test(test_live_timer_fp),
-		cmocka_unit_test(test_live_timer_nofp), cmocka_unit_test(test_sessions),
-		cmocka_unit_test(test_hostile),         cmocka_unit_test(test_s390x_recorded),
+		cmocka_unit_test(test_live_timer_nofp), cmocka_unit_test(test_live_vdso),
+		cmocka_unit_test(test_sessions),        cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_s390x_recorded),
 	};
 	return cmocka_run_group_tests(tests, live_setup, live_teardown);
 }

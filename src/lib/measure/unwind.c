@@ -13,7 +13,9 @@
  *   the architecture table (unwind_arch.c), memory_read serves the copied
  *   stack and otherwise words of the mapped files (one descriptor per file,
  *   opened on first use), byte-swapped when the recording was of the other
- *   byte order;
+ *   byte order; the [vdso] mapping is read from this process's own vDSO (a
+ *   memfd copy), the same image the kernel maps into every process of its
+ *   architecture, so a sample in clock_gettime unwinds into its caller;
  * - the walk ends normally when libdw finds the outermost frame (its return
  *   address undefined, or zero), or when it fails in the function holding an
  *   executable's entry point (_start); it stopped early (return 1) when it
@@ -26,8 +28,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "unwind_arch.h"
@@ -72,6 +77,7 @@ struct uw_session {
 
 struct mf_unwind {
 	const struct mf_unwind_arch_desc *arch;
+	int vdso_fd; /* a memfd of this process's vDSO: -1 not made yet, -2 none (or of another machine) */
 	struct uw_session *sess[MAX_SESSIONS];
 	size_t nsess;
 	uint64_t clock;
@@ -129,7 +135,8 @@ static int session_maps(struct uw_session *ss, const struct mf_unwind_sample *s)
 		goto nomem;
 	for (i = 0; i < s->nmaps; i++) {
 		file_of[i] = SIZE_MAX;
-		if (s->maps[i].path && s->maps[i].path[0] == '/' && s->maps[i].len)
+		if (s->maps[i].path && (s->maps[i].path[0] == '/' || strcmp(s->maps[i].path, "[vdso]") == 0) &&
+		    s->maps[i].len)
 			idx[nidx++] = i;
 	}
 	/* the distinct paths */
@@ -216,6 +223,8 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	const struct uw_map *m = map_of(s, addr);
 	if (m && m->file != SIZE_MAX) {
 		struct uw_file *f = &s->files[m->file];
+		if (f->fd == -1 && f->path[0] != '/')
+			f->fd = -2; /* the vDSO's copy is opened with the session, or there is none */
 		if (f->fd == -1) {
 			f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
 			if (f->fd < 0)
@@ -274,23 +283,80 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_debuginfo = dwfl_build_id_find_debuginfo,
 };
 
-/* An fd of path when it is a 64-bit ELF file for machine, else -1. */
-static int open_elf_for(const char *path, uint16_t machine)
+/* Whether fd holds a 64-bit ELF file for machine. */
+static bool elf_for(int fd, uint16_t machine)
 {
 	unsigned char h[EI_NIDENT + 4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG) != 0 ||
+	    h[EI_CLASS] != ELFCLASS64 || (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB))
+		return false;
+	/* e_machine follows e_type (2 bytes) after e_ident, in the file's byte order */
+	return machine == (h[EI_DATA] == ELFDATA2LSB ? (uint16_t)(h[EI_NIDENT + 2] | h[EI_NIDENT + 3] << 8)
+						     : (uint16_t)(h[EI_NIDENT + 2] << 8 | h[EI_NIDENT + 3]));
+}
+
+/*
+ * A memfd holding this process's vDSO image, or -1.  Its extent is the
+ * furthest byte its headers, segments and section headers name.
+ */
+static int vdso_memfd(void)
+{
+	const unsigned char *img = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	ElfW(Ehdr) eh;
+	size_t size, i, done = 0;
+	int fd;
+	if (!img)
 		return -1;
-	if (pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) && memcmp(h, ELFMAG, SELFMAG) == 0 &&
-	    h[EI_CLASS] == ELFCLASS64 && (h[EI_DATA] == ELFDATA2LSB || h[EI_DATA] == ELFDATA2MSB)) {
-		/* e_machine follows e_type (2 bytes) after e_ident, in the file's byte order */
-		uint16_t m = h[EI_DATA] == ELFDATA2LSB ? (uint16_t)(h[EI_NIDENT + 2] | h[EI_NIDENT + 3] << 8)
-						       : (uint16_t)(h[EI_NIDENT + 2] << 8 | h[EI_NIDENT + 3]);
-		if (m == machine)
-			return fd;
+	memcpy(&eh, img, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)))
+		return -1;
+	size = eh.e_phoff + (size_t)eh.e_phnum * sizeof(ElfW(Phdr));
+	if (eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize > size)
+		size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	for (i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph;
+		memcpy(&ph, img + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_offset + ph.p_filesz > size)
+			size = ph.p_offset + ph.p_filesz;
 	}
-	close(fd);
-	return -1;
+	if (size > (16u << 20))
+		return -1;
+	fd = memfd_create("mfstat-unwind-vdso", MFD_CLOEXEC);
+	while (fd >= 0 && done < size) {
+		ssize_t w = write(fd, img + done, size - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return fd;
+}
+
+/* An fd of file f when it is an ELF file of the unwinder's machine, else -1. */
+static int open_elf_for(struct mf_unwind *u, const struct uw_file *f)
+{
+	uint16_t machine = u->arch->pub.e_machine;
+	int fd;
+	if (f->path[0] == '[') {
+		if (u->vdso_fd == -1) {
+			u->vdso_fd = vdso_memfd();
+			if (u->vdso_fd < 0 || !elf_for(u->vdso_fd, machine)) {
+				if (u->vdso_fd >= 0)
+					close(u->vdso_fd);
+				u->vdso_fd = -2;
+			}
+		}
+		return u->vdso_fd >= 0 ? fcntl(u->vdso_fd, F_DUPFD_CLOEXEC, 0) : -1;
+	}
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !elf_for(fd, machine)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 static int session_build(struct mf_unwind *u, const struct mf_unwind_sample *s, struct uw_session **out)
@@ -317,9 +383,14 @@ static int session_build(struct mf_unwind *u, const struct mf_unwind_sample *s, 
 		if (!f->exec || f->map == SIZE_MAX)
 			continue;
 		m = &ss->maps[f->map];
-		fd = open_elf_for(f->path, u->arch->pub.e_machine);
+		fd = open_elf_for(u, f);
 		if (fd < 0)
 			continue;
+		/* the vDSO is no file to open by its name: memory_read reads the copy */
+		if (f->path[0] == '[') {
+			int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+			ss->files[i].fd = copy >= 0 ? copy : -2;
+		}
 		/* ET_DYN: the load bias; libdwfl ignores it for ET_EXEC.  The fd is libdwfl's on success. */
 		if (dwfl_report_elf(ss->dwfl, f->path, f->path, fd, m->start - m->pgoff, false))
 			any = true;
@@ -471,6 +542,7 @@ int mf_unwind_new(struct mf_unwind **out, const struct mf_unwind_arch *arch, str
 	if (!u)
 		return mf_error_nomem(err, NULL, 0, "creating the unwinder");
 	u->arch = a;
+	u->vdso_fd = -1;
 	*out = u;
 	return 0;
 }
@@ -490,5 +562,7 @@ void mf_unwind_free(struct mf_unwind *u)
 		return;
 	for (i = 0; i < u->nsess; i++)
 		session_free(u->sess[i]);
+	if (u->vdso_fd >= 0)
+		close(u->vdso_fd);
 	free(u);
 }
