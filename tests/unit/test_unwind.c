@@ -438,6 +438,7 @@ static void timer_case(const char *variant, void (*drive)(uint64_t, void (*)(voi
 	struct mf_unwind *u = x86_unwinder();
 	Dwfl *d = self_dwfl();
 	long rounds;
+	int in_chain = 0;
 
 	ntaken = 0;
 	timer_on = 1;
@@ -456,15 +457,19 @@ static void timer_case(const char *variant, void (*drive)(uint64_t, void (*)(voi
 		assert_true(n >= 1);
 		total += n;
 		names_of(d, ips, n, names);
-		/* the sampled function is one of the chain, then exactly its callers up to the driver */
+		/* a sample in one of the chain's functions: exactly its callers up to the driver follow */
 		for (at = 0; at < 4 && strcmp(names[0], chain[at]) != 0; at++)
 			;
-		if (at == 4 || n < 4 - at || find_run(names, 4 - at, chain + at, 4 - at) != 0)
+		if (at == 4)
+			continue; /* the timer hit this loop (or the signal return) between two calls */
+		in_chain++;
+		if (n < 4 - at || find_run(names, 4 - at, chain + at, 4 - at) != 0)
 			print_chain("timer sample", names, n);
-		assert_true(at < 4);
 		assert_true(n >= 4 - at);
 		assert_int_equal(find_run(names, 4 - at, chain + at, 4 - at), 0);
 	}
+	/* the chain takes nearly all the CPU time: most samples are in it */
+	assert_true(in_chain >= NTIMER / 2);
 	/* one process, one generation of its maps: one session for all the samples */
 	mf_unwind_counts(u, &sessions, &frames);
 	assert_int_equal(sessions, 1);
