@@ -5,9 +5,10 @@
  * registers and a copy of its stack, as PERF_SAMPLE_REGS_USER and
  * PERF_SAMPLE_STACK_USER would hold them) through a known chain built with
  * and without frame pointers (unwind_chain.c), named with libdwfl's symbol
- * look-up; recorded s390x samples (tests/data/unwind/s390x, big-endian)
- * unwound here with libdw's s390 backend; chains cut short, hostile samples,
- * and the work bound (sessions reused per process and maps generation).
+ * look-up; samples in the vDSO; recorded s390x (big-endian) and aarch64
+ * samples (tests/data/unwind/) unwound here with libdw's s390 and aarch64
+ * backends; chains cut short, hostile samples, and the work bound (sessions
+ * reused per process and maps generation).
  */
 #include <elf.h>
 #include <elfutils/libdwfl.h>
@@ -701,19 +702,34 @@ static struct mf_unwind *x86_unwinder(void)
 }
 #endif
 
-/* ---- recorded s390x samples ------------------------------------------------ */
+/* ---- recorded s390x and aarch64 samples ------------------------------------- */
 
-struct s390_snap {
-	uint64_t caller, regs[17]; /* r0..r15, pc: perf registers 0..15 and 33 */
+/*
+ * A fixture of tests/data/unwind/ARCH: snapshots.bin holds records of u64
+ * numbers in the recording machine's byte order (the caller, nvals register
+ * values, n) and n bytes of stack; maps.txt the guest's maps; expected.txt
+ * the chain of each.
+ */
+struct fixture {
+	const char *arch;
+	bool big_endian;
+	unsigned nvals; /* register values in a record */
+	uint64_t mask;  /* their perf registers, once in perf order */
+	bool pc_first;  /* s390x's records hold the pc first, perf order puts it last (33) */
+	unsigned nsnap; /* snapshots in the file */
+};
+
+struct rsnap {
+	uint64_t caller, regs[40];
 	const unsigned char *stack;
 	uint64_t size;
 };
 
-static uint64_t be64(const unsigned char *p)
+static uint64_t u64_of(const unsigned char *p, bool big)
 {
 	uint64_t v = 0;
 	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
+		v = big ? v << 8 | p[i] : v | (uint64_t)p[i] << (8 * i);
 	return v;
 }
 
@@ -735,35 +751,39 @@ static unsigned char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static void test_s390x_recorded(void **state)
+static void recorded_case(const struct fixture *fx)
 {
 	char dir[4200], path[4400], prog[4400];
-	size_t len, at = 0, nsnap = 0, elen;
-	struct s390_snap snaps[32];
+	size_t len, at = 0, nsnap = 0, elen, rec = 8 * (2 + (size_t)fx->nvals);
+	struct rsnap snaps[32];
 	struct maps mp;
 	struct mf_unwind *u = NULL;
 	struct mf_error err;
-	uint64_t ips[MAXF], sessions, frames, total = 0;
+	uint64_t ips[MAXF], sessions, frames, total = 0, pc;
 	const char *names[MAXF];
-	(void)state;
+	const struct mf_unwind_arch *arch = mf_unwind_arch_by_name(fx->arch);
+	bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
-	snprintf(dir, sizeof(dir), "%s/tests/data/unwind/s390x", MFSTAT_SOURCE_DIR);
+	assert_non_null(arch);
+	assert_int_equal(__builtin_popcountll(fx->mask), fx->nvals);
+	snprintf(dir, sizeof(dir), "%s/tests/data/unwind/%s", MFSTAT_SOURCE_DIR, fx->arch);
 	snprintf(prog, sizeof(prog), "%s/prog", dir);
 	snprintf(path, sizeof(path), "%s/snapshots.bin", dir);
 	unsigned char *data = slurp(path, &len);
-	while (at + 19 * 8 <= len && nsnap < 32) {
-		struct s390_snap *z = &snaps[nsnap++];
-		z->caller = be64(data + at);
-		z->regs[16] = be64(data + at + 8);
-		for (int i = 0; i < 16; i++)
-			z->regs[i] = be64(data + at + 16 + 8 * i);
-		z->size = be64(data + at + 144);
-		z->stack = data + at + 152;
-		assert_true(z->size <= len - at - 152);
-		at += 152 + z->size;
+	while (at + rec <= len && nsnap < 32) {
+		struct rsnap *z = &snaps[nsnap++];
+		z->caller = u64_of(data + at, fx->big_endian);
+		for (unsigned i = 0; i < fx->nvals; i++) {
+			unsigned to = fx->pc_first ? (i == 0 ? fx->nvals - 1 : i - 1) : i;
+			z->regs[to] = u64_of(data + at + 8 + 8 * i, fx->big_endian);
+		}
+		z->size = u64_of(data + at + rec - 8, fx->big_endian);
+		z->stack = data + at + rec;
+		assert_true(z->size <= len - at - rec);
+		at += rec + z->size;
 	}
 	assert_int_equal(at, len);
-	assert_int_equal(nsnap, 10);
+	assert_int_equal(nsnap, fx->nsnap);
 	snprintf(path, sizeof(path), "%s/maps.txt", dir);
 	maps_load(&mp, path, "prog", prog);
 	snprintf(path, sizeof(path), "%s/expected.txt", dir);
@@ -774,17 +794,17 @@ static void test_s390x_recorded(void **state)
 	assert_non_null(dwfl_report_offline(d, "prog", prog, -1));
 	assert_int_equal(dwfl_report_end(d, NULL, NULL), 0);
 
-	assert_int_equal(mf_unwind_new(&u, mf_unwind_arch_by_name("s390x"), &err), 0);
+	assert_int_equal(mf_unwind_new(&u, arch, &err), 0);
 	line = strtok_r(expected, "\n", &save);
 	for (size_t k = 0; k < nsnap; k++, line = strtok_r(NULL, "\n", &save)) {
 		struct mf_unwind_sample s = {.pid = 1,
 					     .tid = 1,
 					     .abi = 2,
 					     .regs = snaps[k].regs,
-					     .regs_mask = 0xffffULL | 1ULL << 33,
+					     .regs_mask = fx->mask,
 					     .stack = snaps[k].stack,
 					     .stack_size = snaps[k].size,
-					     .other_endian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+					     .other_endian = fx->big_endian != host_big,
 					     .maps = mp.m,
 					     .nmaps = mp.n,
 					     .maps_gen = 1};
@@ -797,15 +817,16 @@ static void test_s390x_recorded(void **state)
 			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "", names[i]);
 		assert_string_equal(got, line);
 		assert_int_equal(rc, 0);
-		assert_int_equal(ips[0], snaps[k].regs[16]);
+		assert_true(mf_unwind_perf_reg(snaps[k].regs, fx->mask, arch->pc_reg, &pc));
+		assert_int_equal(ips[0], pc);
 		total += n;
 
 		/* cut inside the chain: the frames found, then "stopped early" */
 		if (k == 0) {
-			s.stack_size = 200;
+			s.stack_size = 16;
 			rc = mf_unwind_sample(u, &s, ips, MAXF, &n);
 			names_of(d, ips, n, names);
-			print_chain("s390x cut", names, n);
+			print_chain("cut", names, n);
 			assert_int_equal(rc, 1);
 			assert_true(n >= 1 && n < 5);
 			assert_string_equal(names[0], "spin");
@@ -819,9 +840,11 @@ static void test_s390x_recorded(void **state)
 	mf_unwind_free(u);
 	u = x86_unwinder();
 	{
-		uint64_t regs20[X86_NREGS] = {0};
-		regs20[7] = snaps[0].regs[15];
-		regs20[8] = snaps[0].regs[16];
+		uint64_t regs20[X86_NREGS] = {0}, sp;
+		assert_true(mf_unwind_perf_reg(snaps[0].regs, fx->mask, arch->sp_reg, &sp));
+		assert_true(mf_unwind_perf_reg(snaps[0].regs, fx->mask, arch->pc_reg, &pc));
+		regs20[7] = sp;
+		regs20[8] = pc;
 		struct mf_unwind_sample s = {.pid = 1,
 					     .abi = 2,
 					     .regs = regs20,
@@ -842,6 +865,32 @@ static void test_s390x_recorded(void **state)
 	maps_free(&mp);
 }
 
+/* s390x, big-endian, recorded under qemu-s390x: r0..r15 and the PSW address (perf registers 0..15, 33) */
+static void test_s390x_recorded(void **state)
+{
+	const struct fixture fx = {.arch = "s390x",
+				   .big_endian = true,
+				   .nvals = 17,
+				   .mask = 0xffffULL | 1ULL << 33,
+				   .pc_first = true,
+				   .nsnap = 10};
+	(void)state;
+	recorded_case(&fx);
+}
+
+/* aarch64, little-endian, recorded under qemu-aarch64: x0..x30, sp, pc (perf registers 0..32); spin keeps
+ * its return address in x30, so the first step reads the link register, not the stack */
+static void test_aarch64_recorded(void **state)
+{
+	const struct fixture fx = {.arch = "aarch64",
+				   .big_endian = false,
+				   .nvals = 33,
+				   .mask = (1ULL << 33) - 1,
+				   .nsnap = 11};
+	(void)state;
+	recorded_case(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -849,7 +898,7 @@ int main(void)
 		cmocka_unit_test(test_live_raise_nofp), cmocka_unit_test(test_live_timer_fp),
 		cmocka_unit_test(test_live_timer_nofp), cmocka_unit_test(test_live_vdso),
 		cmocka_unit_test(test_sessions),        cmocka_unit_test(test_hostile),
-		cmocka_unit_test(test_s390x_recorded),
+		cmocka_unit_test(test_s390x_recorded),  cmocka_unit_test(test_aarch64_recorded),
 	};
 	return cmocka_run_group_tests(tests, live_setup, live_teardown);
 }
