@@ -45,6 +45,7 @@ static const char css[] =
 	"svg.flame g.f rect{stroke:#fff;stroke-width:.5}"
 	"svg.flame g.f:hover rect{stroke:#000;stroke-width:1}"
 	"svg.flame g.f{cursor:pointer}"
+	"svg.diff{background:#fff}svg.diff g.f rect{stroke:#999}"
 	"svg text{font-family:monospace;font-size:11px;fill:#000}";
 
 /*
@@ -144,9 +145,12 @@ static void run_facts(struct mf_strbuf *sb, const struct mf_mrun *run, const cha
 	esc(sb, run->call_graph[0] ? run->call_graph : "none (run with -g for call chains)");
 	mf_strbuf_puts(sb, "</dd><dt>Host</dt><dd>");
 	esc(sb, run->host);
-	mf_strbuf_puts(sb, " (");
-	esc(sb, run->arch);
-	mf_strbuf_puts(sb, ")</dd><dt>Program</dt><dd>");
+	if (run->arch[0]) {
+		mf_strbuf_puts(sb, " (");
+		esc(sb, run->arch);
+		mf_strbuf_puts(sb, ")");
+	}
+	mf_strbuf_puts(sb, "</dd><dt>Program</dt><dd>");
 	esc(sb, ex);
 	mf_strbuf_puts(sb, "</dd><dt>Run file</dt><dd>");
 	esc(sb, run->database);
@@ -238,9 +242,9 @@ static void flame_svg(struct mf_strbuf *sb, const struct mf_flame *fl, const cha
 
 	mf_strbuf_init(&t);
 	mf_strbuf_printf(sb,
-			 "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+			 "<svg class=\"flame%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 			 "viewBox=\"0 0 %d %d\" role=\"img\">\n",
-			 SVG_W, h, SVG_W, h);
+			 fl->diff ? " diff" : "", SVG_W, h, SVG_W, h);
 	/* The "all" frame: every sample (the diff: the view's), a click on it zooms out. */
 	mf_strbuf_puts(&t, "all: ");
 	if (fl->diff) {
@@ -472,7 +476,7 @@ static void hot_lines(struct mf_mrep *x, struct mf_strbuf *sb)
 		shown = 0;
 		for (i = 0; i < a->lines.n && shown < TOP_LINES; i++) {
 			const struct mf_agg_row *r = &a->lines.rows[i];
-			if (r->fn != f || !r->metric)
+			if (r->fn != f || !r->metric || !r->file || !r->line)
 				continue;
 			if (!shown)
 				table_head(sb, cols, num);
@@ -481,9 +485,9 @@ static void hot_lines(struct mf_mrep *x, struct mf_strbuf *sb)
 			num_cell(sb, r->pct);
 			num_cell(sb, pct(r->metric, fr->metric));
 			mf_strbuf_printf(sb, "<td>%s", r->approx ? "~" : "");
-			esc(sb, r->file ? base_name(r->file) : "?");
+			esc(sb, base_name(r->file));
 			mf_strbuf_printf(sb, ":%" PRIu32 "</td><td><code>", r->line);
-			if (r->file && r->line && mf_srccache_text(&x->src, r->file, r->line, text, sizeof(text)))
+			if (mf_srccache_text(&x->src, r->file, r->line, text, sizeof(text)))
 				esc(sb, text);
 			mf_strbuf_puts(sb, "</code></td></tr>\n");
 		}
