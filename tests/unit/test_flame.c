@@ -269,6 +269,7 @@ static void diff_one_side(void **state)
 	assert_int_equal(mf_flame_diff(&fl, &fb, &fa, false, false, 0, &e), 0);
 	assert_int_equal(fl.nonly, 1);
 	assert_int_equal(fl.only[0], 0); /* before's "p;gone" */
+	assert_int_equal(fl.only_samples[0], 1);
 	g = node(&fl, "p;gone");
 	assert_true(g != MF_FLAME_NONE);
 	assert_false(fl.nodes[g].drawn);

@@ -49,9 +49,10 @@ struct mf_flame {
 	/* differential layouts */
 	bool diff, absolute, negate;
 	uint64_t total_before, total_after;
-	double max_delta; /* the largest |delta| */
-	size_t nonly;     /* stacks with samples only in the run that does not give the widths */
-	size_t *only;     /* their indexes into the side's fold (before's fold unless negate) */
+	double max_delta;       /* the largest |delta| */
+	size_t nonly;           /* stacks with samples only in the run that does not give the widths */
+	size_t *only;           /* their indexes into the side's fold (before's fold unless negate) */
+	uint64_t *only_samples; /* and their samples (stacks of equal names merged) */
 };
 
 /*

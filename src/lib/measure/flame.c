@@ -200,13 +200,18 @@ int mf_flame_diff(struct mf_flame *fl, const struct mf_fold *before, const struc
 			if (fl->nonly == cap) {
 				size_t c = cap ? cap * 2 : 16;
 				size_t *p = realloc(fl->only, c * sizeof(*p));
-				if (!p) {
+				uint64_t *q;
+				if (p)
+					fl->only = p;
+				q = p ? realloc(fl->only_samples, c * sizeof(*q)) : NULL;
+				if (!q) {
 					free(e);
 					return nomem(err);
 				}
-				fl->only = p;
+				fl->only_samples = q;
 				cap = c;
 			}
+			fl->only_samples[fl->nonly] = negate ? e[i].after : e[i].before;
 			fl->only[fl->nonly++] = i;
 		}
 	}
@@ -236,6 +241,7 @@ void mf_flame_free(struct mf_flame *fl)
 {
 	free(fl->nodes);
 	free(fl->only);
+	free(fl->only_samples);
 	memset(fl, 0, sizeof(*fl));
 }
 

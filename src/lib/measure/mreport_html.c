@@ -621,8 +621,8 @@ int mf_mdiff_html(FILE *fp, const struct mf_mrun *before, const struct mf_mrun *
 			if (fl.only[i] >= side->n)
 				continue;
 			s = &side->stacks[fl.only[i]];
-			mf_strbuf_printf(&sb, "<tr><td class=\"n\">%" PRIu64 "</td>", s->samples);
-			num_cell(&sb, pct(s->samples, side->samples));
+			mf_strbuf_printf(&sb, "<tr><td class=\"n\">%" PRIu64 "</td>", fl.only_samples[i]);
+			num_cell(&sb, pct(fl.only_samples[i], side->samples));
 			mf_strbuf_puts(&sb, "<td><code>");
 			for (j = 0; j < s->n; j++) {
 				if (j)
