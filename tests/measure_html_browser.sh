@@ -8,7 +8,8 @@
 #   rundiff.html  the differential page of the two live run files (-d), with --negate
 # Each screenshot must have the window's size and not be blank (much larger than a blank page's,
 # rendered alongside), and the network log must show no request.  Grep checks: no external URL,
-# nothing loaded (an inline script only, the zoom), a <title> on every frame, names escaped.
+# nothing loaded (an inline script only, the zoom), a <title> on every frame, names escaped; and
+# a click on a frame zooms to it.
 # Skips where Chromium is not installed (.ci/run installs Debian's chromium).
 set -u
 MFSTAT=$1
@@ -96,4 +97,14 @@ for p in profile flame diff rundiff; do
 		{ echo "FAIL: $p: the network log does not show the page being loaded"; fail=1; }
 	echo "$p: rendered ${w}x$h, $size bytes (blank $blank), no network request"
 done
+# The zoom: a click on caller_b (dispatched by a script added to a copy of the page) makes it
+# fill the width and hides caller_a; the DOM after the script tells.
+sed 's|</body></html>|<script>var g=[].slice.call(document.querySelectorAll("g.f")).filter(function(g){return g.getAttribute("data-n")=="caller_b"})[0];g.querySelector("rect").dispatchEvent(new MouseEvent("click",{bubbles:true}));</script></body></html>|' \
+	flame.html >zoom.html
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+	--disable-component-update --disable-sync --disable-extensions --user-data-dir="$tmp/profile-zoom" \
+	--dump-dom "file://$tmp/zoom.html" >zoom.dom 2>zoom.log
+grep -q 'data-n="caller_b"><title>[^<]*</title><rect x="10.00" y="[0-9]*" width="1180.00"' zoom.dom &&
+	grep -q 'data-n="caller_a" style="display: none;"' zoom.dom && echo "zoom: caller_b fills the width, caller_a hidden" ||
+	{ echo "FAIL: a click on caller_b does not zoom to it"; grep 'data-n="caller_[ab]"' zoom.dom | head -3; fail=1; }
 exit $fail
