@@ -431,7 +431,9 @@ static void summaries(struct mf_mrep *x, struct mf_strbuf *sb, const char *what)
 	mf_strbuf_puts(sb, "</tbody></table>\n");
 	cutoff_note(sb, n, a->mods.n, "load modules", "--summary-cutoff");
 
-	mf_strbuf_printf(sb, "<h2>Functions</h2>\n<p class=\"note\">Column Samples: %s; the hottest first.</p>\n",
+	mf_strbuf_printf(sb,
+			 "<h2>Functions</h2>\n<p class=\"note\">Samples: the %s of each function, the hottest "
+			 "first.</p>\n",
 			 what);
 	n = cut_rows(&a->funcs, &x->o.summary);
 	table_head(sb, fcols, fnum);
