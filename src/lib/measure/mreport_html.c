@@ -248,14 +248,8 @@ static void flame_svg(struct mf_strbuf *sb, const struct mf_flame *fl, const cha
 	/* The "all" frame: every sample (the diff: the view's), a click on it zooms out. */
 	mf_strbuf_puts(&t, "all: ");
 	if (fl->diff) {
-		side_figure(&t, fl, fl->total_before, fl->total_before);
-		mf_strbuf_puts(&t, " \xe2\x86\x92 ");
-		side_figure(&t, fl, fl->total_after, fl->total_after);
-		if (fl->absolute) {
-			mf_strbuf_puts(&t, " (");
-			change(&t, fl, (double)fl->total_after - (double)fl->total_before);
-			mf_strbuf_puts(&t, ")");
-		}
+		mf_strbuf_printf(&t, "%" PRIu64 " \xe2\x86\x92 %" PRIu64 " %s", fl->total_before, fl->total_after,
+				 what);
 	} else {
 		mf_strbuf_printf(&t, "%" PRIu64 " %s, 100%%", fl->total, what);
 	}
