@@ -139,6 +139,7 @@ _mfstat()
             case $cmd in
                 report | diff) _mfstat_reply '' 'text csv json html' "$cur" ;;
                 smf) _mfstat_reply '' 'text csv' "$cur" ;;
+                measure) _mfstat_reply '' 'text csv json folded html' "$cur" ;;
                 *) _mfstat_reply '' 'text csv json' "$cur" ;;
             esac
             return 0

@@ -34,12 +34,16 @@ static void measure_usage(FILE *fp)
 	      "                             program; measure report writes to standard output.\n"
 	      "                             itlb and profile check that FILE can be written\n"
 	      "                             before the program runs (else exit 1, not run)\n"
-	      "  -f, --format text|csv|json|folded\n"
-	      "                             text (default), csv (the function table), json or\n"
+	      "  -f, --format text|csv|json|folded|html\n"
+	      "                             text (default), csv (the function table), json,\n"
 	      "                             folded (one line per call chain, root first:\n"
-	      "                             prog;main;work 123, as FlameGraph reads);\n"
-	      "                             without -f, what -o's name ends in (.txt .csv\n"
-	      "                             .json); a -f the name contradicts is a warning\n"
+	      "                             prog;main;work 123, as FlameGraph reads) or html\n"
+	      "                             (one self-contained page: a flame graph of the call\n"
+	      "                             chains, a bar chart of the top functions without\n"
+	      "                             -g, the module and function summaries and the\n"
+	      "                             hottest source lines); without -f, what -o's name\n"
+	      "                             ends in (.txt .csv .json .html); a -f the name\n"
+	      "                             contradicts is a warning\n"
 	      "  --csv DIR                  also write every table as CSV files in DIR (each\n"
 	      "                             renamed into place: a link there is not followed)\n"
 	      "  -d, --database FILE        the run file, a new file, mode 0600 (default\n"
@@ -818,20 +822,15 @@ static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t s
 
 /*
  * The format: -f as given (a warning when -o's name says another), else what
- * -o's name ends in (.txt .csv .json), else text.  measure writes no HTML: a
- * FILE.html without -f gets text, with a warning.
+ * -o's name ends in (.txt .csv .json .html), else text.
  */
 static int out_format(const char *given, const char *out)
 {
-	const char *f;
-	if (!given && out && strcmp(cli_out_format("measure", NULL, out, "text"), "html") == 0) {
-		cli_warn("measure: %s: measure writes no HTML: writing text", out);
-		return MF_MFMT_TEXT;
-	}
-	f = cli_out_format("measure", given, out, "text");
+	const char *f = cli_out_format("measure", given, out, "text");
 	return strcmp(f, "csv") == 0      ? MF_MFMT_CSV
 	       : strcmp(f, "json") == 0   ? MF_MFMT_JSON
 	       : strcmp(f, "folded") == 0 ? MF_MFMT_FOLDED
+	       : strcmp(f, "html") == 0   ? MF_MFMT_HTML
 					  : MF_MFMT_TEXT;
 }
 
@@ -1205,8 +1204,8 @@ int cmd_measure(int argc, char **argv)
 		case 'o': o.out = optarg; break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json") &&
-			    strcmp(optarg, "folded")) {
-				return cli_usage("measure", "-f: unknown format '%s' (text, csv, json or folded)",
+			    strcmp(optarg, "folded") && strcmp(optarg, "html")) {
+				return cli_usage("measure", "-f: unknown format '%s' (text, csv, json, folded or html)",
 						 optarg);
 			}
 			o.format_given = optarg;

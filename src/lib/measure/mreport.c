@@ -21,6 +21,7 @@
 
 #include "mfstat/base/escape.h"
 #include "mfstat/base/timefmt.h"
+#include "mfstat/measure/flame.h"
 #include "mfstat/measure/fold.h"
 
 #include "mtable.h"
@@ -351,6 +352,8 @@ int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mrepor
 
 	if (o && o->format == MF_MFMT_FOLDED)
 		return write_folded(fp, run, err);
+	if (o && o->format == MF_MFMT_HTML)
+		return mf_mreport_html(fp, run, o, err);
 	mf_strbuf_init(&sb);
 	if ((rc = mf_mrep_open(&x, run, o, err)) != 0) {
 		mf_mrep_close(&x);

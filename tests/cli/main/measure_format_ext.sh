@@ -1,5 +1,5 @@
 # measure -o FILE without -f: the format from FILE's name (.json, .csv the function table,
-# .txt); an -f the name contradicts is a warning naming both; .html is text, with a warning.
+# .txt, .html the page); an -f the name contradicts is a warning naming both.
 # On a stored run file (the fuzz corpus's valid.mfdb), through measure report.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -12,5 +12,5 @@ echo "-- -f csv -o c.json:"
 "$MFSTAT" measure report -f csv -o "$tmp/c.json" "$run" 2>&1 | grep 'whose name' | sed "s|$tmp/||"
 echo "file starts: $(head -c 24 "$tmp/c.json")"
 echo "-- -o r.html:"
-"$MFSTAT" measure report -o "$tmp/r.html" "$run" 2>&1 | grep 'HTML' | sed "s|$tmp/||"
-echo "file starts: $(head -c 7 "$tmp/r.html")"
+"$MFSTAT" measure report -o "$tmp/r.html" "$run" 2>&1 | sed "s|$tmp/||"
+echo "exit ${PIPESTATUS[0]}, file starts: $(head -c 15 "$tmp/r.html")"
