@@ -1101,7 +1101,7 @@ static void bad_record(void **state)
 
 	/* A sample layout the record decoder does not know: the RUN section is at fault. */
 	recs.n = first;
-	run.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	run.sample_type |= PERF_SAMPLE_BRANCH_STACK;
 	data = write_run(&run, &recs, 0, &n);
 	parse(data, n, s, 16);
 	assert_int_equal(s[1].type, 1);
@@ -1109,7 +1109,7 @@ static void bad_record(void **state)
 	assert_int_equal(e.offset, s[1].off);
 	snprintf(want, sizeof(want), "section RUN at offset 0x%zx: ", s[1].off);
 	assert_true(strncmp(e.msg, want, strlen(want)) == 0);
-	assert_non_null(strstr(e.msg, "CALLCHAIN"));
+	assert_non_null(strstr(e.msg, "BRANCH_STACK"));
 	mf_mrun_free(&back);
 	free(data);
 	run.sample_type = ST;
