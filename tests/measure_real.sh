@@ -145,5 +145,15 @@ echo "not a run file" >foreign.mfdb
 [ $? = 1 ] || no "a foreign file did not exit 1"
 grep -q 'not an mfstat run file' foreign.err || no "a foreign file's error does not say so"
 
+# -f folded of a run without chains: one line per function below the program's name,
+# each named function with the samples functions.csv gives it (code without a symbol is
+# [MODULE] there, MODULE+0xADDR in the CSV: left out of the comparison).
+"$MFSTAT" measure report -f folded run.mfdb > folded.txt || no "measure report -f folded exited $?"
+bad=$(grep -cvE '^[^;]+;[^;]+ [0-9]+$' folded.txt)
+[ "$bad" = 0 ] || { no "$bad folded lines are not 'prog;function N'"; head -5 folded.txt; }
+want=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) col[$i]=i; next} $col["function"] !~ /^\[|\+0x/ {n[$col["function"]]=$col["samples"]} END{for(f in n) print f, n[f]}' csv/functions.csv | sort)
+got=$(awk '{n=$NF; sub(/ [0-9]+$/, ""); sub(/^[^;]*;/, ""); if ($0 !~ /^\[/) s[$0]+=n} END{for(f in s) print f, s[f]}' folded.txt | sort)
+[ "$want" = "$got" ] || { no "folded samples per function differ from functions.csv"; diff <(echo "$want") <(echo "$got") | head; }
+
 [ $fail = 0 ] && echo "measure: profile agrees with perf, reports re-read, fallback and errors as documented"
 exit $fail

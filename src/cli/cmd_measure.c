@@ -34,7 +34,10 @@ static void measure_usage(FILE *fp)
 	      "                             program; measure report writes to standard output.\n"
 	      "                             itlb and profile check that FILE can be written\n"
 	      "                             before the program runs (else exit 1, not run)\n"
-	      "  -f, --format text|csv|json text (default), csv (the function table) or json;\n"
+	      "  -f, --format text|csv|json|folded\n"
+	      "                             text (default), csv (the function table), json or\n"
+	      "                             folded (one line per call chain, root first:\n"
+	      "                             prog;main;work 123, as FlameGraph reads);\n"
 	      "                             without -f, what -o's name ends in (.txt .csv\n"
 	      "                             .json); a -f the name contradicts is a warning\n"
 	      "  --csv DIR                  also write every table as CSV files in DIR (each\n"
@@ -892,7 +895,10 @@ static int out_format(const char *given, const char *out)
 		return MF_MFMT_TEXT;
 	}
 	f = cli_out_format("measure", given, out, "text");
-	return strcmp(f, "csv") == 0 ? MF_MFMT_CSV : strcmp(f, "json") == 0 ? MF_MFMT_JSON : MF_MFMT_TEXT;
+	return strcmp(f, "csv") == 0      ? MF_MFMT_CSV
+	       : strcmp(f, "json") == 0   ? MF_MFMT_JSON
+	       : strcmp(f, "folded") == 0 ? MF_MFMT_FOLDED
+					  : MF_MFMT_TEXT;
 }
 
 /*
@@ -1318,8 +1324,10 @@ int cmd_measure(int argc, char **argv)
 		switch (c) {
 		case 'o': o.out = optarg; break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
-				return cli_usage("measure", "-f: unknown format '%s' (text, csv or json)", optarg);
+			if (strcmp(optarg, "text") && strcmp(optarg, "csv") && strcmp(optarg, "json") &&
+			    strcmp(optarg, "folded")) {
+				return cli_usage("measure", "-f: unknown format '%s' (text, csv, json or folded)",
+						 optarg);
 			}
 			o.format_given = optarg;
 			break;

@@ -691,7 +691,11 @@ static void check_library(const char *libpath, const char *exepath)
 	if (exepath) {
 		struct nmtab xnm;
 		nm_load(exepath, &xnm);
-		add_vaddr(&run, exe, exepath, nm_find(&xnm, "main")->addr + 4);
+		/* The executable's source lines are read only with 1 % of the samples there
+		 * (MF_SYM_LINES_MIN_PERMILLE): one sample at main, repeated enough. */
+		size_t lib_samples = run.nsamples, k;
+		for (k = 0; k * 1000 < (lib_samples + k + 1) * MF_SYM_LINES_MIN_PERMILLE; k++)
+			add_vaddr(&run, exe, exepath, nm_find(&xnm, "main")->addr + 4);
 		free(xnm.s);
 	}
 	symbolize_ok(&run);
@@ -755,6 +759,48 @@ static void check_library(const char *libpath, const char *exepath)
 	free(loc);
 	free(nm.s);
 	mf_mrun_free(&run);
+}
+
+/*
+ * A module with under 1 % of the samples gets its functions named but no
+ * source lines (its DWARF is not opened); one with 1 % gets both.
+ */
+static void test_lines_threshold(void **state)
+{
+	struct mf_mrun run;
+	struct nmtab nm, xnm;
+	uint32_t lib, exe;
+	uint64_t main_at;
+	const struct mf_msym *y;
+	size_t i;
+	(void)state;
+	nm_load(MPROG_LIB, &nm);
+	nm_load(MPROG_LIB_EXE, &xnm);
+	main_at = nm_find(&xnm, "main")->addr + 4;
+	for (int round = 0; round < 2; round++) {
+		mf_mrun_init(&run);
+		exe = add_mod(&run, MPROG_LIB_EXE);
+		lib = add_mod(&run, MPROG_LIB);
+		for (i = 0; i < 199; i++)
+			add_vaddr(&run, lib, MPROG_LIB, nm_find(&nm, "lib_spin")->addr);
+		/* 1 of 200 samples (0.5 %), then 3 of 202 (1.5 %) */
+		for (i = 0; i < 1 + 2 * (size_t)round; i++)
+			add_vaddr(&run, exe, MPROG_LIB_EXE, main_at);
+		symbolize_ok(&run);
+		y = sym_at(&run, exe, main_at);
+		assert_string_equal(y->func, "main");
+		if (round == 0) {
+			assert_null(y->file);
+			assert_int_equal(y->line, 0);
+		} else {
+			assert_non_null(y->file);
+			assert_true(y->line > 0);
+		}
+		assert_non_null(sym_at(&run, lib, nm_find(&nm, "lib_spin")->addr)->file);
+		mf_mrun_free(&run);
+	}
+	free(nm.s);
+	free(xnm.s);
 }
 
 static void test_shared_library(void **state)
@@ -1564,26 +1610,17 @@ static void test_large_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hot_O0),
-		cmocka_unit_test(test_hot_O2),
-		cmocka_unit_test(test_hot_nopie),
-		cmocka_unit_test(test_shared_library),
-		cmocka_unit_test(test_src_function_range),
-		cmocka_unit_test(test_no_aranges),
-		cmocka_unit_test(test_clang),
-		cmocka_unit_test(test_mixed_aranges),
-		cmocka_unit_test(test_stripped),
-		cmocka_unit_test(test_debuglink),
-		cmocka_unit_test(test_unreadable_modules),
-		cmocka_unit_test(test_build_id_changed),
-		cmocka_unit_test(test_vdso),
-		cmocka_unit_test(test_straddling_line),
-		cmocka_unit_test(test_run_line_size),
-		cmocka_unit_test(test_empty_run),
-		cmocka_unit_test(test_many_samples),
+		cmocka_unit_test(test_hot_O0),           cmocka_unit_test(test_hot_O2),
+		cmocka_unit_test(test_hot_nopie),        cmocka_unit_test(test_shared_library),
+		cmocka_unit_test(test_lines_threshold),  cmocka_unit_test(test_src_function_range),
+		cmocka_unit_test(test_no_aranges),       cmocka_unit_test(test_clang),
+		cmocka_unit_test(test_mixed_aranges),    cmocka_unit_test(test_stripped),
+		cmocka_unit_test(test_debuglink),        cmocka_unit_test(test_unreadable_modules),
+		cmocka_unit_test(test_build_id_changed), cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_straddling_line),  cmocka_unit_test(test_run_line_size),
+		cmocka_unit_test(test_empty_run),        cmocka_unit_test(test_many_samples),
+		cmocka_unit_test(test_every_code_byte),  cmocka_unit_test(test_large_table),
 		cmocka_unit_test(test_chain_frames),
-		cmocka_unit_test(test_every_code_byte),
-		cmocka_unit_test(test_large_table),
 	};
 	const char *tools[] = {"nm", "addr2line", "readelf"};
 	size_t i;

@@ -17,6 +17,8 @@
  *                 source lines of the sampled addresses
  *   aggregate.h   thread -> module -> function -> line -> cache line
  *                 (aggregate.c)
+ *   fold.h        call chains as folded stacks, named root first (fold.c)
+ *   unwind.h      DWARF unwinding of sampled user stacks (unwind.c)
  *   report.h      text, CSV and JSON reports in Caliper's shape
  *   probe.h       what perf_event_open allows here and the fallback ladder
  *                 (pe_probe.c); open the events on the program (the perf
@@ -38,6 +40,7 @@
 #include "mfstat/measure/mfdb.h"
 #include "mfstat/measure/symbolize.h"
 #include "mfstat/measure/aggregate.h"
+#include "mfstat/measure/fold.h"
 #include "mfstat/measure/report.h"
 
 /* ---- probe, plan and collection (pe_probe.c, pe_collect.c) ------------- */

@@ -14,7 +14,7 @@
 #include "mfstat/base/error.h"
 #include "mfstat/measure/run.h"
 
-enum mf_mformat { MF_MFMT_TEXT = 0, MF_MFMT_CSV, MF_MFMT_JSON };
+enum mf_mformat { MF_MFMT_TEXT = 0, MF_MFMT_CSV, MF_MFMT_JSON, MF_MFMT_FOLDED /* fold.h: "a;b;c 123" lines */ };
 
 struct mf_cutoff {
 	double pct;   /* rows while their % >= pct */
@@ -41,7 +41,7 @@ struct mf_mreport_opts {
  */
 bool mf_mreport_no_samples(const struct mf_mrun *run, char *buf, size_t n);
 
-/* Text (Caliper's layout), CSV (the function table) or JSON of run to fp. */
+/* Text (Caliper's layout), CSV (the function table), JSON or folded stacks of run to fp. */
 int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
 /* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv cache_lines.csv. */
 int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o,

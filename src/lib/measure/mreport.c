@@ -14,12 +14,14 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
 #include "mfstat/base/escape.h"
 #include "mfstat/base/timefmt.h"
+#include "mfstat/measure/fold.h"
 
 #include "mtable.h"
 
@@ -317,12 +319,38 @@ int mf_mrep_check(const struct mf_mrep *x, const struct mf_strbuf *sb, struct mf
 	return 0;
 }
 
+/* The folded stacks (fold.h), written in one piece: a failed write names the reason. */
+static int write_folded(FILE *fp, const struct mf_mrun *run, struct mf_error *err)
+{
+	struct mf_fold f;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int rc = mf_fold_build(&f, run, err);
+	if (!rc) {
+		if (!(mem = open_memstream(&buf, &len))) {
+			rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory while writing the report");
+		} else {
+			rc = mf_fold_write(mem, &f);
+			if (fclose(mem) || rc)
+				rc = mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory while writing the report");
+		}
+	}
+	if (!rc && (fwrite(buf, 1, len, fp) != len || fflush(fp) != 0 || ferror(fp)))
+		rc = mf_error_set(err, MF_EIO, "", 0, 0, "cannot write the report: %s", strerror(errno));
+	free(buf);
+	mf_fold_free(&f);
+	return rc;
+}
+
 int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err)
 {
 	struct mf_mrep x;
 	struct mf_strbuf sb;
 	int rc;
 
+	if (o && o->format == MF_MFMT_FOLDED)
+		return write_folded(fp, run, err);
 	mf_strbuf_init(&sb);
 	if ((rc = mf_mrep_open(&x, run, o, err)) != 0) {
 		mf_mrep_close(&x);
