@@ -5,15 +5,15 @@
 # built with frame pointers, calling back into the program) with 3:1 work,
 # sampled on task-clock with -g -F: the samples whose chain holds caller_a and
 # those whose chain holds caller_b must be 75:25 within 5 points, from the
-# run file alone (its chains and symbols), over at least 1000 samples.  Also:
+# run file alone (its chains and symbols: `measure report -f folded` after the
+# program and its library are removed), over at least 1000 samples.  Also:
 # -g, --call-graph and -F usage errors (exit 2, naming the value), a run
 # without -g has no chains, the run file keeps no raw chains (smaller than
 # the kernel's records), and `measure report` refuses the collect options.
-#   measure_callgraph.sh MFSTAT PROG_FP MFDB_CHAINS
+#   measure_callgraph.sh MFSTAT PROG_FP
 set -u
 MFSTAT=$1
 PROG=$2
-CHAINS=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -70,21 +70,23 @@ LD_LIBRARY_PATH=$PWD/bin "$MFSTAT" measure profile -g -F "$hz" -s ,,task_clock -
 rc=$?
 [ $rc = 0 ] || { no "measure profile -g exited $rc"; cat err.txt; }
 rm -rf bin
-"$CHAINS" fp.mfdb >fp.folded || no "mfdb_chains fp.mfdb failed"
+"$MFSTAT" measure report -f folded -o fp.folded fp.mfdb 2>err.txt || no "measure report -f folded failed: $(cat err.txt)"
 read -r total a b share < <(shares <fp.folded)
 echo "fp: $total samples, caller_a $a, caller_b $b: caller_a's share $share % (want 75 +- 5)"
 [ "$total" -ge 1000 ] || no "only $total samples (at least 1000 wanted)"
 near "$share" 75 5 || { no "caller_a's share $share % is not within 5 points of 75"; sort -t' ' -k2 -n fp.folded | tail -20; }
-grep -q '^- ' fp.folded && no "samples without a chain in a -g run: $(grep '^- ' fp.folded)"
+grep -q '^mprog_calls;__libc_start_call_main;main;caller_a;' fp.folded ||
+  no "no chain runs from __libc_start_call_main through main to caller_a: $(head -5 fp.folded)"
 grep -q 'mcall_apply' fp.folded || no "mcall_apply (libmcall.so) is in no chain"
 grep -q 'Used: *-F '"$hz"', none, task_clock:user' fp.txt || no "the header does not say -F $hz: $(grep Used: fp.txt)"
 
-grep -q 'libmcall.so+\|mprog_calls+' fp.folded && no "frames left unnamed: $(grep -m3 'libmcall.so+\|mprog_calls+' fp.folded)"
+grep -q '\[libmcall.so\]\|\[mprog_calls\]' fp.folded && no "frames left unnamed: $(grep -m3 'libmcall.so\]\|mprog_calls\]' fp.folded)"
 
 # Without -g: no chains.
 "$MFSTAT" measure profile -s ,,task_clock -d flat.mfdb -o flat.txt -- "$PROG" lib 1 >prog.out 2>err.txt ||
   no "measure profile without -g failed: $(cat err.txt)"
-"$CHAINS" flat.mfdb >flat.folded
-[ "$(grep -vc '^- ' flat.folded)" = 0 ] || no "a run without -g has chains: $(head -3 flat.folded)"
+"$MFSTAT" measure report -f folded -o flat.folded flat.mfdb 2>err.txt || no "report -f folded: $(cat err.txt)"
+# Without chains each sample folds to the program and its own function: two names.
+[ -s flat.folded ] && awk -F';' 'NF != 2 {exit 1}' flat.folded || no "a run without -g has chains: $(head -3 flat.folded)"
 
 exit $fail

@@ -2,7 +2,7 @@
 /*
  * mprog_calls lib|qsort [units] [A:B]: caller_a and caller_b call the same
  * library routine, with A:B work (default 3:1), units (default 1) times a
- * base amount of about 0.1 s; exits 0.  lib: mcall_apply() of libmcall.so
+ * base amount of about 0.1 s, in 4 rounds a unit; exits 0.  lib: mcall_apply() of libmcall.so
  * (frame pointers) with a callback; qsort: libc's qsort with a comparison
  * callback (libc has no frame pointers: for --call-graph dwarf).  The callers
  * use the routine's result after the call, so the calls are not tail calls
@@ -66,7 +66,10 @@ int main(int argc, char **argv)
 	}
 	use_qsort = strcmp(argv[1], "qsort") == 0;
 	base = use_qsort ? 160 : 40000000UL; /* about 0.1 s of each per unit of the ratio */
-	r = caller_a(units * a * base / 4) ^ caller_b(units * b * base / 4);
+	/* In rounds, so that neither caller has the start of the run (a sampling frequency settles first) alone. */
+	r = 0;
+	for (unsigned long k = 0; k < 4 * units; k++)
+		r ^= caller_a(a * base / 16) ^ caller_b(b * base / 16);
 	printf("%lx\n", r);
 	return 0;
 }
