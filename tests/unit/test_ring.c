@@ -15,6 +15,7 @@
 #include "testutil.h"
 
 #include "mfstat/measure/record.h"
+#include "mfstat/measure/unwind.h"
 #include "mfstat/measure/run.h"
 
 #include "perfrec.h"
@@ -1163,6 +1164,98 @@ static void user_regs_stack(void **state)
 	bb_free(&b);
 }
 
+/* A test's unwinder: records what it was given, returns three addresses and "stopped early". */
+struct fake_unwind {
+	int calls;
+	uint64_t gens[4];
+	size_t nmaps;
+	uint64_t stack_size, abi, reg0;
+	char path[64];
+};
+
+static int fake_unwind(struct mf_unwind *u, const struct mf_unwind_sample *s, uint64_t *ips, size_t max, size_t *n)
+{
+	struct fake_unwind *f = (struct fake_unwind *)(void *)u;
+	if (f->calls < 4)
+		f->gens[f->calls] = s->maps_gen;
+	f->calls++;
+	f->nmaps = s->nmaps;
+	f->stack_size = s->stack_size;
+	f->abi = s->abi;
+	f->reg0 = s->regs[0];
+	snprintf(f->path, sizeof(f->path), "%s", s->nmaps ? s->maps[0].path : "");
+	assert_true(max >= 3);
+	ips[0] = APP + 0x1234;
+	ips[1] = APP + 0x3000;
+	ips[2] = LIBM + 0x20;
+	*n = 3;
+	return 1;
+}
+
+/* With an unwinder: the user part from it over the process's maps, the kernel's part from CALLCHAIN. */
+static void unwound_chains(void **state)
+{
+	static const uint64_t chain[] = {CTX_KERNEL, KADDR, CTX_USER, APP + 0x1234, 0x4};
+	uint64_t regs[20];
+	struct fake_unwind fu = {0};
+	struct smp s = {.misc = PERF_RECORD_MISC_KERNEL,
+			.id = ID_CLOCK,
+			.ip = KADDR,
+			.pid = 7,
+			.tid = 7,
+			.period = 5,
+			.chain = chain,
+			.nchain = 5,
+			.abi = PERF_SAMPLE_REGS_ABI_64,
+			.regs = regs,
+			.nregs = 20,
+			.stack_size = 64,
+			.dyn_size = 40};
+	struct mf_mrun run;
+	struct bb b = {0};
+	(void)state;
+	for (size_t i = 0; i < 20; i++)
+		regs[i] = 0x1000 + i;
+	run_setup(&run, ST_BASIC | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, false);
+	assert_int_equal(mf_mrun_ingest_regs(&run, 0xff0fff), 0);
+	assert_int_equal(mf_mrun_ingest_unwind(&run, fake_unwind, (struct mf_unwind *)(void *)&fu), 0);
+	rec_mmap2(&b, 7, APP, 0x10000, 0, RX, "/bin/app", NULL, 0);
+	rec_sample(&b, &s);
+	rec_sample(&b, &s);
+	rec_mmap2(&b, 7, LIBM, 0x10000, 0x2000, RX, "/lib/libm.so.6", NULL, 0);
+	rec_sample(&b, &s);
+	s.abi = PERF_SAMPLE_REGS_ABI_NONE, s.stack_size = 0; /* no registers: the kernel's chain, not the unwinder */
+	rec_sample(&b, &s);
+	ingest_ok(&run, &b);
+	assert_int_equal(fu.calls, 3);
+	assert_int_equal(fu.abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(fu.reg0, 0x1000);
+	assert_int_equal(fu.stack_size, 40); /* dyn_size: the bytes copied */
+	assert_string_equal(fu.path, "/bin/app");
+	assert_int_equal(fu.nmaps, 2);
+	/* the same maps: the same generation; a new mapping: another */
+	assert_true(fu.gens[0] == fu.gens[1]);
+	assert_true(fu.gens[2] != fu.gens[1]);
+	assert_int_equal(run.nsamples, 4);
+	/* before the library was mapped its address ends the chain; after, the walk's own stop does */
+	assert_int_equal(run.samples[0].stack, run.samples[1].stack);
+	assert_frame(&run, run.samples[0].stack, 0, "(none)", KADDR, MF_FR_KERNEL);
+	assert_frame(&run, run.samples[0].stack, 1, "/bin/app", 0x1234, MF_FR_RETURN);
+	assert_frame(&run, run.samples[0].stack, 2, "/bin/app", 0x3000, MF_FR_RETURN);
+	assert_frame(&run, run.samples[0].stack, 3, "(none)", 0, MF_FR_UNKNOWN);
+	assert_int_equal(run.stacks[run.samples[0].stack].n, 4);
+	assert_int_equal(run.stacks[run.samples[2].stack].n, 5);
+	assert_frame(&run, run.samples[2].stack, 3, "/lib/libm.so.6", 0x2020, MF_FR_RETURN);
+	assert_frame(&run, run.samples[2].stack, 4, "(none)", 0, MF_FR_UNKNOWN);
+	assert_int_equal(run.unwind_failed, 3);
+	/* without registers: CALLCHAIN's user part, which ends at the junk 0x4 */
+	assert_int_equal(run.stacks[run.samples[3].stack].n, 3);
+	assert_frame(&run, run.samples[3].stack, 1, "/bin/app", 0x1234, MF_FR_RETURN);
+	assert_frame(&run, run.samples[3].stack, 2, "(none)", 0, MF_FR_UNKNOWN);
+	mf_mrun_free(&run);
+	bb_free(&b);
+}
+
 static void write_seed(const char *dir, const char *name, uint8_t sel, const struct bb *b)
 {
 	char path[4096];
@@ -1257,7 +1350,7 @@ int main(void)
 		cmocka_unit_test(chunks),           cmocka_unit_test(format_errors),
 		cmocka_unit_test(mmap_replace),     cmocka_unit_test(many),
 		cmocka_unit_test(fuzz_seeds),       cmocka_unit_test(call_chains),
-		cmocka_unit_test(user_regs_stack),
+		cmocka_unit_test(user_regs_stack),  cmocka_unit_test(unwound_chains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
