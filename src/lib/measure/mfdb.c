@@ -1058,8 +1058,10 @@ static int load_records(struct loader *L)
 	int rc;
 	for (i = 0; i < L->nrecs; i++)
 		total += L->recs[i].len;
-	if (!total)
+	if (!total) {
+		L->decoded = !L->swap && L->have[SEC_RUN]; /* no samples: CHAINS must say so */
 		return 0;
+	}
 	if (L->swap) {
 		mf_mrun_warn(L->run,
 			     "the run file was written on a host of the other byte order: its %llu bytes of kernel "

@@ -495,6 +495,24 @@ static void read_counts(struct collector *c)
 	}
 }
 
+/* -F: the kernel chose each sample's period; a stream's is their mean (the plan's when it has no samples). */
+static void mean_periods(struct mf_mrun *run)
+{
+	size_t i;
+	for (i = 0; i < run->nstreams; i++) {
+		long double sum = 0;
+		uint64_t n = 0;
+		size_t k;
+		for (k = 0; k < run->nsamples; k++)
+			if (run->samples[k].stream == i) {
+				sum += run->samples[k].period;
+				n++;
+			}
+		if (n)
+			run->streams[i].period = (uint64_t)(sum / n + 0.5L);
+	}
+}
+
 int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *plan, char *const argv[],
 		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db, struct mf_mrun *run,
 		       struct mf_error *err)
@@ -554,6 +572,8 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 			     "%" PRIu64 " ring buffer reads found a damaged record and skipped the rest of that read",
 			     c.drain_errors);
 	read_counts(&c);
+	if (plan->freq)
+		mean_periods(run);
 out:
 	close_all(&c);
 	return rc;
