@@ -9,7 +9,8 @@
  * call frame information of the mapped files, as perf does for
  * `--call-graph dwarf`.  The architecture comes from a table (perf register
  * numbering, the mask to ask for, DWARF numbering), so samples recorded on
- * another architecture unwind here too, given its binaries.
+ * another architecture unwind here too, given its binaries.  An unwinder is
+ * for one thread at a time.
  */
 
 #include <stdbool.h>
@@ -44,9 +45,9 @@ struct mf_unwind_sample {
 	const uint64_t *regs;             /* popcount(regs_mask) values, in ascending perf register order */
 	uint64_t regs_mask;               /* the mask they were recorded with */
 	const unsigned char *stack;       /* the copied stack, starting at the sampled stack pointer */
-	uint64_t stack_size;              /* valid bytes (the record's dyn_size) */
+	uint64_t stack_size;              /* valid bytes (the record's dyn_size): the caller checks stack holds them */
 	bool other_endian;                /* stack bytes and the mapped files are in the other byte order */
-	const struct mf_unwind_map *maps; /* the process's mappings at the sample */
+	const struct mf_unwind_map *maps; /* the process's mappings at the sample (a session keeps a copy) */
 	size_t nmaps;
 	uint64_t maps_gen; /* changes whenever the process's mappings change (a cached session is rebuilt) */
 };
@@ -59,8 +60,13 @@ int mf_unwind_new(struct mf_unwind **out, const struct mf_unwind_arch *arch, str
  * Unwinds s into ips (at most max): ips[0] is the sampled pc, the others
  * return addresses, outermost last; *n gets the count.  Returns 0 when the
  * walk reached the outermost frame (or max), 1 when it stopped early (memory
- * outside the copied stack and the files, no call frame information): the
- * caller ends the chain with an [unknown] frame; MF_ENOMEM.
+ * outside the copied stack and the files, no call frame information, a
+ * loop): the caller ends the chain with an [unknown] frame; MF_ENOMEM.
+ * Also 1, with nothing past ips[0]: a 32-bit (compat) task, no stack
+ * pointer among the registers, no maps, no mapped file of the arch's
+ * machine; with *n 0: abi 0 (no user registers) or no pc among them.  The
+ * mapped files are read (their CFI, and words outside the copied stack):
+ * unwind while they are the ones the process ran.
  */
 int mf_unwind_sample(struct mf_unwind *u, const struct mf_unwind_sample *s, uint64_t *ips, size_t max, size_t *n);
 /* Work done, for tests that bound it: sessions built, frames produced. */
