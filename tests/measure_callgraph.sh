@@ -8,12 +8,15 @@
 # run file alone (its chains and symbols: `measure report -f folded` after the
 # program and its library are removed), over at least 1000 samples.  Also:
 # -g, --call-graph and -F usage errors (exit 2, naming the value), a run
-# without -g has no chains, the run file keeps no raw chains (smaller than
-# the kernel's records), and `measure report` refuses the collect options.
-#   measure_callgraph.sh MFSTAT PROG_FP
+# without -g has no chains, and `measure report` refuses the collect options.
+# With PROG_NOFP (mprog_calls_nofp: no frame pointers, libc's qsort with a
+# callback), --call-graph dwarf must give the same 75:25, and the run file
+# must not keep the 8 KiB stacks.
+#   measure_callgraph.sh MFSTAT PROG_FP [PROG_NOFP]
 set -u
 MFSTAT=$1
 PROG=$2
+PROG_NOFP=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
@@ -51,6 +54,8 @@ fi
 hz=4000
 max=$(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null || echo 4000)
 [ "$max" -lt "$hz" ] && hz=$max
+dhz=3000 # dwarf: 8 KiB a sample
+[ "$max" -lt "$dhz" ] && dhz=$max
 
 # The shares of caller_a and caller_b among the samples whose chain holds either, from folded stacks.
 shares() {
@@ -81,6 +86,27 @@ grep -q 'mcall_apply' fp.folded || no "mcall_apply (libmcall.so) is in no chain"
 grep -q 'Used: *-F '"$hz"', none, task_clock:user' fp.txt || no "the header does not say -F $hz: $(grep Used: fp.txt)"
 
 grep -q '\[libmcall.so\]\|\[mprog_calls\]' fp.folded && no "frames left unnamed: $(grep -m3 'libmcall.so\]\|mprog_calls\]' fp.folded)"
+
+# dwarf: mprog_calls_nofp, no frame pointers, caller_a and caller_b sorting with libc's qsort and a
+# comparison callback: a frame-pointer walk reaches neither caller, the DWARF unwinder both, 3:1.
+if [ -n "$PROG_NOFP" ]; then
+  mkdir bin
+  cp "$PROG_NOFP" bin/mprog_calls_nofp && cp "$(dirname "$PROG_NOFP")/libmcall.so" bin/ || no "cannot copy the test program"
+  LD_LIBRARY_PATH=$PWD/bin "$MFSTAT" measure profile --call-graph dwarf -F "$dhz" -s ,,task_clock -d dw.mfdb \
+    -o dw.txt -- bin/mprog_calls_nofp qsort 10 >prog.out 2>err.txt
+  rc=$?
+  [ $rc = 0 ] || { no "measure profile --call-graph dwarf exited $rc"; cat err.txt; }
+  rm -rf bin
+  "$MFSTAT" measure report -f folded -o dw.folded dw.mfdb 2>err.txt || no "report -f folded: $(cat err.txt)"
+  read -r total a b share < <(shares <dw.folded)
+  echo "dwarf: $total samples, caller_a $a, caller_b $b: caller_a's share $share % (want 75 +- 5)"
+  [ "$total" -ge 1000 ] || no "dwarf: only $total samples (at least 1000 wanted)"
+  near "$share" 75 5 || { no "dwarf: caller_a's share $share % is not within 5 points of 75"; sort -t' ' -k2 -n dw.folded | tail; }
+  grep -q ';caller_a;sort_rounds;qsort' dw.folded || no "dwarf: no chain goes from caller_a through qsort"
+  # The raw stacks (8 KiB a sample) are not kept: the run file stays far below samples x 8 KiB.
+  size=$(stat -c %s dw.mfdb)
+  [ "$size" -lt $((total * 8192 / 4)) ] || no "dwarf: the run file has $size bytes for $total samples: stacks kept?"
+fi
 
 # Without -g: no chains.
 "$MFSTAT" measure profile -s ,,task_clock -d flat.mfdb -o flat.txt -- "$PROG" lib 1 >prog.out 2>err.txt ||

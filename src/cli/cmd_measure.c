@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mfstat/measure/unwind.h"
 
 static void measure_usage(FILE *fp)
 {
@@ -985,7 +986,7 @@ static long long kernel_limit(const char *name)
 }
 
 /* -g, --call-graph and -F into the plan; an exit status when they cannot be had, else -1. */
-static int plan_chains(const struct mopts *o, struct mf_mplan *plan)
+static int plan_chains(const struct mopts *o, const struct mf_mprobe *probe, struct mf_mplan *plan)
 {
 	long long lim;
 	if (o->freq && (lim = kernel_limit("perf_event_max_sample_rate")) > 0 && o->freq > (uint64_t)lim)
@@ -1004,8 +1005,14 @@ static int plan_chains(const struct mopts *o, struct mf_mplan *plan)
 	plan->max_stack = o->max_stack;
 	plan->stack_size = o->stack_size;
 	if (strcmp(o->call_graph, "dwarf") == 0) {
-		cli_err("measure: --call-graph dwarf: this mfstat has no DWARF unwinder (use -g, frame pointers)");
-		return cli_exit_for(MF_ENOTCOUNTED);
+		const struct mf_unwind_arch *arch = mf_unwind_arch_by_name(probe->arch);
+		if (!arch) {
+			cli_err("measure: --call-graph dwarf: no unwinder for %s (its registers are not known); -g "
+				"(frame pointers) works everywhere",
+				probe->arch);
+			return cli_exit_for(MF_ENOTCOUNTED);
+		}
+		plan->regs_mask = arch->regs_mask;
 	}
 	return -1;
 }
@@ -1057,7 +1064,7 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		return cli_exit_for(plan.code);
 	}
 	say_plan(&plan);
-	if ((ex = plan_chains(o, &plan)) >= 0)
+	if ((ex = plan_chains(o, &probe, &plan)) >= 0)
 		return ex;
 
 	mf_mrun_init(&run);
@@ -1076,9 +1083,9 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	}
 	open_run_file(&f, o, measurement, &run);
 
-	/* dwarf: about 8 KiB a sample; 2 MiB rings hold about 250 between drains. */
+	/* dwarf: about 8 KiB a sample; 4 MiB rings hold about 500 between drains. */
 	rc = mf_measure_collect(mf_perf_sys_real(), &plan, argv, &probe,
-				strcmp(plan.call_graph, "dwarf") == 0 ? 512 : 64, f.db, &run, &e);
+				strcmp(plan.call_graph, "dwarf") == 0 ? 1024 : 64, f.db, &run, &e);
 	if (rc) {
 		cli_err("%s", e.msg);
 		discard_run_file(&f);

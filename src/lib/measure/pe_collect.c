@@ -6,6 +6,7 @@
  * runs; then the exact counts are read.
  */
 #include "mfstat/measure/measure.h"
+#include "mfstat/measure/unwind.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -520,6 +521,7 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 	struct collector c;
 	struct mf_perf_child ch;
 	struct mf_perf_hooks hooks = {NULL, hook_open, hook_wait, hook_tick};
+	struct mf_unwind *unw = NULL;
 	size_t j, ns = plan->nsampled ? plan->nsampled : 1;
 	int rc;
 
@@ -542,6 +544,20 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 		return rc;
 	if (db)
 		mf_mfdb_records_layout(db, run->sample_type, plan->regs_mask);
+	/* dwarf: each drained round is unwound as it is decoded, while the binaries are there. */
+	if (run->sample_type & PERF_SAMPLE_REGS_USER) {
+		const struct mf_unwind_arch *arch = mf_unwind_arch_by_name(probe->arch);
+		if (!arch)
+			return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
+					    "measurement impossible: --call-graph dwarf: no unwinder for %s",
+					    probe->arch);
+		if ((rc = mf_unwind_new(&unw, arch, err)) != 0)
+			return rc;
+		if (mf_mrun_ingest_unwind(run, mf_unwind_sample, unw)) {
+			mf_unwind_free(unw);
+			return mf_error_nomem(err, "", 0, "setting up the unwinder");
+		}
+	}
 	c.rings = calloc(c.ncpus, sizeof(*c.rings));
 	c.sfd = malloc(c.ncpus * ns * sizeof(*c.sfd));
 	c.canon = calloc(2 * c.ncpus * ns, sizeof(*c.canon));
@@ -576,5 +592,9 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 		mean_periods(run);
 out:
 	close_all(&c);
+	if (unw) {
+		mf_mrun_ingest_unwind(run, NULL, NULL);
+		mf_unwind_free(unw);
+	}
 	return rc;
 }
