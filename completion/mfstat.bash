@@ -54,7 +54,7 @@ _mfstat()
     local opts_db_info='-h --help --version'
     local opts_db_rollup='--from --to -q --quiet -h --help'
     local opts_db_prune='--keep -n --dry-run --vacuum -q --quiet -h --help'
-    local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
+    local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling -F -g --call-graph --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
 
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
@@ -179,6 +179,10 @@ _mfstat()
             _mfstat_reply '' 'auto' "$cur"
             return 0
             ;;
+        --call-graph)
+            _mfstat_reply '' 'fp dwarf' "$cur"
+            return 0
+            ;;
         --level)
             _mfstat_reply '' 'auto sample hour day month' "$cur"
             return 0
@@ -193,7 +197,7 @@ _mfstat()
             ;;
         --from | --to | --before | --after | --system | --events | --hours | --sort | --top | --metrics | \
             --max-groups | -j | --jobs | --mem-peak | --duration | -C | --cpu | -I | --interval | -s | --sampling | \
-            --summary-cutoff | --detail-cutoff)
+            --summary-cutoff | --detail-cutoff | -F)
             return 0
             ;;
     esac

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mfstat/measure/unwind.h"
 
 static void measure_usage(FILE *fp)
 {
@@ -69,6 +70,17 @@ static void measure_usage(FILE *fp)
 	      "                             converted, gives task-clock's 1ms with a warning.\n"
 	      "                             A run without samples says why and which -s\n"
 	      "                             would sample it\n"
+	      "  -F HZ                      samples a second (perf's -F: the kernel adjusts the\n"
+	      "                             period), instead of a rate in -s\n"
+	      "  -g                         call chains: the same as --call-graph fp\n"
+	      "  --call-graph fp[,N]|dwarf[,SIZE]\n"
+	      "                             record each sample's call chain: fp, the kernel's\n"
+	      "                             frame-pointer walk, at most N frames (1 to 127, the\n"
+	      "                             kernel's perf_event_max_stack); dwarf, SIZE bytes of\n"
+	      "                             user stack (default 8192, at most 65528) unwound\n"
+	      "                             after the run with the binaries' call frame\n"
+	      "                             information (code without frame pointers).  Chains\n"
+	      "                             are kept in the run file, the stacks are not\n"
 	      "  --summary-cutoff P[,CUM[,MIN]]  summary rows (default 1,100,5)\n"
 	      "  --detail-cutoff P[,CUM[,MIN]]   functions with details (default 5,90,1)\n"
 	      "  --line-size N|auto         cache-line bytes (a power of two; auto: from the CPU)\n"
@@ -121,7 +133,53 @@ struct mopts {
 	bool any_collect_option;
 	bool attribute_set;
 	bool force; /* --force: -d FILE may replace an existing file */
+	/* -g, --call-graph, -F */
+	char call_graph[8];
+	uint32_t max_stack, stack_size;
+	uint64_t freq;
 };
+
+/* --call-graph fp[,N]|dwarf[,SIZE] (-g: fp).  0, or -1 said (usage). */
+static int parse_call_graph(struct mopts *o, const char *s)
+{
+	const char *comma = strchr(s, ',');
+	size_t len = comma ? (size_t)(comma - s) : strlen(s);
+	unsigned long v = 0;
+	char *e;
+	if (len == 2 && strncmp(s, "fp", 2) == 0) {
+		snprintf(o->call_graph, sizeof(o->call_graph), "fp");
+		o->max_stack = 0;
+		if (comma) {
+			errno = 0;
+			v = strtoul(comma + 1, &e, 10);
+			if (!comma[1] || *e || errno || comma[1] == '-' || v < 1 || v > 127) {
+				cli_err("--call-graph: depth '%s' is not a number of frames from 1 to 127 (the "
+					"kernel's perf_event_max_stack)",
+					comma + 1);
+				return -1;
+			}
+			o->max_stack = (uint32_t)v;
+		}
+		return 0;
+	}
+	if (len == 5 && strncmp(s, "dwarf", 5) == 0) {
+		snprintf(o->call_graph, sizeof(o->call_graph), "dwarf");
+		o->stack_size = 8192;
+		if (comma) {
+			errno = 0;
+			v = strtoul(comma + 1, &e, 10);
+			if (!comma[1] || *e || errno || comma[1] == '-' || v < 8 || v > 65528) {
+				cli_err("--call-graph: stack size '%s' is not a number of bytes from 8 to 65528",
+					comma + 1);
+				return -1;
+			}
+			o->stack_size = (uint32_t)((v + 7) & ~7ul); /* the kernel takes multiples of 8 */
+		}
+		return 0;
+	}
+	cli_err("--call-graph: '%s' is not fp[,N] or dwarf[,SIZE]", s);
+	return -1;
+}
 
 /* Splits buf at commas into at most three fields; returns how many, or -1 when there are more. */
 static int split3(char *buf, char *f[3])
@@ -242,6 +300,12 @@ static int build_req(const struct mopts *o, const char *measurement, struct mf_m
 	bool t = false;
 
 	memset(req, 0, sizeof(*req));
+	if (o->freq && (o->rate[0] || o->var[0])) {
+		cli_err("-F %" PRIu64
+			": a frequency replaces the rate and variation of -s (-s %s%s%s): give one of them",
+			o->freq, o->rate, o->var[0] ? "," : "", o->var);
+		return -1;
+	}
 	snprintf(req->measurement, sizeof(req->measurement), "%s", measurement);
 	snprintf(ev, sizeof(ev), "%s", o->event[0] ? o->event : def_event);
 	colon = strrchr(ev, ':');
@@ -298,7 +362,10 @@ static int build_req(const struct mopts *o, const char *measurement, struct mf_m
 		req->variation_clock = vt || t;
 	}
 	req->fallback_none = o->fallback_none;
-	snprintf(requested, rn, "%s, %s, %s:%s", rate, var, req->event, req->all ? "all" : "user");
+	if (o->freq)
+		snprintf(requested, rn, "-F %" PRIu64 ", none, %s:%s", o->freq, req->event, req->all ? "all" : "user");
+	else
+		snprintf(requested, rn, "%s, %s, %s:%s", rate, var, req->event, req->all ? "all" : "user");
 	return 0;
 }
 
@@ -902,6 +969,53 @@ static int check_output(const char *out)
 	return -1;
 }
 
+/* The kernel's limit of a file in /proc/sys/kernel (-1 when it cannot be read). */
+static long long kernel_limit(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *fp;
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	if ((fp = fopen(path, "r")) != NULL) {
+		if (fscanf(fp, "%lld", &v) != 1)
+			v = -1;
+		fclose(fp);
+	}
+	return v;
+}
+
+/* -g, --call-graph and -F into the plan; an exit status when they cannot be had, else -1. */
+static int plan_chains(const struct mopts *o, const struct mf_mprobe *probe, struct mf_mplan *plan)
+{
+	long long lim;
+	if (o->freq && (lim = kernel_limit("perf_event_max_sample_rate")) > 0 && o->freq > (uint64_t)lim)
+		return cli_usage("measure",
+				 "-F %" PRIu64
+				 ": above the kernel's kernel.perf_event_max_sample_rate of %lld; "
+				 "nothing was run",
+				 o->freq, lim);
+	if (o->max_stack && (lim = kernel_limit("perf_event_max_stack")) > 0 && o->max_stack > (uint64_t)lim)
+		return cli_usage("measure",
+				 "--call-graph fp,%u: deeper than the kernel's kernel.perf_event_max_stack of %lld "
+				 "(perf_event_open would fail with EOVERFLOW); nothing was run",
+				 o->max_stack, lim);
+	plan->freq = o->freq;
+	snprintf(plan->call_graph, sizeof(plan->call_graph), "%s", o->call_graph);
+	plan->max_stack = o->max_stack;
+	plan->stack_size = o->stack_size;
+	if (strcmp(o->call_graph, "dwarf") == 0) {
+		const struct mf_unwind_arch *arch = mf_unwind_arch_by_name(probe->arch);
+		if (!arch) {
+			cli_err("measure: --call-graph dwarf: no unwinder for %s (its registers are not known); -g "
+				"(frame pointers) works everywhere",
+				probe->arch);
+			return cli_exit_for(MF_ENOTCOUNTED);
+		}
+		plan->regs_mask = arch->regs_mask;
+	}
+	return -1;
+}
+
 static int do_collect(struct mopts *o, const char *measurement, int argc, char **argv)
 {
 	struct mf_mprobe probe;
@@ -949,6 +1063,8 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 		return cli_exit_for(plan.code);
 	}
 	say_plan(&plan);
+	if ((ex = plan_chains(o, &probe, &plan)) >= 0)
+		return ex;
 
 	mf_mrun_init(&run);
 	/* A rate that could not be converted for the event sampled: said now, and in the report's header. */
@@ -958,9 +1074,17 @@ static int do_collect(struct mopts *o, const char *measurement, int argc, char *
 	}
 	said = run.nwarnings;
 	describe_run(&run, o, measurement, argc, argv, &probe, &plan, &req, requested);
+	if (plan.freq) {
+		/* -F: the kernel sets each period (stored per sample); no variation is drawn. */
+		const char *ev = strrchr(plan.used_spec, ',');
+		snprintf(run.spec_used, sizeof(run.spec_used), "-F %" PRIu64 ", none,%s", plan.freq, ev ? ev + 1 : "");
+		run.variation = 0;
+	}
 	open_run_file(&f, o, measurement, &run);
 
-	rc = mf_measure_collect(mf_perf_sys_real(), &plan, argv, &probe, 64, f.db, &run, &e);
+	/* dwarf: about 8 KiB a sample; 4 MiB rings hold about 500 between drains. */
+	rc = mf_measure_collect(mf_perf_sys_real(), &plan, argv, &probe,
+				strcmp(plan.call_graph, "dwarf") == 0 ? 1024 : 64, f.db, &run, &e);
 	if (rc) {
 		cli_err("%s", e.msg);
 		discard_run_file(&f);
@@ -1008,7 +1132,9 @@ static int do_report(struct mopts *o, int argc, char **argv)
 		return cli_usage("measure", "measure report: no run file given (see mfstat measure --help)");
 	}
 	if (o->any_collect_option) {
-		return cli_usage("measure", "measure report: -s, -d, --force and --fallback only apply when measuring");
+		return cli_usage("measure",
+				 "measure report: -s, -F, -g, --call-graph, -d, --force and --fallback only apply when "
+				 "measuring");
 	}
 	/* -o or a --csv table naming a run file read (the same device and inode, through any link). */
 	for (i = 0; i < argc; i++)
@@ -1171,6 +1297,7 @@ int cmd_measure(int argc, char **argv)
 		{"fallback", required_argument, NULL, 6},
 		{"tables", required_argument, NULL, 7},
 		{"force", no_argument, NULL, 8},
+		{"call-graph", required_argument, NULL, 20},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -1199,7 +1326,7 @@ int cmd_measure(int argc, char **argv)
 	argv++;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:f:d:s:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:f:d:s:gF:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.out = optarg; break;
 		case 'f':
@@ -1268,6 +1395,29 @@ int cmd_measure(int argc, char **argv)
 			o.force = true;
 			o.any_collect_option = true;
 			break;
+		case 'g':
+			if (parse_call_graph(&o, "fp"))
+				return EXIT_USAGE;
+			o.any_collect_option = true;
+			break;
+		case 20:
+			if (parse_call_graph(&o, optarg))
+				return EXIT_USAGE;
+			o.any_collect_option = true;
+			break;
+		case 'F': {
+			char *e;
+			unsigned long long v;
+			errno = 0;
+			v = strtoull(optarg, &e, 10);
+			if (!*optarg || *e || errno || optarg[0] == '-' || v < 1 || v > 1000000000ULL) {
+				return cli_usage("measure", "-F: '%s' is not a number of samples a second (>= 1)",
+						 optarg);
+			}
+			o.freq = v;
+			o.any_collect_option = true;
+			break;
+		}
 		case 'q': cli_quiet = true; break;
 		case 'h': measure_usage(stdout); return EXIT_OK;
 		case 'V': return cli_version();

@@ -120,6 +120,14 @@ struct smp {
 	uint64_t id, ip;
 	uint32_t pid, tid;
 	uint64_t time, addr, period;
+	/* PERF_SAMPLE_CALLCHAIN: nchain entries (markers included); REGS_USER: abi, nregs values; STACK_USER */
+	const uint64_t *chain;
+	uint32_t nchain;
+	uint64_t abi;
+	const uint64_t *regs;
+	uint32_t nregs;
+	uint32_t stack_size; /* bytes of stack copied (then dyn_size), 0: no stack */
+	uint64_t dyn_size;
 };
 
 /* A SAMPLE with the fields of g_st, in the kernel's order. */
@@ -144,10 +152,27 @@ static inline void rec_sample(struct bb *b, const struct smp *s)
 		put32(b, 7), put32(b, 0);
 	if (g_st & PERF_SAMPLE_PERIOD)
 		put64(b, s->period);
+	if (g_st & PERF_SAMPLE_CALLCHAIN) {
+		put64(b, s->nchain);
+		for (uint32_t k = 0; k < s->nchain; k++)
+			put64(b, s->chain[k]);
+	}
 	if (g_st & PERF_SAMPLE_RAW) {
 		/* 4 + 20 bytes: the kernel pads raw data so the sample stays 8-aligned */
 		put32(b, 20);
 		bb_put(b, "IBS-FETCH-CTL-RAWDAT", 20);
+	}
+	if (g_st & PERF_SAMPLE_REGS_USER) {
+		put64(b, s->abi);
+		for (uint32_t k = 0; s->abi && k < s->nregs; k++)
+			put64(b, s->regs[k]);
+	}
+	if (g_st & PERF_SAMPLE_STACK_USER) {
+		put64(b, s->stack_size);
+		for (uint32_t k = 0; k < s->stack_size; k++)
+			bb_put(b, "S", 1);
+		if (s->stack_size)
+			put64(b, s->dyn_size);
 	}
 	if (g_st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
 		put64(b, 0x0000000300020001ULL);

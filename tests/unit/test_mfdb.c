@@ -33,8 +33,11 @@ int mf_mfdb_writer_swap_for_test(struct mf_mfdb_writer *w);
 #define PROG "/usr/bin/prog"
 #define LIBFOO "/usr/lib/libfoo.so.1"
 
-static const char *const secname[] = {"?",      "RUN",     "PROBE",  "EVENT", "COUNT", "RECORDS",
-				      "MODULE", "SYMBOLS", "SOURCE", "VDSO",  "END"};
+static const char *const secname[] = {"?",       "RUN",    "PROBE", "EVENT", "COUNT",  "RECORDS", "MODULE",
+				      "SYMBOLS", "SOURCE", "VDSO",  "END",   "STACKS", "CHAINS"};
+
+/* sample_regs_user of the records written (mf_mfdb_records_layout with g_st). */
+static uint64_t g_regs;
 
 /* ---- records (perfrec.h; g_st and g_id_all are set in main) -------------- */
 
@@ -270,6 +273,7 @@ static unsigned char *write_run(const struct mf_mrun *run, const struct bb *recs
 	assert_int_equal(mf_mfdb_create(&w, path, &e), 0);
 	if (how & W_SWAP)
 		assert_int_equal(mf_mfdb_writer_swap_for_test(w), 0);
+	mf_mfdb_records_layout(w, g_st, g_regs);
 	assert_int_equal(mf_mfdb_put_records(w, recs->p, recs->n, &e), 0);
 	assert_int_equal(mf_mfdb_put_run(w, run, &e), 0);
 	if (how & W_RUN_TWICE)
@@ -1101,7 +1105,7 @@ static void bad_record(void **state)
 
 	/* A sample layout the record decoder does not know: the RUN section is at fault. */
 	recs.n = first;
-	run.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	run.sample_type |= PERF_SAMPLE_BRANCH_STACK;
 	data = write_run(&run, &recs, 0, &n);
 	parse(data, n, s, 16);
 	assert_int_equal(s[1].type, 1);
@@ -1109,7 +1113,7 @@ static void bad_record(void **state)
 	assert_int_equal(e.offset, s[1].off);
 	snprintf(want, sizeof(want), "section RUN at offset 0x%zx: ", s[1].off);
 	assert_true(strncmp(e.msg, want, strlen(want)) == 0);
-	assert_non_null(strstr(e.msg, "CALLCHAIN"));
+	assert_non_null(strstr(e.msg, "BRANCH_STACK"));
 	mf_mrun_free(&back);
 	free(data);
 	run.sample_type = ST;
@@ -1344,6 +1348,256 @@ static void stacks_interned(void **state)
 	mf_mrun_free(&b);
 }
 
+/* ---- call chains -------------------------------------------------------- */
+
+#define ST_CHAINS (ST | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define LIBADDR 0x7f0000000000ULL
+
+/* make_records with call chains, user registers (4) and 32 bytes of stack ("SSSS..."). */
+static void build_chain_run(struct mf_mrun *run, struct bb *recs)
+{
+	static const uint64_t c0[] = {(uint64_t)PERF_CONTEXT_USER, 0x400123, LIBADDR + 0x100, 0x400200};
+	static const uint64_t c1[] = {(uint64_t)PERF_CONTEXT_USER, 0x401100, 0x9};
+	static const uint64_t regs[4] = {1, 2, 3, 4};
+	struct smp s = {.misc = PERF_RECORD_MISC_USER,
+			.id = ID_CPU,
+			.ip = 0x400123,
+			.pid = PID,
+			.tid = PID,
+			.time = 2000,
+			.period = 1000000,
+			.chain = c0,
+			.nchain = 4,
+			.abi = PERF_SAMPLE_REGS_ABI_64,
+			.regs = regs,
+			.nregs = 4,
+			.stack_size = 32,
+			.dyn_size = 16};
+	struct mf_error e;
+	g_st = ST_CHAINS;
+	g_regs = 0xf;
+	mf_mrun_init(run);
+	set_settings(run);
+	set_streams_counts(run);
+	run->sample_type = ST_CHAINS;
+	snprintf(run->call_graph, sizeof(run->call_graph), "dwarf");
+	run->stack_size = 32;
+	run->max_stack = 0;
+	run->unwind_failed = 3;
+	assert_int_equal(mf_mrun_ingest_regs(run, g_regs), 0);
+	rec_comm(recs, PID, PID, "prog", true);
+	rec_mmap2(recs, PID, 0x400000, 0x3000, 0x1000, RX, PROG, NULL, 0);
+	rec_mmap2(recs, PID, LIBADDR, 0x10000, 0, RX, LIBFOO, NULL, 0);
+	rec_sample(recs, &s);
+	s.id = ID_FAULT, s.ip = 0x401100, s.time = 2001, s.period = 1, s.chain = c1, s.nchain = 3;
+	s.abi = PERF_SAMPLE_REGS_ABI_NONE, s.stack_size = 0;
+	rec_sample(recs, &s);
+	s.id = ID_CPU, s.ip = 0x400123, s.time = 2002, s.period = 1000000, s.chain = c0, s.nchain = 4;
+	s.abi = PERF_SAMPLE_REGS_ABI_64, s.stack_size = 32;
+	rec_sample(recs, &s);
+	mf_error_clear(&e);
+	assert_int_equal(mf_mrun_ingest(run, recs->p, recs->n, "live", &e), 0);
+	assert_int_equal(run->nsamples, 3);
+	assert_int_equal(run->nstacks, 2);
+	mf_mrun_finish(run);
+}
+
+static void assert_chains_equal(const struct mf_mrun *a, const struct mf_mrun *b)
+{
+	size_t i, k;
+	assert_int_equal(a->nsamples, b->nsamples);
+	for (i = 0; i < a->nsamples; i++) {
+		const struct mf_mstack *x, *y;
+		assert_true(a->samples[i].stack < a->nstacks);
+		assert_true(b->samples[i].stack < b->nstacks);
+		x = &a->stacks[a->samples[i].stack];
+		y = &b->stacks[b->samples[i].stack];
+		assert_int_equal(x->n, y->n);
+		for (k = 0; k < x->n; k++) {
+			const struct mf_mframe *f = &a->frames[x->first + k], *g = &b->frames[y->first + k];
+			assert_int_equal(f->flags, g->flags);
+			assert_int_equal(f->off, g->off);
+			assert_int_equal(f->vaddr, g->vaddr);
+			if (f->mod == MF_MOD_NONE)
+				assert_int_equal(g->mod, MF_MOD_NONE);
+			else
+				assert_string_equal(a->mods[f->mod].path, b->mods[g->mod].path);
+		}
+	}
+}
+
+/* The file built from s without the sections of type drop (0: none), and with section type swap's payload replaced. */
+static void rebuild(struct bb *file, const struct tsec *s, size_t ns, uint32_t drop, uint32_t type,
+		    const struct bb *pay)
+{
+	struct tsec t[16] = {{0}};
+	size_t i, k = 0;
+	for (i = 0; i < ns; i++) {
+		if (s[i].type == drop)
+			continue;
+		t[k] = s[i];
+		if (pay && s[i].type == type) {
+			t[k].pay = pay->p;
+			t[k].len = pay->n;
+		}
+		k++;
+	}
+	build_file(file, t, k);
+}
+
+static void chains_round_trip(void **state)
+{
+	struct mf_mrun run, back;
+	struct bb recs = {0}, file = {0}, pay = {0};
+	struct mf_error e;
+	struct tsec s[16] = {0};
+	unsigned char *data;
+	size_t n, ns, i, cut, stacks = 16, chains = 16, rec = 16;
+	(void)state;
+	build_chain_run(&run, &recs);
+	data = write_run(&run, &recs, 0, &n);
+	save_corpus("chains.mfdb", data, n);
+	ns = parse(data, n, s, 16);
+	for (i = 0; i < ns; i++) {
+		if (s[i].type == 11)
+			stacks = i;
+		if (s[i].type == 12)
+			chains = i;
+		if (s[i].type == 5)
+			rec = i;
+	}
+	assert_true(stacks < ns && chains < ns && rec < ns);
+	/* The records lost their chains, registers and stacks: 2 x (32 + 8 + 16 + 4 x 8 + 8 + 32 + 8) bytes less. */
+	assert_int_equal(s[rec].len, recs.n - 2 * (8 + 4 * 8 + 8 + 4 * 8 + 8 + 32 + 8) - (8 + 3 * 8 + 8 + 8));
+	assert_null(memmem(s[rec].pay, s[rec].len, "SSSSSSSS", 8));
+
+	assert_int_equal(load(data, n, &back, &e), 0);
+	assert_int_equal(back.sample_type, ST); /* the layout as stored */
+	assert_string_equal(back.call_graph, "dwarf");
+	assert_int_equal(back.stack_size, 32);
+	assert_int_equal(back.unwind_failed, 3);
+	assert_int_equal(back.nstacks, 2);
+	assert_chains_equal(&run, &back);
+	assert_int_equal(back.samples[0].stack, back.samples[2].stack);
+	assert_int_equal(back.frames[back.stacks[back.samples[1].stack].first + 1].flags, MF_FR_UNKNOWN);
+	mf_mrun_free(&back);
+
+	/* A file without the chain sections (minor 0): every sample without a chain. */
+	{
+		struct tsec t[16] = {{0}};
+		size_t k = 0;
+		for (i = 0; i < ns; i++)
+			if (s[i].type != 11 && s[i].type != 12)
+				t[k++] = s[i];
+		build_file(&file, t, k);
+	}
+	assert_int_equal(load(file.p, file.n, &back, &e), 0);
+	assert_int_equal(back.nsamples, 3);
+	assert_int_equal(back.nstacks, 0);
+	for (i = 0; i < back.nsamples; i++)
+		assert_int_equal(back.samples[i].stack, MF_STACK_NONE);
+	mf_mrun_free(&back);
+
+	/* CHAINS with a count that is not the records' samples: an error naming the section and its offset. */
+	pay.n = 0;
+	put32(&pay, 4);
+	for (i = 0; i < 4; i++)
+		put32(&pay, 0);
+	rebuild(&file, s, ns, 0, 12, &pay);
+	assert_int_equal(load(file.p, file.n, &back, &e), MF_EFORMAT);
+	{
+		char want[128];
+		snprintf(want, sizeof(want),
+			 "section CHAINS at offset 0x%zx: 4 chains for the 3 samples of the records", s[chains].off);
+		assert_string_equal(e.msg, want);
+		assert_int_equal(e.offset, s[chains].off);
+	}
+	save_corpus("chains-count.mfdb", file.p, file.n);
+	mf_mrun_free(&back);
+
+	/* A stack index past STACKS. */
+	pay.n = 0;
+	put32(&pay, 3);
+	put32(&pay, 0), put32(&pay, 2), put32(&pay, UINT32_MAX);
+	rebuild(&file, s, ns, 0, 12, &pay);
+	assert_int_equal(load(file.p, file.n, &back, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "sample 1 has stack 2 (the STACKS section has 2)"));
+	mf_mrun_free(&back);
+
+	/* A count larger than the payload: cut short, nothing allocated for it. */
+	pay.n = 0;
+	put32(&pay, 0x40000000);
+	rebuild(&file, s, ns, 0, 12, &pay);
+	assert_int_equal(load(file.p, file.n, &back, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "section CHAINS"));
+	assert_non_null(strstr(e.msg, "cut short"));
+	mf_mrun_free(&back);
+
+	/* A stack claiming more frames than its element holds, and one with a module that does not exist. */
+	pay.n = 0;
+	put32(&pay, 4 + 13);
+	put32(&pay, 1000);
+	put32(&pay, 0), put64(&pay, 0x123), bb_put(&pay, "", 1);
+	rebuild(&file, s, ns, 0, 11, &pay);
+	assert_int_equal(load(file.p, file.n, &back, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "section STACKS at offset"));
+	assert_non_null(strstr(e.msg, "a stack of 1000 frames in an element of 17 bytes"));
+	save_corpus("stacks-bad.mfdb", file.p, file.n);
+	mf_mrun_free(&back);
+	pay.n = 0;
+	put32(&pay, 4 + 13);
+	put32(&pay, 1);
+	put32(&pay, 99), put64(&pay, 0x123), bb_put(&pay, "", 1);
+	rebuild(&file, s, ns, 0, 11, &pay);
+	assert_int_equal(load(file.p, file.n, &back, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "section STACKS at offset"));
+	assert_non_null(strstr(e.msg, "module 99 does not exist"));
+	mf_mrun_free(&back);
+
+	/* Damage: a flipped byte in each chain section is a CRC mismatch naming it. */
+	for (i = 0; i < ns; i++) {
+		unsigned char *copy;
+		char want[128];
+		if (s[i].type != 11 && s[i].type != 12)
+			continue;
+		copy = malloc(n);
+		memcpy(copy, data, n);
+		copy[s[i].off + 24 + s[i].len / 2] ^= 0x20;
+		snprintf(want, sizeof(want), "section %s at offset 0x%zx: CRC mismatch", secname[s[i].type], s[i].off);
+		assert_int_equal(load(copy, n, &back, &e), MF_EFORMAT);
+		assert_string_equal(e.msg, want);
+		mf_mrun_free(&back);
+		free(copy);
+	}
+
+	/* Cut anywhere: an incomplete file, never a crash; cut after CHAINS, every chain is there. */
+	for (cut = 0; cut < n; cut++) {
+		assert_int_equal(load(data, cut, &back, &e), MF_EFORMAT);
+		if (cut >= s[chains].off + 24 + s[chains].len)
+			assert_chains_equal(&run, &back);
+		mf_mrun_free(&back);
+	}
+	free(data);
+
+	/* The other byte order: records not decoded (a warning), the chain sections read and no error. */
+	data = write_run(&run, &recs, W_SWAP, &n);
+	save_corpus("chains-swapped.mfdb", data, n);
+	assert_int_equal(load(data, n, &back, &e), 0);
+	assert_int_equal(back.nsamples, 0);
+	assert_int_equal(back.nstacks, 2);
+	assert_string_equal(back.call_graph, "dwarf");
+	assert_non_null(strstr(back.warnings[back.nwarnings - 1], "other byte order"));
+	mf_mrun_free(&back);
+	free(data);
+
+	free(file.p);
+	free(pay.p);
+	free(recs.p);
+	mf_mrun_free(&run);
+	g_st = ST;
+	g_regs = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1353,7 +1607,7 @@ int main(void)
 		cmocka_unit_test(byte_swapped),      cmocka_unit_test(records_split),
 		cmocka_unit_test(bad_record),        cmocka_unit_test(write_errors),
 		cmocka_unit_test(hostile_paths),     cmocka_unit_test(run_identity),
-		cmocka_unit_test(stacks_interned),
+		cmocka_unit_test(stacks_interned),   cmocka_unit_test(chains_round_trip),
 	};
 	/* The records' layout: what set_settings gives the run. */
 	g_st = ST;

@@ -15,6 +15,7 @@
 #include "testutil.h"
 
 #include "mfstat/measure/record.h"
+#include "mfstat/measure/unwind.h"
 #include "mfstat/measure/run.h"
 
 #include "perfrec.h"
@@ -580,15 +581,9 @@ static void unsupported_bits(void **state)
 		uint64_t bit;
 		const char *name;
 	} c[] = {
-		{PERF_SAMPLE_CALLCHAIN, "PERF_SAMPLE_CALLCHAIN"},
-		{PERF_SAMPLE_READ, "PERF_SAMPLE_READ"},
-		{PERF_SAMPLE_BRANCH_STACK, "PERF_SAMPLE_BRANCH_STACK"},
-		{PERF_SAMPLE_REGS_USER, "PERF_SAMPLE_REGS_USER"},
-		{PERF_SAMPLE_STACK_USER, "PERF_SAMPLE_STACK_USER"},
-		{PERF_SAMPLE_TRANSACTION, "TRANSACTION"},
-		{PERF_SAMPLE_REGS_INTR, "REGS_INTR"},
-		{PERF_SAMPLE_AUX, "PERF_SAMPLE_AUX"},
-		{PERF_SAMPLE_CGROUP, "PERF_SAMPLE_CGROUP"},
+		{PERF_SAMPLE_READ, "PERF_SAMPLE_READ"},   {PERF_SAMPLE_BRANCH_STACK, "PERF_SAMPLE_BRANCH_STACK"},
+		{PERF_SAMPLE_TRANSACTION, "TRANSACTION"}, {PERF_SAMPLE_REGS_INTR, "REGS_INTR"},
+		{PERF_SAMPLE_AUX, "PERF_SAMPLE_AUX"},     {PERF_SAMPLE_CGROUP, "PERF_SAMPLE_CGROUP"},
 		{1ULL << 40, "unknown bit 40"},
 	};
 	size_t i;
@@ -1017,6 +1012,250 @@ static void many(void **state)
  * bits 0-1 the sample_type set (fuzz_sts, perfrec.h), bit 2 sample_id_all,
  * bits 3-4 the streams' kinds.  Its streams have ids 1 and 2.  Keep in step.
  */
+
+/* ---- call chains ---------------------------------------------------------- */
+
+#define CTX_USER ((uint64_t)PERF_CONTEXT_USER)
+#define CTX_KERNEL ((uint64_t)PERF_CONTEXT_KERNEL)
+#define KADDR 0xffffffff81000010ULL
+
+static void assert_frame(const struct mf_mrun *run, uint32_t stack, uint32_t k, const char *path, uint64_t off,
+			 uint32_t flags)
+{
+	const struct mf_mframe *f;
+	assert_true(stack < run->nstacks);
+	assert_true(k < run->stacks[stack].n);
+	f = &run->frames[run->stacks[stack].first + k];
+	if (strcmp(mod_path(run, f->mod), path) != 0 || f->off != off || f->flags != flags)
+		fail_msg("stack %u frame %u: %s+0x%llx flags %u, expected %s+0x%llx flags %u", stack, k,
+			 mod_path(run, f->mod), (unsigned long long)f->off, f->flags, path, (unsigned long long)off,
+			 flags);
+}
+
+/* PERF_SAMPLE_CALLCHAIN: markers skipped, frames resolved like the ip, junk ends the chain, equal chains shared. */
+static void call_chains(void **state)
+{
+	static const uint64_t user[] = {CTX_USER, APP + 0x1234, LIBM + 0x10, APP + 0x2000, 0x4, APP + 0x3000};
+	static const uint64_t kern[] = {CTX_KERNEL, KADDR, KADDR + 0x10, CTX_USER, APP + 0x1234};
+	struct smp s = {.misc = PERF_RECORD_MISC_USER,
+			.id = ID_CLOCK,
+			.ip = APP + 0x1234,
+			.pid = 7,
+			.tid = 7,
+			.period = 5,
+			.chain = user,
+			.nchain = 6};
+	struct mf_mrun run;
+	struct bb b = {0};
+	struct mf_error e;
+	size_t at;
+	(void)state;
+	run_setup(&run, ST_BASIC | PERF_SAMPLE_CALLCHAIN, false);
+	rec_comm(&b, 7, 7, "app", true);
+	rec_mmap2(&b, 7, APP, 0x10000, 0, RX, "/bin/app", NULL, 0);
+	rec_mmap2(&b, 7, LIBM, 0x10000, 0x2000, RX, "/lib/libm.so.6", NULL, 0);
+	s.time = 1;
+	rec_sample(&b, &s);
+	s.time = 2;
+	rec_sample(&b, &s);
+	s.misc = PERF_RECORD_MISC_KERNEL, s.ip = KADDR, s.chain = kern, s.nchain = 5, s.time = 3;
+	rec_sample(&b, &s);
+	s.misc = PERF_RECORD_MISC_USER, s.ip = APP + 0x40, s.nchain = 0, s.time = 4;
+	rec_sample(&b, &s);
+	ingest_ok(&run, &b);
+	assert_int_equal(run.nsamples, 4);
+	assert_int_equal(run.nstacks, 3);
+	assert_int_equal(run.samples[0].stack, 0);
+	assert_int_equal(run.samples[1].stack, 0);
+	assert_int_equal(run.samples[2].stack, 1);
+	assert_int_equal(run.samples[3].stack, 2);
+	/* leaf first; the junk 0x4 (a frame-pointer walk through code without them) ends the chain */
+	assert_int_equal(run.stacks[0].n, 4);
+	assert_frame(&run, 0, 0, "/bin/app", 0x1234, 0);
+	assert_frame(&run, 0, 1, "/lib/libm.so.6", 0x2010, MF_FR_RETURN);
+	assert_frame(&run, 0, 2, "/bin/app", 0x2000, MF_FR_RETURN);
+	assert_frame(&run, 0, 3, "(none)", 0, MF_FR_UNKNOWN);
+	assert_int_equal(run.stacks[1].n, 3);
+	assert_frame(&run, 1, 0, "(none)", KADDR, MF_FR_KERNEL);
+	assert_frame(&run, 1, 1, "(none)", KADDR + 0x10, MF_FR_KERNEL | MF_FR_RETURN);
+	assert_frame(&run, 1, 2, "/bin/app", 0x1234, MF_FR_RETURN);
+	/* no addresses (exclude_callchain_user on a user sample): the sample's ip alone */
+	assert_int_equal(run.stacks[2].n, 1);
+	assert_frame(&run, 2, 0, "/bin/app", 0x40, 0);
+	mf_mrun_free(&run);
+
+	/* A count of entries past the record's end: an error naming the record, no read past it. */
+	run_setup(&run, ST_BASIC | PERF_SAMPLE_CALLCHAIN, false);
+	b.n = 0;
+	s.chain = user, s.nchain = 2;
+	rec_sample(&b, &s);
+	at = 8 + 5 * 8;
+	{
+		uint64_t nr = 1000;
+		memcpy(b.p + at, &nr, 8);
+	}
+	assert_int_equal(ingest(&run, &b, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "SAMPLE record"));
+	assert_non_null(strstr(e.msg, "call chain of 1000 entries runs past the record"));
+	assert_int_equal(e.offset, 0);
+	mf_mrun_free(&run);
+	bb_free(&b);
+}
+
+/* REGS_USER (abi NONE: no registers) and STACK_USER (size 0: no dyn_size) are taken in their place. */
+static void user_regs_stack(void **state)
+{
+	static const uint64_t user[] = {CTX_USER, APP + 0x1234, APP + 0x2000};
+	uint64_t regs[20];
+	struct smp s = {.misc = PERF_RECORD_MISC_USER,
+			.id = ID_CLOCK,
+			.ip = APP + 0x1234,
+			.pid = 7,
+			.tid = 7,
+			.period = 5,
+			.chain = user,
+			.nchain = 3,
+			.abi = PERF_SAMPLE_REGS_ABI_64,
+			.regs = regs,
+			.nregs = 20,
+			.stack_size = 64,
+			.dyn_size = 40};
+	struct mf_mrun run;
+	struct bb b = {0};
+	struct mf_error e;
+	size_t start;
+	uint64_t big = 4096;
+	(void)state;
+	for (size_t i = 0; i < 20; i++)
+		regs[i] = 0x1000 + i;
+	run_setup(&run, ST_BASIC | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, false);
+	assert_int_equal(mf_mrun_ingest_regs(&run, 0xff0fff), 0); /* x86-64: AX..SS, R8..R15 */
+	rec_mmap2(&b, 7, APP, 0x10000, 0, RX, "/bin/app", NULL, 0);
+	rec_sample(&b, &s);
+	s.abi = PERF_SAMPLE_REGS_ABI_NONE, s.stack_size = 0; /* a kernel thread: neither */
+	rec_sample(&b, &s);
+	ingest_ok(&run, &b);
+	assert_int_equal(run.nsamples, 2);
+	assert_int_equal(run.samples[0].stack, 0);
+	assert_int_equal(run.samples[1].stack, 0);
+	assert_int_equal(run.stacks[0].n, 2);
+	assert_frame(&run, 0, 1, "/bin/app", 0x2000, MF_FR_RETURN);
+	mf_mrun_free(&run);
+
+	/* A stack size past the record's end. */
+	run_setup(&run, ST_BASIC | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, false);
+	assert_int_equal(mf_mrun_ingest_regs(&run, 0xff0fff), 0);
+	b.n = 0;
+	s.abi = PERF_SAMPLE_REGS_ABI_64, s.stack_size = 64;
+	start = b.n;
+	rec_sample(&b, &s);
+	memcpy(b.p + start + 8 + 5 * 8 + 8 + 3 * 8 + 8 + 20 * 8, &big, 8);
+	assert_int_equal(ingest(&run, &b, &e), MF_EFORMAT);
+	assert_non_null(strstr(e.msg, "user stack of 4096 bytes runs past the record"));
+	mf_mrun_free(&run);
+
+	/* Registers recorded with another mask than the one given: the fields no longer fill the record. */
+	run_setup(&run, ST_BASIC | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, false);
+	assert_int_equal(mf_mrun_ingest_regs(&run, 0xff), 0);
+	b.n = 0;
+	rec_sample(&b, &s);
+	assert_int_equal(ingest(&run, &b, &e), MF_EFORMAT);
+	mf_mrun_free(&run);
+	bb_free(&b);
+}
+
+/* A test's unwinder: records what it was given, returns three addresses and "stopped early". */
+struct fake_unwind {
+	int calls;
+	uint64_t gens[4];
+	size_t nmaps;
+	uint64_t stack_size, abi, reg0;
+	char path[64];
+};
+
+static int fake_unwind(struct mf_unwind *u, const struct mf_unwind_sample *s, uint64_t *ips, size_t max, size_t *n)
+{
+	struct fake_unwind *f = (struct fake_unwind *)(void *)u;
+	if (f->calls < 4)
+		f->gens[f->calls] = s->maps_gen;
+	f->calls++;
+	f->nmaps = s->nmaps;
+	f->stack_size = s->stack_size;
+	f->abi = s->abi;
+	f->reg0 = s->regs[0];
+	snprintf(f->path, sizeof(f->path), "%s", s->nmaps ? s->maps[0].path : "");
+	assert_true(max >= 3);
+	ips[0] = APP + 0x1234;
+	ips[1] = APP + 0x3000;
+	ips[2] = LIBM + 0x20;
+	*n = 3;
+	return 1;
+}
+
+/* With an unwinder: the user part from it over the process's maps, the kernel's part from CALLCHAIN. */
+static void unwound_chains(void **state)
+{
+	static const uint64_t chain[] = {CTX_KERNEL, KADDR, CTX_USER, APP + 0x1234, 0x4};
+	uint64_t regs[20];
+	struct fake_unwind fu = {0};
+	struct smp s = {.misc = PERF_RECORD_MISC_KERNEL,
+			.id = ID_CLOCK,
+			.ip = KADDR,
+			.pid = 7,
+			.tid = 7,
+			.period = 5,
+			.chain = chain,
+			.nchain = 5,
+			.abi = PERF_SAMPLE_REGS_ABI_64,
+			.regs = regs,
+			.nregs = 20,
+			.stack_size = 64,
+			.dyn_size = 40};
+	struct mf_mrun run;
+	struct bb b = {0};
+	(void)state;
+	for (size_t i = 0; i < 20; i++)
+		regs[i] = 0x1000 + i;
+	run_setup(&run, ST_BASIC | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, false);
+	assert_int_equal(mf_mrun_ingest_regs(&run, 0xff0fff), 0);
+	assert_int_equal(mf_mrun_ingest_unwind(&run, fake_unwind, (struct mf_unwind *)(void *)&fu), 0);
+	rec_mmap2(&b, 7, APP, 0x10000, 0, RX, "/bin/app", NULL, 0);
+	rec_sample(&b, &s);
+	rec_sample(&b, &s);
+	rec_mmap2(&b, 7, LIBM, 0x10000, 0x2000, RX, "/lib/libm.so.6", NULL, 0);
+	rec_sample(&b, &s);
+	s.abi = PERF_SAMPLE_REGS_ABI_NONE, s.stack_size = 0; /* no registers: the kernel's chain, not the unwinder */
+	rec_sample(&b, &s);
+	ingest_ok(&run, &b);
+	assert_int_equal(fu.calls, 3);
+	assert_int_equal(fu.abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(fu.reg0, 0x1000);
+	assert_int_equal(fu.stack_size, 40); /* dyn_size: the bytes copied */
+	assert_string_equal(fu.path, "/bin/app");
+	assert_int_equal(fu.nmaps, 2);
+	/* the same maps: the same generation; a new mapping: another */
+	assert_true(fu.gens[0] == fu.gens[1]);
+	assert_true(fu.gens[2] != fu.gens[1]);
+	assert_int_equal(run.nsamples, 4);
+	/* before the library was mapped its address ends the chain; after, the walk's own stop does */
+	assert_int_equal(run.samples[0].stack, run.samples[1].stack);
+	assert_frame(&run, run.samples[0].stack, 0, "(none)", KADDR, MF_FR_KERNEL);
+	assert_frame(&run, run.samples[0].stack, 1, "/bin/app", 0x1234, MF_FR_RETURN);
+	assert_frame(&run, run.samples[0].stack, 2, "/bin/app", 0x3000, MF_FR_RETURN);
+	assert_frame(&run, run.samples[0].stack, 3, "(none)", 0, MF_FR_UNKNOWN);
+	assert_int_equal(run.stacks[run.samples[0].stack].n, 4);
+	assert_int_equal(run.stacks[run.samples[2].stack].n, 5);
+	assert_frame(&run, run.samples[2].stack, 3, "/lib/libm.so.6", 0x2020, MF_FR_RETURN);
+	assert_frame(&run, run.samples[2].stack, 4, "(none)", 0, MF_FR_UNKNOWN);
+	assert_int_equal(run.unwind_failed, 3);
+	/* without registers: CALLCHAIN's user part, which ends at the junk 0x4 */
+	assert_int_equal(run.stacks[run.samples[3].stack].n, 3);
+	assert_frame(&run, run.samples[3].stack, 1, "/bin/app", 0x1234, MF_FR_RETURN);
+	assert_frame(&run, run.samples[3].stack, 2, "(none)", 0, MF_FR_UNKNOWN);
+	mf_mrun_free(&run);
+	bb_free(&b);
+}
+
 static void write_seed(const char *dir, const char *name, uint8_t sel, const struct bb *b)
 {
 	char path[4096];
@@ -1110,7 +1349,8 @@ int main(void)
 		cmocka_unit_test(unsupported_bits), cmocka_unit_test(end_to_end),
 		cmocka_unit_test(chunks),           cmocka_unit_test(format_errors),
 		cmocka_unit_test(mmap_replace),     cmocka_unit_test(many),
-		cmocka_unit_test(fuzz_seeds),
+		cmocka_unit_test(fuzz_seeds),       cmocka_unit_test(call_chains),
+		cmocka_unit_test(user_regs_stack),  cmocka_unit_test(unwound_chains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1437,6 +1437,57 @@ static void test_many_samples(void **state)
 	mf_mrun_free(&run);
 }
 
+/*
+ * Call chains: every frame is named by its lookup address (a return address
+ * by the byte before it, its call site), so a run file reports callers
+ * without the binaries; 20 000 samples over 40 distinct chains of a few
+ * hundred frames: each distinct (module, address) looked up once.
+ */
+static void test_chain_frames(void **state)
+{
+	struct mf_mrun run;
+	struct nmtab nm;
+	uint32_t exe;
+	const struct nmsym *hot, *mainf;
+	size_t i, k;
+	(void)state;
+	mf_mrun_init(&run);
+	nm_load(MPROG_HOT_O2, &nm);
+	exe = add_mod(&run, MPROG_HOT_O2);
+	hot = nm_find(&nm, "hot_loop");
+	mainf = nm_find(&nm, "main");
+	for (i = 0; i < 20000; i++) {
+		struct mf_mframe f[8] = {{0}};
+		uint64_t leaf = hot->addr + (i % 40) % hot->size;
+		add_sample(&run, exe, file_off(MPROG_HOT_O2, leaf, NULL));
+		f[0].mod = exe;
+		f[0].off = run.samples[i].off;
+		/* a return address at the first byte after a call in main: named by main, not what follows */
+		for (k = 1; k < 8; k++) {
+			f[k].mod = exe;
+			f[k].flags = MF_FR_RETURN;
+			f[k].off = file_off(MPROG_HOT_O2, mainf->addr + 1 + k * 3, NULL);
+		}
+		run.samples[i].stack = mf_mrun_add_stack(&run, f, 8);
+		assert_true(run.samples[i].stack != MF_STACK_NONE);
+	}
+	assert_int_equal(run.nstacks, 40);
+	symbolize_ok(&run);
+	for (i = 0; i < run.nframes; i++) {
+		const struct mf_mframe *fr = &run.frames[i];
+		const struct mf_msym *y = sym_at(&run, fr->mod, mf_mframe_lookup(fr));
+		assert_non_null(y->func);
+		assert_string_equal(y->func, fr->flags & MF_FR_RETURN ? "main" : "hot_loop");
+	}
+	print_message("mf_symbolize: 20000 samples in 40 chains of 8 frames: %zu syms, %" PRIu64 " lookups\n",
+		      run.nsyms, run.sym_lookups);
+	/* Distinct addresses only: the 40 leaves (and their line starts) and 7 call sites, each once. */
+	assert_true(run.sym_lookups <= run.nsyms);
+	assert_true(run.nsyms <= 40 * 6 + 7);
+	free(nm.s);
+	mf_mrun_free(&run);
+}
+
 /* Adds a sample at every step-th byte of the executable segments of path; returns how many. */
 static size_t add_code_bytes(struct mf_mrun *run, uint32_t mod, const char *path, uint64_t step)
 {
@@ -1569,6 +1620,7 @@ int main(void)
 		cmocka_unit_test(test_straddling_line),  cmocka_unit_test(test_run_line_size),
 		cmocka_unit_test(test_empty_run),        cmocka_unit_test(test_many_samples),
 		cmocka_unit_test(test_every_code_byte),  cmocka_unit_test(test_large_table),
+		cmocka_unit_test(test_chain_frames),
 	};
 	const char *tools[] = {"nm", "addr2line", "readelf"};
 	size_t i;

@@ -20,11 +20,23 @@ struct mf_mfdb_writer;
 int mf_mfdb_create(struct mf_mfdb_writer **out, const char *path, struct mf_error *err);
 /* The same on fd, already open for writing (taken over: closed on error too); path names it in messages. */
 int mf_mfdb_create_fd(struct mf_mfdb_writer **out, int fd, const char *path, struct mf_error *err);
+/*
+ * The layout of the kernel records to come: their sample_type and, with
+ * PERF_SAMPLE_REGS_USER, the sample_regs_user they were taken with.  SAMPLE
+ * records are stored without their CALLCHAIN, REGS_USER and STACK_USER fields
+ * (the RUN section gives the layout as stored): the chains are stored
+ * resolved, by mf_mfdb_put_symbols.
+ */
+void mf_mfdb_records_layout(struct mf_mfdb_writer *w, uint64_t sample_type, uint64_t regs_mask);
 /* Appends kernel records as RECORDS sections of at most 1 MiB each. */
 int mf_mfdb_put_records(struct mf_mfdb_writer *w, const void *bytes, size_t n, struct mf_error *err);
 /* Writes RUN, EVENT and COUNT sections from run (everything but records and symbols). */
 int mf_mfdb_put_run(struct mf_mfdb_writer *w, const struct mf_mrun *run, struct mf_error *err);
-/* Writes MODULE, SYMBOLS and SOURCE sections from run. */
+/*
+ * Writes MODULE, SYMBOLS and SOURCE sections from run, and when it has call
+ * chains STACKS (the distinct chains) and CHAINS (each sample's, in record
+ * order: the loader checks there is one per sample of the records).
+ */
 int mf_mfdb_put_symbols(struct mf_mfdb_writer *w, const struct mf_mrun *run, struct mf_error *err);
 /* Writes END, sets the total length in the header, closes.  Frees w even on error. */
 int mf_mfdb_close(struct mf_mfdb_writer *w, struct mf_error *err);
@@ -37,7 +49,9 @@ void mf_mfdb_abandon(struct mf_mfdb_writer *w);
  * read): every section length is checked against its size before anything
  * is allocated.  Then the settings,
  * streams and counts, then the records through mf_mrun_ingest, then modules,
- * symbols and source rows, then mf_mrun_finish and mf_mrun_sort_syms.
+ * symbols and source rows, then the call chains (STACKS, CHAINS: a file
+ * without them, minor version 0, leaves every sample's stack MF_STACK_NONE),
+ * then mf_mrun_finish and mf_mrun_sort_syms.
  * Errors (MF_EFORMAT, MF_EIO) name the file, the byte offset and the
  * section.  A file without END loads what is complete, sets run->incomplete
  * and returns MF_EFORMAT with err set, so the caller can report and exit 1.

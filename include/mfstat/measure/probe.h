@@ -86,6 +86,12 @@ struct mf_mplan {
 	uint64_t variation;  /* absolute variation of sampled[0]'s period (below it) */
 	char rate_note[512]; /* "" when the requested rate (and variation) were kept for the event
 	                               sampled, else what could not be converted and what is used instead */
+	/* set by the caller after mf_measure_plan, read by mf_measure_collect */
+	uint64_t freq;       /* -F: samples a second (attr.freq); 0: the periods above */
+	char call_graph[8];  /* "" none, "fp" (PERF_SAMPLE_CALLCHAIN) or "dwarf" (also user registers and stack) */
+	uint32_t max_stack;  /* fp: sample_max_stack (0: the kernel's perf_event_max_stack) */
+	uint32_t stack_size; /* dwarf: sample_stack_user, bytes (a multiple of 8) */
+	uint64_t regs_mask;  /* dwarf: sample_regs_user (the architecture's, mfstat/measure/unwind.h) */
 };
 
 /*

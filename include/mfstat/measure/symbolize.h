@@ -14,7 +14,9 @@
  * Reads every module of run that has a file (ELF load segments, build id)
  * through libdwfl, sets the samples' vaddr (mf_mrun_finish), and resolves
  * into run->syms: every sampled address, and the first byte of each sampled
- * address's cache line for line sizes 32, 64, 128, 256 and run->line_size;
+ * address's cache line for line sizes 32, 64, 128, 256 and run->line_size,
+ * and every call-chain frame's address (mf_mframe_lookup: a return address's
+ * call site);
  * into run->src: the DWARF line rows of each sampled function and of the
  * 256-byte block around each sampled address.  Source lines (and inlining)
  * are read only in modules that hold at least MF_SYM_LINES_MIN_PERMILLE

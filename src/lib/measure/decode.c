@@ -10,6 +10,7 @@
  */
 #include "mfstat/measure/record.h"
 #include "mfstat/measure/run.h"
+#include "mfstat/measure/unwind.h"
 
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -34,6 +35,11 @@ struct aspace {
 	uint32_t pid;
 	size_t n, cap;
 	struct amap *maps; /* sorted by start, never overlapping */
+	uint64_t gen;      /* changed (from ingest.gens) whenever maps change */
+	/* the maps as the unwinder takes them, made when first needed after a change */
+	struct mf_unwind_map *umaps;
+	size_t numaps, ucap;
+	uint64_t ugen;
 };
 
 struct ingest {
@@ -44,6 +50,13 @@ struct ingest {
 	uint32_t kernel_mod; /* "[kernel.kallsyms]", or MF_MOD_NONE until a kernel sample */
 	bool thread_known;   /* last_pid/last_tid are registered (saves a thread look-up per sample) */
 	uint32_t last_pid, last_tid;
+	uint64_t regs_mask;  /* sample_regs_user of the records (mf_mrun_ingest_regs) */
+	mf_unwind_fn unwind; /* the user part of chains from registers and stacks, or NULL */
+	struct mf_unwind *unwinder;
+	uint64_t gens;            /* the last address-space generation given out */
+	struct mf_mframe *frames; /* one chain being built (reused) */
+	size_t fcap;
+	uint64_t ips[MF_UNWIND_MAX_IPS];
 };
 
 /* Frees the ingest state (the run model calls it through mf_mrun_decoder's free_state). */
@@ -51,9 +64,12 @@ static void ingest_free(void *state)
 {
 	struct ingest *in = state;
 	size_t i;
-	for (i = 0; i < in->nas; i++)
+	for (i = 0; i < in->nas; i++) {
 		free(in->as[i].maps);
+		free(in->as[i].umaps);
+	}
 	free(in->as);
+	free(in->frames);
 	free(in);
 }
 
@@ -94,6 +110,7 @@ static struct aspace *as_get(struct ingest *in, uint32_t pid)
 	memmove(&in->as[i + 1], &in->as[i], (in->nas - i) * sizeof(*in->as));
 	memset(&in->as[i], 0, sizeof(*in->as));
 	in->as[i].pid = pid;
+	in->as[i].gen = ++in->gens;
 	in->nas++;
 	return &in->as[i];
 }
@@ -264,9 +281,10 @@ static const char *rec_str(const struct rec *r, size_t at)
 /* sample_type bits this decoder understands (the kernel's order is in decode_sample). */
 #define SUPPORTED_SAMPLE_TYPE                                                                                          \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |             \
-	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW |             \
-	 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |               \
-	 PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
+	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |       \
+	 PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT |                       \
+	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE |       \
+	 PERF_SAMPLE_CODE_PAGE_SIZE)
 
 static const char *sample_bit_name(unsigned bit)
 {
@@ -361,6 +379,7 @@ static int decode_mmap(struct mf_mrun *run, struct ingest *in, const struct rec 
 	}
 	if (!(a = as_get(in, rd32(p + 8))) || map_insert(a, &m))
 		return no_memory(r);
+	a->gen = ++in->gens;
 	return 0;
 }
 
@@ -401,6 +420,7 @@ static int decode_fork(struct mf_mrun *run, struct ingest *in, const struct rec 
 			memcpy(child->maps, parent->maps, parent->n * sizeof(*parent->maps));
 			child->n = parent->n;
 		}
+		child->gen = ++in->gens;
 	}
 	if (!mf_mrun_thread(run, pid, tid, thread_comm(run, ptid)))
 		return no_memory(r);
@@ -421,8 +441,10 @@ static int decode_comm(struct mf_mrun *run, struct ingest *in, const struct rec 
 	/* exec replaced the process image: its maps follow as new MMAP2 records. */
 	if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		struct aspace *a = as_find(in, pid);
-		if (a)
+		if (a) {
 			a->n = 0;
+			a->gen = ++in->gens;
+		}
 	}
 	if (!mf_mrun_thread(run, pid, rd32(r->p + 12), comm))
 		return no_memory(r);
@@ -440,11 +462,174 @@ static bool hardware_type(uint32_t type)
 /* x86's longest instruction: a fault this close after ip is the fetch of that instruction (§5). */
 #define MAX_INSN_LEN 15
 
+/* Room for n frames in in->frames; -1 on ENOMEM. */
+static int frames_room(struct ingest *in, size_t n)
+{
+	struct mf_mframe *nf;
+	size_t nc;
+	if (n <= in->fcap)
+		return 0;
+	nc = in->fcap ? in->fcap : 64;
+	while (nc < n)
+		nc *= 2;
+	if (!(nf = realloc(in->frames, nc * sizeof(*nf))))
+		return -1;
+	in->frames = nf;
+	in->fcap = nc;
+	return 0;
+}
+
+/*
+ * The call chain of a sample (PERF_SAMPLE_CALLCHAIN: nr addresses at ips,
+ * leaf first) as frames resolved through pid's maps like the sample's ip:
+ * context markers (PERF_CONTEXT_*) are not addresses, they say whether the
+ * frames after them are the kernel's or the user's; the first address is the
+ * sampled pc, the later ones return addresses; a user address in no mapping
+ * (a frame-pointer walk through code without frame pointers reads junk) ends
+ * the chain with an [unknown] frame.  A chain without addresses stands for the
+ * sample's ip alone.  Sets smp->stack; -1 on ENOMEM.
+ */
+/* A user frame at address a of pid (frame n of the chain); false when a is in no mapping: then an [unknown] frame. */
+static bool user_frame(struct ingest *in, uint32_t pid, uint64_t a, size_t n, struct mf_mframe *f)
+{
+	const struct amap *m = map_lookup(in, pid, a);
+	memset(f, 0, sizeof(*f));
+	f->mod = MF_MOD_NONE;
+	if (!m) {
+		f->flags = MF_FR_UNKNOWN;
+		return false;
+	}
+	f->flags = n ? MF_FR_RETURN : 0;
+	f->mod = m->mod;
+	f->off = a - m->start + m->pgoff;
+	return true;
+}
+
+static int sample_chain(struct mf_mrun *run, struct ingest *in, struct mf_msample *smp, const unsigned char *ips,
+			uint64_t nr, const uint64_t *uips, size_t nu, bool stopped)
+{
+	bool kernel = (smp->flags & MF_MS_KERNEL) != 0;
+	size_t n = 0;
+	uint64_t k;
+	if (frames_room(in, (size_t)nr + nu + 2))
+		return -1;
+	for (k = 0; k < nr; k++) {
+		uint64_t a = rd64(ips + 8 * k);
+		struct mf_mframe *f = &in->frames[n];
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (a == (uint64_t)PERF_CONTEXT_USER || a == (uint64_t)PERF_CONTEXT_GUEST_USER)
+				kernel = false;
+			else
+				kernel = true; /* KERNEL, HV, GUEST, GUEST_KERNEL */
+			continue;
+		}
+		if (!kernel && uips)
+			continue; /* the user part comes from the unwinder */
+		memset(f, 0, sizeof(*f));
+		f->flags = n ? MF_FR_RETURN : 0;
+		f->mod = MF_MOD_NONE;
+		if (kernel) {
+			f->flags |= MF_FR_KERNEL;
+			f->off = a;
+		} else {
+			const struct amap *m = map_lookup(in, smp->pid, a);
+			if (!m) {
+				f->flags = MF_FR_UNKNOWN;
+				n++;
+				break;
+			}
+			f->mod = m->mod;
+			f->off = a - m->start + m->pgoff;
+		}
+		n++;
+	}
+	if (uips) {
+		/* The unwound user part: the pc, then return addresses; one in no mapping ends it. */
+		bool ended = false;
+		for (k = 0; k < nu && !ended; k++)
+			ended = !user_frame(in, smp->pid, uips[k], n, &in->frames[n]), n++;
+		if (stopped && !ended) {
+			memset(&in->frames[n], 0, sizeof(in->frames[n]));
+			in->frames[n].mod = MF_MOD_NONE;
+			in->frames[n++].flags = MF_FR_UNKNOWN;
+		}
+		if (stopped || ended)
+			run->unwind_failed++;
+	}
+	if (n == 0) {
+		struct mf_mframe *f = &in->frames[0];
+		memset(f, 0, sizeof(*f));
+		f->mod = smp->flags & MF_MS_KERNEL ? MF_MOD_NONE : smp->mod;
+		f->off = smp->flags & MF_MS_KERNEL ? smp->ip : smp->off;
+		f->flags = smp->flags & MF_MS_KERNEL ? MF_FR_KERNEL : f->mod == MF_MOD_NONE ? MF_FR_UNKNOWN : 0;
+		n = 1;
+	}
+	smp->stack = mf_mrun_add_stack(run, in->frames, n);
+	return smp->stack == MF_STACK_NONE ? -1 : 0;
+}
+
+/*
+ * Unwinds the user part of smp's chain from its registers and stack (regs in
+ * the record's order, stack of size valid bytes) through in->unwind into
+ * in->ips, *n of them: 0 when the walk ended, 1 when it stopped early, -1 on
+ * ENOMEM.
+ */
+static int unwind_user(struct mf_mrun *run, struct ingest *in, const struct mf_msample *smp, uint64_t abi,
+		       const unsigned char *regs, const unsigned char *stack, uint64_t size, size_t *n)
+{
+	struct aspace *a = as_find(in, smp->pid);
+	struct mf_unwind_sample us;
+	uint64_t rv[64];
+	size_t nregs = (size_t)__builtin_popcountll(in->regs_mask), i;
+	int rc;
+	*n = 0;
+	if (!a)
+		return 1; /* no maps: nothing to unwind through */
+	if (a->ugen != a->gen || !a->umaps) {
+		if (a->n > a->ucap) {
+			struct mf_unwind_map *nm = realloc(a->umaps, a->n * sizeof(*nm));
+			if (!nm)
+				return -1;
+			a->umaps = nm;
+			a->ucap = a->n;
+		}
+		for (i = 0; i < a->n; i++) {
+			const struct amap *m = &a->maps[i];
+			a->umaps[i] = (struct mf_unwind_map){.start = m->start,
+							     .len = m->end - m->start,
+							     .pgoff = m->pgoff,
+							     .path = run->mods[m->mod].path,
+							     .exec = (m->prot & PROT_EXEC) != 0};
+		}
+		a->numaps = a->n;
+		a->ugen = a->gen;
+	}
+	for (i = 0; i < nregs; i++)
+		rv[i] = rd64(regs + 8 * i);
+	memset(&us, 0, sizeof(us));
+	us.pid = smp->pid;
+	us.tid = smp->tid;
+	us.abi = abi;
+	us.regs = rv;
+	us.regs_mask = in->regs_mask;
+	us.stack = stack;
+	us.stack_size = size;
+	us.maps = a->umaps;
+	us.nmaps = a->numaps;
+	us.maps_gen = a->gen;
+	rc = in->unwind(in->unwinder, &us, in->ips, MF_UNWIND_MAX_IPS, n);
+	if (*n > MF_UNWIND_MAX_IPS)
+		*n = MF_UNWIND_MAX_IPS;
+	return rc == MF_ENOMEM ? -1 : rc != 0 ? 1 : 0;
+}
+
 static int decode_sample(struct mf_mrun *run, struct ingest *in, const struct rec *r)
 {
-	uint64_t st = run->sample_type, id = 0, ip = 0, time = 0, addr = 0, period = 0;
+	uint64_t st = run->sample_type, id = 0, ip = 0, time = 0, addr = 0, period = 0, nr = 0;
 	uint32_t pid = 0, tid = 0;
 	bool have_id = false, have_period = false;
+	const unsigned char *chain = NULL, *regs = NULL, *ustack = NULL;
+	uint64_t abi = 0, ustack_size = 0, dyn_size = 0;
 	const unsigned char *p = r->p;
 	size_t at = sizeof(struct perf_event_header);
 	const struct mf_mstream *s;
@@ -504,6 +689,14 @@ static int decode_sample(struct mf_mrun *run, struct ingest *in, const struct re
 		TAKE64(period);
 		have_period = true;
 	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		/* u64 nr, then nr addresses and context markers, leaf first. */
+		TAKE64(nr);
+		if (nr > (r->size - at) / 8)
+			return rec_bad(r, "call chain of %llu entries runs past the record", (unsigned long long)nr);
+		chain = p + at;
+		at += (size_t)nr * 8;
+	}
 	if (st & PERF_SAMPLE_RAW) {
 		/* u32 size, then the bytes (IBS register dumps): not decoded here. */
 		uint32_t raw;
@@ -512,6 +705,25 @@ static int decode_sample(struct mf_mrun *run, struct ingest *in, const struct re
 		at += 4;
 		NEED(raw);
 		at += raw;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		/* u64 abi, then one u64 per bit of sample_regs_user; none when abi is NONE (no user context). */
+		TAKE64(abi);
+		regs = p + at;
+		if (abi != PERF_SAMPLE_REGS_ABI_NONE)
+			SKIP((size_t)__builtin_popcountll(in->regs_mask) * 8);
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		/* u64 size, size bytes, then u64 dyn_size, which is left out when size is 0. */
+		TAKE64(ustack_size);
+		if (ustack_size) {
+			if (ustack_size > r->size - at)
+				return rec_bad(r, "user stack of %llu bytes runs past the record",
+					       (unsigned long long)ustack_size);
+			ustack = p + at;
+			at += (size_t)ustack_size;
+			TAKE64(dyn_size);
+		}
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
 		SKIP(8);
@@ -593,6 +805,17 @@ static int decode_sample(struct mf_mrun *run, struct ingest *in, const struct re
 	}
 	if (hardware_type(s->type) && s->precise == 0)
 		smp->flags |= MF_MS_SKID;
+	if (chain) {
+		size_t nu = 0;
+		int urc = -1;
+		if (in->unwind && abi != PERF_SAMPLE_REGS_ABI_NONE && ustack && dyn_size) {
+			if ((urc = unwind_user(run, in, smp, abi, regs, ustack,
+					       dyn_size < ustack_size ? dyn_size : ustack_size, &nu)) < 0)
+				return no_memory(r);
+		}
+		if (sample_chain(run, in, smp, chain, nr, urc >= 0 ? in->ips : NULL, nu, urc == 1))
+			return no_memory(r);
+	}
 	return 0;
 }
 
@@ -630,24 +853,51 @@ static int decode(struct mf_mrun *run, struct ingest *in, const struct rec *r)
 	}
 }
 
-int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char *file, struct mf_error *err)
+/* The run's ingest state, made on first use; NULL on ENOMEM. */
+static struct ingest *ingest_state(struct mf_mrun *run)
 {
 	struct mf_mrun_decoder *rs = mf_mrun_decoder(run);
-	const unsigned char *b = bytes;
 	struct ingest *in;
-	size_t pos = 0;
-	int rc = 0;
-
 	if (!rs)
-		return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory while decoding kernel records");
+		return NULL;
 	if (!rs->state) {
 		if (!(in = calloc(1, sizeof(*in))))
-			return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory while decoding kernel records");
+			return NULL;
 		in->kernel_mod = MF_MOD_NONE;
 		rs->state = in;
 		rs->free_state = ingest_free;
 	}
-	in = rs->state;
+	return rs->state;
+}
+
+int mf_mrun_ingest_regs(struct mf_mrun *run, uint64_t regs_mask)
+{
+	struct ingest *in = ingest_state(run);
+	if (!in)
+		return MF_ENOMEM;
+	in->regs_mask = regs_mask;
+	return 0;
+}
+
+int mf_mrun_ingest_unwind(struct mf_mrun *run, mf_unwind_fn fn, struct mf_unwind *u)
+{
+	struct ingest *in = ingest_state(run);
+	if (!in)
+		return MF_ENOMEM;
+	in->unwind = fn;
+	in->unwinder = u;
+	return 0;
+}
+
+int mf_mrun_ingest(struct mf_mrun *run, const void *bytes, size_t n, const char *file, struct mf_error *err)
+{
+	const unsigned char *b = bytes;
+	struct ingest *in = ingest_state(run);
+	size_t pos = 0;
+	int rc = 0;
+
+	if (!in)
+		return mf_error_set(err, MF_ENOMEM, file, 0, 0, "out of memory while decoding kernel records");
 	if ((rc = check_sample_type(run->sample_type, file, err)) != 0)
 		return rc;
 

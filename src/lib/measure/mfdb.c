@@ -17,7 +17,13 @@
  * are a list of elements, each a u32 byte length and its fields, so that a
  * later minor version can append fields (a reader skips what it does not
  * know) and a reader never needs a count to size an allocation.  RECORDS are
- * kernel records verbatim, whole records only, at most 1 MiB a section.
+ * kernel records verbatim, whole records only, at most 1 MiB a section,
+ * except that SAMPLE records lose their CALLCHAIN, REGS_USER and STACK_USER
+ * fields (RUN gives the layout as stored, then as recorded): minor 1 stores
+ * the chains resolved, STACKS a list of the distinct chains (u32 frames, then
+ * per frame u32 module, u64 file offset, u8 MF_FR_* flags, leaf first) and
+ * CHAINS a u32 count and per sample of the records, in their order, the u32
+ * index of its stack or 0xffffffff.
  *
  * The loader checks everything against the bytes it has before it allocates
  * or reads: a length larger than what is left is an error, never a read or
@@ -29,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +49,7 @@
 #define MFDB_TAG 0x01020304u
 #define MFDB_TAG_SWAPPED 0x04030201u
 #define MFDB_MAJOR 1
-#define MFDB_MINOR 0
+#define MFDB_MINOR 1
 #define MFDB_HDR 24 /* file header bytes */
 #define SEC_HDR 24  /* section header bytes */
 #define RECORDS_MAX (1u << 20)
@@ -66,11 +73,16 @@ enum {
 	SEC_SOURCE = 8,
 	SEC_VDSO = 9, /* reserved */
 	SEC_END = 10,
+	SEC_STACKS = 11, /* minor 1: the distinct call chains */
+	SEC_CHAINS = 12, /* minor 1: each sample's chain */
 	SEC_NTYPES
 };
 
-static const char *const sec_names[SEC_NTYPES] = {"type 0", "RUN",     "PROBE",  "EVENT", "COUNT", "RECORDS",
-						  "MODULE", "SYMBOLS", "SOURCE", "VDSO",  "END"};
+static const char *const sec_names[SEC_NTYPES] = {"type 0",  "RUN",    "PROBE", "EVENT", "COUNT",  "RECORDS", "MODULE",
+						  "SYMBOLS", "SOURCE", "VDSO",  "END",   "STACKS", "CHAINS"};
+
+/* Sample fields the writer cuts out of SAMPLE records: chains are stored resolved (STACKS, CHAINS). */
+#define CUT_SAMPLE_TYPE (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 static const char *sec_name(uint32_t type, char *buf, size_t n)
 {
@@ -229,9 +241,12 @@ struct mf_mfdb_writer {
 	FILE *fp;
 	char *path;
 	char *iobuf;
-	uint64_t pos;   /* bytes written: the offset of the next section */
-	int failed;     /* errno of the first write that failed (sticky), or 0 */
-	struct enc pay; /* the payload being built (reused) */
+	uint64_t pos;               /* bytes written: the offset of the next section */
+	int failed;                 /* errno of the first write that failed (sticky), or 0 */
+	struct enc pay;             /* the payload being built (reused) */
+	uint64_t rec_st, regs_mask; /* layout of the SAMPLE records given (mf_mfdb_records_layout) */
+	unsigned char *cut;         /* records with the CUT_SAMPLE_TYPE fields removed (reused) */
+	size_t cutcap;
 };
 
 /* Test-only (not in the public header): write the other byte order from now on. */
@@ -297,6 +312,7 @@ static int flush_payload(struct mf_mfdb_writer *w, uint32_t type, struct mf_erro
 
 static void writer_free(struct mf_mfdb_writer *w)
 {
+	free(w->cut);
 	free(w->pay.p);
 	free(w->iobuf);
 	free(w->path);
@@ -371,11 +387,125 @@ static size_t record_size(const unsigned char *p)
 	return size;
 }
 
+void mf_mfdb_records_layout(struct mf_mfdb_writer *w, uint64_t sample_type, uint64_t regs_mask)
+{
+	w->rec_st = sample_type;
+	w->regs_mask = regs_mask;
+}
+
+/*
+ * Copies the SAMPLE record r (size bytes, w->rec_st's layout) to out without
+ * its CALLCHAIN, REGS_USER and STACK_USER fields; returns the new size, or 0
+ * when the fields do not fit the record (then it is stored as it is: decoding
+ * it says what is wrong).
+ */
+static size_t cut_sample(const struct mf_mfdb_writer *w, const unsigned char *r, size_t size, unsigned char *out)
+{
+	uint64_t st = w->rec_st, v;
+	size_t at = 8, o = 8, k;
+	static const uint64_t before[] = {PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,   PERF_SAMPLE_TID,
+					  PERF_SAMPLE_TIME,       PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
+					  PERF_SAMPLE_STREAM_ID,  PERF_SAMPLE_CPU,  PERF_SAMPLE_PERIOD};
+	struct perf_event_header h;
+	if (st & (PERF_SAMPLE_READ | PERF_SAMPLE_BRANCH_STACK))
+		return 0;
+	for (k = 0; k < sizeof(before) / sizeof(before[0]); k++)
+		if (st & before[k])
+			at += 8;
+	if (at > size)
+		return 0;
+	memcpy(out, r, at);
+	o = at;
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		if (size - at < 8)
+			return 0;
+		memcpy(&v, r + at, 8);
+		if (v > (size - at - 8) / 8)
+			return 0;
+		at += 8 + (size_t)v * 8;
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		uint32_t raw;
+		if (size - at < 4)
+			return 0;
+		memcpy(&raw, r + at, 4);
+		if (raw > size - at - 4)
+			return 0;
+		memcpy(out + o, r + at, 4 + (size_t)raw);
+		o += 4 + raw;
+		at += 4 + raw;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		if (size - at < 8)
+			return 0;
+		memcpy(&v, r + at, 8);
+		at += 8;
+		if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+			size_t nr = (size_t)__builtin_popcountll(w->regs_mask) * 8;
+			if (nr > size - at)
+				return 0;
+			at += nr;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		if (size - at < 8)
+			return 0;
+		memcpy(&v, r + at, 8);
+		at += 8;
+		if (v) {
+			if (v > size - at || size - at - v < 8)
+				return 0;
+			at += (size_t)v + 8;
+		}
+	}
+	memcpy(out + o, r + at, size - at);
+	o += size - at;
+	memcpy(&h, out, sizeof(h));
+	h.size = (uint16_t)o;
+	memcpy(out, &h, sizeof(h));
+	return o;
+}
+
+/* bytes with every SAMPLE record cut (cut_sample) into w->cut; NULL on ENOMEM. */
+static const unsigned char *cut_records(struct mf_mfdb_writer *w, const unsigned char *p, size_t *n)
+{
+	size_t at = 0, o = 0, size, got;
+	if (w->cutcap < *n) {
+		unsigned char *nb = realloc(w->cut, *n);
+		if (!nb)
+			return NULL;
+		w->cut = nb;
+		w->cutcap = *n;
+	}
+	while (at < *n) {
+		struct perf_event_header h;
+		if (*n - at < sizeof(h))
+			break;
+		memcpy(&h, p + at, sizeof(h));
+		size = h.size;
+		if (size < sizeof(h) || size > *n - at)
+			break;
+		got = h.type == PERF_RECORD_SAMPLE ? cut_sample(w, p + at, size, w->cut + o) : 0;
+		if (!got) {
+			memcpy(w->cut + o, p + at, size);
+			got = size;
+		}
+		o += got;
+		at += size;
+	}
+	/* A damaged tail goes on as it is: put_records says what is wrong with it. */
+	memcpy(w->cut + o, p + at, *n - at);
+	*n = o + (*n - at);
+	return w->cut;
+}
+
 int mf_mfdb_put_records(struct mf_mfdb_writer *w, const void *bytes, size_t n, struct mf_error *err)
 {
 	const unsigned char *p = bytes;
 	size_t start = 0, at = 0;
 	int rc;
+	if ((w->rec_st & CUT_SAMPLE_TYPE) && n && !(p = cut_records(w, p, &n)))
+		return mf_error_nomem(err, w->path, 0, "saving %zu bytes of kernel records", n);
 	/* Sections hold whole records, so a loader can pass each to mf_mrun_ingest on its own. */
 	while (at < n) {
 		size_t size;
@@ -431,11 +561,18 @@ int mf_mfdb_put_run(struct mf_mfdb_writer *w, const struct mf_mrun *run, struct 
 	enc_fstr(e, run->mode);
 	enc_fstr(e, run->attribution);
 	enc_fstr(e, run->database);
-	enc_u64(e, run->sample_type);
+	/* The layout of the records as stored: the chains' fields are cut out of them. */
+	enc_u64(e, run->sample_type & ~(w->rec_st & CUT_SAMPLE_TYPE));
 	enc_u8(e, run->sample_id_all);
 	enc_u32(e, (uint32_t)run->nwarnings);
 	for (i = 0; i < run->nwarnings; i++)
 		enc_str(e, run->warnings[i]);
+	/* Minor 1: the layout as recorded, and how chains were taken. */
+	enc_u64(e, run->sample_type);
+	enc_fstr(e, run->call_graph);
+	enc_u32(e, run->stack_size);
+	enc_u32(e, run->max_stack);
+	enc_u64(e, run->unwind_failed);
 	if ((rc = flush_payload(w, SEC_RUN, err)))
 		return rc;
 
@@ -526,7 +663,30 @@ int mf_mfdb_put_symbols(struct mf_mfdb_writer *w, const struct mf_mrun *run, str
 		enc_u32(e, s->flags);
 		enc_end(e, at);
 	}
-	return flush_payload(w, SEC_SOURCE, err);
+	if ((rc = flush_payload(w, SEC_SOURCE, err)))
+		return rc;
+	if (!run->nstacks)
+		return 0;
+
+	/* STACKS: each distinct chain, leaf first; CHAINS: each sample's, in record order. */
+	for (i = 0; i < run->nstacks; i++) {
+		const struct mf_mstack *st = &run->stacks[i];
+		at = enc_begin(e);
+		enc_u32(e, st->n);
+		for (k = 0; k < st->n; k++) {
+			const struct mf_mframe *f = &run->frames[st->first + k];
+			enc_u32(e, f->mod);
+			enc_u64(e, f->off);
+			enc_u8(e, (uint8_t)f->flags);
+		}
+		enc_end(e, at);
+	}
+	if ((rc = flush_payload(w, SEC_STACKS, err)))
+		return rc;
+	enc_u32(e, (uint32_t)run->nsamples);
+	for (i = 0; i < run->nsamples; i++)
+		enc_u32(e, run->samples[i].stack);
+	return flush_payload(w, SEC_CHAINS, err);
 }
 
 int mf_mfdb_close(struct mf_mfdb_writer *w, struct mf_error *err)
@@ -694,6 +854,9 @@ struct loader {
 	size_t nrecs, caprecs;
 	uint32_t *modmap; /* stored module index -> the run's */
 	size_t nmodmap;
+	bool decoded;    /* the records were decoded (this byte order, with a RUN section) */
+	uint32_t *stmap; /* stored stack index -> the run's */
+	size_t nstmap;
 };
 
 static int lerr(struct loader *L, int code, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -824,6 +987,16 @@ static int load_run(struct loader *L, const struct sec *s)
 			return oom(L);
 		run->warnings[run->nwarnings++] = w;
 	}
+	/* Minor 1: the recorded layout (the records are stored without the chains' fields), how chains were taken. */
+	if (dec_left(&d) > 0) {
+		(void)dec_u64(&d);
+		dec_fstr(&d, run->call_graph, sizeof(run->call_graph));
+		run->stack_size = dec_u32(&d);
+		run->max_stack = dec_u32(&d);
+		run->unwind_failed = dec_u64(&d);
+		if (d.bad)
+			return truncated(L, s, &d, "the run's call-chain settings");
+	}
 	/* Anything after is from a newer minor version: skipped. */
 	return 0;
 }
@@ -885,8 +1058,10 @@ static int load_records(struct loader *L)
 	int rc;
 	for (i = 0; i < L->nrecs; i++)
 		total += L->recs[i].len;
-	if (!total)
+	if (!total) {
+		L->decoded = !L->swap && L->have[SEC_RUN]; /* no samples: CHAINS must say so */
 		return 0;
+	}
 	if (L->swap) {
 		mf_mrun_warn(L->run,
 			     "the run file was written on a host of the other byte order: its %llu bytes of kernel "
@@ -933,6 +1108,7 @@ static int load_records(struct loader *L)
 		}
 		base += s->len;
 	}
+	L->decoded = true;
 	return 0;
 }
 
@@ -1060,6 +1236,84 @@ static int load_src(struct loader *L, const struct sec *s)
 			return rc;
 	}
 	return rc;
+}
+
+/* STACKS: the distinct chains, frames' modules mapped like the symbols'. */
+static int load_stacks(struct loader *L, const struct sec *s)
+{
+	struct dec d = sec_dec(L, s), el;
+	struct mf_mframe *fr = NULL;
+	size_t cap = 0;
+	int rc;
+	while ((rc = next_elem(L, s, &d, &el)) > 0) {
+		uint32_t n = dec_u32(&el), k, *nm;
+		/* Each frame takes 13 bytes: bound the count by the element before allocating. */
+		if (el.bad || n == 0 || n > dec_left(&el) / 13) {
+			rc = el.bad ? truncated(L, s, &el, "a stack")
+				    : lerr(L, MF_EFORMAT, el.base,
+					   "section STACKS at offset 0x%llx: a stack of %u frames in an element of %zu "
+					   "bytes",
+					   (unsigned long long)s->off, n, el.n);
+			break;
+		}
+		if (n > cap) {
+			struct mf_mframe *nf = realloc(fr, (size_t)n * sizeof(*fr));
+			if (!nf) {
+				rc = oom(L);
+				break;
+			}
+			fr = nf;
+			cap = n;
+		}
+		for (k = 0; k < n; k++) {
+			memset(&fr[k], 0, sizeof(fr[k]));
+			fr[k].mod = dec_u32(&el);
+			fr[k].off = dec_u64(&el);
+			fr[k].flags = dec_u8(&el);
+			if ((rc = map_mod(L, s, &el, &fr[k].mod)))
+				break;
+		}
+		if (rc)
+			break;
+		if (!(nm = realloc(L->stmap, (L->nstmap + 1) * sizeof(*nm)))) {
+			rc = oom(L);
+			break;
+		}
+		L->stmap = nm;
+		if ((L->stmap[L->nstmap++] = mf_mrun_add_stack(L->run, fr, n)) == MF_STACK_NONE) {
+			rc = oom(L);
+			break;
+		}
+	}
+	free(fr);
+	return rc;
+}
+
+/* CHAINS: a u32 count, one per sample of the records, then each sample's stored stack index (or UINT32_MAX). */
+static int load_chains(struct loader *L, const struct sec *s)
+{
+	struct dec d = sec_dec(L, s);
+	uint32_t n = dec_u32(&d), i;
+	if (d.bad || n > dec_left(&d) / 4)
+		return truncated(L, s, &d, "the chains");
+	/* Records not decoded (the other byte order): no samples to give chains to. */
+	if (!L->decoded)
+		return 0;
+	if (n != L->run->nsamples)
+		return lerr(L, MF_EFORMAT, s->off,
+			    "section CHAINS at offset 0x%llx: %u chains for the %zu samples of the records",
+			    (unsigned long long)s->off, n, L->run->nsamples);
+	for (i = 0; i < n; i++) {
+		uint64_t at = d.base + d.i;
+		uint32_t k = dec_u32(&d);
+		if (k != MF_STACK_NONE && k >= L->nstmap)
+			return lerr(L, MF_EFORMAT, at,
+				    "section CHAINS at offset 0x%llx: sample %u has stack %u (the STACKS section has "
+				    "%zu)",
+				    (unsigned long long)s->off, i, k, L->nstmap);
+		L->run->samples[i].stack = k == MF_STACK_NONE ? MF_STACK_NONE : L->stmap[k];
+	}
+	return 0;
 }
 
 static int add_section(struct loader *L, const struct sec *s)
@@ -1199,6 +1453,10 @@ static int load(struct loader *L)
 		return rc;
 	if (L->have[SEC_SOURCE] && (rc = load_src(L, &L->one[SEC_SOURCE])))
 		return rc;
+	if (L->have[SEC_STACKS] && (rc = load_stacks(L, &L->one[SEC_STACKS])))
+		return rc;
+	if (L->have[SEC_CHAINS] && (rc = load_chains(L, &L->one[SEC_CHAINS])))
+		return rc;
 	mf_mrun_finish(L->run);
 	mf_mrun_sort_syms(L->run);
 
@@ -1231,6 +1489,7 @@ int mf_mfdb_load_mem(const void *data, size_t n, const char *name, struct mf_mru
 	rc = load(&L);
 	free(L.recs);
 	free(L.modmap);
+	free(L.stmap);
 	return rc;
 }
 

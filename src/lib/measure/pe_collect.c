@@ -6,6 +6,7 @@
  * runs; then the exact counts are read.
  */
 #include "mfstat/measure/measure.h"
+#include "mfstat/measure/unwind.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -178,7 +179,7 @@ static void redraw_periods(struct collector *c)
 {
 	size_t cpu, j;
 	uint64_t var = c->run->variation;
-	if (!var)
+	if (!var || c->plan->freq)
 		return;
 	for (j = 0; j < c->plan->nsampled; j++) {
 		uint64_t base = c->plan->sampled[j].period, p, v;
@@ -266,7 +267,16 @@ static int add_streams(struct mf_mrun *run, const struct mf_mplan *plan, struct 
 {
 	size_t j;
 	run->sample_type = SAMPLE_TYPE;
+	if (plan->call_graph[0])
+		run->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (strcmp(plan->call_graph, "dwarf") == 0)
+		run->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	run->sample_id_all = true;
+	snprintf(run->call_graph, sizeof(run->call_graph), "%s", plan->call_graph);
+	run->max_stack = plan->call_graph[0] ? plan->max_stack : 0;
+	run->stack_size = strcmp(plan->call_graph, "dwarf") == 0 ? plan->stack_size : 0;
+	if (run->sample_type & PERF_SAMPLE_REGS_USER && mf_mrun_ingest_regs(run, plan->regs_mask))
+		return mf_error_nomem(err, "", 0, "setting up the call chains");
 	for (j = 0; j < plan->nsampled; j++) {
 		const struct mf_mplan_ev *ev = &plan->sampled[j];
 		struct mf_mstream *s = mf_mrun_add_stream(run);
@@ -319,9 +329,23 @@ static int open_sampled(struct collector *c, int pid, size_t cpu, size_t j, stru
 	uint64_t id = 0;
 	int fd, r;
 	fill_attr(&a, ev, c->plan->user_only);
-	a.sample_period = ev->period ? ev->period : 1;
-	a.sample_type = SAMPLE_TYPE;
+	if (c->plan->freq) {
+		a.freq = 1;
+		a.sample_freq = c->plan->freq;
+	} else {
+		a.sample_period = ev->period ? ev->period : 1;
+	}
+	a.sample_type = run->sample_type;
 	a.sample_id_all = 1;
+	if (a.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		/* The kernel's part only when the kernel is sampled; 0: its perf_event_max_stack. */
+		a.exclude_callchain_kernel = c->plan->user_only;
+		a.sample_max_stack = (uint16_t)c->plan->max_stack;
+	}
+	if (a.sample_type & PERF_SAMPLE_REGS_USER) {
+		a.sample_regs_user = c->plan->regs_mask;
+		a.sample_stack_user = c->plan->stack_size;
+	}
 	if (j == 0) {
 		a.mmap = 1;
 		a.mmap2 = 1;
@@ -334,6 +358,11 @@ static int open_sampled(struct collector *c, int pid, size_t cpu, size_t j, stru
 	if (fd < 0) {
 		if (j == 0 && cpu > 0 && fd == -ENODEV) /* an offline CPU: nothing runs there */
 			return 1;
+		if (fd == -EOVERFLOW && a.sample_max_stack)
+			return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
+					    "measurement impossible: --call-graph fp,%u is deeper than the kernel "
+					    "allows (kernel.perf_event_max_stack, EOVERFLOW)",
+					    c->plan->max_stack);
 		return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
 				    "measurement impossible: cannot open %s on CPU %zu (%s)", ev->name, cpu,
 				    mf_perf_errno_text(-fd));
@@ -467,6 +496,24 @@ static void read_counts(struct collector *c)
 	}
 }
 
+/* -F: the kernel chose each sample's period; a stream's is their mean (the plan's when it has no samples). */
+static void mean_periods(struct mf_mrun *run)
+{
+	size_t i;
+	for (i = 0; i < run->nstreams; i++) {
+		long double sum = 0;
+		uint64_t n = 0;
+		size_t k;
+		for (k = 0; k < run->nsamples; k++)
+			if (run->samples[k].stream == i) {
+				sum += run->samples[k].period;
+				n++;
+			}
+		if (n)
+			run->streams[i].period = (uint64_t)(sum / n + 0.5L);
+	}
+}
+
 int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *plan, char *const argv[],
 		       const struct mf_mprobe *probe, size_t ring_pages, struct mf_mfdb_writer *db, struct mf_mrun *run,
 		       struct mf_error *err)
@@ -474,6 +521,7 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 	struct collector c;
 	struct mf_perf_child ch;
 	struct mf_perf_hooks hooks = {NULL, hook_open, hook_wait, hook_tick};
+	struct mf_unwind *unw = NULL;
 	size_t j, ns = plan->nsampled ? plan->nsampled : 1;
 	int rc;
 
@@ -494,6 +542,22 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 	rc = add_streams(run, plan, err);
 	if (rc)
 		return rc;
+	if (db)
+		mf_mfdb_records_layout(db, run->sample_type, plan->regs_mask);
+	/* dwarf: each drained round is unwound as it is decoded, while the binaries are there. */
+	if (run->sample_type & PERF_SAMPLE_REGS_USER) {
+		const struct mf_unwind_arch *arch = mf_unwind_arch_by_name(probe->arch);
+		if (!arch)
+			return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
+					    "measurement impossible: --call-graph dwarf: no unwinder for %s",
+					    probe->arch);
+		if ((rc = mf_unwind_new(&unw, arch, err)) != 0)
+			return rc;
+		if (mf_mrun_ingest_unwind(run, mf_unwind_sample, unw)) {
+			mf_unwind_free(unw);
+			return mf_error_nomem(err, "", 0, "setting up the unwinder");
+		}
+	}
 	c.rings = calloc(c.ncpus, sizeof(*c.rings));
 	c.sfd = malloc(c.ncpus * ns * sizeof(*c.sfd));
 	c.canon = calloc(2 * c.ncpus * ns, sizeof(*c.canon));
@@ -524,7 +588,13 @@ int mf_measure_collect(const struct mf_perf_sys *sys, const struct mf_mplan *pla
 			     "%" PRIu64 " ring buffer reads found a damaged record and skipped the rest of that read",
 			     c.drain_errors);
 	read_counts(&c);
+	if (plan->freq)
+		mean_periods(run);
 out:
 	close_all(&c);
+	if (unw) {
+		mf_mrun_ingest_unwind(run, NULL, NULL);
+		mf_unwind_free(unw);
+	}
 	return rc;
 }

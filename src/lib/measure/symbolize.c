@@ -1247,6 +1247,7 @@ out:
 }
 
 /* ---- the entry point ------------------------------------------------------- */
+/* Step 3 also names every frame of the call chains (mf_mframe_lookup), once per distinct (module, address). */
 
 int mf_symbolize(struct mf_mrun *run, struct mf_error *err)
 {
@@ -1318,6 +1319,15 @@ int mf_symbolize(struct mf_mrun *run, struct mf_error *err)
 			if (wantset_add(&ws, samp[i].mod, samp[i].addr - samp[i].addr % line_sizes[k], 0))
 				goto oom;
 		if (run->line_size && wantset_add(&ws, samp[i].mod, samp[i].addr - samp[i].addr % run->line_size, 0))
+			goto oom;
+	}
+	/* The call chains' frames, by the address they are named by (a return address's call site): once each. */
+	for (i = 0; i < run->nframes; i++) {
+		const struct mf_mframe *f = &run->frames[i];
+		if (f->mod >= run->nmods || !(run->mods[f->mod].flags & MF_MOD_ELF) ||
+		    (f->flags & (MF_FR_KERNEL | MF_FR_UNKNOWN)))
+			continue;
+		if (wantset_add(&ws, f->mod, mf_mframe_lookup(f), 0))
 			goto oom;
 	}
 	wants = malloc((ws.n ? ws.n : 1) * sizeof(*wants));
