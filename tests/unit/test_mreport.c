@@ -539,9 +539,9 @@ static void profile_shares(void **state)
 	golden("profile.csv", txt);
 	assert_non_null(strstr(txt,
 			       "function,module,file,start_address,percent,cumulative_percent,samples,"
-			       "estimated_events,approximate\n"));
-	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,75,75,75,75000000,0\n"));
-	assert_non_null(strstr(txt, "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,25,100,25,25000000,0\n"));
+			       "estimated_events,approximate,inclusive_percent\n"));
+	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,75,75,75,75000000,0,\n"));
+	assert_non_null(strstr(txt, "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,25,100,25,25000000,0,\n"));
 	free(txt);
 	mf_mrun_free(&run);
 }
@@ -688,12 +688,12 @@ static void itlb_software(void **state)
 	assert_non_null(strstr(txt,
 			       "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
 			       "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
-			       "approximate\n"));
+			       "approximate,inclusive_percent\n"));
 	assert_non_null(strstr(txt,
 			       "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,66.6666666666667,"
-			       "66.6666666666667,8,,,8,,,100,50,0\n"));
+			       "66.6666666666667,8,,,8,,,100,50,0,\n"));
 	assert_non_null(
-		strstr(txt, "libstripped.so+0x2040,libstripped.so,,0x2040,33.3333333333333,100,4,,,4,,,100,0,0\n"));
+		strstr(txt, "libstripped.so+0x2040,libstripped.so,,0x2040,33.3333333333333,100,4,,,4,,,100,0,0,\n"));
 	free(txt);
 
 	o.format = MF_MFMT_JSON;
@@ -771,7 +771,7 @@ static void itlb_hardware(void **state)
 	golden("itlb_hw.csv", txt);
 	assert_non_null(
 		strstr(txt,
-		       "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,11.1111111111111,100,1,0,2,,0,100,,,1\n"));
+		       "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,11.1111111111111,100,1,0,2,,0,100,,,1,\n"));
 	free(txt);
 	o.format = MF_MFMT_JSON;
 	txt = report(&run, &o);
@@ -817,7 +817,7 @@ static void zero_samples(void **state)
 	assert_string_equal(txt,
 			    "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
 			    "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
-			    "approximate\n");
+			    "approximate,inclusive_percent\n");
 	free(txt);
 	o.format = MF_MFMT_JSON;
 	txt = report(&run, &o);
@@ -853,7 +853,7 @@ static void zero_samples(void **state)
 	free(txt);
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
-	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,,,0,0,2,,0,100,,,1\n"));
+	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,,,0,0,2,,0,100,,,1,\n"));
 	free(txt);
 	mf_mrun_free(&run);
 }
@@ -921,7 +921,7 @@ static void cutoffs(void **state)
 	/* CSV holds every row whatever the cutoffs */
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
-	assert_non_null(strstr(txt, "\nf5,demo,,0x3400,0.5,100,5,5000000,0\n"));
+	assert_non_null(strstr(txt, "\nf5,demo,,0x3400,0.5,100,5,5000000,0,\n"));
 	free(txt);
 	mf_mrun_free(&run);
 }
@@ -1046,8 +1046,8 @@ static void csv_dir(void **state)
 	struct mf_mreport_opts o = opts(MF_MFMT_TEXT);
 	struct mf_error e;
 	char tmpl[] = "/tmp/mfstat-mreport-XXXXXX", dir[128], path[256], *s, *fn;
-	static const char *const files[] = {"run.csv",       "metrics.csv", "threads.csv",    "modules.csv",
-					    "functions.csv", "lines.csv",   "cache_lines.csv"};
+	static const char *const files[] = {"run.csv",       "metrics.csv", "threads.csv",     "modules.csv",
+					    "functions.csv", "lines.csv",   "cache_lines.csv", "callers.csv"};
 	size_t i;
 	(void)state;
 	itlb_sw_run(&run);
@@ -1097,6 +1097,12 @@ static void csv_dir(void **state)
 		} else if (i == 5) {
 			assert_true(strncmp(s, "function,module,file,line,address,percent,", 42) == 0);
 			assert_non_null(strstr(s, "\nhot,demo,@SRCDIR@/tests/data/mreport/demo.c,10,0x1108,"));
+		} else if (i == 7) {
+			/* no call chains: the heading alone */
+			assert_string_equal(s,
+					    "caller,caller_module,callee,callee_module,samples,estimated_events,"
+					    "percent,"
+					    "percent_of_callee\n");
 		} else {
 			assert_true(strncmp(s, "function,module,file,line,start_address,offset,percent,", 55) == 0);
 			assert_non_null(strstr(s,
