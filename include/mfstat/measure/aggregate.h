@@ -113,7 +113,7 @@ struct mf_agg {
 	 */
 	bool chains;
 	size_t nedges;
-	struct mf_agg_edge *edges; /* samples descending, ties by caller then callee (name, module) */
+	struct mf_agg_edge *edges; /* samples descending, ties by caller then callee (name, module, start) */
 };
 
 /*

@@ -902,13 +902,24 @@ out:
 
 static const struct mf_agg *g_edge_agg;
 
+/* Functions by name, then module, then start (unnamed code, NULL, first). */
+static int name_order(const struct mf_agg_row *a, const struct mf_agg_row *b)
+{
+	int c;
+	if ((c = cmp_str(a->func, b->func)) || (c = cmp_str(a->modname, b->modname)))
+		return c;
+	CMP(a->start, b->start);
+	CMP(a->mod, b->mod);
+	return 0;
+}
+
 static int cmp_edge(const void *pa, const void *pb)
 {
 	const struct mf_agg_edge *x = pa, *y = pb;
 	const struct mf_agg_row *f = g_edge_agg->funcs.rows;
 	int c;
 	CMP(y->samples, x->samples);
-	if ((c = row_func(&f[x->caller], &f[y->caller])) || (c = row_func(&f[x->callee], &f[y->callee])))
+	if ((c = name_order(&f[x->caller], &f[y->caller])) || (c = name_order(&f[x->callee], &f[y->callee])))
 		return c;
 	return 0;
 }
