@@ -1142,8 +1142,8 @@ static int do_diff(const struct mopts *o, int argc, char **argv)
 		}
 	}
 	if (ex == EXIT_OK && strcmp(r[0].measurement, r[1].measurement) != 0) {
-		cli_err("measure diff: %s is a %s run and %s a %s run: runs of different measurements cannot be "
-			"compared",
+		cli_err("measure diff: %s holds a run of measurement %s, %s one of %s: runs of different "
+			"measurements cannot be compared",
 			argv[0], r[0].measurement, argv[1], r[1].measurement);
 		ex = EXIT_USAGE;
 	}

@@ -242,7 +242,8 @@ int mf_mdiff_build(struct mf_mdiff *d, const struct mf_mrun *before, const struc
 
 	memset(d, 0, sizeof(*d));
 	if (strcmp(before->measurement, after->measurement) != 0)
-		return mf_error_set(err, MF_EINVAL, "", 0, 0, "a %s run cannot be compared with a %s run",
+		return mf_error_set(err, MF_EINVAL, "", 0, 0,
+				    "runs of different measurements cannot be compared (%s and %s)",
 				    before->measurement[0] ? before->measurement : "(unknown)",
 				    after->measurement[0] ? after->measurement : "(unknown)");
 	snprintf(d->measurement, sizeof(d->measurement), "%s", after->measurement);
