@@ -127,7 +127,7 @@ void mf_agg_free(struct mf_agg *a);
 
 /*
  * The function rows in inclusive order (perf's --children): incl descending,
- * then the table's order (self metric, address, name); malloc'd array of
+ * then self metric descending, then by name (module, start); malloc'd array of
  * a->funcs.n indices, NULL on ENOMEM (or an empty table).
  */
 size_t *mf_agg_by_inclusive(const struct mf_agg *a);

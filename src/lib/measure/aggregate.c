@@ -930,7 +930,11 @@ static int cmp_incl(const void *pa, const void *pb)
 {
 	size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
 	const struct mf_agg_row *f = g_incl_agg->funcs.rows;
+	int c;
 	CMP(f[y].incl, f[x].incl);
+	CMP(f[y].metric, f[x].metric);
+	if ((c = name_order(&f[x], &f[y])))
+		return c;
 	CMP(x, y);
 	return 0;
 }
