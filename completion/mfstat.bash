@@ -54,7 +54,7 @@ _mfstat()
     local opts_db_info='-h --help --version'
     local opts_db_rollup='--from --to -q --quiet -h --help'
     local opts_db_prune='--keep -n --dry-run --vacuum -q --quiet -h --help'
-    local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling -F -g --call-graph --summary-cutoff --detail-cutoff --line-size --attribute --fallback --tables -q --quiet -h --help --version'
+    local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling -F -g --call-graph --summary-cutoff --detail-cutoff --line-size --attribute --children --absolute --negate --fallback --tables -q --quiet -h --help --version'
 
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
@@ -98,7 +98,7 @@ _mfstat()
             ;;
         measure)
             if ((COMP_CWORD == 2)); then
-                _mfstat_reply '' 'itlb profile report probe' "$cur"
+                _mfstat_reply '' 'itlb profile report diff probe' "$cur"
                 return 0
             fi
             ;;

@@ -16,11 +16,14 @@
 
 #include "cli.h"
 #include "mfstat/measure/unwind.h"
+#include "mfstat/measure/diff.h"
+#include "mfstat/measure/flame.h"
 
 static void measure_usage(FILE *fp)
 {
 	fputs("Usage: mfstat measure itlb|profile [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "       mfstat measure report [OPTIONS] RUNFILE...\n"
+	      "       mfstat measure diff [OPTIONS] BEFORE.mfdb AFTER.mfdb\n"
 	      "       mfstat measure probe [-f text|json]\n"
 	      "\n"
 	      "Samples a program's instruction-TLB misses (itlb) or its CPU time (profile)\n"
@@ -90,7 +93,15 @@ static void measure_usage(FILE *fp)
 	      "                             function owning its first byte, which can be a\n"
 	      "                             neighbour (a two-thread -O1 program: 75% to the C\n"
 	      "                             runtime's frame_dummy, its second hot function gone)\n"
-	      "                             measure report: the rule the run was made with\n"
+	      "                             measure report: the rule the run was made with\n",
+	      fp);
+	fputs("  --children                 sort the function tables by inclusive share (the\n"
+	      "                             samples whose call chain holds the function), as\n"
+	      "                             perf report --children; the summary cutoff's percent\n"
+	      "                             then applies to the inclusive share\n"
+	      "  --absolute                 measure diff: compare sample counts, not shares\n"
+	      "  --negate                   measure diff -f html: widths from BEFORE (where the\n"
+	      "                             time went), not AFTER\n"
 	      "  --fallback auto|none       none: exit 3 instead of any step down the ladder\n"
 	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
 	      "  -q, --quiet                no warnings and no fallback line on stderr\n"
@@ -101,6 +112,15 @@ static void measure_usage(FILE *fp)
 	      "(the same file, a copy) once, with a warning.  Function Details of code\n"
 	      "without source lines (a library without debug information) show only its\n"
 	      "hottest cache lines (by --detail-cutoff) and say how many were left out.\n"
+	      "\n"
+	      "measure diff compares two runs of one measurement: per load module, function\n"
+	      "(matched by module basename and name) and call chain (by its folded names)\n"
+	      "the samples and shares before and after and the change in points, largest\n"
+	      "first, rows of one run only marked; text shows rows by --summary-cutoff\n"
+	      "(P: points of change), csv and json all of them; -f folded writes\n"
+	      "difffolded.pl's 'stack before after' lines, BEFORE scaled to AFTER's total\n"
+	      "(its -n) unless --absolute; -f html draws a differential flame graph:\n"
+	      "AFTER's widths, each stack's change on its leaf, red grew, blue shrank.\n"
 	      "\n"
 	      "Exit status: the program's own status when it ran and failed (a signal is\n"
 	      "128+N), else 0; 1 data error (a damaged run file, a write error); 2 usage\n"
@@ -116,7 +136,9 @@ static void measure_usage(FILE *fp)
 	      "  mfstat measure report -o prof.json .mfstat/latest-profile\n"
 	      "  # instruction-TLB misses every 1000 (L2 and page-walk fills need Intel's\n"
 	      "  # PMU; elsewhere page faults on instruction fetch)\n"
-	      "  mfstat measure itlb -s 1000 -- ./myprog 10\n",
+	      "  mfstat measure itlb -s 1000 -- ./myprog 10\n"
+	      "  # what changed between two runs, as difffolded.pl pairs\n"
+	      "  mfstat measure diff -f folded before.mfdb after.mfdb > diff.folded\n",
 	      fp);
 }
 
@@ -132,7 +154,9 @@ struct mopts {
 	char rate[32], var[32], event[80];
 	bool any_collect_option;
 	bool attribute_set;
-	bool force; /* --force: -d FILE may replace an existing file */
+	bool force;    /* --force: -d FILE may replace an existing file */
+	bool absolute; /* measure diff --absolute */
+	bool negate;   /* measure diff --negate (-f html) */
 	/* -g, --call-graph, -F */
 	char call_graph[8];
 	uint32_t max_stack, stack_size;
@@ -1215,6 +1239,84 @@ static int do_report(struct mopts *o, int argc, char **argv)
 	return ex;
 }
 
+/*
+ * measure diff BEFORE AFTER: the change from one run to the other (diff.h),
+ * to -o FILE or standard output.
+ */
+static int do_diff(const struct mopts *o, int argc, char **argv)
+{
+	struct mf_mrun r[2];
+	struct mf_mdiff_opts d;
+	struct mf_error e;
+	FILE *fp;
+	int i, ex = EXIT_OK;
+
+	if (argc != 2)
+		return cli_usage("measure", "measure diff: give two run files, BEFORE and AFTER (%d given)", argc);
+	if (o->any_collect_option)
+		return cli_usage("measure", "measure diff: -s, -d, --force and --fallback only apply when measuring");
+	if (o->csv_dir)
+		return cli_usage("measure", "measure diff: --csv DIR only applies to reports (use -f csv)");
+	if (o->ro.children)
+		return cli_usage("measure", "measure diff: --children only applies to reports");
+	if (o->negate && o->format != MF_MFMT_HTML)
+		return cli_usage("measure", "measure diff: --negate only applies to -f html (BEFORE's widths)");
+	for (i = 0; i < 2; i++)
+		if ((ex = output_overwrites("measure diff", o, argv[i], "the input", true)) >= 0)
+			return ex;
+	ex = EXIT_OK;
+	for (i = 0; i < 2; i++)
+		mf_mrun_init(&r[i]);
+	for (i = 0; i < 2 && ex == EXIT_OK; i++) {
+		mf_error_clear(&e);
+		if (mf_mfdb_load(argv[i], &r[i], &e) != 0) {
+			cli_diag(&e, "error");
+			ex = EXIT_DATA;
+		}
+	}
+	if (ex == EXIT_OK && strcmp(r[0].measurement, r[1].measurement) != 0) {
+		cli_err("measure diff: %s holds a run of measurement %s, %s one of %s: runs of different "
+			"measurements cannot be compared",
+			argv[0], r[0].measurement, argv[1], r[1].measurement);
+		ex = EXIT_USAGE;
+	}
+	if (ex == EXIT_OK && o->format == MF_MFMT_HTML) {
+		/* The differential flame graph (flame.h). */
+		mf_error_clear(&e);
+		if (!(fp = cli_open_out(o->out))) {
+			ex = EXIT_DATA;
+		} else if (mf_mdiff_html(fp, &r[0], &r[1], o->absolute, o->negate, &e) != 0) {
+			cli_diag(&e, "error");
+			if (fp != stdout)
+				fclose(fp);
+			ex = EXIT_DATA;
+		} else {
+			ex = cli_close_out(fp, o->out);
+		}
+	} else if (ex == EXIT_OK) {
+		memset(&d, 0, sizeof(d));
+		d.format = o->format;
+		d.absolute = o->absolute;
+		d.summary = o->ro.summary;
+		d.before_name = argv[0];
+		d.after_name = argv[1];
+		mf_error_clear(&e);
+		if (!(fp = cli_open_out(o->out))) {
+			ex = EXIT_DATA;
+		} else if (mf_mdiff_write(fp, &r[0], &r[1], &d, &e) != 0) {
+			cli_diag(&e, "error");
+			if (fp != stdout)
+				fclose(fp);
+			ex = EXIT_DATA;
+		} else {
+			ex = cli_close_out(fp, o->out);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		mf_mrun_free(&r[i]);
+	return ex;
+}
+
 static int do_probe(const struct mopts *o)
 {
 	struct mf_mprobe p;
@@ -1298,6 +1400,9 @@ int cmd_measure(int argc, char **argv)
 		{"tables", required_argument, NULL, 7},
 		{"force", no_argument, NULL, 8},
 		{"call-graph", required_argument, NULL, 20},
+		{"children", no_argument, NULL, 40},
+		{"absolute", no_argument, NULL, 41},
+		{"negate", no_argument, NULL, 42},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -1316,7 +1421,9 @@ int cmd_measure(int argc, char **argv)
 		measure_usage(stdout);
 		return EXIT_OK;
 	}
-	if (strcmp(sub, "itlb") && strcmp(sub, "profile") && strcmp(sub, "report") && strcmp(sub, "probe")) {
+	if (strcmp(sub, "itlb") && strcmp(sub, "profile") && strcmp(sub, "report") && strcmp(sub, "probe") &&
+	    strcmp(sub, "diff")) {
+		/* The message as before diff came (existing goldens); --help lists diff. */
 		return cli_usage("measure", "measure: unknown measurement '%s' (itlb, profile, report or probe)", sub);
 	}
 	memset(&o, 0, sizeof(o));
@@ -1418,6 +1525,9 @@ int cmd_measure(int argc, char **argv)
 			o.any_collect_option = true;
 			break;
 		}
+		case 40: o.ro.children = true; break;
+		case 41: o.absolute = true; break;
+		case 42: o.negate = true; break;
 		case 'q': cli_quiet = true; break;
 		case 'h': measure_usage(stdout); return EXIT_OK;
 		case 'V': return cli_version();
@@ -1429,6 +1539,10 @@ int cmd_measure(int argc, char **argv)
 	o.ro.line_size = o.line_size;
 	if (strcmp(sub, "probe") == 0)
 		return do_probe(&o);
+	if (strcmp(sub, "diff") == 0)
+		return do_diff(&o, argc - optind, argv + optind);
+	if (o.absolute)
+		return cli_usage("measure", "measure %s: --absolute only applies to measure diff", sub);
 	if (strcmp(sub, "report") == 0)
 		return do_report(&o, argc - optind, argv + optind);
 	if (o.force && !o.db)

@@ -15,8 +15,11 @@
 
 #include "testutil.h"
 
+#include "mfstat/measure/aggregate.h"
 #include "mfstat/measure/report.h"
 #include "mfstat/measure/run.h"
+
+#include "mchain.h"
 
 #define DATA_DIR MFSTAT_SOURCE_DIR "/tests/data/mreport"
 #define DEMO_SRC DATA_DIR "/demo.c"
@@ -539,9 +542,9 @@ static void profile_shares(void **state)
 	golden("profile.csv", txt);
 	assert_non_null(strstr(txt,
 			       "function,module,file,start_address,percent,cumulative_percent,samples,"
-			       "estimated_events,approximate\n"));
-	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,75,75,75,75000000,0\n"));
-	assert_non_null(strstr(txt, "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,25,100,25,25000000,0\n"));
+			       "estimated_events,approximate,inclusive_percent\n"));
+	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,75,75,75,75000000,0,\n"));
+	assert_non_null(strstr(txt, "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,25,100,25,25000000,0,\n"));
 	free(txt);
 	mf_mrun_free(&run);
 }
@@ -688,12 +691,12 @@ static void itlb_software(void **state)
 	assert_non_null(strstr(txt,
 			       "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
 			       "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
-			       "approximate\n"));
+			       "approximate,inclusive_percent\n"));
 	assert_non_null(strstr(txt,
 			       "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,66.6666666666667,"
-			       "66.6666666666667,8,,,8,,,100,50,0\n"));
+			       "66.6666666666667,8,,,8,,,100,50,0,\n"));
 	assert_non_null(
-		strstr(txt, "libstripped.so+0x2040,libstripped.so,,0x2040,33.3333333333333,100,4,,,4,,,100,0,0\n"));
+		strstr(txt, "libstripped.so+0x2040,libstripped.so,,0x2040,33.3333333333333,100,4,,,4,,,100,0,0,\n"));
 	free(txt);
 
 	o.format = MF_MFMT_JSON;
@@ -771,7 +774,7 @@ static void itlb_hardware(void **state)
 	golden("itlb_hw.csv", txt);
 	assert_non_null(
 		strstr(txt,
-		       "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,11.1111111111111,100,1,0,2,,0,100,,,1\n"));
+		       "cold,demo,@SRCDIR@/tests/data/mreport/demo.c,0x11e0,11.1111111111111,100,1,0,2,,0,100,,,1,\n"));
 	free(txt);
 	o.format = MF_MFMT_JSON;
 	txt = report(&run, &o);
@@ -817,7 +820,7 @@ static void zero_samples(void **state)
 	assert_string_equal(txt,
 			    "function,module,file,start_address,percent,cumulative_percent,sampled_misses,"
 			    "l2_fills,hpw_fills,soft_fills,pct_l2_fill,pct_hpw_fill,pct_soft_fill,cpu_samples,"
-			    "approximate\n");
+			    "approximate,inclusive_percent\n");
 	free(txt);
 	o.format = MF_MFMT_JSON;
 	txt = report(&run, &o);
@@ -853,7 +856,7 @@ static void zero_samples(void **state)
 	free(txt);
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
-	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,,,0,0,2,,0,100,,,1\n"));
+	assert_non_null(strstr(txt, "hot,demo,@SRCDIR@/tests/data/mreport/demo.c,0x1100,,,0,0,2,,0,100,,,1,\n"));
 	free(txt);
 	mf_mrun_free(&run);
 }
@@ -921,7 +924,7 @@ static void cutoffs(void **state)
 	/* CSV holds every row whatever the cutoffs */
 	o.format = MF_MFMT_CSV;
 	txt = report(&run, &o);
-	assert_non_null(strstr(txt, "\nf5,demo,,0x3400,0.5,100,5,5000000,0\n"));
+	assert_non_null(strstr(txt, "\nf5,demo,,0x3400,0.5,100,5,5000000,0,\n"));
 	free(txt);
 	mf_mrun_free(&run);
 }
@@ -1046,8 +1049,8 @@ static void csv_dir(void **state)
 	struct mf_mreport_opts o = opts(MF_MFMT_TEXT);
 	struct mf_error e;
 	char tmpl[] = "/tmp/mfstat-mreport-XXXXXX", dir[128], path[256], *s, *fn;
-	static const char *const files[] = {"run.csv",       "metrics.csv", "threads.csv",    "modules.csv",
-					    "functions.csv", "lines.csv",   "cache_lines.csv"};
+	static const char *const files[] = {"run.csv",       "metrics.csv", "threads.csv",     "modules.csv",
+					    "functions.csv", "lines.csv",   "cache_lines.csv", "callers.csv"};
 	size_t i;
 	(void)state;
 	itlb_sw_run(&run);
@@ -1097,6 +1100,12 @@ static void csv_dir(void **state)
 		} else if (i == 5) {
 			assert_true(strncmp(s, "function,module,file,line,address,percent,", 42) == 0);
 			assert_non_null(strstr(s, "\nhot,demo,@SRCDIR@/tests/data/mreport/demo.c,10,0x1108,"));
+		} else if (i == 7) {
+			/* no call chains: the heading alone */
+			assert_string_equal(s,
+					    "caller,caller_module,callee,callee_module,samples,estimated_events,"
+					    "percent,"
+					    "percent_of_callee\n");
 		} else {
 			assert_true(strncmp(s, "function,module,file,line,start_address,offset,percent,", 55) == 0);
 			assert_non_null(strstr(s,
@@ -1311,6 +1320,210 @@ static void nosource_details(void **state)
 	mf_mrun_free(&run);
 }
 
+/* ---- call chains: inclusive shares, edges, --children, the call graph, callers.csv and JSON ---- */
+
+static const struct mf_agg_row *agg_func(const struct mf_agg *a, const char *name)
+{
+	size_t i;
+	for (i = 0; i < a->funcs.n; i++)
+		if (a->funcs.rows[i].func && strcmp(a->funcs.rows[i].func, name) == 0)
+			return &a->funcs.rows[i];
+	fail_msg("no function row %s", name);
+	return NULL;
+}
+
+static const struct mf_agg_row *agg_mod(const struct mf_agg *a, const char *name)
+{
+	size_t i;
+	for (i = 0; i < a->mods.n; i++)
+		if (strcmp(a->mods.rows[i].modname, name) == 0)
+			return &a->mods.rows[i];
+	fail_msg("no module row %s", name);
+	return NULL;
+}
+
+static uint64_t agg_edge(const struct mf_agg *a, const char *caller, const char *callee)
+{
+	size_t i;
+	for (i = 0; i < a->nedges; i++) {
+		const struct mf_agg_row *x = &a->funcs.rows[a->edges[i].caller],
+					*y = &a->funcs.rows[a->edges[i].callee];
+		if (x->func && y->func && strcmp(x->func, caller) == 0 && strcmp(y->func, callee) == 0)
+			return a->edges[i].samples;
+	}
+	return 0;
+}
+
+/*
+ * 30 chains A, 10 B, 6 R, 4 U (mchain.h): 50 samples.  By hand: self cmp 40
+ * (80 %), rec 6 (12 %), qsort 4 (8 %); inclusive main 46 (92 %: every chain
+ * but U), qsort 44 (88 %), cmp 40 (80 %), caller_a 30 (60 %), caller_b 10
+ * (20 %), rec 6 (12 %, not 18: once per sample), [unknown] 4 (8 %); modules
+ * app 46, libc.so.6 44, [unknown] 4; qsort's callers caller_a 30/44 =
+ * 68.18 %, caller_b 10/44 = 22.73 %, [unknown] 4/44 = 9.09 %.
+ */
+static void call_chains(void **state)
+{
+	struct mf_mrun run;
+	struct mf_agg a;
+	struct mf_error e;
+	struct mf_mreport_opts o = opts(MF_MFMT_TEXT);
+	char *txt, *sec, line[300], tmpl[] = "/tmp/mfstat-mreport-XXXXXX", path[300];
+	json_t *j, *arr, *row;
+	(void)state;
+	mchain_run(&run, 30, 10, 6, 4, 0);
+	mf_error_clear(&e);
+	assert_int_equal(mf_agg_build(&a, &run, 64, true, &e), 0);
+	assert_true(a.chains);
+	assert_int_equal(a.total.metric, 50);
+	assert_int_equal(a.funcs.n, 7);
+	assert_int_equal(agg_func(&a, "cmp")->cpu, 40);
+	assert_int_equal(agg_func(&a, "cmp")->incl, 40);
+	assert_int_equal(agg_func(&a, "main")->cpu, 0);
+	assert_int_equal(agg_func(&a, "main")->incl, 46);
+	assert_true(agg_func(&a, "main")->incl_pct == 92.0);
+	assert_int_equal(agg_func(&a, "qsort")->cpu, 4);
+	assert_int_equal(agg_func(&a, "qsort")->incl, 44);
+	assert_true(agg_func(&a, "qsort")->incl_pct == 88.0);
+	assert_int_equal(agg_func(&a, "caller_a")->incl, 30);
+	assert_true(agg_func(&a, "caller_a")->incl_pct == 60.0);
+	assert_int_equal(agg_func(&a, "caller_b")->incl, 10);
+	assert_int_equal(agg_func(&a, "rec")->cpu, 6);
+	assert_int_equal(agg_func(&a, "rec")->incl, 6);
+	assert_int_equal(agg_func(&a, "[unknown]")->incl, 4);
+	assert_string_equal(agg_func(&a, "[unknown]")->modname, "[unknown]");
+	assert_int_equal(agg_mod(&a, "app")->incl, 46);
+	assert_int_equal(agg_mod(&a, "app")->cpu, 46);
+	assert_int_equal(agg_mod(&a, "libc.so.6")->incl, 44);
+	assert_int_equal(agg_mod(&a, "[unknown]")->incl, 4);
+	assert_int_equal(agg_mod(&a, "[unknown]")->cpu, 0);
+	/* Edges: adjacent distinct functions once per sample; no rec -> rec. */
+	assert_int_equal(a.nedges, 7);
+	assert_int_equal(agg_edge(&a, "qsort", "cmp"), 40);
+	assert_int_equal(agg_edge(&a, "caller_a", "qsort"), 30);
+	assert_int_equal(agg_edge(&a, "caller_b", "qsort"), 10);
+	assert_int_equal(agg_edge(&a, "main", "caller_a"), 30);
+	assert_int_equal(agg_edge(&a, "main", "caller_b"), 10);
+	assert_int_equal(agg_edge(&a, "main", "rec"), 6);
+	assert_int_equal(agg_edge(&a, "[unknown]", "qsort"), 4);
+	assert_int_equal(agg_edge(&a, "rec", "rec"), 0);
+	assert_int_equal(a.edges[0].samples, 40);
+	/* The self order is as without chains: callers without samples of their own last. */
+	assert_string_equal(a.funcs.rows[0].func, "cmp");
+	assert_int_equal(a.funcs.rows[a.funcs.n - 1].cpu, 0);
+	mf_agg_free(&a);
+
+	/* Text: the inclusive column, and the call graph with qsort's callers' shares. */
+	txt = report(&run, &o);
+	golden("chains.txt", txt);
+	sec = section(txt, "Function Summary");
+	assert_non_null(line_with(sec, "app::cmp", line, sizeof(line)));
+	assert_string_equal(line, "   80.00   80.00  80.00      40 40.000 app::cmp");
+	free(sec);
+	sec = section(txt, "Call Graph");
+	assert_non_null(strstr(sec, "not from call counts"));
+	assert_non_null(line_with(sec, "[2]", line, sizeof(line)));
+	assert_non_null(strstr(line, "88.00"));
+	assert_non_null(strstr(line, "libc.so.6::qsort"));
+	assert_non_null(strstr(sec, "68.18      30      app::caller_a [4]\n"));
+	assert_non_null(strstr(sec, "22.73      10      app::caller_b [5]\n"));
+	assert_non_null(strstr(sec, " 9.09       4      [unknown] [7]\n"));
+	free(sec);
+	free(txt);
+
+	/* --children: main first (92 %), then qsort, cmp, caller_a, caller_b, rec, [unknown]. */
+	o.children = true;
+	txt = report(&run, &o);
+	golden("chains_children.txt", txt);
+	sec = section(txt, "Function Summary");
+	assert_true(strstr(sec, "app::main") < strstr(sec, "libc.so.6::qsort"));
+	assert_true(strstr(sec, "libc.so.6::qsort") < strstr(sec, "app::cmp"));
+	assert_true(strstr(sec, "app::caller_b") < strstr(sec, "app::rec"));
+	assert_non_null(strstr(sec, "Sorted by inclusive share (--children)"));
+	free(sec);
+	free(txt);
+	o.format = MF_MFMT_CSV;
+	txt = report(&run, &o);
+	assert_true(strncmp(txt,
+			    "function,module,file,start_address,percent,cumulative_percent,samples,"
+			    "estimated_events,approximate,inclusive_percent\n"
+			    "main,app,,0x1000,0,0,0,0,0,92\n"
+			    "qsort,libc.so.6,,0x5000,8,8,4,4000000,0,88\n"
+			    "cmp,app,,0x1300,80,88,40,40000000,0,80\n",
+			    strlen("function,module,file,start_address,percent,cumulative_percent,samples,"
+				   "estimated_events,approximate,inclusive_percent\n"
+				   "main,app,,0x1000,0,0,0,0,0,92\n"
+				   "qsort,libc.so.6,,0x5000,8,8,4,4000000,0,88\n"
+				   "cmp,app,,0x1300,80,88,40,40000000,0,80\n")) == 0);
+	free(txt);
+
+	/* callers.csv in --csv DIR, and JSON: inclusive per function and the callers array. */
+	o.children = false;
+	assert_non_null(mkdtemp(tmpl));
+	mf_error_clear(&e);
+	assert_int_equal(mf_mreport_csv_dir(tmpl, &run, &o, &e), 0);
+	snprintf(path, sizeof(path), "%s/callers.csv", tmpl);
+	txt = slurp(path);
+	assert_non_null(txt);
+	assert_string_equal(txt,
+			    "caller,caller_module,callee,callee_module,samples,estimated_events,percent,"
+			    "percent_of_callee\n"
+			    "qsort,libc.so.6,cmp,app,40,40000000,80,100\n"
+			    "caller_a,app,qsort,libc.so.6,30,30000000,60,68.1818181818182\n"
+			    "main,app,caller_a,app,30,30000000,60,100\n"
+			    "caller_b,app,qsort,libc.so.6,10,10000000,20,22.7272727272727\n"
+			    "main,app,caller_b,app,10,10000000,20,100\n"
+			    "main,app,rec,app,6,6000000,12,100\n"
+			    "[unknown],[unknown],qsort,libc.so.6,4,4000000,8,9.09090909090909\n");
+	free(txt);
+	for (size_t i = 0; mf_mreport_csv_name(i); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpl, mf_mreport_csv_name(i));
+		unlink(path);
+	}
+	rmdir(tmpl);
+	o.format = MF_MFMT_JSON;
+	txt = report(&run, &o);
+	j = parse_json(txt);
+	row = row_named(json_object_get(j, "functions"), "function", "main");
+	assert_true(json_real_value(json_object_get(row, "inclusive_percent")) == 92.0 ||
+		    json_integer_value(json_object_get(row, "inclusive_percent")) == 92);
+	arr = json_object_get(j, "callers");
+	assert_int_equal(json_array_size(arr), 7);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 1), "caller")), "caller_a");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(arr, 1), "samples")), 30);
+	json_decref(j);
+	free(txt);
+	mf_mrun_free(&run);
+}
+
+/* A chain-less sample in a run with chains adds to its own function only; a run of flat samples has no chains. */
+static void chains_mixed(void **state)
+{
+	struct mf_mrun run;
+	struct mf_agg a;
+	struct mf_error e;
+	(void)state;
+	mchain_run(&run, 3, 0, 0, 0, 1);
+	mf_error_clear(&e);
+	assert_int_equal(mf_agg_build(&a, &run, 64, true, &e), 0);
+	assert_true(a.chains);
+	assert_int_equal(agg_func(&a, "caller_a")->cpu, 1);
+	assert_int_equal(agg_func(&a, "caller_a")->incl, 4);
+	assert_int_equal(agg_func(&a, "main")->incl, 3);
+	assert_true(agg_func(&a, "main")->incl_pct == 75.0);
+	mf_agg_free(&a);
+	mf_mrun_free(&run);
+	mchain_run(&run, 0, 0, 0, 0, 5);
+	assert_int_equal(mf_agg_build(&a, &run, 64, true, &e), 0);
+	assert_false(a.chains);
+	assert_int_equal(a.funcs.n, 1);
+	assert_int_equal(a.nedges, 0);
+	assert_int_equal(a.funcs.rows[0].incl, 5);
+	assert_true(isnan(a.funcs.rows[0].incl_pct));
+	mf_agg_free(&a);
+	mf_mrun_free(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1320,7 +1533,8 @@ int main(void)
 		cmocka_unit_test(attribution),       cmocka_unit_test(cache_line_layout),
 		cmocka_unit_test(csv_dir),           cmocka_unit_test(bad_options),
 		cmocka_unit_test(order_independent), cmocka_unit_test(no_samples_why),
-		cmocka_unit_test(nosource_details),
+		cmocka_unit_test(nosource_details),  cmocka_unit_test(call_chains),
+		cmocka_unit_test(chains_mixed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,16 @@ struct mf_agg_row {
 	uint64_t metric;                  /* the sort metric: misses or CPU samples */
 	double pct, cum;                  /* % of the run's total metric and cumulative, NAN when the total is 0 */
 
+	/*
+	 * Inclusive (functions and modules, when mf_agg.chains): the samples of the
+	 * sort metric whose call chain holds the row at least once (a recursive
+	 * function counts once per sample, as perf's --children does), their
+	 * periods, and their % of the run's total metric (NAN without chains or
+	 * with a zero total).  Without chains incl is the row's own metric.
+	 */
+	uint64_t incl, incl_events;
+	double incl_pct;
+
 	/* private to aggregate.c */
 	size_t id;
 	uint64_t file_addr;
@@ -61,6 +71,13 @@ struct mf_agg_row {
 struct mf_agg_table {
 	size_t n;
 	struct mf_agg_row *rows; /* sorted: metric descending, ties by address then name */
+};
+
+/* A caller -> callee pair of functions adjacent on sampled chains (each pair once per sample). */
+struct mf_agg_edge {
+	size_t caller, callee; /* indices in mf_agg.funcs */
+	uint64_t samples;      /* samples of the sort metric whose chain holds the pair */
+	uint64_t events;       /* their periods */
 };
 
 struct mf_agg {
@@ -83,6 +100,20 @@ struct mf_agg {
 
 	struct mf_agg_row total;
 	struct mf_agg_table threads, mods, funcs, lines, cls;
+
+	/*
+	 * Call chains: some counted sample has one.  Then each sample's chain adds
+	 * to the inclusive counts of every distinct function and module on it
+	 * (frame 0 is the sample's own function; the callers are named by
+	 * mf_mframe_lookup and classed to functions as samples are, so a function
+	 * seen only as a caller gets a row with self 0, and a frame flagged
+	 * MF_FR_UNKNOWN the function "[unknown]" of module [unknown]), and each
+	 * adjacent pair of distinct functions an edge.  Recursion (a function
+	 * calling itself) makes no edge.
+	 */
+	bool chains;
+	size_t nedges;
+	struct mf_agg_edge *edges; /* samples descending, ties by caller then callee (name, module, start) */
 };
 
 /*
@@ -93,5 +124,12 @@ struct mf_agg {
 int mf_agg_build(struct mf_agg *a, const struct mf_mrun *run, uint32_t line_size, bool attribute_ip,
 		 struct mf_error *err);
 void mf_agg_free(struct mf_agg *a);
+
+/*
+ * The function rows in inclusive order (perf's --children): incl descending,
+ * then self metric descending, then by name (module, start); malloc'd array of
+ * a->funcs.n indices, NULL on ENOMEM (or an empty table).
+ */
+size_t *mf_agg_by_inclusive(const struct mf_agg *a);
 
 #endif

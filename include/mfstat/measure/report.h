@@ -36,6 +36,8 @@ struct mf_mreport_opts {
 	bool attribute_line;      /* --attribute line (Caliper's rule): a cache line and its samples go to
 	                               the function owning its first byte; false (the default, ip): each
 	                               sample goes to the function, line and module of its own address */
+	bool children;            /* --children: function tables in inclusive order (perf report --children);
+	                             the summary cutoff's percent then applies to the inclusive share */
 };
 
 /*
@@ -49,7 +51,8 @@ bool mf_mreport_no_samples(const struct mf_mrun *run, char *buf, size_t n);
 
 /* Text (Caliper's layout), CSV (the function table), JSON, folded stacks or the HTML page of run to fp. */
 int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
-/* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv cache_lines.csv. */
+/* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv
+ * cache_lines.csv callers.csv (caller -> callee pairs of the call chains; only the heading without chains). */
 int mf_mreport_csv_dir(const char *dir, const struct mf_mrun *run, const struct mf_mreport_opts *o,
 		       struct mf_error *err);
 /* The names of the files mf_mreport_csv_dir writes, i from 0 (run.csv first); NULL past the last. */

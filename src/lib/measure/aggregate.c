@@ -565,6 +565,409 @@ static void cl_line(const struct mf_agg *a, struct mf_agg_row *r, const struct m
 	}
 }
 
+/* ---- call chains: inclusive counts and caller -> callee edges ---------------------------- */
+
+/* Whether a sample of this role counts in the sort metric (derive()). */
+static bool in_metric(const struct mf_agg *a, int role)
+{
+	if (!a->itlb || a->by_cpu)
+		return role == MF_ROLE_CPU;
+	return a->has_role[MF_ROLE_ITLB] ? role == MF_ROLE_ITLB : role == MF_ROLE_FAULT;
+}
+
+/* The events of a row's sort metric. */
+static uint64_t metric_events(const struct mf_agg *a, const struct mf_agg_row *r)
+{
+	if (!a->itlb || a->by_cpu)
+		return r->events[MF_ROLE_CPU];
+	return a->has_role[MF_ROLE_ITLB] ? r->events[MF_ROLE_ITLB] : r->ifetch_events;
+}
+
+/* The class of k (it exists: every counted sample made one). */
+static const struct skey *class_find(const struct classes *c, const struct skey *k)
+{
+	size_t j;
+	for (j = class_hash(k) & (c->nslot - 1); c->slot[j]; j = (j + 1) & (c->nslot - 1))
+		if (class_eq(&c->k[c->slot[j] - 1], k))
+			return &c->k[c->slot[j] - 1];
+	return NULL;
+}
+
+/* An open-addressing map of 64-bit keys to row index + 1 (0 empty), grown at half full. */
+struct imap {
+	uint64_t *key;
+	size_t *val;
+	size_t n, nslot;
+};
+
+static void imap_free(struct imap *m)
+{
+	free(m->key);
+	free(m->val);
+}
+
+static int imap_grow(struct imap *m)
+{
+	size_t ns = m->nslot ? m->nslot * 2 : 256, i, j;
+	uint64_t *k = calloc(ns, sizeof(*k));
+	size_t *v = calloc(ns, sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return MF_ENOMEM;
+	}
+	for (i = 0; i < m->nslot; i++) {
+		if (!m->val[i])
+			continue;
+		for (j = mix(m->key[i]) & (ns - 1); v[j]; j = (j + 1) & (ns - 1))
+			;
+		k[j] = m->key[i];
+		v[j] = m->val[i];
+	}
+	imap_free(m);
+	m->key = k;
+	m->val = v;
+	m->nslot = ns;
+	return 0;
+}
+
+/* The chain pass's state. */
+struct cgctx {
+	struct mf_agg *a;
+	struct imap fmap;   /* function key hash -> chain of candidates: probed by fkey compare */
+	uint32_t *frame_fn; /* per run frame: function row + 1, 0 not yet classed */
+	size_t *modrow;     /* per aggregation module id: mods row + 1 */
+	struct imap emap;   /* (caller << 32 | callee) -> edge + 1 */
+	size_t ecap;
+};
+
+/* The function row of key k (amod, fstart, func), added with self 0 when new; SIZE_MAX on ENOMEM. */
+static size_t func_row(struct cgctx *g, const struct skey *k)
+{
+	struct mf_agg *a = g->a;
+	struct mf_agg_table *t = &a->funcs;
+	uint64_t h = level_hash(LV_FUNC, k);
+	size_t j;
+	struct mf_agg_row *r;
+
+	for (j = mix(h) & (g->fmap.nslot - 1); g->fmap.val[j]; j = (j + 1) & (g->fmap.nslot - 1)) {
+		r = &t->rows[g->fmap.val[j] - 1];
+		if (g->fmap.key[j] == h && r->mod == k->amod && r->start == k->fstart && cmp_str(r->func, k->func) == 0)
+			return g->fmap.val[j] - 1;
+	}
+	if ((g->fmap.n + 1) * 2 > g->fmap.nslot) {
+		if (imap_grow(&g->fmap))
+			return SIZE_MAX;
+		return func_row(g, k);
+	}
+	r = realloc(t->rows, (t->n + 1) * sizeof(*r));
+	if (!r)
+		return SIZE_MAX;
+	t->rows = r;
+	r = &t->rows[t->n];
+	memset(r, 0, sizeof(*r));
+	ident(a, LV_FUNC, r, k);
+	r->addr = k->vaddr;
+	func_file(r, k);
+	r->id = t->n;
+	g->fmap.key[j] = h;
+	g->fmap.val[j] = ++t->n;
+	g->fmap.n++;
+	return t->n - 1;
+}
+
+/* The module row of an aggregation module id, added when new; SIZE_MAX on ENOMEM. */
+static size_t mod_row(struct cgctx *g, const struct skey *k)
+{
+	struct mf_agg_table *t = &g->a->mods;
+	struct mf_agg_row *r;
+	if (g->modrow[k->amod])
+		return g->modrow[k->amod] - 1;
+	r = realloc(t->rows, (t->n + 1) * sizeof(*r));
+	if (!r)
+		return SIZE_MAX;
+	t->rows = r;
+	r = &t->rows[t->n];
+	memset(r, 0, sizeof(*r));
+	ident(g->a, LV_MOD, r, k);
+	r->addr = k->vaddr;
+	r->id = t->n;
+	g->modrow[k->amod] = ++t->n;
+	return t->n - 1;
+}
+
+/* Function (and module, through *mod) of chain frame f, classed as a sample at its lookup address is. */
+static size_t frame_row(struct cgctx *g, const struct mf_mframe *f, uint32_t *mod)
+{
+	const struct mf_agg *a = g->a;
+	const struct mf_mrun *run = a->run;
+	struct skey k;
+	memset(&k, 0, sizeof(k));
+	k.vaddr = mf_mframe_lookup(f);
+	if (f->flags & MF_FR_UNKNOWN) {
+		k.amod = a->mod_unknown;
+		k.vaddr = 0;
+		k.func = "[unknown]";
+	} else if (f->flags & MF_FR_KERNEL) {
+		k.amod = a->mod_kernel;
+		class_keys(a, &k);
+	} else {
+		k.amod = f->mod == MF_MOD_NONE || f->mod >= run->nmods ? a->mod_unknown : f->mod;
+		class_keys(a, &k);
+	}
+	*mod = k.amod;
+	if (mod_row(g, &k) == SIZE_MAX)
+		return SIZE_MAX;
+	return func_row(g, &k);
+}
+
+static int cmp_size(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Sorts v[0..n) and drops repeats; returns the new count. */
+static size_t uniq(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *p = v;
+	size_t i, m = 0;
+	if (n < 2)
+		return n;
+	qsort(v, n, size, cmp);
+	for (i = 1; i < n; i++)
+		if (cmp(p + m * size, p + i * size) != 0 && ++m != i)
+			memcpy(p + m * size, p + i * size, size);
+	return m + 1;
+}
+
+static int edge_add(struct cgctx *g, uint64_t key, uint64_t period)
+{
+	struct mf_agg *a = g->a;
+	size_t j;
+	if ((g->emap.n + 1) * 2 > g->emap.nslot && imap_grow(&g->emap))
+		return MF_ENOMEM;
+	for (j = mix(key) & (g->emap.nslot - 1); g->emap.val[j]; j = (j + 1) & (g->emap.nslot - 1))
+		if (g->emap.key[j] == key)
+			break;
+	if (!g->emap.val[j]) {
+		if (a->nedges == g->ecap) {
+			size_t nc = g->ecap ? g->ecap * 2 : 64;
+			struct mf_agg_edge *ne = realloc(a->edges, nc * sizeof(*ne));
+			if (!ne)
+				return MF_ENOMEM;
+			a->edges = ne;
+			g->ecap = nc;
+		}
+		memset(&a->edges[a->nedges], 0, sizeof(a->edges[0]));
+		a->edges[a->nedges].caller = (size_t)(key >> 32);
+		a->edges[a->nedges].callee = (size_t)(key & 0xffffffffu);
+		g->emap.key[j] = key;
+		g->emap.val[j] = ++a->nedges;
+		g->emap.n++;
+	}
+	a->edges[g->emap.val[j] - 1].samples++;
+	a->edges[g->emap.val[j] - 1].events += period;
+	return 0;
+}
+
+/*
+ * The chain pass, before the tables are sorted (rows are at their ids): per
+ * counted sample the distinct functions and modules of its chain get the
+ * sample in incl, and the distinct adjacent pairs an edge.
+ */
+static int chain_pass(struct mf_agg *a, const struct classes *cl)
+{
+	const struct mf_mrun *run = a->run;
+	struct cgctx g = {.a = a};
+	size_t *fns = NULL, cap = 0, i, j, nf;
+	uint32_t *mods = NULL;
+	uint64_t *edges = NULL;
+	int rc = MF_ENOMEM;
+
+	if (imap_grow(&g.fmap) || !(g.frame_fn = calloc(run->nframes + 1, sizeof(*g.frame_fn))) ||
+	    !(g.modrow = calloc(run->nmods + 2, sizeof(*g.modrow))))
+		goto out;
+	while (g.fmap.nslot < a->funcs.n * 2)
+		if (imap_grow(&g.fmap))
+			goto out;
+	for (i = 0; i < a->funcs.n; i++) {
+		struct skey k = {.amod = a->funcs.rows[i].mod,
+				 .fstart = a->funcs.rows[i].start,
+				 .func = a->funcs.rows[i].func};
+		uint64_t h = level_hash(LV_FUNC, &k);
+		for (j = mix(h) & (g.fmap.nslot - 1); g.fmap.val[j]; j = (j + 1) & (g.fmap.nslot - 1))
+			;
+		g.fmap.key[j] = h;
+		g.fmap.val[j] = i + 1;
+		g.fmap.n++;
+	}
+	for (i = 0; i < a->mods.n; i++)
+		g.modrow[a->mods.rows[i].mod] = i + 1;
+
+	for (i = 0; i < run->nsamples; i++) {
+		const struct mf_msample *s = &run->samples[i];
+		const struct mf_mstack *st = NULL;
+		const struct skey *c;
+		struct skey key;
+		size_t n = 1, nm, ne = 0;
+		int role;
+		if (s->stream >= run->nstreams)
+			continue;
+		role = run->streams[s->stream].role;
+		if (role < 0 || role >= MF_ROLE_N || !in_metric(a, role))
+			continue;
+		if (a->itlb && role == MF_ROLE_FAULT && !(s->flags & MF_MS_IFETCH))
+			continue;
+		class_of(a, s, role, &key);
+		if (!(c = class_find(cl, &key)))
+			continue;
+		if (s->stack != MF_STACK_NONE && s->stack < run->nstacks) {
+			st = &run->stacks[s->stack];
+			if (st->n > 1 && (uint64_t)st->first + st->n <= run->nframes) {
+				n = st->n;
+				a->chains = true;
+			} else {
+				st = NULL;
+			}
+		}
+		if (n > cap) {
+			size_t nc = n < 64 ? 64 : n * 2;
+			size_t *nf2 = realloc(fns, nc * sizeof(*fns));
+			uint32_t *nm2;
+			uint64_t *ne2;
+			if (!nf2)
+				goto out;
+			fns = nf2;
+			if (!(nm2 = realloc(mods, nc * sizeof(*mods))))
+				goto out;
+			mods = nm2;
+			if (!(ne2 = realloc(edges, nc * sizeof(*edges))))
+				goto out;
+			edges = ne2;
+			cap = nc;
+		}
+		fns[0] = c->fn;
+		mods[0] = c->amod;
+		for (j = 1; j < n; j++) {
+			uint32_t fi = st->first + (uint32_t)j;
+			if (!g.frame_fn[fi]) {
+				uint32_t m;
+				size_t r = frame_row(&g, &run->frames[fi], &m);
+				if (r == SIZE_MAX)
+					goto out;
+				g.frame_fn[fi] = (uint32_t)r + 1;
+			}
+			fns[j] = g.frame_fn[fi] - 1;
+			mods[j] = a->funcs.rows[fns[j]].mod;
+		}
+		for (j = 0; j + 1 < n; j++)
+			if (fns[j + 1] != fns[j])
+				edges[ne++] = (uint64_t)fns[j + 1] << 32 | fns[j];
+		ne = uniq(edges, ne, sizeof(*edges), cmp_u64);
+		for (j = 0; j < ne; j++)
+			if (edge_add(&g, edges[j], s->period))
+				goto out;
+		nf = uniq(fns, n, sizeof(*fns), cmp_size);
+		for (j = 0; j < nf; j++) {
+			a->funcs.rows[fns[j]].incl++;
+			a->funcs.rows[fns[j]].incl_events += s->period;
+		}
+		for (j = 0; j < n; j++)
+			fns[j] = mods[j];
+		nm = uniq(fns, n, sizeof(*fns), cmp_size);
+		for (j = 0; j < nm; j++) {
+			size_t r = g.modrow[fns[j]] - 1;
+			a->mods.rows[r].incl++;
+			a->mods.rows[r].incl_events += s->period;
+		}
+	}
+	rc = 0;
+out:
+	imap_free(&g.fmap);
+	imap_free(&g.emap);
+	free(g.frame_fn);
+	free(g.modrow);
+	free(fns);
+	free(mods);
+	free(edges);
+	return rc;
+}
+
+static const struct mf_agg *g_edge_agg;
+
+/* Functions by name, then module, then start (unnamed code, NULL, first). */
+static int name_order(const struct mf_agg_row *a, const struct mf_agg_row *b)
+{
+	int c;
+	if ((c = cmp_str(a->func, b->func)) || (c = cmp_str(a->modname, b->modname)))
+		return c;
+	CMP(a->start, b->start);
+	CMP(a->mod, b->mod);
+	return 0;
+}
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+	const struct mf_agg_edge *x = pa, *y = pb;
+	const struct mf_agg_row *f = g_edge_agg->funcs.rows;
+	int c;
+	CMP(y->samples, x->samples);
+	if ((c = name_order(&f[x->caller], &f[y->caller])) || (c = name_order(&f[x->callee], &f[y->callee])))
+		return c;
+	return 0;
+}
+
+static const struct mf_agg *g_incl_agg;
+
+static int cmp_incl(const void *pa, const void *pb)
+{
+	size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
+	const struct mf_agg_row *f = g_incl_agg->funcs.rows;
+	int c;
+	CMP(f[y].incl, f[x].incl);
+	CMP(f[y].metric, f[x].metric);
+	if ((c = name_order(&f[x], &f[y])))
+		return c;
+	CMP(x, y);
+	return 0;
+}
+
+size_t *mf_agg_by_inclusive(const struct mf_agg *a)
+{
+	size_t i, *o = malloc((a->funcs.n ? a->funcs.n : 1) * sizeof(*o));
+	if (!o)
+		return NULL;
+	for (i = 0; i < a->funcs.n; i++)
+		o[i] = i;
+	g_incl_agg = a;
+	if (a->funcs.n)
+		qsort(o, a->funcs.n, sizeof(*o), cmp_incl);
+	return o;
+}
+
+/* Inclusive shares after the sort; without chains a row's inclusive count is its own. */
+static void finish_incl(struct mf_agg *a, struct mf_agg_table *t)
+{
+	size_t i;
+	for (i = 0; i < t->n; i++) {
+		struct mf_agg_row *r = &t->rows[i];
+		if (!a->chains) {
+			r->incl = r->metric;
+			r->incl_events = metric_events(a, r);
+			r->incl_pct = NAN;
+		} else {
+			r->incl_pct = a->total.metric ? (double)r->incl / (double)a->total.metric * 100.0 : NAN;
+		}
+	}
+}
+
 void mf_agg_free(struct mf_agg *a)
 {
 	free(a->threads.rows);
@@ -572,6 +975,7 @@ void mf_agg_free(struct mf_agg *a)
 	free(a->funcs.rows);
 	free(a->lines.rows);
 	free(a->cls.rows);
+	free(a->edges);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -632,6 +1036,9 @@ int mf_agg_build(struct mf_agg *a, const struct mf_mrun *run, uint32_t line_size
 	    group(a, LV_FUNC, k, n, key_func, &a->funcs) || group(a, LV_LINE, k, n, key_line, &a->lines) ||
 	    group(a, LV_CL, k, n, key_cl, &a->cls))
 		goto fail;
+	/* Call chains: inclusive counts (callers without samples of their own get rows) and edges. */
+	if (run->nstacks && chain_pass(a, &cl))
+		goto fail;
 	for (i = 0; i < a->funcs.n; i++) {
 		struct mf_agg_row *f = &a->funcs.rows[i];
 		const struct mf_msym *s;
@@ -659,6 +1066,15 @@ int mf_agg_build(struct mf_agg *a, const struct mf_mrun *run, uint32_t line_size
 		a->lines.rows[i].fn = remap[a->lines.rows[i].fn];
 	for (i = 0; i < a->cls.n; i++)
 		a->cls.rows[i].fn = remap[a->cls.rows[i].fn];
+	for (i = 0; i < a->nedges; i++) {
+		a->edges[i].caller = remap[a->edges[i].caller];
+		a->edges[i].callee = remap[a->edges[i].callee];
+	}
+	g_edge_agg = a;
+	if (a->nedges)
+		qsort(a->edges, a->nedges, sizeof(*a->edges), cmp_edge);
+	finish_incl(a, &a->funcs);
+	finish_incl(a, &a->mods);
 	if (a->total.addr == UINT64_MAX)
 		a->total.addr = 0;
 	rc = 0;

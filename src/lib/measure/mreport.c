@@ -11,6 +11,7 @@
 #include "mreport_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -123,7 +124,9 @@ bool mf_mreport_no_samples(const struct mf_mrun *run, char *buf, size_t n)
 
 void mf_mrep_func_label(struct mf_strbuf *sb, const struct mf_agg_row *f, bool with_mod)
 {
-	if (f->func && with_mod)
+	/* A chain's [unknown] end frame: its function and module have the same name, said once. */
+	if (f->func && with_mod &&
+	    !(f->modname && strcmp(f->func, "[unknown]") == 0 && strcmp(f->modname, f->func) == 0))
 		mf_strbuf_printf(sb, "%s::%s", f->modname ? f->modname : "", f->func);
 	else if (f->func)
 		mf_strbuf_puts(sb, f->func);
@@ -298,17 +301,43 @@ static const struct mf_mreport_opts default_opts = {
 
 int mf_mrep_open(struct mf_mrep *x, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err)
 {
+	int rc;
 	memset(x, 0, sizeof(*x));
 	x->run = run;
 	x->o = o ? *o : default_opts;
 	x->line_size = x->o.line_size ? x->o.line_size : run->line_size ? run->line_size : 64;
 	if (x->o.format < MF_MFMT_TEXT || x->o.format > MF_MFMT_JSON)
 		return mf_error_set(err, MF_EINVAL, "", 0, 0, "unknown report format %d", x->o.format);
-	return mf_agg_build(&x->a, run, x->line_size, !x->o.attribute_line, err);
+	rc = mf_agg_build(&x->a, run, x->line_size, !x->o.attribute_line, err);
+	if (rc)
+		return rc;
+	if (x->o.children && x->a.funcs.n) {
+		/* perf's --children: the function tables in inclusive order, the cumulative column following it. */
+		size_t i;
+		double cum = 0;
+		if (!(x->order = mf_agg_by_inclusive(&x->a)) || !(x->cum = malloc(x->a.funcs.n * sizeof(*x->cum))))
+			return mf_error_set(err, MF_ENOMEM, "", 0, 0, "out of memory while writing the report");
+		for (i = 0; i < x->a.funcs.n; i++) {
+			const struct mf_agg_row *r = &x->a.funcs.rows[x->order[i]];
+			cum += isnan(r->pct) ? 0 : r->pct;
+			x->cum[i] = isnan(r->pct) ? NAN : cum;
+		}
+	}
+	return 0;
+}
+
+const struct mf_agg_row *mf_mrep_func(const struct mf_mrep *x, size_t i, double *cum)
+{
+	const struct mf_agg_row *r = &x->a.funcs.rows[x->order ? x->order[i] : i];
+	if (cum)
+		*cum = x->order ? x->cum[i] : r->cum;
+	return r;
 }
 
 void mf_mrep_close(struct mf_mrep *x)
 {
+	free(x->order);
+	free(x->cum);
 	mf_agg_free(&x->a);
 	mf_srccache_free(&x->src);
 }

@@ -142,12 +142,12 @@ static void em_open(struct em *e, const char *key, char bracket)
 	mf_strbuf_putc(e->sb, bracket);
 }
 
-/* The numbers of a row after its identifying columns (§6 CSV). */
-static void em_classes(const struct mf_mrep *x, struct em *e, const struct mf_agg_row *r)
+/* The numbers of a row after its identifying columns (§6 CSV); cum: its cumulative % in the listed order. */
+static void em_classes(const struct mf_mrep *x, struct em *e, const struct mf_agg_row *r, double cum)
 {
 	const struct mf_agg *a = &x->a;
 	em_num(e, "percent", r->pct);
-	em_num(e, "cumulative_percent", r->cum);
+	em_num(e, "cumulative_percent", cum);
 	if (a->itlb) {
 		em_u64(e, "sampled_misses", a->av_misses, r->misses);
 		em_u64(e, "l2_fills", a->av_l2hpw, r->l2);
@@ -186,9 +186,10 @@ static void em_funcname(struct em *e, const char *key, const struct mf_agg_row *
 	mf_strbuf_free(&b);
 }
 
-enum { T_METRICS, T_THREADS, T_MODULES, T_FUNCTIONS, T_LINES, T_CACHE_LINES, T_N };
+enum { T_METRICS, T_THREADS, T_MODULES, T_FUNCTIONS, T_LINES, T_CACHE_LINES, T_CALLERS, T_N };
 
-static const char *const table_names[T_N] = {"metrics", "threads", "modules", "functions", "lines", "cache_lines"};
+static const char *const table_names[T_N] = {"metrics", "threads",     "modules", "functions",
+					     "lines",   "cache_lines", "callers"};
 
 /* ---- the tables -------------------------------------------------------------------------------- */
 
@@ -237,7 +238,27 @@ static void metric_row(struct em *e, const struct mf_mcount *c, const struct mf_
 	em_str(e, "note", c && c->why[0] ? c->why : NULL);
 }
 
-static void table_row(const struct mf_mrep *x, struct em *e, int which, const struct mf_agg_row *r)
+/*
+ * A caller -> callee pair of the call chains (callers.csv, JSON "callers"):
+ * the samples whose chain holds it, their share of the run's total, and of the
+ * callee's inclusive samples (the part of its time that came through this caller).
+ */
+static void edge_row(const struct mf_mrep *x, struct em *e, const struct mf_agg_edge *g)
+{
+	const struct mf_agg_row *caller = g ? &x->a.funcs.rows[g->caller] : NULL;
+	const struct mf_agg_row *callee = g ? &x->a.funcs.rows[g->callee] : NULL;
+	uint64_t total = x->a.total.metric;
+	em_funcname(e, "caller", caller);
+	em_str(e, "caller_module", caller ? caller->modname : NULL);
+	em_funcname(e, "callee", callee);
+	em_str(e, "callee_module", callee ? callee->modname : NULL);
+	em_u64(e, "samples", true, g ? g->samples : 0);
+	em_u64(e, "estimated_events", true, g ? g->events : 0);
+	em_num(e, "percent", g && total ? (double)g->samples / (double)total * 100.0 : NAN);
+	em_num(e, "percent_of_callee", g && callee->incl ? (double)g->samples / (double)callee->incl * 100.0 : NAN);
+}
+
+static void table_row(const struct mf_mrep *x, struct em *e, int which, const struct mf_agg_row *r, double cum)
 {
 	const struct mf_agg_row *f;
 	switch (which) {
@@ -274,7 +295,10 @@ static void table_row(const struct mf_mrep *x, struct em *e, int which, const st
 		em_i64(e, "offset", f ? (int64_t)(r->start - f->start) : 0);
 		break;
 	}
-	em_classes(x, e, r);
+	em_classes(x, e, r, cum);
+	/* Always there (a stable schema), empty without call chains. */
+	if (which == T_FUNCTIONS)
+		em_num(e, "inclusive_percent", x->a.chains ? r->incl_pct : NAN);
 }
 
 static const struct mf_agg_table *table_of(const struct mf_mrep *x, int which)
@@ -292,9 +316,17 @@ static const struct mf_agg_table *table_of(const struct mf_mrep *x, int which)
 static void emit_row(const struct mf_mrep *x, struct em *e, int which, size_t i, const struct mf_mrep_derived *d)
 {
 	static const struct mf_agg_row zero;
-	if (which != T_METRICS)
-		table_row(x, e, which, e->header ? &zero : &table_of(x, which)->rows[i]);
-	else if (e->header)
+	double cum;
+	const struct mf_agg_row *r;
+	if (which == T_CALLERS) {
+		edge_row(x, e, e->header ? NULL : &x->a.edges[i]);
+	} else if (which == T_FUNCTIONS) {
+		r = e->header ? &zero : mf_mrep_func(x, i, &cum);
+		table_row(x, e, which, r, e->header ? 0 : cum);
+	} else if (which != T_METRICS) {
+		r = e->header ? &zero : &table_of(x, which)->rows[i];
+		table_row(x, e, which, r, r->cum);
+	} else if (e->header)
 		metric_row(e, NULL, NULL);
 	else if (i < x->run->ncounts)
 		metric_row(e, &x->run->counts[i], NULL);
@@ -311,6 +343,8 @@ static void emit_table(const struct mf_mrep *x, struct mf_strbuf *sb, bool json,
 
 	if (which == T_METRICS)
 		n = x->run->ncounts + mf_mrep_derive(x, d);
+	else if (which == T_CALLERS)
+		n = x->a.nedges;
 	else
 		n = table_of(x, which)->n;
 	if (!json) {
@@ -578,8 +612,8 @@ static int write_file(const char *dir, const char *name, const struct mf_strbuf 
 /* run.csv, then the tables in the order of table_names. */
 const char *mf_mreport_csv_name(size_t i)
 {
-	static const char *const names[] = {"run.csv",       "metrics.csv", "threads.csv",    "modules.csv",
-					    "functions.csv", "lines.csv",   "cache_lines.csv"};
+	static const char *const names[] = {"run.csv",       "metrics.csv", "threads.csv",     "modules.csv",
+					    "functions.csv", "lines.csv",   "cache_lines.csv", "callers.csv"};
 	return i < sizeof(names) / sizeof(names[0]) ? names[i] : NULL;
 }
 

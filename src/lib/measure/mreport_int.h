@@ -29,7 +29,12 @@ struct mf_mrep {
 	uint32_t line_size;
 	bool nomem;
 	bool terminal; /* the report goes to a terminal: CSV cells without control characters */
+	size_t *order; /* the function rows in the order the reports list them (--children: inclusive) */
+	double *cum;   /* the cumulative self % in that order */
 };
+
+/* Function row i in the reports' order (--children: inclusive), its cumulative self % into *cum. */
+const struct mf_agg_row *mf_mrep_func(const struct mf_mrep *x, size_t i, double *cum);
 
 /* Fills x from the options (NULL: the defaults) and builds the aggregate; mf_mrep_close either way. */
 int mf_mrep_open(struct mf_mrep *x, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);

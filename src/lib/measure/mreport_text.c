@@ -298,6 +298,25 @@ static void text_metrics(struct mf_mrep *x, struct mf_strbuf *sb)
 
 /* ---- text: summaries and details -------------------------------------------------- */
 
+/*
+ * Function rows printed under a cutoff in the reports' order; with
+ * --children while the inclusive % >= pct (inclusive shares overlap: no
+ * cumulative test), at least min.
+ */
+static size_t cut_funcs(const struct mf_mrep *x, const struct mf_cutoff *c)
+{
+	size_t i;
+	if (!x->o.children)
+		return SIZE_MAX;
+	for (i = 0; i < x->a.funcs.n; i++) {
+		const struct mf_agg_row *r = mf_mrep_func(x, i, NULL);
+		double p = x->a.chains ? r->incl_pct : r->pct;
+		if (i >= c->min && !((isnan(p) ? 0 : p) >= c->pct))
+			break;
+	}
+	return i;
+}
+
 /* Rows printed under a cutoff: while % >= pct and the cumulative % before the row <= cum, at least min. */
 static size_t cut_rows(const struct mf_agg_table *t, const struct mf_cutoff *c)
 {
@@ -334,6 +353,10 @@ static void text_summary(struct mf_mrep *x, struct mf_strbuf *sb, int which)
 	struct mf_ttab t = {0};
 	size_t i, c, n = cut_rows(tab, &x->o.summary);
 	struct mf_strbuf lab;
+	bool incl = which != SUM_THREAD && a->chains;
+
+	if (which == SUM_FUNC && x->o.children)
+		n = cut_funcs(x, &x->o.summary);
 
 	mf_strbuf_printf(sb, "\n%s\n", titles[which]);
 	if (!a->itlb)
@@ -343,6 +366,9 @@ static void text_summary(struct mf_mrep *x, struct mf_strbuf *sb, int which)
 	else
 		mf_tt_col(&t, false, 1, "% Total", "ITLB", "Misses");
 	mf_tt_col(&t, false, 1, "Cumulat", "% of", "Total");
+	/* With call chains: the share of the samples whose chain holds the function (module). */
+	if (incl)
+		mf_tt_col(&t, false, 1, "Inclus", "% of", "Total");
 	class_cols(x, &t, true);
 	if (which == SUM_THREAD) {
 		mf_tt_col(&t, true, 1, "Thread", NULL, NULL);
@@ -354,11 +380,17 @@ static void text_summary(struct mf_mrep *x, struct mf_strbuf *sb, int which)
 	}
 	mf_strbuf_init(&lab);
 	for (i = 0; i < n; i++) {
-		const struct mf_agg_row *r = &tab->rows[i];
+		double cum;
+		const struct mf_agg_row *r = which == SUM_FUNC ? mf_mrep_func(x, i, &cum) : &tab->rows[i];
+		if (which != SUM_FUNC)
+			cum = r->cum;
 		mf_tt_row(&t, TT_CELLS);
 		mf_tt_fixed(&t, 0, r->pct, 2);
-		mf_tt_fixed(&t, 1, r->cum, 2);
-		c = set_classes(x, &t, 2, r, true);
+		mf_tt_fixed(&t, 1, cum, 2);
+		c = 2;
+		if (incl)
+			mf_tt_fixed(&t, c++, r->incl_pct, 2);
+		c = set_classes(x, &t, c, r, true);
 		if (which == SUM_THREAD) {
 			mf_tt_set(&t, c, "%" PRIu32 " %s", r->tid, r->comm ? r->comm : "");
 		} else if (which == SUM_MOD) {
@@ -374,6 +406,15 @@ static void text_summary(struct mf_mrep *x, struct mf_strbuf *sb, int which)
 	mf_strbuf_free(&lab);
 	x->nomem |= !mf_tt_render(sb, &t);
 	mf_tt_free(&t);
+	if (which == SUM_FUNC && x->o.children) {
+		char p[48];
+		mf_fmt_fixed(p, sizeof(p), x->o.summary.pct, 2);
+		mf_strbuf_printf(sb,
+				 "[Sorted by inclusive share (--children); minimum function entries: %u, inclusive "
+				 "percent cutoff: %s]\n",
+				 x->o.summary.min, p);
+		return;
+	}
 	footer(sb, what[which], &x->o.summary);
 }
 
@@ -616,6 +657,91 @@ static void text_details(struct mf_mrep *x, struct mf_strbuf *sb)
 	footer(sb, "function", &x->o.detail);
 }
 
+/* One caller or callee line of a call-graph entry: its share of f's inclusive samples, its samples, its name. */
+static void cg_edge(struct mf_ttab *t, struct mf_strbuf *lab, const struct mf_agg_row *f,
+		    const struct mf_agg_row *other, const struct mf_agg_edge *g, size_t idx)
+{
+	mf_tt_row(t, TT_CELLS);
+	mf_tt_fixed(t, 3, f->incl ? (double)g->samples / (double)f->incl * 100.0 : NAN, 2);
+	mf_tt_set(t, 4, "%" PRIu64, g->samples);
+	sb_reset(lab);
+	mf_mrep_func_label(lab, other, true);
+	mf_tt_set(t, 5, "    %s [%zu]", mf_strbuf_str(lab), idx);
+}
+
+/*
+ * The call graph of the sampled chains (HP Caliper's call-graph profile): an
+ * entry per function in inclusive order, cut by the detail cutoff's percent
+ * on the inclusive share, separated by dashes; each entry's callers above its
+ * primary line and its callees below, with the share of the function's
+ * inclusive samples that came through each (from whole chains, not from call
+ * counts as gprof divides time), the largest first.
+ */
+static void text_callgraph(struct mf_mrep *x, struct mf_strbuf *sb)
+{
+	const struct mf_agg *a = &x->a;
+	struct mf_ttab t = {0};
+	struct mf_strbuf lab;
+	size_t *order = mf_agg_by_inclusive(a), *idx = calloc(a->funcs.n + 1, sizeof(*idx));
+	size_t i, k, n = 0;
+	char p[48];
+
+	if (!order || !idx) {
+		free(order);
+		free(idx);
+		x->nomem = true;
+		return;
+	}
+	for (i = 0; i < a->funcs.n && a->funcs.rows[order[i]].incl; i++)
+		idx[order[i]] = i + 1;
+	mf_strbuf_puts(sb, "\nCall Graph\n");
+	mf_strbuf_puts(sb,
+		       "Shares come from the sampled whole call chains, not from call counts: a caller's % is\n"
+		       "the part of the function's inclusive samples whose chain passes through that caller,\n"
+		       "a callee's the part that passes on into that callee.  A recursive function counts\n"
+		       "once per sample; its calls to itself are not listed.\n");
+	mf_tt_col(&t, true, 1, "Index", NULL, NULL);
+	mf_tt_col(&t, false, 1, "% Total", "Incl", NULL);
+	mf_tt_col(&t, false, 1, "% Total", "Self", NULL);
+	mf_tt_col(&t, false, 1, "% of", "Func", "Incl");
+	mf_tt_col(&t, false, 1, "Samples", NULL, NULL);
+	mf_tt_col(&t, true, 2, "Function: callers above, callees below", NULL, NULL);
+	mf_strbuf_init(&lab);
+	for (i = 0; i < a->funcs.n; i++) {
+		const struct mf_agg_row *f = &a->funcs.rows[order[i]];
+		double ip = isnan(f->incl_pct) ? 0 : f->incl_pct;
+		if (!f->incl || (i >= x->o.detail.min && !(ip >= x->o.detail.pct)))
+			break;
+		if (n++)
+			mf_tt_row(&t, TT_DASH);
+		for (k = 0; k < a->nedges; k++)
+			if (a->edges[k].callee == order[i])
+				cg_edge(&t, &lab, f, &a->funcs.rows[a->edges[k].caller], &a->edges[k],
+					idx[a->edges[k].caller]);
+		mf_tt_row(&t, TT_CELLS);
+		mf_tt_set(&t, 0, "[%zu]", idx[order[i]]);
+		mf_tt_fixed(&t, 1, f->incl_pct, 2);
+		mf_tt_fixed(&t, 2, f->pct, 2);
+		mf_tt_set(&t, 4, "%" PRIu64, f->incl);
+		sb_reset(&lab);
+		mf_mrep_func_label(&lab, f, true);
+		mf_tt_set(&t, 5, "%s", mf_strbuf_str(&lab));
+		for (k = 0; k < a->nedges; k++)
+			if (a->edges[k].caller == order[i])
+				cg_edge(&t, &lab, f, &a->funcs.rows[a->edges[k].callee], &a->edges[k],
+					idx[a->edges[k].callee]);
+	}
+	x->nomem |= lab.failed != 0;
+	mf_strbuf_free(&lab);
+	free(order);
+	free(idx);
+	x->nomem |= !mf_tt_render(sb, &t);
+	mf_tt_free(&t);
+	mf_fmt_fixed(p, sizeof(p), x->o.detail.pct, 2);
+	mf_strbuf_printf(sb, "[Minimum call graph entries: %u, inclusive percent cutoff: %s (--detail-cutoff)]\n",
+			 x->o.detail.min, p);
+}
+
 void mf_mrep_text(struct mf_mrep *x, struct mf_strbuf *sb)
 {
 	text_header(x, sb);
@@ -627,4 +753,6 @@ void mf_mrep_text(struct mf_mrep *x, struct mf_strbuf *sb)
 	text_summary(x, sb, SUM_MOD);
 	text_summary(x, sb, SUM_FUNC);
 	text_details(x, sb);
+	if (x->a.chains)
+		text_callgraph(x, sb);
 }
