@@ -9,6 +9,9 @@
 # program and its library are removed), over at least 1000 samples.  Also:
 # -g, --call-graph and -F usage errors (exit 2, naming the value), a run
 # without -g has no chains, and `measure report` refuses the collect options.
+# With chains: functions.csv's inclusive_percent gives the same 3:1, the text has a Call
+# Graph, and `measure diff` against a 1:1 run shows caller_a -25 and caller_b +25 points
+# (inclusive, within 5), in CSV, HTML and folded pairs; a run without chains diffs too.
 # With PROG_NOFP (mprog_calls_nofp: no frame pointers, libc's qsort with a
 # callback), --call-graph dwarf must give the same 75:25, and the run file
 # must not keep the 8 KiB stacks.
@@ -87,6 +90,43 @@ grep -q 'Used: *-F '"$hz"', none, task_clock:user' fp.txt || no "the header does
 
 grep -q '\[libmcall.so\]\|\[mprog_calls\]' fp.folded && no "frames left unnamed: $(grep -m3 'libmcall.so\]\|mprog_calls\]' fp.folded)"
 
+# The same shares as inclusive_percent in functions.csv (perf report --children's Children
+# column), from the run file alone.
+incl() { # functions.csv in $1: the inclusive_percent of function $2
+  awk -F, -v f="$2" 'NR==1{for(i=1;i<=NF;i++) col[$i]=i; next} $col["function"]==f {print $col["inclusive_percent"]}' "$1/functions.csv"
+}
+"$MFSTAT" measure report -q --csv fpcsv -o /dev/null fp.mfdb || no "measure report --csv failed"
+ia=$(incl fpcsv caller_a) ib=$(incl fpcsv caller_b)
+echo "fp: inclusive_percent caller_a $ia, caller_b $ib"
+if [ -n "$ia" ] && [ -n "$ib" ]; then
+  near "$(awk -v a="$ia" -v b="$ib" 'BEGIN{print 100*a/(a+b)}')" 75 5 || no "inclusive caller_a:caller_b $ia:$ib is not 3:1 within 5 points"
+else
+  no "functions.csv has no inclusive_percent for caller_a or caller_b"
+fi
+"$MFSTAT" measure report --children -o children.txt fp.mfdb || no "measure report --children failed"
+grep -q 'Call Graph' children.txt || no "the text report with chains has no Call Graph"
+
+# measure diff: the same program with the work moved from 3:1 to 1:1; caller_a's inclusive share
+# of the callers' samples falls by 25 points (within 5), caller_b's rises by as much.
+mkdir bin
+cp "$PROG" bin/mprog_calls && cp "$(dirname "$PROG")/libmcall.so" bin/ || no "cannot copy the test program"
+LD_LIBRARY_PATH=$PWD/bin "$MFSTAT" measure profile -q -g -F "$hz" -s ,,task_clock -d even.mfdb -o /dev/null -- \
+  bin/mprog_calls lib $units 1:1 >prog.out 2>err.txt || no "measure profile -g of 1:1 failed: $(cat err.txt)"
+rm -rf bin
+"$MFSTAT" measure diff -f csv -o diff.csv fp.mfdb even.mfdb || no "measure diff failed"
+change() { # the inclusive change in points of function $1, scaled to the callers' share of the samples
+  awk -F, -v f="$1" 'NR==1{for(i=1;i<=NF;i++) col[$i]=i; next}
+    $col["kind"]=="function" && $col["name"]==f {print $col["inclusive_change_points"]}' diff.csv
+}
+ca=$(change caller_a) cb=$(change caller_b)
+echo "diff 3:1 -> 1:1: caller_a $ca points, caller_b $cb points (inclusive)"
+near "${ca:-99}" -25 5 || no "measure diff: caller_a's inclusive change $ca is not -25 within 5 points"
+near "${cb:-99}" 25 5 || no "measure diff: caller_b's inclusive change $cb is not +25 within 5 points"
+"$MFSTAT" measure diff -f html -o diff.html fp.mfdb even.mfdb || no "measure diff -f html failed"
+grep -q '<svg' diff.html || no "measure diff -f html drew no SVG"
+"$MFSTAT" measure diff -f folded fp.mfdb even.mfdb | grep -q ';caller_a;.* [0-9]* [0-9]*$' ||
+  no "measure diff -f folded has no caller_a pair"
+
 # dwarf: mprog_calls_nofp, no frame pointers, caller_a and caller_b sorting with libc's qsort and a
 # comparison callback: a frame-pointer walk reaches neither caller, the DWARF unwinder both, 3:1.
 if [ -n "$PROG_NOFP" ]; then
@@ -114,5 +154,7 @@ fi
 "$MFSTAT" measure report -f folded -o flat.folded flat.mfdb 2>err.txt || no "report -f folded: $(cat err.txt)"
 # Without chains each sample folds to the program and its own function: two names.
 [ -s flat.folded ] && awk -F';' 'NF != 2 {exit 1}' flat.folded || no "a run without -g has chains: $(head -3 flat.folded)"
+"$MFSTAT" measure diff -o flatdiff.txt flat.mfdb fp.mfdb || no "measure diff of a run without chains failed"
+grep -q 'Inclusive: *n/a' flatdiff.txt || no "measure diff without chains on one side: $(grep Inclusive flatdiff.txt)"
 
 exit $fail
