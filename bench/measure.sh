@@ -17,6 +17,14 @@
 #     (which no tool that runs the compiler can meet while perf adds less than
 #     the compiler's own time, so the time each adds to the compiler is
 #     compared too).
+#
+#   bench/measure.sh callgraph [NFUNCS]
+#     The cost of call chains, on mprog_hot_O2 4 and on the compiler run
+#     above: best of RUNS wall seconds of the work alone, under `measure
+#     profile -g` (frame pointers) and `--call-graph dwarf` (report and run
+#     file included), and of `perf record -g` and `perf record --call-graph
+#     dwarf`, each followed by `perf report --children`, at measure's rate
+#     (-F 1000).  Goal: measure's dwarf at most perf's dwarf.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
@@ -34,6 +42,48 @@ wall() {
 	t1=$(now)
 	awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f\n", b-a}'
 }
+
+if [ "${1:-}" = callgraph ]; then
+	NFUNCS=${2:-3000}
+	CC=${CC:-gcc}
+	PROG=$build/tests/mprog_hot_O2
+	[ -x "$MFSTAT" ] && [ -x "$PROG" ] || { echo "build first: make build" >&2; exit 2; }
+	have_perf=1
+	if ! command -v perf >/dev/null || ! perf record -q -e cpu-clock -o "$tmp/probe.data" -- true >/dev/null 2>&1; then
+		have_perf=0
+		echo "perf record unavailable here: the perf columns are skipped" >&2
+	fi
+	"$root/bench/gen_functions.sh" "$NFUNCS" >"$tmp/funcs.c"
+	# Best of RUNS wall seconds of "$@".
+	bestof() { for i in $(seq "$RUNS"); do wall "$@"; done | best; }
+	# perf record then perf report --children, one wall time.
+	perf_both() {
+		local data=$tmp/perf.data t0 t1
+		t0=$(now)
+		perf record -q -e cpu-clock -F 1000 -o "$data" "$@" >/dev/null 2>&1
+		perf report -i "$data" --children --stdio >/dev/null 2>&1 || echo "perf report failed" >&2
+		t1=$(now)
+		awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f\n", b-a}'
+	}
+	perf_best() { for i in $(seq "$RUNS"); do perf_both "$@"; done | best; }
+	printf '%-22s %8s %8s %8s %8s %8s %9s %8s\n' work alone 'm -g fp' 'm dwarf' 'perf fp' 'perf dw' 'm_dw/p_dw' samples
+	for work in hot compiler; do
+		if [ $work = hot ]; then cmd=("$PROG" 4); else cmd=("$CC" -O2 -c "$tmp/funcs.c" -o "$tmp/funcs.o"); fi
+		alone=$(bestof "${cmd[@]}")
+		mfp=$(bestof "$MFSTAT" measure profile -q -g -d "$tmp/fp.mfdb" --force -o /dev/null -- "${cmd[@]}")
+		mdw=$(bestof "$MFSTAT" measure profile -q --call-graph dwarf -d "$tmp/dw.mfdb" --force -o /dev/null -- "${cmd[@]}")
+		pfp=nan pdw=nan
+		if [ $have_perf = 1 ]; then
+			pfp=$(perf_best -g -- "${cmd[@]}")
+			pdw=$(perf_best --call-graph dwarf -- "${cmd[@]}")
+		fi
+		n=$("$MFSTAT" measure report -f folded "$tmp/dw.mfdb" | awk '{s+=$NF} END{print s+0}')
+		awk -v w="$work" -v a="$alone" -v f="$mfp" -v d="$mdw" -v pf="$pfp" -v pd="$pdw" -v n="$n" 'BEGIN{
+			printf "%-22s %8.3f %8.3f %8.3f %8s %8s %9s %8d\n", w, a, f, d, pf, pd,
+				(pd == "nan" ? "nan" : sprintf("%.2f", d/pd)), n}'
+	done
+	exit 0
+fi
 
 if [ "${1:-}" = compiler ]; then
 	NFUNCS=${2:-3000}

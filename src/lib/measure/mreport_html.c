@@ -299,21 +299,6 @@ static void flame_svg(struct mf_strbuf *sb, const struct mf_flame *fl, const cha
 
 /* ---- the run's page ------------------------------------------------------------------------ */
 
-/* Rows under a cutoff: while % >= pct and the cumulative % before the row <= cum, at least min. */
-static size_t cut_rows(const struct mf_agg_table *t, const struct mf_cutoff *c)
-{
-	size_t i;
-	double before = 0;
-	for (i = 0; i < t->n; i++) {
-		const struct mf_agg_row *r = &t->rows[i];
-		double p = isnan(r->pct) ? 0 : r->pct;
-		if (i >= c->min && !(p >= c->pct && before <= c->cum + 1e-9))
-			break;
-		before = isnan(r->cum) ? 0 : r->cum;
-	}
-	return i;
-}
-
 static const char *base_name(const char *p)
 {
 	const char *s = p ? strrchr(p, '/') : NULL;
@@ -411,7 +396,7 @@ static void summaries(struct mf_mrep *x, struct mf_strbuf *sb, const char *what)
 	size_t n, i;
 
 	mf_strbuf_printf(sb, "<h2>Load modules</h2>\n");
-	n = cut_rows(&a->mods, &x->o.summary);
+	n = mf_mrep_cut_rows(&a->mods, &x->o.summary);
 	table_head(sb, mcols, mnum);
 	for (i = 0; i < n; i++) {
 		const struct mf_agg_row *r = &a->mods.rows[i];
@@ -429,7 +414,7 @@ static void summaries(struct mf_mrep *x, struct mf_strbuf *sb, const char *what)
 			 "<h2>Functions</h2>\n<p class=\"note\">Samples: the %s of each function, the hottest "
 			 "first.</p>\n",
 			 what);
-	n = cut_rows(&a->funcs, &x->o.summary);
+	n = mf_mrep_cut_rows(&a->funcs, &x->o.summary);
 	table_head(sb, fcols, fnum);
 	for (i = 0; i < n; i++) {
 		const struct mf_agg_row *r = &a->funcs.rows[i];
@@ -454,7 +439,7 @@ static void hot_lines(struct mf_mrep *x, struct mf_strbuf *sb)
 	static const char *const cols[] = {"Samples", "% Total", "% Function", "Line", "Source", NULL};
 	static const bool num[] = {true, true, true, false, false};
 	const struct mf_agg *a = &x->a;
-	size_t nf = cut_rows(&a->funcs, &x->o.detail), f, i, shown;
+	size_t nf = mf_mrep_cut_rows(&a->funcs, &x->o.detail), f, i, shown;
 	char text[200];
 
 	mf_strbuf_puts(sb, "<h2>Hottest source lines</h2>\n");

@@ -81,4 +81,7 @@ void mf_mrep_csv(const struct mf_mrep *x, struct mf_strbuf *sb);
 /* Everything as one JSON document (mreport_data.c). */
 void mf_mrep_json(const struct mf_mrep *x, struct mf_strbuf *sb);
 
+/* Rows shown under a cutoff: while % >= pct and the cumulative % before the row <= cum, at least min. */
+size_t mf_mrep_cut_rows(const struct mf_agg_table *t, const struct mf_cutoff *c);
+
 #endif

@@ -318,7 +318,7 @@ static size_t cut_funcs(const struct mf_mrep *x, const struct mf_cutoff *c)
 }
 
 /* Rows printed under a cutoff: while % >= pct and the cumulative % before the row <= cum, at least min. */
-static size_t cut_rows(const struct mf_agg_table *t, const struct mf_cutoff *c)
+size_t mf_mrep_cut_rows(const struct mf_agg_table *t, const struct mf_cutoff *c)
 {
 	size_t i;
 	double before = 0;
@@ -351,7 +351,7 @@ static void text_summary(struct mf_mrep *x, struct mf_strbuf *sb, int which)
 	const struct mf_agg *a = &x->a;
 	const struct mf_agg_table *tab = which == SUM_THREAD ? &a->threads : which == SUM_MOD ? &a->mods : &a->funcs;
 	struct mf_ttab t = {0};
-	size_t i, c, n = cut_rows(tab, &x->o.summary);
+	size_t i, c, n = mf_mrep_cut_rows(tab, &x->o.summary);
 	struct mf_strbuf lab;
 	bool incl = which != SUM_THREAD && a->chains;
 
@@ -557,7 +557,7 @@ static void text_details(struct mf_mrep *x, struct mf_strbuf *sb)
 {
 	const struct mf_agg *a = &x->a;
 	struct mf_ttab t = {0};
-	size_t nf = cut_rows(&a->funcs, &x->o.detail), i, j = 0, c, ncl = a->cls.n, j0, nfl, nleft, k;
+	size_t nf = mf_mrep_cut_rows(&a->funcs, &x->o.detail), i, j = 0, c, ncl = a->cls.n, j0, nfl, nleft, k;
 	uint64_t left = 0;
 	const struct mf_agg_row **cls = NULL;
 	bool *keep = NULL;
