@@ -479,16 +479,6 @@ static int frames_room(struct ingest *in, size_t n)
 	return 0;
 }
 
-/*
- * The call chain of a sample (PERF_SAMPLE_CALLCHAIN: nr addresses at ips,
- * leaf first) as frames resolved through pid's maps like the sample's ip:
- * context markers (PERF_CONTEXT_*) are not addresses, they say whether the
- * frames after them are the kernel's or the user's; the first address is the
- * sampled pc, the later ones return addresses; a user address in no mapping
- * (a frame-pointer walk through code without frame pointers reads junk) ends
- * the chain with an [unknown] frame.  A chain without addresses stands for the
- * sample's ip alone.  Sets smp->stack; -1 on ENOMEM.
- */
 /* A user frame at address a of pid (frame n of the chain); false when a is in no mapping: then an [unknown] frame. */
 static bool user_frame(struct ingest *in, uint32_t pid, uint64_t a, size_t n, struct mf_mframe *f)
 {
@@ -505,6 +495,16 @@ static bool user_frame(struct ingest *in, uint32_t pid, uint64_t a, size_t n, st
 	return true;
 }
 
+/*
+ * The call chain of a sample (PERF_SAMPLE_CALLCHAIN: nr addresses at ips,
+ * leaf first) as frames resolved through pid's maps like the sample's ip:
+ * context markers (PERF_CONTEXT_*) are not addresses, they say whether the
+ * frames after them are the kernel's or the user's; the first address is the
+ * sampled pc, the later ones return addresses; a user address in no mapping
+ * (a frame-pointer walk through code without frame pointers reads junk) ends
+ * the chain with an [unknown] frame.  A chain without addresses stands for the
+ * sample's ip alone.  Sets smp->stack; -1 on ENOMEM.
+ */
 static int sample_chain(struct mf_mrun *run, struct ingest *in, struct mf_msample *smp, const unsigned char *ips,
 			uint64_t nr, const uint64_t *uips, size_t nu, bool stopped)
 {

@@ -1275,11 +1275,15 @@ static int load_stacks(struct loader *L, const struct sec *s)
 		}
 		if (rc)
 			break;
-		if (!(nm = realloc(L->stmap, (L->nstmap + 1) * sizeof(*nm)))) {
-			rc = oom(L);
-			break;
+		/* Grown by doubling: at 0, 16, 32, 64, ... stacks. */
+		if (L->nstmap % 16 == 0 && (L->nstmap < 16 || (L->nstmap & (L->nstmap - 1)) == 0)) {
+			size_t nc = L->nstmap < 16 ? 16 : L->nstmap * 2;
+			if (!(nm = realloc(L->stmap, nc * sizeof(*nm)))) {
+				rc = oom(L);
+				break;
+			}
+			L->stmap = nm;
 		}
-		L->stmap = nm;
 		if ((L->stmap[L->nstmap++] = mf_mrun_add_stack(L->run, fr, n)) == MF_STACK_NONE) {
 			rc = oom(L);
 			break;

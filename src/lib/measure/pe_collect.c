@@ -26,6 +26,7 @@ struct ring {
 	int fd; /* the CPU's first sampled event, which owns the buffer */
 	void *base;
 	size_t len;
+	size_t data_size; /* its data area (rings can differ when the mlock limit ran out part way) */
 };
 
 struct collector {
@@ -210,7 +211,7 @@ static int drain_all(struct collector *c)
 		long got;
 		if (!r->base)
 			continue;
-		got = mf_ring_drain(r->base, c->data_size, round_sink, c, c->err);
+		got = mf_ring_drain(r->base, r->data_size, round_sink, c, c->err);
 		if (got < 0) {
 			if (got == MF_ENOMEM)
 				return mf_error_nomem(c->err, "", 0, "reading the ring buffer of CPU %zu", cpu);
@@ -297,26 +298,28 @@ static int add_streams(struct mf_mrun *run, const struct mf_mplan *plan, struct 
 /* Maps the ring buffer of cpu on fd, its first sampled event; halves down to 8 pages when the mlock limit refuses (§3). */
 static int map_ring(struct collector *c, size_t cpu, int fd, struct mf_error *err)
 {
-	size_t pages = c->ring_pages;
+	size_t pages = c->data_size ? c->data_size / c->page : c->ring_pages;
 	void *base;
+	/* Halved down to 8 pages while the mlock limit refuses (a dwarf run asks for 4 MiB). */
 	for (;;) {
 		base = c->sys->mmap(c->sys->ctx, fd, (1 + pages) * c->page);
 		if (base || pages <= 8)
 			break;
-		pages = 8;
+		pages = pages / 2 < 8 ? 8 : pages / 2;
 	}
 	if (!base)
 		return mf_error_set(err, MF_ENOTCOUNTED, "", 0, 0,
 				    "measurement impossible: cannot map the ring buffer of CPU %zu: %s "
 				    "(kernel.perf_event_mlock_kb)",
 				    cpu, strerror(errno));
-	if (pages != c->ring_pages && !c->data_size)
+	if (pages != c->ring_pages && (!c->data_size || pages * c->page < c->data_size))
 		mf_mrun_warn(c->run, "ring buffers reduced to %zu pages: the mlock limit refused %zu", pages,
 			     c->ring_pages);
 	c->rings[cpu].fd = fd;
 	c->rings[cpu].base = base;
 	c->rings[cpu].len = (1 + pages) * c->page;
-	c->data_size = pages * c->page;
+	c->rings[cpu].data_size = pages * c->page;
+	c->data_size = pages * c->page; /* the next CPU starts from this size */
 	return 0;
 }
 
