@@ -11,7 +11,7 @@ BUILD      := build
 # plain build (what a packager or user runs) never fails on a new compiler's warning.
 WERROR     ?= OFF
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
-DEB_PKGS   := cmake make gcc libc6-dev pkg-config libcmocka-dev libjansson-dev zlib1g-dev libzstd-dev libdw-dev libelf-dev libsqlite3-dev nettle-dev sqlite3 zstd gzip clang clang-format tzdata \
+DEB_PKGS   := cmake make gcc libc6-dev pkg-config libcmocka-dev libjansson-dev zlib1g-dev libzstd-dev libdw-dev libelf-dev libsqlite3-dev nettle-dev libmicrohttpd-dev sqlite3 zstd gzip clang clang-format tzdata \
              man-db groff-base strace
 
 .PHONY: all deps build demo check check-asan check-release test bench tidy clean install uninstall

@@ -43,9 +43,11 @@ struct mf_perf_sys *mf_perf_sys_real(void);
 /*
  * A recorded system: files are read below root (root/sys/..., root/proc/...),
  * perf_event_open succeeds, and reading a counter returns the value that
- * root/counts.tsv gives for its config ("config<TAB>value" lines; a config
- * not listed reads 0, a missing file lists none), with enabled = running
- * time; the ring buffers cannot be mapped.  Caller's; free with
+ * root/counts.tsv gives for its config ("config<TAB>value[<TAB>step]" lines;
+ * a config not listed reads 0, a missing file lists none), plus step for
+ * every earlier read of the same descriptor (counts that advance between
+ * reads, as a live system's do), with enabled = running time; the ring
+ * buffers cannot be mapped.  Caller's; free with
  * mf_perf_sys_free.
  */
 int mf_perf_sys_recorded(struct mf_perf_sys **out, const char *root, struct mf_error *err);

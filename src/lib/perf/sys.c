@@ -74,23 +74,44 @@ struct mf_perf_sys *mf_perf_sys_real(void)
 
 #define FAKE_FD_BASE 100000
 
+/* A pretend descriptor: the counts.tsv line it reads (or -1: reads 0) and how often it was read. */
+struct fake_fd {
+	long line;
+	uint64_t reads;
+};
+
 struct recorded {
 	struct mf_perf_sys sys; /* first: the seam handed out is the recorded system */
 	char *root;
 	size_t ncounts;
-	uint64_t *cfg, *val;
-	size_t nfake;
-	uint64_t fake_cfg[4096];
+	uint64_t *cfg, *val, *step;
+	size_t nfake, cap;
+	struct fake_fd *fake;
 };
 
-/* perf_event_open: a new pretend descriptor that remembers the config it counts. */
+/* perf_event_open: a new pretend descriptor that remembers the counts.tsv line of its config. */
 static int rec_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu, int group_fd, unsigned long flags)
 {
 	struct recorded *r = ctx;
+	long line = -1;
+	size_t i;
 	(void)pid, (void)cpu, (void)group_fd, (void)flags;
-	if (r->nfake >= sizeof(r->fake_cfg) / sizeof(r->fake_cfg[0]))
+	if (r->nfake >= 1u << 20)
 		return -EMFILE;
-	r->fake_cfg[r->nfake] = attr->config;
+	if (r->nfake == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 256;
+		struct fake_fd *f = realloc(r->fake, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		r->fake = f;
+		r->cap = cap;
+	}
+	/* The last line of a config wins, as it always has. */
+	for (i = 0; i < r->ncounts; i++)
+		if (r->cfg[i] == attr->config)
+			line = (long)i;
+	r->fake[r->nfake].line = line;
+	r->fake[r->nfake].reads = 0;
 	return FAKE_FD_BASE + (int)r->nfake++;
 }
 
@@ -112,18 +133,21 @@ static void rec_munmap(void *ctx, void *p, size_t len)
 	(void)ctx, (void)p, (void)len;
 }
 
-/* A count: value (from counts.tsv), time enabled, time running. */
+/*
+ * A count: value (from counts.tsv) plus its step for every earlier read of the descriptor, time
+ * enabled, time running.
+ */
 static long rec_read(void *ctx, int fd, void *buf, size_t n)
 {
 	struct recorded *r = ctx;
-	uint64_t v[3] = {0, 1000000, 1000000}, cfg;
-	size_t i;
+	uint64_t v[3] = {0, 1000000, 1000000};
+	struct fake_fd *f;
 	if (fd < FAKE_FD_BASE || (size_t)(fd - FAKE_FD_BASE) >= r->nfake)
 		return -EBADF;
-	cfg = r->fake_cfg[fd - FAKE_FD_BASE];
-	for (i = 0; i < r->ncounts; i++)
-		if (r->cfg[i] == cfg)
-			v[0] = r->val[i];
+	f = &r->fake[fd - FAKE_FD_BASE];
+	if (f->line >= 0)
+		v[0] = r->val[f->line] + r->step[f->line] * f->reads;
+	f->reads++;
 	if (n > sizeof(v))
 		n = sizeof(v);
 	memcpy(buf, v, n);
@@ -152,16 +176,16 @@ static int read_counts_tsv(struct recorded *r, const char *root, struct mf_error
 		return mf_error_set(err, MF_EIO, path, 0, 0, "not a regular file");
 	}
 	while (fgets(line, sizeof(line), fp)) {
-		unsigned long long c, v;
+		unsigned long long c, v, step = 0;
 		size_t n = strlen(line);
-		uint64_t *nc, *nv;
+		uint64_t *nc, *nv, *ns;
 		ln++;
 		if (n == sizeof(line) - 1 && line[n - 1] != '\n' && !feof(fp)) {
 			fclose(fp);
 			return mf_error_set(err, MF_EFORMAT, path, ln, 0, "line longer than %zu bytes",
 					    sizeof(line) - 2);
 		}
-		if (line[0] == '#' || sscanf(line, "%llu %llu", &c, &v) != 2)
+		if (line[0] == '#' || sscanf(line, "%llu %llu %llu", &c, &v, &step) < 2)
 			continue;
 		nc = realloc(r->cfg, (r->ncounts + 1) * sizeof(*r->cfg));
 		if (nc)
@@ -169,11 +193,15 @@ static int read_counts_tsv(struct recorded *r, const char *root, struct mf_error
 		nv = nc ? realloc(r->val, (r->ncounts + 1) * sizeof(*r->val)) : NULL;
 		if (nv)
 			r->val = nv;
-		if (!nc || !nv) {
+		ns = nv ? realloc(r->step, (r->ncounts + 1) * sizeof(*r->step)) : NULL;
+		if (ns)
+			r->step = ns;
+		if (!nc || !nv || !ns) {
 			fclose(fp);
 			return mf_error_nomem(err, root, 0, "reading the recorded counts");
 		}
 		r->cfg[r->ncounts] = c;
+		r->step[r->ncounts] = step;
 		r->val[r->ncounts++] = v;
 	}
 	fclose(fp);
@@ -214,6 +242,8 @@ void mf_perf_sys_free(struct mf_perf_sys *s)
 	free(r->root);
 	free(r->cfg);
 	free(r->val);
+	free(r->step);
+	free(r->fake);
 	free(r);
 }
 
