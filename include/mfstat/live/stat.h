@@ -51,6 +51,20 @@ struct mf_cpumf_info {
 int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const struct mf_family *force,
 		   bool system_wide, struct mf_cpumf_info *info);
 
+/* Whether a counter set of the family can be counted here, and if not why (for mfstat_up). */
+struct mf_cpumf_set_state {
+	int set; /* enum mf_set */
+	bool up;
+	char reason[120]; /* when not up: "not authorized (authorization 0x2f)", ... */
+};
+
+/*
+ * The state of every counter set the probed family has (after a successful mf_cpumf_probe): up
+ * when at least one of its counters is among info->events.  Fills at most max and returns how
+ * many sets there are.
+ */
+size_t mf_cpumf_sets(const struct mf_cpumf_info *info, struct mf_cpumf_set_state *out, size_t max);
+
 /* One counted event of a run. */
 struct mf_count {
 	char name[64];

@@ -81,7 +81,7 @@ void mf_prom_sample_u64(struct mf_prom *p, const char *const *labels, uint64_t v
 
 /* What is known of the machine: mfstat_machine_info and mfstat_cpumf_cpu_speed_hertz. */
 struct mf_prom_machine {
-	const char *family;   /* the family's display name (z16), or NULL */
+	const char *family;   /* the family's key (z16, zec12: what --machine takes), or NULL */
 	unsigned type;        /* machine type (3931), 0 unknown */
 	const char *model;    /* the machine's model name, or NULL */
 	int cfvn, csvn;       /* counter facility and counter set versions, -1 unknown */

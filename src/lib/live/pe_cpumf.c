@@ -183,6 +183,33 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 	return 0;
 }
 
+size_t mf_cpumf_sets(const struct mf_cpumf_info *info, struct mf_cpumf_set_state *out, size_t max)
+{
+	static const unsigned bit[MF_NSETS] = {[MF_SET_BASIC] = 0x02,
+					       [MF_SET_PROBLEM] = 0x04,
+					       [MF_SET_CRYPTO] = 0x08,
+					       [MF_SET_EXTENDED] = 0x01,
+					       [MF_SET_MTDIAG] = 0x20};
+	size_t n = 0;
+	if (!info->family)
+		return 0;
+	for (int set = 0; set < MF_NSETS; set++) {
+		struct mf_cpumf_set_state st = {.set = set, .up = false, .reason = ""};
+		if (info->family->set_size[set] <= 0)
+			continue;
+		for (size_t i = 0; i < info->nevents && !st.up; i++)
+			st.up = info->family->counters[info->events[i].slot].set == set;
+		if (!st.up && info->has_versions && !(info->auth & bit[set]))
+			snprintf(st.reason, sizeof(st.reason), "not authorized (authorization 0x%x)", info->auth);
+		else if (!st.up)
+			snprintf(st.reason, sizeof(st.reason), "the cpum_cf PMU lists none of its counters");
+		if (n < max)
+			out[n] = st;
+		n++;
+	}
+	return n;
+}
+
 /* Reads every open counter (summed over its CPUs, scaled when multiplexed) into counts. */
 static void read_counts(const struct mf_perf_sys *sys, const int *fds, size_t n, size_t nc, struct mf_count *counts)
 {
