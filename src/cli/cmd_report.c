@@ -33,8 +33,10 @@ static const char report_help[] =
 	"                     lshwc (CSV or JSON); default: detected from the\n"
 	"                     content; gzip and zstd files are read as well\n"
 	"  -f, --format FMT   output format: text (default, or what -o's name ends in:\n"
-	"                     .csv .json .html .txt), csv, json or html (one\n"
-	"                     self-contained page with charts and findings)\n"
+	"                     .csv .json .html .txt .prom), csv, json, html (one\n"
+	"                     self-contained page with charts and findings), prom\n"
+	"                     (Prometheus text exposition 0.0.4) or openmetrics\n"
+	"                     (OpenMetrics 1.0.0, ends in # EOF): see --derived\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
 	"                     (never to one of the inputs; FILE is replaced only\n"
 	"                     when the report is complete)\n"
@@ -56,6 +58,12 @@ static const char report_help[] =
 
 /* The rest of the help (C17 promises string literals of 4095 characters, no more). */
 static const char report_help_more[] =
+	"  --derived          with -f prom or openmetrics: the metrics too, as gauges\n"
+	"                     (percent as ratios 0-1), and mfstat_lspr_info{class};\n"
+	"                     without it only the groups' summed counters, as\n"
+	"                     mfstat_cpumf_<name>_total counters labelled family,\n"
+	"                     set and the --by keys (default system,lpar,pool: a time\n"
+	"                     key is refused, as Prometheus counters never restart)\n"
 	"  --tz ZONE          UTC, +hh:mm, a name such as Europe/Berlin, or smf (each\n"
 	"                     record's own offset, z/OS's local time: the default\n"
 	"                     when every sample has one, else UTC)\n"
@@ -110,6 +118,7 @@ struct report_opts {
 	bool skip, verbose, level_given;
 	unsigned by;
 	bool by_given; /* --by was given (not the default) */
+	bool derived;  /* --derived: -f prom's metrics as gauges */
 	double mem_peak;
 	unsigned long long max_groups;
 	unsigned jobs;
@@ -156,6 +165,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"html-intervals", required_argument, NULL, 266},
 					     {"db", required_argument, NULL, 267},
 					     {"level", required_argument, NULL, 268},
+					     {"derived", no_argument, NULL, 269},
 					     {NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -185,6 +195,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 263: o->sort = optarg; break;
 		case 265: o->metrics = optarg; break;
 		case 267: o->db = optarg; break;
+		case 269: o->derived = true; break;
 		case 268:
 			if (!cli_db_level("report", optarg, &o->level))
 				return EXIT_USAGE;
@@ -230,9 +241,17 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		default: return cli_bad_option("report", c, argv, opts);
 		}
 	}
+	if (!o->format && o->out && mf_prom_file_name(o->out))
+		o->format = "prom"; /* -o x.prom */
 	o->format = cli_out_format("report", o->format, o->out, "text");
-	if (!mf_writer_find(o->format)) {
-		return cli_usage("report", "report: -f must be text, csv, json or html, not '%s'", o->format);
+	if (!mf_writer_find(o->format) && !mf_prom_format_name(o->format, NULL)) {
+		return cli_usage("report", "report: -f must be text, csv, json, html, prom or openmetrics, not '%s'",
+				 o->format);
+	}
+	if (o->derived && !mf_prom_format_name(o->format, NULL)) {
+		return cli_usage("report",
+				 "report: --derived is for -f prom or openmetrics (the other formats always have the "
+				 "metrics)");
 	}
 	if (o->input) {
 		const char *const *f = mf_reader_formats();
@@ -262,6 +281,15 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					 "interval,hour,day,week,month,hour-of-day,weekday",
 					 by_s + bad);
 		}
+	}
+	if (mf_prom_format_name(o->format, NULL) && !o->by_given) {
+		o->by = MF_BY_DEFAULT & ~MF_BY_TIME; /* one series per system, LPAR and pool */
+	} else if (mf_prom_format_name(o->format, NULL) && (o->by & MF_BY_TIME)) {
+		return cli_usage("report",
+				 "report: -f %s: --by %s has a time key: a Prometheus counter is one series that "
+				 "never restarts, not one per interval (drop the time key; Prometheus's own "
+				 "scrapes make the time series)",
+				 o->format, by_s);
 	}
 	if (o->top && !o->sort) {
 		return cli_usage("report", "report: --top needs --sort METRIC (the metric that ranks the groups)");
@@ -378,6 +406,33 @@ static void explain_unavailable(const struct mf_report *rep)
 		free(memo[i].empty);
 }
 
+/* -f prom or openmetrics: the groups' sums (and with --derived their metrics) as an exposition. */
+static int write_prom(const struct report_opts *o, const struct mf_report *rep)
+{
+	struct mf_prom_opts po;
+	struct mf_strbuf sb;
+	FILE *fp;
+	memset(&po, 0, sizeof(po));
+	mf_prom_format_name(o->format, &po.fmt);
+	po.derived = o->derived;
+	po.family_label = true;
+	mf_strbuf_init(&sb);
+	/* Made whole first: an exposition that cannot be made leaves -o FILE as it was. */
+	if (mf_prom_report(&sb, rep, &po)) {
+		mf_strbuf_free(&sb);
+		cli_nomem("making the exposition");
+		return EXIT_DATA;
+	}
+	fp = cli_open_out(o->out);
+	if (!fp) {
+		mf_strbuf_free(&sb);
+		return EXIT_DATA;
+	}
+	fwrite(sb.buf ? sb.buf : "", 1, sb.len, fp);
+	mf_strbuf_free(&sb);
+	return cli_close_out(fp, o->out);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
@@ -450,7 +505,10 @@ int cmd_report(int argc, char **argv)
 		explain_unavailable(&rep);
 	for (i = 0; i < rep.nwarnings; i++)
 		cli_warn("%s", rep.warnings[i]);
-	rc = cli_write_report(o.out, o.format, &rep);
+	if (mf_prom_format_name(o.format, NULL))
+		rc = write_prom(&o, &rep);
+	else
+		rc = cli_write_report(o.out, o.format, &rep);
 out:
 	cli_pipeline_done(pl);
 	cli_inputs_free(&o.in);

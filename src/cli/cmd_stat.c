@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mfstat stat: count CPU-MF events while a command runs (or system-wide) and report the metrics. */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -10,7 +11,9 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -34,7 +37,8 @@ static const char stat_help[] =
 	"                     the first ^C ends the counting and the report is\n"
 	"                     written; a second one ends mfstat at once, unreported\n"
 	"  -C, --cpu LIST     count system-wide on these CPUs only (e.g. 0-3,8)\n"
-	"  -I, --interval MS  report every MS milliseconds, one group per interval\n"
+	"  -I, --interval MS  report every MS milliseconds, one group per interval;\n"
+	"                     with -f prom, rewrite -o FILE every MS milliseconds\n"
 	"  --duration S       seconds to count system-wide (^C ends it earlier)\n"
 	"  --machine F        family or machine type, when /proc/sysinfo does not say\n"
 	"  --fallback         without CPU-MF counters, run COMMAND anyway and report\n"
@@ -46,12 +50,19 @@ static const char stat_help[] =
 	"                     with perf stat's lines: task-clock in msec, the\n"
 	"                     seconds elapsed, user and sys\n"
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL\n"
-	"  -f, --format FMT   text (default), csv or json; without -f, what -o's name\n"
-	"                     ends in (.txt .csv .json); a -f the name contradicts\n"
-	"                     is a warning\n"
+	"  -f, --format FMT   text (default), csv, json, prom (Prometheus text\n"
+	"                     exposition 0.0.4) or openmetrics (OpenMetrics 1.0.0);\n"
+	"                     without -f, what -o's name ends in (.txt .csv .json\n"
+	"                     .prom); a -f the name contradicts is a warning\n"
+	"  --derived          with -f prom or openmetrics: the metrics too, as gauges\n"
+	"                     (percent as ratios 0-1), and mfstat_lspr_info{class}\n"
 	"  -o, --output FILE  write the report to FILE; with -f csv, FILE gets the raw\n"
 	"                     counters in the canonical counter CSV, which\n"
-	"                     'mfstat report FILE' turns into the same metrics\n"
+	"                     'mfstat report FILE' turns into the same metrics;\n"
+	"                     with -f prom, FILE is replaced atomically (a new file\n"
+	"                     renamed over it), with -I every interval, the counts\n"
+	"                     cumulative since the start (node_exporter's textfile\n"
+	"                     collector: -o DIR/mfstat.prom)\n"
 	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -h, --help         this help\n"
@@ -67,7 +78,9 @@ static const char stat_help[] =
 	"  # (CSV from the name), then the metrics again from that file\n"
 	"  mfstat stat -a -o counters.csv; mfstat report counters.csv\n"
 	"  # any Linux: perf's generic events of a command, as JSON (from the name)\n"
-	"  mfstat stat --fallback -o run.json -- sleep 1\n";
+	"  mfstat stat --fallback -o run.json -- sleep 1\n"
+	"  # node_exporter's textfile collector: every counter, and the metrics, each 15 s\n"
+	"  mfstat stat -a -I 15000 --derived -o /var/lib/node_exporter/mfstat.prom\n";
 
 /* A warning of the run: on standard error now (unless -q), and into the report (text footer, JSON). */
 struct collect;
@@ -169,6 +182,23 @@ struct collect {
 	const struct mf_perf_tick *tick;
 	int failed;
 	char failure[512]; /* the pipeline's message when it failed (out of memory) */
+	/* -f prom: the exposition of the counts so far, to out (each interval with -I) */
+	bool prom;
+	enum mf_prom_fmt prom_fmt;
+	bool derived;
+	int prom_failed; /* writing the exposition failed: said once, no more tries, exit 1 */
+	const char *out;
+	const struct mf_kb *kb;
+	double mem_peak;
+	struct mf_prom_machine mach;
+	size_t nup;
+	struct up_def {
+		char set[24];
+		int fam;    /* the family (0, 1) whose counters it covers */
+		int set_no; /* enum mf_set, or -1: every counter of fam */
+		bool up;    /* as probed: some of its counters can be counted */
+		char reason[120];
+	} up[MF_NSETS + 2];
 };
 
 /* The pipeline's failures (out of memory, naming what), said when the report is to be made. */
@@ -217,6 +247,106 @@ static void make_samples(struct collect *c, const struct mf_count *counts, doubl
 	}
 }
 
+/*
+ * The up state of each counter set at this read: as probed, and down when none of its counters
+ * could be read (the first one's reason), into u (c->nup entries).
+ */
+static void up_states(const struct collect *c, const struct mf_count *counts, struct mf_prom_up *u, char (*why)[160])
+{
+	size_t k, i;
+	for (k = 0; k < c->nup; k++) {
+		const struct up_def *d = &c->up[k];
+		const char *first = NULL;
+		bool ok = false;
+		u[k].set = d->set;
+		u[k].up = false;
+		u[k].reason = d->reason;
+		if (!d->up)
+			continue;
+		for (i = 0; i < c->n && !ok; i++) {
+			const struct mf_family *f = c->fam[c->dest_fam[i]];
+			if (c->dest_fam[i] != d->fam ||
+			    (d->set_no >= 0 && f->counters[c->dest_slot[i]].set != d->set_no))
+				continue;
+			ok = counts[i].ok;
+			if (!ok && !first)
+				first = counts[i].why;
+		}
+		u[k].up = ok;
+		if (!ok) {
+			snprintf(why[k], sizeof(why[k]), "none of its counters could be read: %s",
+				 first ? first : "none counted");
+			u[k].reason = why[k];
+		}
+	}
+}
+
+/*
+ * -f prom: the exposition of the counts so far (cumulative since the start, wall seconds) into
+ * c->out, replaced whole (a new file renamed over it), or standard output.  final: the last one
+ * (the data's own warnings said).  EXIT_OK or EXIT_DATA (said once: later writes are not tried).
+ */
+static int write_prom(struct collect *c, const struct mf_count *counts, double wall, bool final)
+{
+	struct mf_pipeline_opts po;
+	struct mf_pipeline *pl;
+	struct mf_report rep;
+	struct mf_prom_opts o;
+	struct mf_prom_up u[MF_NSETS + 2];
+	char why[MF_NSETS + 2][160];
+	struct mf_strbuf sb;
+	struct mf_error e;
+	uint64_t *prev = c->prev;
+	size_t f, i;
+	FILE *fp;
+	int rc = EXIT_OK;
+
+	if (c->prom_failed)
+		return EXIT_DATA;
+	c->prev = NULL; /* cumulative: a Prometheus counter never restarts */
+	make_samples(c, counts, 0, wall, false);
+	c->prev = prev;
+	memset(&po, 0, sizeof(po));
+	po.kb = c->kb;
+	po.metrics.mem_peak_gbs = c->mem_peak;
+	pl = mf_pipeline_new(&po);
+	for (f = 0; pl && f < c->nfam; f++)
+		if (mf_pipeline_add_sample(pl, c->s[f], &e))
+			break;
+	if (!pl || f < c->nfam || mf_pipeline_finish(pl, &rep)) {
+		mf_pipeline_free(pl);
+		cli_nomem("making the exposition");
+		c->prom_failed = 1;
+		return EXIT_DATA;
+	}
+	up_states(c, counts, u, why);
+	memset(&o, 0, sizeof(o));
+	o.fmt = c->prom_fmt;
+	o.derived = c->derived;
+	o.machine = &c->mach;
+	o.up = u;
+	o.nup = c->nup;
+	mf_strbuf_init(&sb);
+	if (mf_prom_report(&sb, &rep, &o)) {
+		cli_nomem("making the exposition");
+		rc = EXIT_DATA;
+	}
+	if (final)
+		for (i = 0; i < rep.nwarnings; i++)
+			cli_warn("%s", rep.warnings[i]);
+	mf_pipeline_free(pl);
+	if (!rc && !(fp = cli_open_out(c->out)))
+		rc = EXIT_DATA;
+	if (!rc) {
+		fwrite(sb.buf ? sb.buf : "", 1, sb.len, fp);
+		rc = cli_close_out(fp, c->out);
+	}
+	mf_strbuf_free(&sb);
+	if (rc)
+		c->prom_failed = 1;
+	return rc;
+}
+
 static void add_warning(struct collect *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -235,6 +365,12 @@ static void on_tick(void *vctx, const struct mf_count *counts, size_t n, double 
 	struct collect *c = vctx;
 	size_t f;
 	(void)n;
+	if (c->prom) {
+		/* The counts are cumulative: the exposition of everything so far replaces the file. */
+		(void)from;
+		write_prom(c, counts, to, false);
+		return;
+	}
 	make_samples(c, counts, from, to, true);
 	for (f = 0; f < c->nfam && to > from; f++) {
 		struct mf_error e;
@@ -251,6 +387,9 @@ static int collect_init(struct collect *c, const struct mf_kb *kb, double interv
 {
 	struct mf_pipeline_opts po;
 	size_t f;
+
+	c->kb = kb;
+	c->mem_peak = mem_peak;
 
 	memset(&po, 0, sizeof(po));
 	po.kb = kb;
@@ -354,6 +493,12 @@ static int finish_report(struct collect *c, const struct mf_count *counts, doubl
 	size_t f, i;
 	int rc;
 
+	if (c->prom) {
+		(void)interval;
+		(void)tail;
+		(void)format;
+		return write_prom(c, counts, wall, true);
+	}
 	if (c->failed) {
 		cli_err("%s", c->failure[0] ? c->failure : "out of memory while keeping the counts of each interval");
 		return EXIT_DATA;
@@ -419,12 +564,22 @@ static void warn_not_counted(struct collect *col, const struct mf_count *c, size
 /* The command line of stat. */
 struct stat_opts {
 	const char *machine, *format, *out, *tables;
-	bool all, want_fallback;
+	bool all, want_fallback, derived;
 	double interval_ms, mem_peak, duration;
 	int cpus[1024];
 	size_t ncpus;
 	char **cmd; /* the command to run, or NULL to count system-wide */
 };
+
+/* -f prom: the exposition's settings; the machine and sets are the caller's. */
+static void prom_setup(struct collect *c, const struct stat_opts *o)
+{
+	c->prom = mf_prom_format_name(o->format, &c->prom_fmt);
+	c->derived = o->derived;
+	c->out = o->out;
+	c->mach.cfvn = c->mach.csvn = c->mach.auth = -1;
+	c->mach.cpu_speed_mhz = NAN;
+}
 
 /*
  * Without CPU-MF: the generic events of the linux_perf family (and, system-wide
@@ -517,6 +672,11 @@ static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, const
 	col.n = ntot;
 	col.dest_fam = dest_fam;
 	col.dest_slot = dest_slot;
+	prom_setup(&col, o);
+	col.mach.family = col.fam[0]->key;
+	col.up[col.nup++] = (struct up_def){.set = "perf", .fam = 0, .set_no = -1, .up = true};
+	if (nimc)
+		col.up[col.nup++] = (struct up_def){.set = "intel_uncore", .fam = 1, .set_no = -1, .up = true};
 	rc = collect_init(&col, kb, interval_ms, o->mem_peak);
 	if (rc)
 		goto done;
@@ -569,6 +729,28 @@ static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, co
 
 	memset(&col, 0, sizeof(col));
 	col.nfam = 1;
+	prom_setup(&col, o);
+	col.mach.family = info->family->key;
+	col.mach.type = info->machine_type;
+	col.mach.model = info->machine ? info->machine->model : NULL;
+	if (info->has_versions) {
+		col.mach.cfvn = (int)info->cfvn;
+		col.mach.csvn = (int)info->csvn;
+		col.mach.auth = (int)info->auth;
+	}
+	col.mach.cpu_speed_mhz = info->cpu_speed;
+	{
+		struct mf_cpumf_set_state st[MF_NSETS];
+		size_t k, ns = mf_cpumf_sets(info, st, MF_NSETS);
+		for (k = 0; k < ns && k < MF_NSETS; k++) {
+			struct up_def *d = &col.up[col.nup++];
+			snprintf(d->set, sizeof(d->set), "%s", mf_set_name(st[k].set));
+			d->fam = 0;
+			d->set_no = st[k].set;
+			d->up = st[k].up;
+			snprintf(d->reason, sizeof(d->reason), "%s", st[k].reason);
+		}
+	}
 	rc = collect_init(&col, kb, o->interval_ms, o->mem_peak);
 	if (rc)
 		goto done;
@@ -624,14 +806,21 @@ done:
 /* Parses stat's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
-	static const struct option opts[] =
-		{{"all-cpus", no_argument, NULL, 'a'},       {"duration", required_argument, NULL, 'd'},
-		 {"cpu", required_argument, NULL, 'C'},      {"interval", required_argument, NULL, 'I'},
-		 {"mem-peak", required_argument, NULL, 'M'}, {"machine", required_argument, NULL, 'm'},
-		 {"fallback", no_argument, NULL, 'F'},       {"format", required_argument, NULL, 'f'},
-		 {"output", required_argument, NULL, 'o'},   {"tables", required_argument, NULL, 'T'},
-		 {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-		 {"version", no_argument, NULL, 'V'},        {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"all-cpus", no_argument, NULL, 'a'},
+					     {"duration", required_argument, NULL, 'd'},
+					     {"cpu", required_argument, NULL, 'C'},
+					     {"interval", required_argument, NULL, 'I'},
+					     {"mem-peak", required_argument, NULL, 'M'},
+					     {"machine", required_argument, NULL, 'm'},
+					     {"fallback", no_argument, NULL, 'F'},
+					     {"format", required_argument, NULL, 'f'},
+					     {"output", required_argument, NULL, 'o'},
+					     {"tables", required_argument, NULL, 'T'},
+					     {"quiet", no_argument, NULL, 'q'},
+					     {"help", no_argument, NULL, 'h'},
+					     {"version", no_argument, NULL, 'V'},
+					     {"derived", no_argument, NULL, 'D'},
+					     {NULL, 0, NULL, 0}};
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -668,6 +857,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case 'm': o->machine = optarg; break;
 		case 'F': o->want_fallback = true; break;
+		case 'D': o->derived = true; break;
 		case 'M':
 			if (!cli_mem_peak("stat", optarg, &o->mem_peak))
 				return EXIT_USAGE;
@@ -681,7 +871,9 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		default: return cli_bad_option("stat", c, argv, opts);
 		}
 	}
-	if (!o->format && o->out && strcmp(cli_out_format("stat", NULL, o->out, "text"), "html") == 0) {
+	if (!o->format && o->out && mf_prom_file_name(o->out)) {
+		o->format = "prom"; /* -o DIR/mfstat.prom: node_exporter's textfile collector */
+	} else if (!o->format && o->out && strcmp(cli_out_format("stat", NULL, o->out, "text"), "html") == 0) {
 		/* -o x.html: stat has no HTML report (mfstat report -f html makes one from -f csv's counters). */
 		cli_warn(
 			"stat: %s: stat writes no HTML: writing text (-f csv -o FILE, then mfstat report -f html "
@@ -691,8 +883,20 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	} else {
 		o->format = cli_out_format("stat", o->format, o->out, "text");
 	}
-	if (strcmp(o->format, "text") && strcmp(o->format, "csv") && strcmp(o->format, "json")) {
-		return cli_usage("stat", "stat: -f must be text, csv or json, not '%s'", o->format);
+	if (strcmp(o->format, "text") && strcmp(o->format, "csv") && strcmp(o->format, "json") &&
+	    !mf_prom_format_name(o->format, NULL)) {
+		return cli_usage("stat", "stat: -f must be text, csv, json, prom or openmetrics, not '%s'", o->format);
+	}
+	if (o->derived && !mf_prom_format_name(o->format, NULL)) {
+		return cli_usage("stat",
+				 "stat: --derived is for -f prom or openmetrics (the other formats always have the "
+				 "metrics)");
+	}
+	if (mf_prom_format_name(o->format, NULL) && o->interval_ms > 0 && (!o->out || strcmp(o->out, "-") == 0)) {
+		return cli_usage("stat",
+				 "stat: -f %s -I rewrites a file every interval: give it with -o FILE (e.g. "
+				 "/var/lib/node_exporter/textfile/mfstat.prom)",
+				 o->format);
 	}
 	if (optind < argc)
 		o->cmd = argv + optind;
@@ -701,6 +905,34 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 				 "stat: no command to run (mfstat stat -- COMMAND, or -a to count system-wide)");
 	}
 	return -1;
+}
+
+/*
+ * -f prom -o FILE, before counting: FILE's directory must be one we may create a file in (the
+ * exposition is a new file renamed over FILE), and FILE no directory.  0, or -1 (said).
+ */
+static int check_prom_out(const char *out)
+{
+	char dir[4096];
+	const char *slash = strrchr(out, '/');
+	struct stat st;
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		cli_err("stat: -o %s is a directory: name the file to write in it (%s/mfstat.prom)", out, out);
+		return -1;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		cli_err("stat: -o %s: no directory %s to write the exposition in: nothing counted", out, dir);
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		cli_err("stat: -o %s: cannot create files in %s (%s): nothing counted", out, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_stat(int argc, char **argv)
@@ -722,6 +954,10 @@ int cmd_stat(int argc, char **argv)
 	rc = parse_opts(argc, argv, o);
 	if (rc >= 0)
 		goto out;
+	if (mf_prom_format_name(o->format, NULL) && o->out && strcmp(o->out, "-") != 0 && check_prom_out(o->out)) {
+		rc = EXIT_DATA;
+		goto out;
+	}
 	kb = cli_load_kb(o->tables);
 	if (!kb) {
 		rc = EXIT_DATA;

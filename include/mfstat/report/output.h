@@ -11,6 +11,7 @@
 #include "mfstat/report/group.h"
 #include "mfstat/kb/kb.h"
 #include "mfstat/report/metrics.h"
+#include "mfstat/report/prom.h"
 #include "mfstat/report/select.h"
 #include "mfstat/base/tz.h"
 
@@ -296,6 +297,31 @@ int mf_out_text(FILE *fp, const struct mf_report *rep);
 int mf_out_csv(FILE *fp, const struct mf_report *rep);
 int mf_out_json(FILE *fp, const struct mf_report *rep);
 int mf_out_html(FILE *fp, const struct mf_report *rep);
+
+/*
+ * The Prometheus exposition of a report (stat -f prom, report -f prom): what to write beside
+ * the groups' counters.  Not in the writers' table: it takes these options.
+ */
+struct mf_prom_opts {
+	enum mf_prom_fmt fmt;
+	bool derived;                          /* the metrics as gauges, the LSPR class as mfstat_lspr_info */
+	bool family_label;                     /* a family label on every series (report: groups of several families) */
+	const struct mf_prom_machine *machine; /* mfstat_machine_info, or NULL */
+	const struct mf_prom_up *up;           /* mfstat_up per counter set, nup of them */
+	size_t nup;
+};
+
+/*
+ * Appends the exposition of rep to out: machine and up when given, then for every counter
+ * counted in some group a counter family (mfstat_cpumf_<name>_total; labels: the group's --by
+ * keys and set), its sum in each group that counted it (absent where not, never 0); with
+ * derived every reported metric with a value as a gauge (percent as a ratio 0-1) and
+ * mfstat_lspr_info{class} 1.  Calendar keys of rep->by give no label (the caller refuses
+ * them).  Returns 0, MF_ENOMEM, or MF_EUSAGE for a streamed report.
+ */
+int mf_prom_report(struct mf_strbuf *out, const struct mf_report *rep, const struct mf_prom_opts *o);
+/* The same, written to fp: 0, MF_EIO when writing failed, or mf_prom_report's error. */
+int mf_out_prom(FILE *fp, const struct mf_report *rep, const struct mf_prom_opts *o);
 
 /* The writers behind one table: a format's name, its usual file extension and its writer. */
 struct mf_writer {

@@ -34,6 +34,12 @@ enum mf_prom_fmt {
 	MF_PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0: ends in "# EOF" */
 };
 
+/* The format a -f NAME names: "prom" the text format, "openmetrics"; false for another name (fmt may be NULL). */
+bool mf_prom_format_name(const char *name, enum mf_prom_fmt *fmt);
+
+/* Whether path names an exposition file (ends in .prom, as node_exporter's textfile collector reads). */
+bool mf_prom_file_name(const char *path);
+
 /* The Content-Type of each format. */
 const char *mf_prom_content_type(enum mf_prom_fmt fmt);
 

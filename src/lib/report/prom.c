@@ -6,6 +6,27 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+
+bool mf_prom_format_name(const char *name, enum mf_prom_fmt *fmt)
+{
+	enum mf_prom_fmt f;
+	if (name && strcmp(name, "prom") == 0)
+		f = MF_PROM_TEXT;
+	else if (name && strcmp(name, "openmetrics") == 0)
+		f = MF_PROM_OPENMETRICS;
+	else
+		return false;
+	if (fmt)
+		*fmt = f;
+	return true;
+}
+
+bool mf_prom_file_name(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n > 5 && strcasecmp(path + n - 5, ".prom") == 0;
+}
 
 const char *mf_prom_content_type(enum mf_prom_fmt fmt)
 {
