@@ -55,6 +55,13 @@ size_t mf_prom_metric_name(const struct mf_metric *m, char *buf, size_t n);
 /* Whether m is in percent (its unit begins with '%'): its series is the ratio, value / 100. */
 bool mf_prom_metric_is_percent(const struct mf_metric *m);
 
+/*
+ * What m's value is multiplied by in its series: 0.01 for percent, 1e-3 for a metric in ms (its
+ * name's _ms becomes _seconds: Prometheus's base unit; also us, ns), else 1.  A name ending in
+ * _per_s ends in _per_second (value unchanged).
+ */
+double mf_prom_metric_scale(const struct mf_metric *m);
+
 /* Appends s as a label value (backslash, double quote and newline escaped) to out. */
 void mf_prom_escape_label(struct mf_strbuf *out, const char *s);
 

@@ -219,13 +219,15 @@ static void write_metrics(struct mf_prom *p, const struct mf_report *rep, const 
 				continue; /* not available: absent */
 			m = &r->group->family->metrics[e->slot[fi]];
 			v = r->value[e->slot[fi]];
-			if (mf_prom_metric_is_percent(m))
-				v /= 100;
+			v *= mf_prom_metric_scale(m);
 			if (!head) {
 				one_line(desc, sizeof(desc), e->desc);
 				if (mf_prom_metric_is_percent(m))
 					snprintf(help, sizeof(help), "%s%s(metric %s as a ratio 0-1, not percent)",
 						 desc, desc[0] ? " " : "", e->short_name);
+				else if (mf_prom_metric_scale(m) != 1)
+					snprintf(help, sizeof(help), "%s%s(metric %s in seconds, not %s)", desc,
+						 desc[0] ? " " : "", e->short_name, m->unit);
 				else
 					snprintf(help, sizeof(help), "%s%s(metric %s%s%s)", desc, desc[0] ? " " : "",
 						 e->short_name, m->unit && m->unit[0] ? ", " : "",

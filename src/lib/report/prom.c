@@ -94,16 +94,62 @@ bool mf_prom_metric_is_percent(const struct mf_metric *m)
 	return m->unit && m->unit[0] == '%';
 }
 
-size_t mf_prom_metric_name(const struct mf_metric *m, char *buf, size_t n)
+/* A time unit's factor to seconds ("s", "ms", "us", "ns"), 0 for another unit. */
+static double time_unit(const char *unit)
 {
-	size_t used = 0;
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
+	for (size_t i = 0; unit && i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(unit, units[i].unit) == 0)
+			return units[i].scale;
+	return 0;
+}
+
+/* Whether the name in buf (len bytes, all there) ends in the token "_tok". */
+static bool ends_in(const char *buf, size_t len, size_t n, const char *tok)
+{
+	size_t k = strlen(tok);
+	return len < n && len > k + 1 && buf[len - k - 1] == '_' && memcmp(buf + len - k, tok, k) == 0;
+}
+
+double mf_prom_metric_scale(const struct mf_metric *m)
+{
+	double t;
+	if (mf_prom_metric_is_percent(m))
+		return 0.01;
+	t = time_unit(m->unit);
+	return t > 0 ? t : 1;
+}
+
+size_t mf_prom_metric_name(const struct mf_metric *m, char *out, size_t outn)
+{
+	/* Made whole here, then cut to out: a unit word is rewritten at the end of the whole name. */
+	char buf[512];
+	size_t n = sizeof(buf), used = 0;
 	put_raw(buf, n, &used, "mfstat_");
 	put_lower(buf, n, &used, m->name);
 	used = finish(buf, n, used);
+	/* Prometheus's base units, not abbreviations: TASK_MS (ms) is mfstat_task_seconds (the value
+	 * scaled, mf_prom_metric_scale), FAULTS_PER_S mfstat_faults_per_second. */
+	if (time_unit(m->unit) > 0) {
+		static const char *const toks[] = {"ms", "us", "ns", "s"};
+		for (size_t i = 0; i < sizeof(toks) / sizeof(toks[0]); i++)
+			if (ends_in(buf, used, n, toks[i])) {
+				used -= strlen(toks[i]);
+				put_raw(buf, n, &used, "seconds");
+				break;
+			}
+	} else if (ends_in(buf, used, n, "per_s")) {
+		used -= 1;
+		put_raw(buf, n, &used, "second");
+	}
 	if (mf_prom_metric_is_percent(m))
 		put_raw(buf, n, &used, "_ratio");
-	if (n)
-		buf[used < n ? used : n - 1] = '\0';
+	buf[used < n ? used : n - 1] = '\0';
+	if (outn)
+		snprintf(out, outn, "%s", buf);
 	return used;
 }
 
