@@ -41,14 +41,14 @@ _mfstat()
     local commands='report diff export counters metrics machines smf stat measure db help'
     local families='z10 z196 zEC12 z13 z14 z15 z16 z17'
     local by_keys='system lpar pool cpu file polarity lpar_weight drawer chip interval hour day week month hour-of-day weekday'
-    local opts_report='--db --level --input -f --format -o --output --machine --cpu-mhz --perf-tz --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
+    local opts_report='--db --level --input -f --format -o --output --machine --cpu-mhz --perf-tz --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --derived --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
     local opts_diff='--before --after --db --level --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --cpu-mhz --perf-tz --tables --mem-peak --skip-bad-rows -j --jobs -q --quiet -h --help --version'
     local opts_export='-o --output --by --db --input --machine --cpu-mhz --perf-tz --tz --from --to --system --pool --hours --weekdays --skip-bad-rows --skip-bad-records --tables --max-groups -j --jobs -q --quiet -h --help --version'
     local opts_counters='--machine --tables -h --help --version'
     local opts_metrics='--machine --events --tables -h --help --version'
     local opts_machines='--tables -h --help --version'
     local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
-    local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format -o --output --tables -q --quiet -h --help --version'
+    local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format --derived -o --output --tables -q --quiet -h --help --version'
     local opts_db_sql='-m --machine --tables -h --help --version'
     local opts_db_import='--machine --skip-bad-rows --skip-bad-records -j --jobs -q --quiet --tables -h --help --version'
     local opts_db_info='-h --help --version'
@@ -137,7 +137,9 @@ _mfstat()
             ;;
         -f | --format)
             case $cmd in
-                report | diff) _mfstat_reply '' 'text csv json html' "$cur" ;;
+                report) _mfstat_reply '' 'text csv json html prom openmetrics' "$cur" ;;
+                diff) _mfstat_reply '' 'text csv json html' "$cur" ;;
+                stat) _mfstat_reply '' 'text csv json prom openmetrics' "$cur" ;;
                 smf) _mfstat_reply '' 'text csv' "$cur" ;;
                 measure) _mfstat_reply '' 'text csv json folded html' "$cur" ;;
                 *) _mfstat_reply '' 'text csv json' "$cur" ;;
