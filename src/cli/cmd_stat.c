@@ -79,8 +79,9 @@ static const char stat_help[] =
 	"  mfstat stat -a -o counters.csv; mfstat report counters.csv\n"
 	"  # any Linux: perf's generic events of a command, as JSON (from the name)\n"
 	"  mfstat stat --fallback -o run.json -- sleep 1\n"
-	"  # node_exporter's textfile collector: every counter, and the metrics, each 15 s\n"
-	"  mfstat stat -a -I 15000 --derived -o /var/lib/node_exporter/mfstat.prom\n";
+	"  # node_exporter's textfile collector: counters and metrics every 15 s\n"
+	"  mfstat stat -a -I 15000 --derived \\\n"
+	"      -o /var/lib/node_exporter/textfile/mfstat.prom\n";
 
 /* A warning of the run: on standard error now (unless -q), and into the report (text footer, JSON). */
 struct collect;
