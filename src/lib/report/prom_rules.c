@@ -326,19 +326,20 @@ static void header(struct mf_strbuf *out, const struct mf_kb *kb, const struct m
 			 "# Every series recorded here ends in :rate%s (the window of rate()), so files of other\n"
 			 "# windows load beside it.  One group: its rules run in order, dependencies first.\n",
 			 mf_kb_revision(kb), cmdline, window);
-	mf_strbuf_printf(
-		out,
-		"# - instance_cpu:mfstat_cpumf_<counter>:rate%s: a counter's per-second rate on one CPU\n"
-		"#   (sum without (set)), instance:...: summed over the instance's CPUs (sum without (cpu)).\n"
-		"#   Only the counters the metrics read.\n"
-		"# - instance:" CPSP_NAME ":rate%s: the CPU speed CPSP in MHz (" SPEED_GAUGE
-		" / 1e6),\n"
-		"#   instance_cpu:...: the same on every CPU of the instance.\n"
-		"# - instance_cpu:mfstat_<metric>:rate%s and instance:...: each metric of the knowledge base over\n"
-		"#   the rates, so INTERVAL is 1 (second); a metric in percent as its ratio 0-1,\n"
-		"#   mfstat_<metric>_ratio.  Where mfstat report leaves a metric empty (a division by zero, a\n"
-		"#   counter not read, a value that is not finite), the rule records no sample.\n",
-		window, window, window);
+	mf_strbuf_printf(out,
+			 "# - instance_cpu:mfstat_cpumf_<counter>:rate%s: a counter's per-second rate on one CPU\n"
+			 "#   (sum without (set)), instance:...: summed over the instance's CPUs (sum without (cpu)).\n"
+			 "#   Only the counters the metrics read.\n"
+			 "# - instance:" CPSP_NAME ":rate%s: the CPU speed CPSP in MHz (" SPEED_GAUGE
+			 " / 1e6),\n"
+			 "#   instance_cpu:...: the same on every CPU of the instance.\n"
+			 "# - instance_cpu:mfstat_<metric>:rate%s and instance:...: each metric of the knowledge base "
+			 "over\n"
+			 "#   the rates, so INTERVAL is 1 (second); a metric in percent as its ratio 0-1,\n"
+			 "#   mfstat_<metric>_ratio.  A metric that is a count (L1M) is per second, as the counters.\n"
+			 "#   Where mfstat report leaves a metric empty (a division by zero, a counter not read, a\n"
+			 "#   value that is not finite), the rule records no sample.\n",
+			 window, window, window);
 	mf_strbuf_printf(out,
 			 "# - instance_cpu:" LSPR_NAME
 			 ":rate%s{class=\"LOW|AVERAGE|HIGH\"} 1 and instance:...: the LSPR\n"
