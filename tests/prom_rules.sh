@@ -16,16 +16,53 @@
 # abs(series - expected) <= bool 1e-9 * |expected| whose value must be 1: the rules equal report
 # to a relative 1e-9.
 #
+# The Grafana dashboard is checked too: valid JSON, every series it reads recorded by the rules of
+# a z16, its queries accepted by promtool.
+#
 # The rules of all families are tested with a second instance whose mfstat_machine_info names
 # another family: it must get no metric.  Skipped (77) without promtool or python3.
 set -u
 MFSTAT=$1
-command -v promtool > /dev/null || { echo "SKIP: promtool not found (Debian package prometheus)"; exit 77; }
+DASHBOARD=$2 # dashboards/mfstat-grafana.json
 command -v python3 > /dev/null || { echo "SKIP: python3 not found (it writes the test files)"; exit 77; }
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 [ -n "${KEEP:-}" ] && echo "keeping $tmp"
 fail=0
+
+# The Grafana dashboard: valid JSON, and every series it reads recorded by the rules of a z16
+# (the default window), its panels' queries written as rules for promtool to parse below.
+"$MFSTAT" metrics --prometheus-rules --machine z16 > "$tmp/dash-z16.yml" || { echo "FAIL: rules of z16"; exit 1; }
+python3 -m json.tool "$DASHBOARD" > /dev/null || { echo "FAIL: $DASHBOARD is not valid JSON"; fail=1; }
+python3 - "$DASHBOARD" "$tmp/dash-z16.yml" "$tmp/dash-exprs.yml" << 'EOF' || fail=1
+import json, re, sys
+dash = json.load(open(sys.argv[1]))
+recorded = set(re.findall(r"record: (\S+)", open(sys.argv[2]).read()))
+exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
+exprs += [v["query"]["query"] for v in dash["templating"]["list"] if v["type"] == "query"]
+used = set(n for e in exprs for n in re.findall(r"instance(?:_cpu)?:mfstat_[a-z0-9_]+:rate[0-9a-z]+", e))
+bad = sorted(used - recorded)
+if bad:
+    sys.exit("FAIL: the dashboard reads series the rules do not record: " + ", ".join(bad))
+need = {f"{l}:mfstat_{m}:rate5m" for l in ("instance", "instance_cpu") for m in ("cpi", "lspr_info")}
+need |= {f"instance:mfstat_{m}:rate5m" for m in ("l1mp", "rni", "l2p_ratio", "l3p_ratio", "l4lp_ratio", "l4rp_ratio", "memp_ratio")}
+if need - used:
+    sys.exit("FAIL: the dashboard lacks " + ", ".join(sorted(need - used)))
+vars = {v["name"]: v for v in dash["templating"]["list"]}
+if vars.get("datasource", {}).get("query") != "prometheus" or "instance" not in vars or dash.get("schemaVersion", 0) < 39:
+    sys.exit("FAIL: the dashboard lacks its datasource or instance variable, or is of an old schema")
+with open(sys.argv[3], "w") as out:
+    out.write("groups:\n  - name: dashboard\n    rules:\n")
+    for i, e in enumerate(exprs):
+        if e.startswith("label_values("):  # Grafana's, not PromQL: its series
+            e = e[len("label_values("):].split(",")[0]
+        e = e.replace("$instance", ".*").replace("'", "''")
+        out.write(f"      - record: dashboard_query_{i}\n        expr: '{e}'\n")
+print(f"ok: dashboard: {len(exprs)} queries over {len(used)} recorded series")
+EOF
+
+command -v promtool > /dev/null || { echo "SKIP: promtool not found (Debian package prometheus)"; exit 77; }
+promtool check rules "$tmp/dash-exprs.yml" > "$tmp/check" 2>&1 || { echo "FAIL: the dashboard's queries: promtool check rules"; cat "$tmp/check"; fail=1; }
 
 "$MFSTAT" metrics --prometheus-rules > "$tmp/all.yml" || { echo "FAIL: metrics --prometheus-rules"; exit 1; }
 promtool check rules "$tmp/all.yml" > "$tmp/check" 2>&1 || { echo "FAIL: promtool check rules (all families)"; cat "$tmp/check"; fail=1; }
