@@ -144,7 +144,7 @@ EOF
 		"$MFSTAT" report -f json --by "" --metrics "$metrics" "$tmp/$fam.x2.csv" > "$tmp/$fam.all.x2.json" 2> /dev/null ||
 		{ echo "FAIL: $fam: report of twice the counts"; fail=1; continue; }
 	for rules in "$fam" all; do
-		python3 - "$tmp" "$fam" "$rules" << 'EOF' || { echo "FAIL: $fam: writing the test of $rules.yml"; fail=1; continue; }
+		python3 - "$tmp" "$fam" "$rules" "$DASHBOARD" << 'EOF' || { echo "FAIL: $fam: writing the test of $rules.yml"; fail=1; continue; }
 import json, math, re, sys
 tmp, fam, rules = sys.argv[1], sys.argv[2], sys.argv[3]
 text = open(f"{tmp}/{rules}.yml").read()
@@ -202,6 +202,20 @@ for level, src in (("instance_cpu", "cpu"), ("instance", "all")):
             q = f'{rec}{{instance="g1"' + (f',cpu="{cpu}"' if cpu is not None else "") + "}"
             cls = g["metrics"]["LSPR"]
             test(q, [] if cls is None else [(f'{rec}{{class="{cls}",{lab}}}', 1)])
+            checked += 1
+# The dashboard's LSPR panels over the same series: 1, 2, 3 for LOW, AVERAGE, HIGH.
+if rules == fam:
+    code = {"LOW": 1, "AVERAGE": 2, "HIGH": 3}
+    dash = json.load(open(sys.argv[4]))
+    for p in dash["panels"]:
+        for t in p["targets"]:
+            if "lspr_info" not in t["expr"]:
+                continue
+            e = t["expr"].replace("$instance", "g1")
+            per_cpu = "instance_cpu:" in e
+            groups = json.load(open(f"{tmp}/{fam}.{'cpu' if per_cpu else 'all'}.json"))["groups"]
+            test(e, [("{" + (f'cpu="{g["cpu"]}",' if per_cpu else "") + 'instance="g1"}', code[g["metrics"]["LSPR"]])
+                     for g in groups if g["metrics"]["LSPR"]])
             checked += 1
 # The other instance is no machine of this family: nothing recorded for it.
 if rules == "all":
