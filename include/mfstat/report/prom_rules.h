@@ -24,6 +24,9 @@
  *   Prometheus does not have, directly or through another metric, is left out;
  * - <level>:mfstat_lspr_info:rate5m{class="LOW|AVERAGE|HIGH"} 1 from L1MP and RNI (the first
  *   rule of kb->lspr that holds both, as mf_kb_lspr_class).
+ *
+ * Over rates a metric that is a count (L1M) is per second; ratios are what mfstat report gives
+ * (tests/prom_rules.sh checks every one with promtool against report).
  */
 
 /*
@@ -52,16 +55,19 @@ enum mf_prom_level { MF_PROM_CPU = 0, MF_PROM_INSTANCE = 1 };
 /*
  * Appends the PromQL expression of metric m of fam at level over window (a duration, "5m") to
  * out: its formula over the recorded rates, non-finite values dropped, a percent divided by 100.
- * When guard is not NULL, only instances whose mfstat_machine_info has family="<guard>" keep a
- * sample.  Returns 0, MF_EINVAL (m is left out), MF_ENOMEM.
+ * When guard is not NULL, every series it reads is selected with {family="<guard>"}: in the rules
+ * of every family, the series the rules of family guard record.  Returns 0, MF_EINVAL (m is left
+ * out), MF_ENOMEM.
  */
 int mf_prom_rules_expr(const struct mf_family *fam, size_t m, enum mf_prom_level level, const char *window,
 		       const char *guard, struct mf_strbuf *out, struct mf_error *err);
 
 /*
- * Appends the rules file (YAML) to out: of fam, or of every IBM Z family when fam is NULL (each
- * family's metrics guarded by mfstat_machine_info's family label).  cmdline is quoted in the
- * header comment.  Returns 0, MF_EINVAL (a window that is no duration), MF_ENOMEM.
+ * Appends the rules file (YAML) to out, one group: of fam, or of every IBM Z family when fam is
+ * NULL, each family's counter rates then only for the instances whose mfstat_machine_info has
+ * family="<key>" (and on (instance, job)) and every series its rules record labelled
+ * family="<key>" (the rules' labels), so no two rules record one series.  cmdline is quoted in
+ * the header comment.  Returns 0, MF_EINVAL (a window that is no duration), MF_ENOMEM.
  */
 int mf_prom_rules(const struct mf_kb *kb, const struct mf_family *fam, const char *window, const char *cmdline,
 		  struct mf_strbuf *out, struct mf_error *err);

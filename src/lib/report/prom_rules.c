@@ -149,21 +149,17 @@ static void guard_to(struct mf_strbuf *out, const char *guard)
 	}
 }
 
-int mf_prom_rules_expr(const struct mf_family *fam, size_t m, enum mf_prom_level level, const char *window,
-		       const char *guard, struct mf_strbuf *out, struct mf_error *err)
+/* mf_prom_rules_expr with what the rules keep (lo) given: computed once per family. */
+static int metric_expr(const struct mf_family *fam, const struct mf_prom_leftout *lo, size_t m,
+		       enum mf_prom_level level, const char *window, const char *guard, struct mf_strbuf *out,
+		       struct mf_error *err)
 {
 	struct namer nm = {fam, level, window, guard};
-	struct mf_prom_leftout *lo = mf_prom_rules_leftout(fam);
 	struct mf_strbuf t;
 	int rc;
-	if (!lo)
-		return mf_error_nomem(err, NULL, 0, "translating the metrics of %s", fam->key);
-	if (m >= fam->nmetrics || lo[m].var != MF_PROM_KEPT) {
-		free(lo);
+	if (m >= fam->nmetrics || lo[m].var != MF_PROM_KEPT)
 		return mf_error_set(err, MF_EINVAL, NULL, 0, 0, "%s: metric %s is left out of the rules", fam->key,
 				    m < fam->nmetrics ? fam->metrics[m].name : "?");
-	}
-	free(lo);
 	mf_strbuf_init(&t);
 	rc = mf_expr_translate(fam->metrics[m].expr, &mf_expr_lang_promql, name_ref, &nm, &t, err);
 	if (rc == 0) {
@@ -174,6 +170,18 @@ int mf_prom_rules_expr(const struct mf_family *fam, size_t m, enum mf_prom_level
 	if (rc == 0 && (t.failed || out->failed))
 		rc = mf_error_nomem(err, NULL, 0, "translating the metrics of %s", fam->key);
 	mf_strbuf_free(&t);
+	return rc;
+}
+
+int mf_prom_rules_expr(const struct mf_family *fam, size_t m, enum mf_prom_level level, const char *window,
+		       const char *guard, struct mf_strbuf *out, struct mf_error *err)
+{
+	struct mf_prom_leftout *lo = mf_prom_rules_leftout(fam);
+	int rc;
+	if (!lo)
+		return mf_error_nomem(err, NULL, 0, "translating the metrics of %s", fam->key);
+	rc = metric_expr(fam, lo, m, level, window, guard, out, err);
+	free(lo);
 	return rc;
 }
 
@@ -398,7 +406,7 @@ static int family_rules(struct mf_strbuf *out, const struct mf_kb *kb, const str
 		mf_strbuf_free(&rec);
 		mf_strbuf_init(&e);
 		mf_strbuf_init(&rec);
-		rc = mf_prom_rules_expr(fam, m, level, window, guard, &e, err);
+		rc = metric_expr(fam, lo, m, level, window, guard, &e, err);
 		mf_prom_metric_name(mt, name, sizeof(name));
 		series(&rec, level, name, window, NULL);
 		if (rc == 0)
