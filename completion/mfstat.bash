@@ -45,7 +45,7 @@ _mfstat()
     local opts_diff='--before --after --db --level --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --cpu-mhz --perf-tz --tables --mem-peak --skip-bad-rows -j --jobs -q --quiet -h --help --version'
     local opts_export='-o --output --by --db --input --machine --cpu-mhz --perf-tz --tz --from --to --system --pool --hours --weekdays --skip-bad-rows --skip-bad-records --tables --max-groups -j --jobs -q --quiet -h --help --version'
     local opts_counters='--machine --tables -h --help --version'
-    local opts_metrics='--machine --events --tables -h --help --version'
+    local opts_metrics='--machine --events --prometheus-rules --window --tables -h --help --version'
     local opts_machines='--tables -h --help --version'
     local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
     local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format --derived -o --output --tables -q --quiet -h --help --version'
@@ -197,7 +197,7 @@ _mfstat()
             _mfstat_files "$cur"
             return 0
             ;;
-        --from | --to | --before | --after | --system | --events | --hours | --sort | --top | --metrics | \
+        --from | --to | --before | --after | --system | --events | --window | --hours | --sort | --top | --metrics | \
             --max-groups | -j | --jobs | --mem-peak | --duration | -C | --cpu | -I | --interval | -s | --sampling | \
             --summary-cutoff | --detail-cutoff | -F)
             return 0

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "mfstat/report/prom_rules.h"
 
 static const char counters_help[] =
 	"Usage: mfstat counters [--machine F] [NAME|NUMBER]\n"
@@ -32,6 +33,7 @@ static const char counters_help[] =
 static const char metrics_help[] =
 	"Usage: mfstat metrics [--machine F] [NAME]\n"
 	"       mfstat metrics --events LIST --machine F\n"
+	"       mfstat metrics --prometheus-rules [--machine F] [--window DURATION]\n"
 	"\n"
 	"Lists the metrics of a machine family, or shows one metric with its unit,\n"
 	"description, formula (short and Linux counter names) and the date of the\n"
@@ -43,6 +45,11 @@ static const char metrics_help[] =
 	"  --events LIST with --machine: the counters these metrics need (LSPR: L1MP\n"
 	"                and RNI), with the perf stat -e and lshwc command lines that\n"
 	"                collect exactly them on Linux on Z\n"
+	"  --prometheus-rules  a Prometheus recording rules file (YAML) computing every\n"
+	"                metric and the LSPR class from the counters mfstat serve and\n"
+	"                stat -f prom export, per CPU and per instance; with --machine\n"
+	"                one family, else every IBM Z family (by mfstat_machine_info)\n"
+	"  --window DURATION  with --prometheus-rules: the range of rate() (default 5m)\n"
 	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
 	"  -h, --help    this help\n"
 	"  --version     the version and the knowledge base's revision\n"
@@ -50,7 +57,8 @@ static const char metrics_help[] =
 	"Examples:\n"
 	"  mfstat metrics --machine z16           # the metrics of a z16, with units\n"
 	"  mfstat metrics RNI                     # RNI's formula on every family\n"
-	"  mfstat metrics --events RNI,L1MP --machine z16   # what to collect on Linux\n";
+	"  mfstat metrics --events RNI,L1MP --machine z16   # what to collect on Linux\n"
+	"  mfstat metrics --prometheus-rules --machine z16 > mfstat-rules.yml\n";
 
 static const char machines_help[] =
 	"Usage: mfstat machines [FAMILY|TYPE]\n"
@@ -71,10 +79,12 @@ static const char machines_help[] =
 
 /* Common option parsing: --machine, --tables, -h.  Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, const char *help, bool machine_ok, const char **machine, const char **tables,
-		 const char **arg, const char **events)
+		 const char **arg, const char **events, bool *rules, const char **window)
 {
 	static const struct option opts[] = {{"machine", required_argument, NULL, 'm'},
 					     {"events", required_argument, NULL, 'E'},
+					     {"prometheus-rules", no_argument, NULL, 'P'},
+					     {"window", required_argument, NULL, 'W'},
 					     {"tables", required_argument, NULL, 'T'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"version", no_argument, NULL, 'V'},
@@ -97,6 +107,16 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 						 "%s: option --events does not apply here (it is mfstat metrics')",
 						 argv[0]);
 			*events = optarg;
+			break;
+		case 'P':
+		case 'W':
+			if (!rules)
+				return cli_usage(argv[0], "%s: option --%s does not apply here (it is mfstat metrics')",
+						 argv[0], c == 'P' ? "prometheus-rules" : "window");
+			if (c == 'P')
+				*rules = true;
+			else
+				*window = optarg;
 			break;
 		case 'h': fputs(help, stdout); return EXIT_OK;
 		case 'V': return cli_version();
@@ -178,7 +198,7 @@ int cmd_counters(int argc, char **argv)
 	const char *machine = NULL, *tables = NULL, *arg = NULL;
 	const struct mf_family *fam;
 	struct mf_kb *kb;
-	int rc = parse(argc, argv, counters_help, true, &machine, &tables, &arg, NULL);
+	int rc = parse(argc, argv, counters_help, true, &machine, &tables, &arg, NULL, NULL, NULL);
 	if (rc >= 0)
 		return rc;
 	kb = cli_load_kb(tables);
@@ -433,22 +453,69 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 	return EXIT_OK;
 }
 
+/* metrics --prometheus-rules [--machine F] [--window W]: the recording rules on stdout. */
+static int prometheus_rules(const struct mf_kb *kb, const struct mf_family *fam, const char *window)
+{
+	struct mf_strbuf out, cmdline;
+	struct mf_error err = {0};
+	int rc;
+	if (fam && (fam->csvn == 0 || fam->named))
+		return cli_usage("metrics",
+				 "metrics: --prometheus-rules: %s is not an IBM Z family (the rules read CPU-MF "
+				 "counters; see mfstat machines)",
+				 fam->display);
+	mf_strbuf_init(&out);
+	mf_strbuf_init(&cmdline);
+	mf_strbuf_puts(&cmdline, "mfstat metrics --prometheus-rules");
+	if (fam)
+		mf_strbuf_printf(&cmdline, " --machine %s", fam->key);
+	mf_strbuf_printf(&cmdline, " --window %s", window);
+	rc = mf_prom_rules(kb, fam, window, mf_strbuf_str(&cmdline), &out, &err);
+	if (rc == MF_ENOMEM) {
+		cli_nomem("writing the rules");
+		rc = EXIT_DATA;
+	} else if (rc) {
+		rc = cli_usage("metrics", "metrics: --prometheus-rules: %s", err.msg);
+	} else {
+		fputs(mf_strbuf_str(&out), stdout);
+		rc = fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_DATA;
+		if (rc)
+			cli_err("metrics: writing the rules to standard output failed");
+	}
+	mf_strbuf_free(&out);
+	mf_strbuf_free(&cmdline);
+	return rc;
+}
+
 int cmd_metrics(int argc, char **argv)
 {
-	const char *machine = NULL, *tables = NULL, *arg = NULL, *events = NULL;
+	const char *machine = NULL, *tables = NULL, *arg = NULL, *events = NULL, *window = NULL;
 	const struct mf_family *fam;
 	struct mf_kb *kb;
 	size_t i, k;
-	int rc = parse(argc, argv, metrics_help, true, &machine, &tables, &arg, &events);
+	bool rules = false;
+	int rc = parse(argc, argv, metrics_help, true, &machine, &tables, &arg, &events, &rules, &window);
 	if (rc >= 0)
 		return rc;
+	if (window && !rules)
+		return cli_usage("metrics", "metrics: --window goes with --prometheus-rules");
+	if (rules && (events || arg))
+		return cli_usage("metrics", "metrics: --prometheus-rules takes no %s (it writes every metric)",
+				 events ? "--events" : "NAME");
+	if (rules && window && !mf_prom_duration_ok(window))
+		return cli_usage("metrics",
+				 "metrics: --window: '%s' is not a Prometheus duration greater than 0 (such as 5m, "
+				 "90s or 1h30m)",
+				 window);
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
 	rc = resolve(argv[0], kb, machine, &fam);
 	if (rc)
 		goto out;
-	if (events) {
+	if (rules) {
+		rc = prometheus_rules(kb, fam, window ? window : "5m");
+	} else if (events) {
 		if (!fam)
 			rc = cli_usage("metrics",
 				       "metrics: --events needs --machine F (the counters differ per family)");
@@ -505,7 +572,7 @@ int cmd_machines(int argc, char **argv)
 	const char *machine = NULL, *tables = NULL, *arg = NULL;
 	struct mf_kb *kb;
 	size_t i;
-	int rc = parse(argc, argv, machines_help, false, &machine, &tables, &arg, NULL);
+	int rc = parse(argc, argv, machines_help, false, &machine, &tables, &arg, NULL, NULL, NULL);
 	if (rc >= 0)
 		return rc;
 	rc = EXIT_OK;

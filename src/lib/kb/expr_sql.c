@@ -2,6 +2,7 @@
 /* The formula translator: one walk of the stack program, a table of tokens per language. */
 #include "mfstat/kb/expr_sql.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,29 @@ const struct mf_expr_lang mf_expr_lang_sql = {
 	.finite_a = "CASE WHEN abs(",
 	.finite_b = ") <= 1.7976931348623157e308 THEN ",
 	.finite_c = " END",
+};
+
+/*
+ * The largest double as PromQL reads it: an infinity is above it, a NaN fails every comparison.
+ * A comparison between vector and scalar keeps the samples for which it holds.
+ */
+const struct mf_expr_lang mf_expr_lang_promql = {
+	.name = "promql",
+	.open = "(",
+	.close = ")",
+	.add = " + ",
+	.sub = " - ",
+	.mul = " * ",
+	.div = " / (",
+	.div_close = " != 0)",
+	.cdiv = " / ",
+	.cdiv_close = "",
+	.neg = "-",
+	.ref_open = "",
+	.ref_close = "",
+	.finite_a = "((",
+	.finite_b = ") <= 1.7976931348623157e+308 >= -1.7976931348623157e+308)",
+	.finite_c = NULL,
 };
 
 void mf_expr_lang_number(double v, struct mf_strbuf *out)
@@ -47,6 +71,8 @@ void mf_expr_lang_finite(const struct mf_expr_lang *lang, const char *x, struct 
 	mf_strbuf_puts(out, lang->finite_a);
 	mf_strbuf_puts(out, x);
 	mf_strbuf_puts(out, lang->finite_b);
+	if (!lang->finite_c)
+		return;
 	mf_strbuf_puts(out, x);
 	mf_strbuf_puts(out, lang->finite_c);
 }
@@ -71,11 +97,13 @@ int mf_expr_translate(const struct mf_expr *e, const struct mf_expr_lang *lang, 
 	size_t n = mf_expr_len(e), sp = 0, i;
 	struct mf_strbuf *st = calloc(n ? n : 1, sizeof(*st));
 	int *prec = calloc(n ? n : 1, sizeof(*prec));
+	bool *konst = calloc(n ? n : 1, sizeof(*konst)); /* made of constants only */
 	int rc = 0;
 
-	if (!st || !prec) {
+	if (!st || !prec || !konst) {
 		free(st);
 		free(prec);
+		free(konst);
 		return mf_error_nomem(err, NULL, 0, "translating a formula");
 	}
 	/*
@@ -85,6 +113,7 @@ int mf_expr_translate(const struct mf_expr *e, const struct mf_expr_lang *lang, 
 	 */
 	for (i = 0; i < n && rc == 0; i++) {
 		int op, index, p;
+		bool cdiv;
 		double value;
 		struct mf_strbuf t;
 		mf_expr_step(e, i, &op, &index, &value);
@@ -92,6 +121,7 @@ int mf_expr_translate(const struct mf_expr *e, const struct mf_expr_lang *lang, 
 		case MF_OP_CONST:
 			mf_strbuf_init(&st[sp]);
 			mf_expr_lang_number(value, &st[sp]);
+			konst[sp] = true;
 			prec[sp++] = PREC_ATOM;
 			break;
 		case MF_OP_COUNTER:
@@ -105,6 +135,9 @@ int mf_expr_translate(const struct mf_expr *e, const struct mf_expr_lang *lang, 
 				  : op == MF_OP_VAR   ? MF_REF_VAR
 						      : MF_REF_METRIC,
 				  index, &st[sp], err);
+			konst[sp] = rc == MF_EXPR_NAMED_CONST;
+			if (rc == MF_EXPR_NAMED_CONST)
+				rc = 0;
 			if (op != MF_OP_METRIC)
 				mf_strbuf_puts(&st[sp], lang->ref_close);
 			prec[sp++] = PREC_ATOM;
@@ -121,19 +154,22 @@ int mf_expr_translate(const struct mf_expr *e, const struct mf_expr_lang *lang, 
 			break;
 		default:
 			p = op == MF_OP_ADD || op == MF_OP_SUB ? PREC_SUM : PREC_PRODUCT;
+			cdiv = op == MF_OP_DIV && konst[sp - 1] && lang->cdiv;
 			mf_strbuf_init(&t);
 			operand(&t, lang, &st[sp - 2], prec[sp - 2], p);
 			mf_strbuf_puts(&t, op == MF_OP_ADD   ? lang->add
 					   : op == MF_OP_SUB ? lang->sub
 					   : op == MF_OP_MUL ? lang->mul
+					   : cdiv            ? lang->cdiv
 							     : lang->div);
-			/* The divisor sits in the language's own brackets (NULLIF(b, 0)). */
-			if (op == MF_OP_DIV)
+			/* The divisor sits in the language's own brackets (NULLIF(b, 0)), unless constant. */
+			if (op == MF_OP_DIV && !cdiv)
 				mf_strbuf_puts(&t, mf_strbuf_str(&st[sp - 1]));
 			else
 				operand(&t, lang, &st[sp - 1], prec[sp - 1], p + 1);
 			if (op == MF_OP_DIV)
-				mf_strbuf_puts(&t, lang->div_close);
+				mf_strbuf_puts(&t, cdiv ? lang->cdiv_close : lang->div_close);
+			konst[sp - 2] = konst[sp - 2] && konst[sp - 1];
 			mf_strbuf_free(&st[sp - 2]);
 			mf_strbuf_free(&st[sp - 1]);
 			st[sp - 2] = t;
@@ -153,5 +189,6 @@ int mf_expr_translate(const struct mf_expr *e, const struct mf_expr_lang *lang, 
 		mf_strbuf_free(&st[i]);
 	free(st);
 	free(prec);
+	free(konst);
 	return rc;
 }

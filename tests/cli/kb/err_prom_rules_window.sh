@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" metrics --prometheus-rules --window 5x

@@ -1,0 +1,2 @@
+#!/bin/bash
+"$MFSTAT" metrics --window 5m --machine z16
