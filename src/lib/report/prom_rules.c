@@ -49,9 +49,21 @@ bool mf_prom_duration_ok(const char *s)
 	return positive;
 }
 
-static bool is_percent(const struct mf_family *fam, int m)
+/*
+ * Whether metric m's series is scaled from the knowledge base's unit (mf_prom_metric_scale: a
+ * percent as its ratio, milliseconds as seconds), and then the factor that undoes it, written to
+ * out when out is not NULL ("100" for a percent).
+ */
+static bool scaled(const struct mf_family *fam, int m, struct mf_strbuf *out)
 {
-	return mf_prom_metric_is_percent(&fam->metrics[m]);
+	double s = mf_prom_metric_scale(&fam->metrics[m]);
+	if (s == 1)
+		return false;
+	if (out && mf_prom_metric_is_percent(&fam->metrics[m]))
+		mf_strbuf_puts(out, "100");
+	else if (out)
+		mf_expr_lang_number(1 / s, out);
+	return true;
 }
 
 struct mf_prom_leftout *mf_prom_rules_leftout(const struct mf_family *fam)
@@ -105,16 +117,19 @@ static void series(struct mf_strbuf *out, enum mf_prom_level level, const char *
 	}
 }
 
-/* A metric's recorded series as its formulas read it: a percent multiplied back by 100. */
+/* A metric's recorded series as its formulas read it: a percent multiplied back by 100 (scaled). */
 static void metric_ref(struct mf_strbuf *out, const struct namer *nm, int m)
 {
 	char name[256];
 	mf_prom_metric_name(&nm->fam->metrics[m], name, sizeof(name));
-	if (is_percent(nm->fam, m))
+	if (scaled(nm->fam, m, NULL))
 		mf_strbuf_puts(out, "(");
 	series(out, nm->level, name, nm->window, nm->guard);
-	if (is_percent(nm->fam, m))
-		mf_strbuf_puts(out, " * 100)");
+	if (scaled(nm->fam, m, NULL)) {
+		mf_strbuf_puts(out, " * ");
+		scaled(nm->fam, m, out);
+		mf_strbuf_puts(out, ")");
+	}
 }
 
 static int name_ref(void *ctx, int kind, int index, struct mf_strbuf *out, struct mf_error *err)
@@ -164,8 +179,10 @@ static int metric_expr(const struct mf_family *fam, const struct mf_prom_leftout
 	rc = mf_expr_translate(fam->metrics[m].expr, &mf_expr_lang_promql, name_ref, &nm, &t, err);
 	if (rc == 0) {
 		mf_expr_lang_finite(&mf_expr_lang_promql, mf_strbuf_str(&t), out);
-		if (is_percent(fam, (int)m))
-			mf_strbuf_puts(out, " / 100");
+		if (scaled(fam, (int)m, NULL)) {
+			mf_strbuf_puts(out, " / ");
+			scaled(fam, (int)m, out);
+		}
 	}
 	if (rc == 0 && (t.failed || out->failed))
 		rc = mf_error_nomem(err, NULL, 0, "translating the metrics of %s", fam->key);
