@@ -34,10 +34,12 @@ make_tree() { # DIR AUTH CPUS
 }
 
 # Starts serve (arguments given), waits until it says where it listens; sets pid and addr.
+# With wrap set (an array), serve runs under it (setpriv ...).
+wrap=()
 start() { # LOGNAME ARGS...
 	local log=$tmp/$1.err i
 	shift
-	"$MFSTAT" serve --listen 127.0.0.1:0 "$@" 2> "$log" &
+	"${wrap[@]}" "$MFSTAT" serve --listen 127.0.0.1:0 "$@" 2> "$log" &
 	pid=$!
 	pids+=("$pid")
 	addr=
@@ -158,6 +160,28 @@ make_tree "$tmp/z16c" 0000 0-1
 MFSTAT_SYSROOT=$tmp/z16c "$MFSTAT" serve --listen 127.0.0.1:0 2> "$tmp/noauth.err"; st=$?
 [ $st = 3 ] || { echo "FAIL: basic set not authorized: exit $st, not 3"; fail=1; }
 grep -q 'basic counter set is not authorized' "$tmp/noauth.err" || { echo "FAIL: $(cat "$tmp/noauth.err")"; fail=1; }
+# Not root: perf_event_paranoid 2 refuses system-wide counting (exit 3, saying so) unless the
+# process has CAP_PERFMON, as the systemd unit gives it.  Needs root, setpriv, and the binary
+# reachable by nobody; skipped otherwise.
+make_tree "$tmp/z16p" 002f 0-1
+echo 2 > "$tmp/z16p/proc/sys/kernel/perf_event_paranoid"
+chmod -R a+rX "$tmp"
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && "${nobody[@]}" test -x "$MFSTAT" 2> /dev/null; then
+	MFSTAT_SYSROOT=$tmp/z16p "${nobody[@]}" "$MFSTAT" serve --listen 127.0.0.1:0 2> "$tmp/par.err"; st=$?
+	[ $st = 3 ] || { echo "FAIL: paranoid 2 without CAP_PERFMON: exit $st, not 3"; fail=1; }
+	grep -q 'perf_event_paranoid is 2' "$tmp/par.err" || { echo "FAIL: paranoid not said: $(cat "$tmp/par.err")"; fail=1; }
+	nobody+=(--inh-caps=+perfmon --ambient-caps=+perfmon)
+	wrap=("${nobody[@]}")
+	MFSTAT_SYSROOT=$tmp/z16p start perfmon && {
+		scrape "http://$addr/metrics" > "$tmp/perfmon"
+		grep -q '^mfstat_up{set="basic"} 1$' "$tmp/perfmon" || { echo "FAIL: CAP_PERFMON: basic set not up"; fail=1; }
+		kill "$pid"; wait "$pid"
+	}
+	wrap=()
+else
+	echo "note: not root or no setpriv: the CAP_PERFMON check is skipped"
+fi
 # Usage errors: exit 2.
 "$MFSTAT" serve --listen nonsense 2> /dev/null; st=$?
 [ $st = 2 ] || { echo "FAIL: --listen nonsense: exit $st, not 2"; fail=1; }
