@@ -14,15 +14,19 @@ MF_TEST_KB_FIXTURE()
 struct script {
 	int fail_errno; /* opens of fail_config fail with this (0: none fail) */
 	uint64_t fail_config;
-	int fail_cpu;     /* ... on this CPU only, or -1 on every CPU */
-	int read_errno;   /* every read fails with this (0: reads succeed) */
-	bool multiplexed; /* running = enabled / 4 */
-	bool backwards;   /* each read's raw count is lower than the last */
-	size_t nfd, closed;
+	int fail_cpu;        /* ... on this CPU only, or -1 on every CPU */
+	int read_errno;      /* every read fails with this (0: reads succeed) */
+	bool multiplexed;    /* running = enabled / 4 */
+	bool backwards;      /* each read's raw count is lower than the last */
+	bool single_only;    /* answer a group read with the leader's count alone (as a recorded tree) */
+	bool refuse_members; /* opens into a group fail with EINVAL (a group that would not fit) */
+	size_t nfd, closed, reads;
 	struct {
 		uint64_t config;
 		int cpu;
 		uint64_t reads;
+		int leader; /* index of the group leader's fd, or its own */
+		bool group; /* PERF_FORMAT_GROUP */
 	} fd[256];
 };
 
@@ -34,30 +38,51 @@ static int s_open(void *ctx, struct perf_event_attr *attr, int pid, int cpu, int
 	assert_true(attr->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	if (s->fail_errno && attr->config == s->fail_config && (s->fail_cpu < 0 || s->fail_cpu == cpu))
 		return -s->fail_errno;
+	if (group_fd >= 0 && s->refuse_members)
+		return -EINVAL;
 	assert_true(s->nfd < 256);
+	if (group_fd >= 0) /* a member: of a leader on the same CPU */
+		assert_int_equal(s->fd[group_fd - 10].cpu, cpu);
 	s->fd[s->nfd].config = attr->config;
 	s->fd[s->nfd].cpu = cpu;
 	s->fd[s->nfd].reads = 0;
+	s->fd[s->nfd].leader = group_fd >= 0 ? group_fd - 10 : (int)s->nfd;
+	s->fd[s->nfd].group = (attr->read_format & PERF_FORMAT_GROUP) != 0;
 	return 10 + (int)s->nfd++;
+}
+
+/* The count of descriptor index i at its next read: config c on cpu k reads 1000*c + k, plus 100 per read (or minus, backwards). */
+static uint64_t count_of(struct script *s, size_t i)
+{
+	s->fd[i].reads++;
+	return 1000 * s->fd[i].config + (uint64_t)s->fd[i].cpu +
+	       (s->backwards ? 1000000 - 100 * s->fd[i].reads : 100 * s->fd[i].reads);
 }
 
 static long s_read(void *ctx, int fd, void *buf, size_t n)
 {
 	struct script *s = ctx;
-	uint64_t v[3];
-	size_t i = (size_t)(fd - 10);
+	uint64_t v[3 + 256];
+	size_t i = (size_t)(fd - 10), used = 3;
 	assert_true(i < s->nfd);
+	s->reads++;
 	if (s->read_errno)
 		return -s->read_errno;
-	s->fd[i].reads++;
-	/* config c on cpu k: 1000*c + k, plus 100 per read (or minus, backwards) */
-	v[0] = 1000 * s->fd[i].config + (uint64_t)s->fd[i].cpu +
-	       (s->backwards ? 1000000 - 100 * s->fd[i].reads : 100 * s->fd[i].reads);
 	v[1] = 4000;
 	v[2] = s->multiplexed ? 1000 : 4000;
-	assert_true(n >= sizeof(v));
-	memcpy(buf, v, sizeof(v));
-	return (long)sizeof(v);
+	if (s->fd[i].group && !s->single_only) {
+		/* PERF_FORMAT_GROUP: nr, times, then the leader's count and its members' in order. */
+		for (size_t j = 0; j < s->nfd; j++)
+			if (s->fd[j].leader == (int)i)
+				v[used++] = count_of(s, j);
+		v[0] = used - 3;
+	} else {
+		v[0] = count_of(s, i);
+	}
+	if (n < used * sizeof(uint64_t))
+		return -ENOSPC;
+	memcpy(buf, v, used * sizeof(uint64_t));
+	return (long)(used * sizeof(uint64_t));
 }
 
 static void s_close(void *ctx, int fd)
@@ -160,6 +185,95 @@ static void test_read_failure_scaling_monotonic(void **state)
 	mf_percpu_close(&p);
 }
 
+/* One read per CPU (the group), whatever the number of events; members refused by the group are read alone; a seam
+ * that answers a group read with one count (a recorded tree) is read per descriptor. */
+static void test_groups(void **state)
+{
+	static const struct mf_percpu_event ev3[] = {{10, 0}, {10, 1}, {10, 2}};
+	struct script s = {.fail_cpu = -1};
+	struct mf_perf_sys sys = scripted(&s);
+	struct mf_percpu p;
+	struct mf_error e;
+	(void)state;
+	assert_int_equal(mf_percpu_open(&p, &sys, ev3, 3, cpus3, 3, &e), 0);
+	assert_int_equal(mf_percpu_read(&p), 9);
+	assert_int_equal(s.reads, 3); /* one per CPU */
+	assert_true(mf_percpu_at(&p, 2, 1)->grouped);
+	assert_int_equal(mf_percpu_at(&p, 2, 1)->value, 2000 + 2 + 100);
+	assert_int_equal(mf_percpu_at(&p, 0, 2)->value, 5 + 100);
+	mf_percpu_read(&p);
+	assert_int_equal(mf_percpu_at(&p, 1, 2)->value, 1000 + 5 + 200);
+	mf_percpu_close(&p);
+	assert_int_equal(s.closed, 9);
+
+	/* the group refuses members: each alone, one read each */
+	memset(&s, 0, sizeof(s));
+	s.fail_cpu = -1;
+	s.refuse_members = true;
+	assert_int_equal(mf_percpu_open(&p, &sys, ev3, 3, cpus3, 3, &e), 0);
+	assert_int_equal(p.nopen, 9);
+	assert_int_equal(mf_percpu_read(&p), 9);
+	assert_int_equal(s.reads, 9);
+	assert_int_equal(mf_percpu_at(&p, 2, 1)->value, 2000 + 2 + 100);
+	mf_percpu_close(&p);
+
+	/* a leader whose open fails: the next event leads */
+	memset(&s, 0, sizeof(s));
+	s.fail_errno = ENOENT;
+	s.fail_config = 0;
+	s.fail_cpu = -1;
+	assert_int_equal(mf_percpu_open(&p, &sys, ev3, 3, cpus3, 3, &e), 0);
+	assert_int_equal(mf_percpu_read(&p), 6);
+	assert_int_equal(s.reads, 3);
+	assert_false(mf_percpu_at(&p, 0, 0)->ok);
+	assert_int_equal(mf_percpu_at(&p, 2, 0)->value, 2000 + 0 + 100);
+	mf_percpu_close(&p);
+
+	/* one count for a group read: from then on each descriptor is read alone, the values right after the first */
+	memset(&s, 0, sizeof(s));
+	s.fail_cpu = -1;
+	s.single_only = true;
+	assert_int_equal(mf_percpu_open(&p, &sys, ev3, 3, cpus3, 1, &e), 0);
+	mf_percpu_read(&p);
+	assert_int_equal(mf_percpu_at(&p, 2, 0)->value, 2000 + 100);
+	s.reads = 0;
+	mf_percpu_read(&p);
+	assert_int_equal(s.reads, 3);
+	assert_false(mf_percpu_at(&p, 0, 0)->grouped);
+	assert_int_equal(mf_percpu_at(&p, 2, 0)->value, 2000 + 200);
+	mf_percpu_close(&p);
+}
+
+/* This machine's kernel: software events of CPU 0 as one group, read with one read(2) per scrape and
+ * advancing.  Skipped where system-wide counting is not allowed (not root, perf_event_paranoid). */
+static void test_real_kernel_group(void **state)
+{
+	static const struct mf_percpu_event sw[] = {{PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+						    {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+						    {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS}};
+	static const int cpu0[] = {0};
+	struct mf_percpu p;
+	struct mf_error e;
+	uint64_t first;
+	(void)state;
+	if (mf_percpu_open(&p, mf_perf_sys_real(), sw, 3, cpu0, 1, &e) != 0) {
+		mf_percpu_close(&p);
+		skip();
+	}
+	assert_int_equal(p.nopen, 3);
+	assert_true(mf_percpu_at(&p, 2, 0)->grouped);
+	assert_int_equal(mf_percpu_read(&p), 3);
+	assert_int_equal(p.reads, 1);
+	first = mf_percpu_at(&p, 0, 0)->value;
+	for (volatile long i = 0; i < 3000000; i++)
+		;
+	assert_int_equal(mf_percpu_read(&p), 3);
+	assert_int_equal(p.reads, 2);
+	assert_true(mf_percpu_at(&p, 0, 0)->ok);
+	assert_true(mf_percpu_at(&p, 0, 0)->value > first); /* cpu-clock of CPU 0 runs */
+	mf_percpu_close(&p);
+}
+
 /* The exposition off IBM Z: generic events where they open, else only mfstat_up 0 with the reason. */
 static void test_exporter_generic(void **state)
 {
@@ -251,6 +365,8 @@ int main(void)
 		cmocka_unit_test(test_open_read_close),
 		cmocka_unit_test(test_open_failures),
 		cmocka_unit_test(test_read_failure_scaling_monotonic),
+		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_real_kernel_group),
 		cmocka_unit_test(test_exporter_generic),
 		cmocka_unit_test(test_exporter_nothing_opens),
 		cmocka_unit_test(test_exporter_read_failure),

@@ -17,6 +17,12 @@
  * A value is cumulative since the event was opened; when the kernel multiplexed the counter it
  * is scaled by time enabled / time running, and it never goes backwards (a scaled estimate
  * lower than the last one read keeps the last one).
+ *
+ * On this machine's own seam the events of a CPU are one perf group (the first that opens leads,
+ * PERF_FORMAT_GROUP), read with one read(2): reading a counter of another CPU costs the kernel
+ * an interrupt of that CPU, so a scrape costs one per CPU instead of one per counter.  An event
+ * the group refuses is opened alone.  A recorded tree (sys->root set), whose reads answer one
+ * count per descriptor, is read a descriptor at a time.
  */
 
 struct mf_percpu_event {
@@ -30,6 +36,7 @@ struct mf_percpu_cell {
 	int open_errno; /* why perf_event_open failed, 0 when open */
 	int read_errno; /* why the last read failed (EIO for a short read), 0 when it succeeded */
 	bool ok;        /* value holds a count read at the last mf_percpu_read */
+	bool grouped;   /* read through its CPU's group leader */
 	uint64_t value; /* cumulative, scaled, monotonic */
 };
 
@@ -40,6 +47,12 @@ struct mf_percpu {
 	struct mf_percpu_cell *cell; /* [event * ncpu + cpu index] */
 	size_t nopen;                /* cells open */
 	int first_errno;             /* the first open failure, 0 when none */
+	/* Per CPU: the group's leader descriptor (-1: none), and its members' events in group order. */
+	int *leader;
+	size_t *ngroup;
+	size_t *member; /* [cpu index * nev + i] */
+	uint64_t *buf;  /* a group read: nr, time enabled, time running, nr values */
+	size_t reads;   /* read(2) calls made (for tests and benchmarks) */
 };
 
 /*
