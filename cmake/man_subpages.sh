@@ -12,7 +12,7 @@ page=$1
 out=$2
 mkdir -p "$out"
 th=$(grep -m1 '^\.TH ' "$page")
-for cmd in report diff export counters metrics machines smf stat measure; do
+for cmd in report diff export counters metrics machines smf stat serve measure; do
   tag=$cmd
   case $cmd in
     report) desc='CPU-MF metrics from counter CSV, SMF dumps, perf stat or lshwc output' ;;
@@ -23,6 +23,7 @@ for cmd in report diff export counters metrics machines smf stat measure; do
     machines) desc='list the machine families, or show one' ;;
     smf) desc='list the records of SMF dumps'; tag='smf list' ;;
     stat) desc='count the CPU-MF counters of a command or of the system (Linux on IBM Z)' ;;
+    serve) desc='serve every CPU'"'"'s CPU-MF counters to Prometheus over HTTP (Linux on IBM Z)' ;;
     measure) desc='sample a program per thread, module, function, source line and cache line' ;;
   esac
   upper=$(printf '%s' "mfstat-$cmd" | tr '[:lower:]' '[:upper:]')

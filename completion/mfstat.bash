@@ -38,7 +38,7 @@ _mfstat_dirs()
 _mfstat()
 {
     local cur prev cmd sub i
-    local commands='report diff export counters metrics machines smf stat measure db help'
+    local commands='report diff export counters metrics machines smf stat serve measure db help'
     local families='z10 z196 zEC12 z13 z14 z15 z16 z17'
     local by_keys='system lpar pool cpu file polarity lpar_weight drawer chip interval hour day week month hour-of-day weekday'
     local opts_report='--db --level --input -f --format -o --output --machine --cpu-mhz --perf-tz --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --derived --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
@@ -49,6 +49,7 @@ _mfstat()
     local opts_machines='--tables -h --help --version'
     local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
     local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format --derived -o --output --tables -q --quiet -h --help --version'
+    local opts_serve='--listen --cpus --timeout --machine --tables -q --quiet -h --help --version'
     local opts_db_sql='-m --machine --tables -h --help --version'
     local opts_db_import='--machine --skip-bad-rows --skip-bad-records -j --jobs -q --quiet --tables -h --help --version'
     local opts_db_info='-h --help --version'
@@ -189,6 +190,10 @@ _mfstat()
             _mfstat_reply '' 'auto sample hour day month' "$cur"
             return 0
             ;;
+        --listen)
+            _mfstat_reply '' '127.0.0.1:10113 :10113 [::1]:10113' "$cur"
+            return 0
+            ;;
         --tables | --csv)
             _mfstat_dirs "$cur"
             return 0
@@ -199,7 +204,7 @@ _mfstat()
             ;;
         --from | --to | --before | --after | --system | --events | --window | --hours | --sort | --top | --metrics | \
             --max-groups | -j | --jobs | --mem-peak | --duration | -C | --cpu | -I | --interval | -s | --sampling | \
-            --summary-cutoff | --detail-cutoff | -F)
+            --summary-cutoff | --detail-cutoff | -F | --cpus | --timeout)
             return 0
             ;;
     esac
@@ -225,6 +230,7 @@ _mfstat()
                 esac
                 ;;
             stat) opts="$opts_stat --" ;;
+            serve) opts=$opts_serve ;;
             measure)
                 case $sub in
                     probe) opts='-f --format -h --help --version' ;;

@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 man=$root/man/mfstat.1
 readme=$root/README.md
 fail=0
-for cmd in report diff export counters metrics machines smf stat measure; do
+for cmd in report diff export counters metrics machines smf stat serve measure; do
   opts=$("$MFSTAT" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
   [ -n "$opts" ] || { echo "FAIL: $cmd --help lists no options"; fail=1; }
   for o in $opts; do
@@ -40,7 +40,7 @@ man_part() {
 }
 # Both directions per command: every long option of `mfstat CMD --help` is in the command's
 # part of the man page, and every long option that part names is in `mfstat CMD --help`.
-for cmd in report diff export counters metrics machines smf stat measure; do
+for cmd in report diff export counters metrics machines smf stat serve measure; do
   part=$(man_part "$cmd")
   [ -n "$part" ] || { echo "FAIL: man/mfstat.1 has no OPTIONS section for $cmd"; fail=1; continue; }
   help=$("$MFSTAT" "$cmd" --help)
@@ -56,7 +56,7 @@ done
 # The bash completion offers each command's options: every option that --help lists in its
 # option table (a line starting with it), and nothing --help does not name (--help aside).
 completion=$root/completion/mfstat.bash
-for cmd in report diff export counters metrics machines smf stat measure; do
+for cmd in report diff export counters metrics machines smf stat serve measure; do
   offered=$(grep -oE "^ *local opts_$cmd='[^']*'" "$completion" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
   [ -n "$offered" ] || { echo "FAIL: completion/mfstat.bash has no opts_$cmd"; fail=1; continue; }
   help=$("$MFSTAT" "$cmd" --help)
@@ -89,7 +89,7 @@ for verb in import info rollup prune sql; do
   done
 done
 # The main help names every command the man page has.
-for c in report diff export counters metrics machines smf stat measure db; do
+for c in report diff export counters metrics machines smf stat serve measure db; do
   "$MFSTAT" --help | grep -q "^  $c " || { echo "FAIL: mfstat --help lacks $c"; fail=1; }
   grep -q "^\.B mfstat $c" "$man" || { echo "FAIL: man lacks $c"; fail=1; }
 done

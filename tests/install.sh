@@ -29,7 +29,7 @@ rm "$prefix/share/man/man5/other.5"
 rmdir "$prefix/share/man/man5"
 [ -s "$manifest" ] || { echo "FAIL: no $manifest"; exit 1; }
 
-commands="report diff export counters metrics machines smf stat measure"
+commands="report diff export counters metrics machines smf stat serve measure"
 expected="bin/mfstat share/man/man1/mfstat.1 share/bash-completion/completions/mfstat share/doc/mfstat/README.md"
 for c in $commands; do expected="$expected share/man/man1/mfstat-$c.1"; done
 for f in $expected; do

@@ -289,6 +289,7 @@ int cmd_smf(int argc, char **argv);
 int cmd_db_rollup(int argc, char **argv);
 int cmd_db_prune(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 /* mfstat db: the performance database (cmd_db.c), its verbs in a table. */
 int cmd_db(int argc, char **argv);

@@ -25,6 +25,7 @@ static void usage(FILE *fp)
 	      "  machines [F]                 list the machine families, or show one\n"
 	      "  smf list FILE...             list the records of SMF dumps (113, 70.1, 99.14)\n"
 	      "  stat [OPTIONS] -- COMMAND    count CPU-MF events of a command (Linux on Z)\n"
+	      "  serve [--listen ADDR:PORT]   serve every CPU's counters to Prometheus (/metrics)\n"
 	      "  measure itlb|profile -- CMD  sample a program per function, line and cache line\n"
 	      "  measure report RUNFILE...    report saved measure runs again\n"
 	      "  measure probe                what this machine can sample, and how\n"
@@ -70,7 +71,8 @@ static const struct {
 		{"export", cmd_export},   {"counters", cmd_counters},
 		{"metrics", cmd_metrics}, {"machines", cmd_machines},
 		{"smf", cmd_smf},         {"stat", cmd_stat},
-		{"measure", cmd_measure}, {"db", cmd_db}};
+		{"measure", cmd_measure}, {"db", cmd_db},
+		{"serve", cmd_serve}};
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* The command named cmd, or -1 (with the nearest name in *near, or NULL). */

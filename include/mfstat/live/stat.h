@@ -29,7 +29,7 @@ struct mf_cpumf_info {
 	bool has_pmu;
 	int pmu_type;
 	int paranoid; /* kernel.perf_event_paranoid, or -99 unknown */
-	bool root;
+	bool root;    /* root, or CAP_PERFMON or CAP_SYS_ADMIN: perf_event_paranoid does not apply */
 	bool has_versions;
 	unsigned cfvn, csvn, auth;
 	unsigned machine_type; /* from /proc/sysinfo, 0 unknown */

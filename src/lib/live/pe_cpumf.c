@@ -58,6 +58,28 @@ static unsigned auth_bit(unsigned number)
 	return 0x20;
 }
 
+/*
+ * Whether this process may count beyond perf_event_paranoid: root, or CAP_PERFMON (38) or
+ * CAP_SYS_ADMIN (21) in its effective set (a systemd unit's AmbientCapabilities=CAP_PERFMON), as
+ * the kernel's perfmon_capable() decides.  This process's own, never the recorded tree's.
+ */
+static bool perf_privileged(void)
+{
+	char line[256];
+	bool yes = geteuid() == 0;
+	FILE *fp = yes ? NULL : fopen("/proc/self/status", "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		unsigned long long eff;
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			yes = (eff >> 38 & 1) || (eff >> 21 & 1);
+			break;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return yes;
+}
+
 static int cmp_event(const void *a, const void *b)
 {
 	const struct mf_cpumf_event *x = a, *y = b;
@@ -75,7 +97,7 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 	memset(info, 0, sizeof(*info));
 	info->paranoid = -99;
 	info->cpu_speed = NAN;
-	info->root = geteuid() == 0;
+	info->root = perf_privileged();
 	if (mf_perf_read_file(sys, "/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) > 0)
 		info->paranoid = atoi(buf);
 	n = mf_perf_read_file(sys, "/sys/bus/event_source/devices/cpum_cf/type", buf, sizeof(buf));
@@ -139,7 +161,7 @@ int mf_cpumf_probe(const struct mf_perf_sys *sys, const struct mf_kb *kb, const 
 			    "available");
 	if (!info->root && info->paranoid > (system_wide ? 0 : 2)) {
 		snprintf(info->why, sizeof(info->why),
-			 "perf_event_paranoid is %d: %s counting needs root or a value of %d or less "
+			 "perf_event_paranoid is %d: %s counting needs root, CAP_PERFMON or a value of %d or less "
 			 "(sysctl kernel.perf_event_paranoid)",
 			 info->paranoid, system_wide ? "system-wide" : "per-process", system_wide ? 0 : 2);
 		return MF_ENOTCOUNTED;
