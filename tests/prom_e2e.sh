@@ -129,6 +129,7 @@ for level in instance_cpu instance; do
 		while read -r line; do
 			near "$level:mfstat_$lower $(jq -r '.m | tostring' <<< "$line")" "$(jq -r .v <<< "$line")" "$(eval echo \$expect_$m)"
 		done < "$tmp/q"
+		echo "prometheus $level:mfstat_$lower:rate10s: $(jq -r .v "$tmp/q" | sort -u | tr '\n' ' ')"
 	done
 	query "$level:mfstat_lspr_info:rate10s" > "$tmp/q"
 	classes=$(jq -r '.m.class' "$tmp/q" | sort -u)
