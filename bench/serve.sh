@@ -30,14 +30,8 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done; wait 2> /dev/null; rm -rf "$tmp"' EXIT
 
 root=$tmp/z16
-ev=$root/sys/bus/event_source/devices/cpum_cf/events
-mkdir -p "$ev" "$root/proc/sys/kernel" "$root/sys/devices/system/cpu"
-echo 10 > "$root/sys/bus/event_source/devices/cpum_cf/type"
-awk -F'\t' '/^[0-9]/ { printf "event=0x%04x\n", $1 > ("'"$ev"'/" $3) }' "$here/data/counters/z16.tsv"
-printf 'CPU-MF: Counter facility: version=3.7 authorization=002f\nCPU-MF: Sampling facility: min_rate=18228 max_rate=170650536 cpu_speed=5200\n' > "$root/proc/service_levels"
-printf 'Manufacturer:         IBM\nType:                 3931\n' > "$root/proc/sysinfo"
-echo 0 > "$root/proc/sys/kernel/perf_event_paranoid"
-echo "0-$((CPUS - 1))" > "$root/sys/devices/system/cpu/online"
+. "$here/tests/lib/z16tree.sh"
+recorded_z16 "$root" "$here/data" 002f "0-$((CPUS - 1))"
 # Every counter: a large count (as after hours of counting) and a step per read.
 awk -F'\t' '/^[0-9]/ { printf "%d\t%d\t%d\n", $1, 123456789012 + $1 * 1000003, 1000 + $1 }' "$here/data/counters/z16.tsv" > "$root/counts.tsv"
 

@@ -32,14 +32,8 @@ free_port() {
 # The recorded z16: the cpum_cf PMU and its events, versions and authorization, machine type,
 # 4 CPUs online; every counter starts at 0 and advances by its step at each read.
 root=$tmp/z16
-ev=$root/sys/bus/event_source/devices/cpum_cf/events
-mkdir -p "$ev" "$root/proc/sys/kernel" "$root/sys/devices/system/cpu"
-echo 10 > "$root/sys/bus/event_source/devices/cpum_cf/type"
-awk -F'\t' '/^[0-9]/ { printf "event=0x%04x\n", $1 > ("'"$ev"'/" $3) }' "$DATA/counters/z16.tsv"
-printf 'CPU-MF: Counter facility: version=3.7 authorization=002f\nCPU-MF: Sampling facility: min_rate=18228 max_rate=170650536 cpu_speed=5200\n' > "$root/proc/service_levels"
-printf 'Manufacturer:         IBM\nType:                 3931\n' > "$root/proc/sysinfo"
-echo 0 > "$root/proc/sys/kernel/perf_event_paranoid"
-echo 0-3 > "$root/sys/devices/system/cpu/online"
+. "$(dirname "$0")/lib/z16tree.sh"
+recorded_z16 "$root" "$DATA" 002f 0-3
 # Steps: cycles and instructions for a CPI near 3.1, level-1 misses (B2 + B4) of 50,000 per
 # step, and every other counter a distinct step from its number, so that each sourcing share
 # and RNI come from many different counters.

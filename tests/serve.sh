@@ -20,15 +20,10 @@ trap cleanup EXIT
 fail=0
 
 # A recorded z16 tree: AUTH the authorization, CPUS online, counts.tsv lines "config value step".
+. "$(dirname "$0")/lib/z16tree.sh"
 make_tree() { # DIR AUTH CPUS
-	local root=$1 ev=$1/sys/bus/event_source/devices/cpum_cf/events
-	mkdir -p "$ev" "$root/proc/sys/kernel" "$root/sys/devices/system/cpu"
-	echo 10 > "$root/sys/bus/event_source/devices/cpum_cf/type"
-	awk -F'\t' '/^[0-9]/ { printf "event=0x%04x\n", $1 > ("'"$ev"'/" $3) }' "$DATA/counters/z16.tsv"
-	printf 'CPU-MF: Counter facility: version=3.7 authorization=%s\nCPU-MF: Sampling facility: min_rate=18228 max_rate=170650536 cpu_speed=5200\n' "$2" > "$root/proc/service_levels"
-	printf 'Manufacturer:         IBM\nType:                 3931\n' > "$root/proc/sysinfo"
-	echo 0 > "$root/proc/sys/kernel/perf_event_paranoid"
-	echo "$3" > "$root/sys/devices/system/cpu/online"
+	local root=$1
+	recorded_z16 "$root" "$DATA" "$2" "$3"
 	# B0 cycles +3000 a read, B1 instructions +1000, P32 problem-state cycles, E128 (extended)
 	printf '0\t3000000000\t3000\n1\t1000000000\t1000\n32\t500000\t7\n128\t42\t1\n' > "$root/counts.tsv"
 }
