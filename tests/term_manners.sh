@@ -51,6 +51,7 @@ tty prog 20 file tty MFSTAT_PROGRESS_AFTER=0 -- report "$IN"
 tty progq 20 file tty MFSTAT_PROGRESS_AFTER=0 -- report -q "$IN"
 tty progf 20 tty file MFSTAT_PROGRESS_AFTER=0 PAGER= -- report "$IN"
 tty progslow 20 file tty MFSTAT_PROGRESS_AFTER=1000 -- report "$IN"
+tty progdiag 20 file tty MFSTAT_PROGRESS_AFTER=0 -- report --skip-bad-rows "$IN" "$DATA/bad-rows.csv"
 
 python3 - "$MFSTAT" "$tmp" <<'EOF' || { echo "FAIL: the pty runner"; exit 1; }
 import fcntl, os, struct, subprocess, sys, termios
@@ -144,6 +145,18 @@ last = t.rfind(b"\rmfstat: reading ")
 line = t[last + 1:].split(b"\r")[0]
 if last < 0 or not re.match(rb"\r {%d,}\r" % len(line.rstrip()), t[last + 1 + len(line):]):
     print("FAIL prog: the progress line is not cleared:", t[max(last, 0):][:200])
+    sys.exit(1)
+EOF
+# A diagnostic while the line is shown clears it first: it starts a line of its own.
+rc0 progdiag
+python3 - "$tmp/progdiag.tty" <<'EOF' || fail=1
+import sys
+t = open(sys.argv[1], "rb").read()
+i = t.find(b"mfstat: reading ")
+j = t.find(b"bad-rows.csv:3:")
+k = t.rfind(b"mfstat: ", 0, j)
+if i < 0 or j < 0 or k < i or t[k - 1:k] != b"\r" or t[k - 2:k - 1] != b" ":
+    print("FAIL progdiag: the diagnostic does not start after the line is cleared:", t[:300])
     sys.exit(1)
 EOF
 # -q, standard error a file, the threshold not reached: no progress.

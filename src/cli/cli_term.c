@@ -242,6 +242,27 @@ static void progress_fn(void *ctx, struct mf_progress *p)
 	pthread_mutex_unlock(&cp->lock);
 }
 
+/* Spaces over the line shown, back to its start (cp->lock held). */
+static void clear_line(struct cli_progress *cp)
+{
+	if (cp->width) {
+		fprintf(stderr, "\r%*s\r", cp->width, "");
+		fflush(stderr);
+	}
+	cp->width = 0;
+}
+
+/* mf_pipeline_opts.diag: the line cleared, then the command's own diagnostics. */
+static void progress_diag(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e)
+{
+	struct cli_progress *cp = ctx;
+	pthread_mutex_lock(&cp->lock);
+	clear_line(cp);
+	if (cp->diag)
+		cp->diag(cp->diag_ctx, kind, e);
+	pthread_mutex_unlock(&cp->lock);
+}
+
 void cli_progress_begin(struct cli_progress *cp, struct mf_pipeline_opts *po)
 {
 	const char *a = getenv("MFSTAT_PROGRESS_AFTER");
@@ -264,6 +285,10 @@ void cli_progress_begin(struct cli_progress *cp, struct mf_pipeline_opts *po)
 	cp->start = cli_progress_clock();
 	cp->on = true;
 	po->progress = &cp->p;
+	cp->diag = po->diag;
+	cp->diag_ctx = po->ctx;
+	po->diag = progress_diag;
+	po->ctx = cp;
 }
 
 void cli_progress_end(struct cli_progress *cp)
@@ -271,12 +296,7 @@ void cli_progress_end(struct cli_progress *cp)
 	if (!cp->on)
 		return;
 	pthread_mutex_lock(&cp->lock);
-	if (cp->width) {
-		fprintf(stderr, "\r%*s\r", cp->width, "");
-		fflush(stderr);
-	}
-	cp->width = 0;
+	clear_line(cp);
 	cp->on = false;
-	pthread_mutex_unlock(&cp->lock);
-	pthread_mutex_destroy(&cp->lock);
+	pthread_mutex_unlock(&cp->lock); /* kept: the pipeline's diag still passes through cp */
 }

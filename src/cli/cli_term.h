@@ -31,7 +31,8 @@ void cli_page_end(struct cli_page *pg, const char *cmd, const char *hint);
  * The progress of a read on standard error, when it is a terminal and not -q: after
  * MFSTAT_PROGRESS_AFTER seconds (default 2; 0 in tests), at most four times a second, one line
  * rewritten in place (bytes read of the total when known, samples so far, the rate), cleared by
- * cli_progress_end.  cli_progress_begin points po->progress at cp (or leaves it NULL).
+ * cli_progress_end or before a diagnostic of the pipeline (which then starts a line of its
+ * own).  cli_progress_begin points po->progress at cp and wraps po->diag (or leaves po alone).
  */
 struct cli_progress {
 	struct mf_progress p;
@@ -39,6 +40,9 @@ struct cli_progress {
 	double start, last, after; /* seconds of the clock */
 	int width;                 /* of the line shown, 0 when none is */
 	bool on;
+	/* The pipeline's diagnostics, told after the line is cleared (po->diag, po->ctx before). */
+	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
+	void *diag_ctx;
 };
 void cli_progress_begin(struct cli_progress *cp, struct mf_pipeline_opts *po);
 void cli_progress_end(struct cli_progress *cp);
