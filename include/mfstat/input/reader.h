@@ -31,7 +31,7 @@ struct mf_smf_record;
  */
 struct mf_progress {
 	atomic_ullong bytes;   /* input bytes read, as stored (a compressed file's compressed bytes) */
-	atomic_ullong total;   /* the sizes of the inputs opened whose size is known (regular files) */
+	atomic_ullong total;   /* the sizes of the inputs opened that have one (regular files; the parts of one, -j) */
 	atomic_ullong samples; /* samples read */
 	void (*fn)(void *ctx, struct mf_progress *p);
 	void *ctx;

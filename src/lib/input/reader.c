@@ -393,6 +393,8 @@ int mf_reader_open_range(struct mf_reader **out, const char *name, const void *h
 	rc = mf_source_open_head_range(&r->st.src, head, hlen, fd, off, len, r->path, err);
 	if (rc)
 		goto fail;
+	if (opts->progress && fd >= 0 && len > 0) /* a part of a file: its share of the total */
+		atomic_fetch_add(&opts->progress->total, (unsigned long long)len);
 	rc = first_block(r, err);
 	if (rc)
 		goto fail;
