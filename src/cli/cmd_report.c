@@ -100,7 +100,7 @@ static const char report_help_more[] =
 	"  --no-pager         a text report to a terminal longer than the screen is\n"
 	"                     not paged through $PAGER (default less -FRX): a line\n"
 	"                     on standard error says how to see all its rows\n"
-	"  -q, --quiet        no warnings (nor progress) on standard error\n"
+	"  -q, --quiet        no warnings on standard error\n"
 	"  -v, --verbose      say why metrics are not available\n"
 	"  -h, --help         this help\n"
 	"  --version          the version and the knowledge base's revision\n"
