@@ -41,7 +41,7 @@ _mfstat()
     local commands='report diff export counters metrics machines smf stat serve measure db help'
     local families='z10 z196 zEC12 z13 z14 z15 z16 z17'
     local by_keys='system lpar pool cpu file polarity lpar_weight drawer chip interval hour day week month hour-of-day weekday'
-    local opts_report='--db --level --input -f --format -o --output --machine --cpu-mhz --perf-tz --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --derived --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
+    local opts_report='--db --level --input -f --format -o --output --machine --cpu-mhz --perf-tz --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --derived --no-pager --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
     local opts_diff='--before --after --db --level --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --cpu-mhz --perf-tz --tables --mem-peak --skip-bad-rows -j --jobs -q --quiet -h --help --version'
     local opts_export='-o --output --by --db --input --machine --cpu-mhz --perf-tz --tz --from --to --system --pool --hours --weekdays --skip-bad-rows --skip-bad-records --tables --max-groups -j --jobs -q --quiet -h --help --version'
     local opts_counters='--machine --tables -h --help --version'

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_term.h"
 
 /* A bound on memory (1-2 KiB a group) that no real study reaches: a year of 15-minute
  * intervals of 50 CPUs is 1.75 million groups with --by interval,cpu. */
@@ -96,6 +97,9 @@ static const char report_help_more[] =
 	"                     the same, byte for byte\n"
 	"  --max-groups N     stop with an error beyond N groups (default 2000000,\n"
 	"                     about 1-2 KiB of memory each; 0: no limit)\n"
+	"  --no-pager         a text report to a terminal longer than the screen is\n"
+	"                     not paged through $PAGER (default less -FRX): a line\n"
+	"                     on standard error says how to see all its rows\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -v, --verbose      say why metrics are not available\n"
 	"  -h, --help         this help\n"
@@ -119,6 +123,7 @@ struct report_opts {
 	unsigned by;
 	bool by_given; /* --by was given (not the default) */
 	bool derived;  /* --derived: -f prom's metrics as gauges */
+	bool no_pager; /* --no-pager */
 	double mem_peak;
 	unsigned long long max_groups;
 	unsigned jobs;
@@ -166,6 +171,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"db", required_argument, NULL, 267},
 					     {"level", required_argument, NULL, 268},
 					     {"derived", no_argument, NULL, 269},
+					     {"no-pager", no_argument, NULL, 270},
 					     {NULL, 0, NULL, 0}};
 	const char *by_s = NULL;
 	size_t i;
@@ -196,6 +202,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		case 265: o->metrics = optarg; break;
 		case 267: o->db = optarg; break;
 		case 269: o->derived = true; break;
+		case 270: o->no_pager = true; break;
 		case 268:
 			if (!cli_db_level("report", optarg, &o->level))
 				return EXIT_USAGE;
@@ -443,6 +450,8 @@ int cmd_report(int argc, char **argv)
 	struct mf_report rep;
 	struct mf_tz *tz = NULL;
 	struct mf_select sel;
+	struct cli_progress prog;
+	struct cli_page page;
 	const char **cols = NULL, *sort = NULL;
 	size_t ncols = 0;
 	size_t i;
@@ -473,10 +482,12 @@ int cmd_report(int argc, char **argv)
 	po.columns = cols;
 	po.ncolumns = ncols;
 	rc = cli_inputs_setup("report", kb, &o.in, &po);
+	cli_progress_begin(&prog, &po);
 	if (rc < 0 && o.db)
 		rc = cli_read_db(&po, kb, o.db, o.level, &pl, &rep);
 	else if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
+	cli_progress_end(&prog);
 	if (rc < 0)
 		rc = cli_report_usable("report", &rep);
 	if (rc < 0) {
@@ -507,8 +518,13 @@ int cmd_report(int argc, char **argv)
 		cli_warn("%s", rep.warnings[i]);
 	if (mf_prom_format_name(o.format, NULL))
 		rc = write_prom(&o, &rep);
-	else
+	else if (strcmp(o.format, "text") || (o.out && strcmp(o.out, "-")))
 		rc = cli_write_report(o.out, o.format, &rep);
+	else {
+		cli_page_begin(&page, o.no_pager); /* to a terminal: paged when longer than the screen */
+		rc = cli_write_report(o.out, o.format, &rep);
+		cli_page_end(&page, "report", "--sort METRIC --top N");
+	}
 out:
 	cli_pipeline_done(pl);
 	cli_inputs_free(&o.in);

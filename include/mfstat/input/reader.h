@@ -2,6 +2,7 @@
 #ifndef MFSTAT_READER_H
 #define MFSTAT_READER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,6 +22,21 @@
 
 struct mf_reader;
 struct mf_smf_record;
+
+/*
+ * The progress of a reading, for a command to show (the library prints nothing): counters
+ * the readers given it (mf_reader_opts.progress) add to as they read, from any thread, and
+ * fn (may be NULL) called with them every MF_PROGRESS_EVERY samples and at each input's
+ * end, on the thread that reads (so fn must be thread-safe when readers run at once, -j).
+ */
+struct mf_progress {
+	atomic_ullong bytes;   /* input bytes read, as stored (a compressed file's compressed bytes) */
+	atomic_ullong total;   /* the sizes of the inputs opened that have one (regular files; the parts of one, -j) */
+	atomic_ullong samples; /* samples read */
+	void (*fn)(void *ctx, struct mf_progress *p);
+	void *ctx;
+};
+#define MF_PROGRESS_EVERY 256
 
 struct mf_reader_opts {
 	const struct mf_kb *kb;
@@ -71,6 +87,8 @@ struct mf_reader_opts {
 	 */
 	int (*smf_record_fn)(void *ctx, const struct mf_smf_record *rec, struct mf_error *err);
 	void *smf_record_ctx;
+	/* Where the reader counts what it reads (borrowed, shared by readers), or NULL. */
+	struct mf_progress *progress;
 };
 
 /*

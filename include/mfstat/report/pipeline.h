@@ -95,6 +95,8 @@ struct mf_pipeline_opts {
 	/* Handed to the SMF reader of mf_pipeline_add_file (mf_reader_opts.smf_record_fn): the type 70.1 and 99.14 records with their bytes. */
 	int (*smf_record_fn)(void *ctx, const struct mf_smf_record *rec, struct mf_error *err);
 	void *sample_ctx; /* the ctx of sample_fn and smf_record_fn */
+	/* Where the readers of the inputs count what they read (mf_reader_opts.progress), or NULL. */
+	struct mf_progress *progress;
 	/* Receives every diagnostic in order (may be NULL); e is borrowed for the call. */
 	void (*diag)(void *ctx, enum mf_pipeline_diag kind, const struct mf_error *e);
 	void *ctx;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/io.h"
@@ -341,7 +342,8 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
 {
 	struct mf_reader *r;
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	int rc;
+	struct stat sb;
+	int rc, fd = 0;
 
 	rc = new_reader(&r, name, opts, err);
 	if (rc)
@@ -349,7 +351,7 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
 	if (strcmp(path, "-") == 0) {
 		rc = mf_source_open_fd(&r->st.src, 0, 0, r->path, err);
 	} else {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			rc = mf_error_set(err, MF_EIO, name, 0, 0, "cannot open: %s", strerror(errno));
 			goto fail;
@@ -358,6 +360,8 @@ int mf_reader_open(struct mf_reader **out, const char *path, const struct mf_rea
 	}
 	if (rc)
 		goto fail;
+	if (opts->progress && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		atomic_fetch_add(&opts->progress->total, (unsigned long long)sb.st_size);
 	if (opts->jobs > 1)
 		mf_source_decompress_ahead(r->st.src);
 	rc = first_block(r, err);
@@ -389,6 +393,8 @@ int mf_reader_open_range(struct mf_reader **out, const char *name, const void *h
 	rc = mf_source_open_head_range(&r->st.src, head, hlen, fd, off, len, r->path, err);
 	if (rc)
 		goto fail;
+	if (opts->progress && fd >= 0 && len > 0) /* a part of a file: its share of the total */
+		atomic_fetch_add(&opts->progress->total, (unsigned long long)len);
 	rc = first_block(r, err);
 	if (rc)
 		goto fail;
@@ -487,12 +493,28 @@ static void speed_warning(struct mf_reader *r)
 	r->speed_kept = 0;
 }
 
+/* opts.progress: adds what was read since the last call and tells its fn. */
+static void progress(struct mf_reader *r)
+{
+	struct mf_progress *p = r->opts.progress;
+	long long raw = r->st.src ? mf_source_raw_bytes(r->st.src) : r->prog_bytes;
+	if (raw > r->prog_bytes)
+		atomic_fetch_add(&p->bytes, (unsigned long long)(raw - r->prog_bytes));
+	r->prog_bytes = raw > r->prog_bytes ? raw : r->prog_bytes;
+	atomic_fetch_add(&p->samples, r->prog_samples);
+	r->prog_samples = 0;
+	if (p->fn)
+		p->fn(p->ctx, p);
+}
+
 int mf_reader_next(struct mf_reader *r, struct mf_sample *s, struct mf_error *err)
 {
 	int rc;
 	if (r->dead)
 		return 0;
 	rc = r->ops->next(r, s, err);
+	if (r->opts.progress && ((rc == 1 && ++r->prog_samples >= MF_PROGRESS_EVERY) || rc == 0))
+		progress(r);
 	if (rc == 1 && r->opts.cpu_mhz > 0)
 		given_speed(r, s);
 	else if (rc == 0 && r->speed_kept)

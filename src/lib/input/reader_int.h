@@ -84,6 +84,9 @@ struct mf_reader {
 	double speed_first;
 	long speed_line;
 	long long speed_offset;
+	/* opts.progress: the input bytes already added to it, samples not yet added. */
+	long long prog_bytes;
+	unsigned prog_samples;
 };
 
 /* Adds a warning (at most 16 are kept; the reader words them to be counted). */

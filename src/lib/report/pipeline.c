@@ -242,6 +242,7 @@ struct mf_pipeline *mf_pipeline_new(const struct mf_pipeline_opts *opts)
 	p->ro.cpu_mhz = opts->cpu_mhz;
 	p->ro.perf_tz = opts->perf_tz;
 	p->ro.perf_tz_from = opts->perf_tz_from;
+	p->ro.progress = opts->progress;
 	if (opts->sample_fn) { /* importing: one reader at a time, nothing grouped */
 		p->o.jobs = 0;
 		p->ro.jobs = 0;
@@ -1218,6 +1219,7 @@ static void prescan(struct mf_pipeline *p, const char *name, const void *data, s
 	struct mf_error e;
 	int got;
 	ro.lpar_scan = true;
+	ro.progress = NULL; /* a first pass: its bytes are read again */
 	mf_error_clear(&e);
 	got = mem ? mf_reader_open_mem(&r, name, data, len, &ro, &e) : mf_reader_open(&r, name, &ro, &e);
 	if (got)
