@@ -139,6 +139,18 @@ static int parse_html_rows(const char *s, enum mf_html_rows *rows)
 	return -1;
 }
 
+/* The --by key nearest to word[0..len) (a typing slip such as "systme"), or NULL. */
+static const char *by_nearest(const char *word, size_t len)
+{
+	const char *names[32];
+	size_t n = 0;
+	unsigned bit;
+	for (bit = 1; bit; bit <<= 1)
+		if (mf_by_name(bit) && n < sizeof(names) / sizeof(names[0]))
+			names[n++] = mf_by_name(bit);
+	return len ? cli_nearest(word, len, names, n) : NULL;
+}
+
 /* Parses report's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
 static int parse_opts(int argc, char **argv, struct report_opts *o)
 {
@@ -275,6 +287,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					 by_s + bad);
 		}
 		if (got) {
+			const char *item = by_s + bad, *near;
+			size_t len = strcspn(item, ",");
+			if ((near = by_nearest(item, len)) != NULL)
+				return cli_usage("report", "report: --by: '%.*s' is not a key (did you mean '%s'?)",
+						 (int)len, item, near);
 			return cli_usage("report",
 					 "report: --by: '%s' is not one of "
 					 "system,lpar,pool,cpu,file,polarity,lpar_weight,drawer,chip,"
