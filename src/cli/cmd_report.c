@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -20,7 +21,8 @@ static const char report_help[] =
 	"       mfstat report [OPTIONS] --db FILE.db\n"
 	"\n"
 	"Computes the CPU-MF metrics (CPI, L1MP, sourcing, RNI, LPARCPU, TLB, AIU)\n"
-	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
+	"and the LSPR workload class from counter deltas.  FILE - is standard input\n"
+	"(also with no FILE, when standard input is not a terminal).\n"
 	"\n"
 	"Options:\n"
 	"  --db FILE.db       read a performance database (mfstat db import) instead\n"
@@ -123,6 +125,8 @@ struct report_opts {
 	unsigned long long max_groups;
 	unsigned jobs;
 	enum mf_html_rows html_rows;
+	const char *const *files; /* the inputs: the operands, or "-" for a standard input not a terminal */
+	size_t nfiles;
 };
 
 /* --html-intervals: 0, or -1 with the error said. */
@@ -327,8 +331,17 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 				 o->out, o->db);
 	}
 	if (optind >= argc && !o->db) {
+		/* report < dump.smf: standard input, when it is not a terminal someone would type at. */
+		if (!isatty(STDIN_FILENO)) {
+			static const char *const stdin_only[] = {"-"};
+			o->files = stdin_only;
+			o->nfiles = 1;
+			return -1;
+		}
 		return cli_usage("report", "report: no input files (give - to read standard input)");
 	}
+	o->files = (const char *const *)argv + optind;
+	o->nfiles = (size_t)(argc - optind);
 	for (i = (size_t)optind; o->out && i < (size_t)argc; i++) {
 		if (cli_same_file(o->out, argv[i])) {
 			return cli_usage("report", "report: -o %s names the input %s: refusing to overwrite an input",
@@ -493,7 +506,7 @@ int cmd_report(int argc, char **argv)
 	if (rc < 0 && o.db)
 		rc = cli_read_db(&po, kb, o.db, o.level, &pl, &rep);
 	else if (rc < 0)
-		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
+		rc = cli_read(&po, o.files, o.nfiles, NULL, &pl, &rep);
 	if (rc < 0)
 		rc = cli_report_usable("report", &rep);
 	if (rc < 0) {
