@@ -35,7 +35,8 @@ static const char report_help[] =
 	"                     lshwc (CSV or JSON); default: detected from the\n"
 	"                     content; gzip and zstd files are read as well\n"
 	"  -f, --format FMT   output format: text (default, or what -o's name ends in:\n"
-	"                     .csv .json .html .txt .prom), csv, json, html (one\n"
+	"                     .csv .json .html .txt .prom; another extension is an\n"
+	"                     error), csv, json, html (one\n"
 	"                     self-contained page with charts and findings), prom\n"
 	"                     (Prometheus text exposition 0.0.4) or openmetrics\n"
 	"                     (OpenMetrics 1.0.0, ends in # EOF): see --derived\n"
@@ -66,7 +67,8 @@ static const char report_help_more[] =
 	"                     mfstat_cpumf_<name>_total counters labelled family,\n"
 	"                     set and the --by keys (default system,lpar,pool: a time\n"
 	"                     key is refused, as Prometheus counters never restart)\n"
-	"  --tz ZONE          UTC, +hh:mm, a name such as Europe/Berlin, or smf (each\n"
+	"  --tz ZONE          UTC, +hh:mm, a name such as Europe/Berlin, local (this\n"
+	"                     machine's: $TZ, else /etc/localtime), or smf (each\n"
 	"                     record's own offset, z/OS's local time: the default\n"
 	"                     when every sample has one, else UTC)\n"
 	"  --from TIME        keep intervals starting at or after TIME (ISO 8601, UTC\n"
@@ -183,7 +185,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"level", required_argument, NULL, 268},
 					     {"derived", no_argument, NULL, 269},
 					     {NULL, 0, NULL, 0}};
-	const char *by_s = NULL;
+	const char *by_s = NULL, *fmt_given;
 	size_t i;
 	int c;
 
@@ -257,6 +259,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		default: return cli_bad_option("report", c, argv, opts);
 		}
 	}
+	fmt_given = o->format;
 	if (!o->format && o->out && mf_prom_file_name(o->out))
 		o->format = "prom"; /* -o x.prom */
 	o->format = cli_out_format("report", o->format, o->out, "text");
@@ -348,7 +351,9 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					 o->out, argv[i]);
 		}
 	}
-	return -1;
+	/* -o week.xlsx: a name no format has, never silently text. */
+	return cli_out_ext_check("report", fmt_given, o->out, ".txt .csv .json .html .htm .prom",
+				 "text, csv, json, html, prom or openmetrics");
 }
 
 /*
