@@ -441,6 +441,30 @@ static void explain_unavailable(const struct mf_report *rep)
 		free(memo[i].empty);
 }
 
+/*
+ * The default --by on perf stat and lshwc input alone (Linux, which names no system, LPAR or
+ * pool): the text and HTML reports leave out those of the key columns that are empty in every
+ * group (the groups are the same: an empty key groups nothing).
+ */
+static void drop_empty_ids(struct mf_report *rep)
+{
+	static const unsigned ids[] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
+	size_t i, k;
+	for (i = 0; i < rep->ninputs; i++)
+		if (strcmp(rep->inputs[i].format, "perf") && strcmp(rep->inputs[i].format, "lshwc"))
+			return;
+	for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		bool empty = true;
+		for (i = 0; i < rep->ngroups && empty; i++) {
+			char buf[64];
+			const char *s = mf_report_key_text(rep, rep->results[i].group, ids[k], buf, sizeof(buf));
+			empty = !s || !*s;
+		}
+		if (empty && rep->ngroups)
+			rep->by &= ~ids[k];
+	}
+}
+
 /* -f prom or openmetrics: the groups' sums (and with --derived their metrics) as an exposition. */
 static int write_prom(const struct report_opts *o, const struct mf_report *rep)
 {
@@ -535,6 +559,8 @@ int cmd_report(int argc, char **argv)
 				"report: --by lpar: SMF type 113 records name no LPAR, and the dumps hold no type 70 "
 				"subtype 1 (RMF) records to take it from: the lpar column of their samples is empty");
 	}
+	if (!o.by_given && (!strcmp(o.format, "text") || !strcmp(o.format, "html")))
+		drop_empty_ids(&rep);
 	rep.html_rows = o.html_rows;
 	if (o.verbose)
 		explain_unavailable(&rep);
