@@ -35,6 +35,23 @@ _mfstat_dirs()
     compopt -o filenames 2>/dev/null
 }
 
+_mfstat_metric_names()
+{
+    # The metric names of the knowledge base, from `mfstat metrics` (the program being completed).
+    local prog=${COMP_WORDS[0]:-mfstat}
+    command "$prog" metrics 2>/dev/null | awk 'NR > 1 && $1 ~ /^[A-Za-z]/ && !seen[$1]++ { print $1 }'
+}
+
+_mfstat_zones()
+{
+    # The zone names of the time zone database ($TZDIR, else /usr/share/zoneinfo), without its
+    # posix/ and right/ copies and its tables.
+    local dir=${TZDIR:-/usr/share/zoneinfo}
+    [[ -d $dir ]] || return 0
+    (cd "$dir" && find . -path ./posix -prune -o -path ./right -prune -o \( -type f -o -type l \) -print 2>/dev/null) |
+        sed 's|^\./||' | grep -v -e '\.' -e '^posixrules$' -e '^leapseconds$' -e '^SECURITY$' -e '^[a-z]'
+}
+
 _mfstat()
 {
     local cur prev cmd sub i
@@ -160,7 +177,19 @@ _mfstat()
             return 0
             ;;
         --tz)
-            _mfstat_reply '' 'UTC smf' "$cur"
+            _mfstat_reply '' "UTC local smf $(_mfstat_zones)" "$cur"
+            return 0
+            ;;
+        --perf-tz)
+            _mfstat_reply '' "UTC local $(_mfstat_zones)" "$cur"
+            return 0
+            ;;
+        --metrics)
+            _mfstat_list "$(_mfstat_metric_names)" "$cur"
+            return 0
+            ;;
+        --sort)
+            _mfstat_reply '' "$(_mfstat_metric_names)" "$cur"
             return 0
             ;;
         --html-intervals)
@@ -202,7 +231,7 @@ _mfstat()
             _mfstat_files "$cur"
             return 0
             ;;
-        --from | --to | --before | --after | --system | --events | --window | --hours | --sort | --top | --metrics | \
+        --from | --to | --before | --after | --system | --events | --window | --hours | --top | \
             --max-groups | -j | --jobs | --mem-peak | --duration | -C | --cpu | -I | --interval | -s | --sampling | \
             --summary-cutoff | --detail-cutoff | -F | --cpus | --timeout)
             return 0
@@ -247,7 +276,8 @@ _mfstat()
     # Operands.
     case $cmd in
         machines) _mfstat_reply '' "$families" "$cur" ;;
-        counters | metrics) ;;
+        metrics) _mfstat_reply '' "$(_mfstat_metric_names)" "$cur" ;;
+        counters) ;;
         measure) [[ $sub != probe ]] && _mfstat_files "$cur" ;;
         report | diff | export | smf | stat) _mfstat_files "$cur" ;;
         db) if ((COMP_CWORD == 2)); then _mfstat_reply '' 'import info' "$cur"; else _mfstat_files "$cur"; fi ;;

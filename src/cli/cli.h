@@ -43,6 +43,13 @@ const char *cli_nearest(const char *word, size_t len, const char *const *names, 
  * another (.html .htm .csv .json .txt); else the one -o's extension names; else dflt.
  */
 const char *cli_out_format(const char *cmd, const char *given, const char *out, const char *dflt);
+/*
+ * -o FILE without -f: FILE's extension (".xlsx" in "week.xlsx"; none in "out", ".profile" or
+ * "run.2025") must be one of exts (space-separated, any case, e.g. ".txt .csv .json"), else the
+ * usage error naming the extensions and the formats of -f (formats: NULL for a command without -f).
+ * -1 to go on, else EXIT_USAGE.
+ */
+int cli_out_ext_check(const char *cmd, const char *given, const char *out, const char *exts, const char *formats);
 /* -j: the online CPUs (at most 256); cli_jobs parses -j N (1-256), saying the usage error. */
 unsigned cli_jobs_default(void);
 bool cli_jobs(const char *cmd, const char *arg, unsigned *jobs);

@@ -215,6 +215,40 @@ const char *cli_out_format(const char *cmd, const char *given, const char *out, 
 	return given;
 }
 
+int cli_out_ext_check(const char *cmd, const char *given, const char *out, const char *exts, const char *formats)
+{
+	const char *base, *dot, *p, *e;
+	size_t len, i;
+	bool letter = false;
+	if (given || !out || strcmp(out, "-") == 0)
+		return -1;
+	base = strrchr(out, '/');
+	base = base ? base + 1 : out;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return -1; /* no extension, or a hidden file's name */
+	len = strlen(dot + 1);
+	for (i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)dot[1 + i]))
+			return -1; /* "run.2025-03": not an extension */
+		letter |= isalpha((unsigned char)dot[1 + i]) != 0;
+	}
+	if (!len || len > 8 || !letter)
+		return -1;
+	for (p = exts; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, ' ');
+		if (!e)
+			e = p + strlen(p);
+		if ((size_t)(e - p) == len + 1 && strncasecmp(p, dot, len + 1) == 0)
+			return -1;
+	}
+	if (!formats)
+		return cli_usage(cmd, "%s: -o %s: %s writes no %s file: end the name in one of %s", cmd, out, cmd, dot,
+				 exts);
+	return cli_usage(cmd, "%s: -o %s: %s writes no %s file: end the name in one of %s, or give -f (%s) to keep it",
+			 cmd, out, cmd, dot, exts, formats);
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
@@ -946,7 +980,13 @@ int cli_period_setup(const struct cli_period *o, const char *cmd, struct mf_tz *
 	memset(sel, 0, sizeof(*sel));
 	*tz = NULL;
 	/* Without --tz, each record's own offset (SMF's), UTC for data that gives none (tz_default). */
-	rc = mf_tz_open(tz, o->tz ? o->tz : "smf", NULL, &e);
+	if (o->tz && strcasecmp(o->tz, "local") == 0) {
+		/* --tz local: this machine's zone, as the C library takes it ($TZ, else /etc/localtime). */
+		char where[300];
+		rc = mf_tz_open_local(tz, getenv("TZ"), NULL, NULL, where, sizeof(where), &e);
+	} else {
+		rc = mf_tz_open(tz, o->tz ? o->tz : "smf", NULL, &e);
+	}
 	if (rc) {
 		if (rc == MF_EUSAGE)
 			cli_err("%s: %s", cmd, e.msg);
@@ -1076,7 +1116,7 @@ int cli_inputs_setup(const char *cmd, const struct mf_kb *kb, struct cli_inputs 
 				 "%s: --cpu-mhz takes the CPU speed in MHz, a number from 1 to 100000 such as 5200 "
 				 "(cpu_speed= in /proc/service_levels), not '%s'",
 				 cmd, in->cpu_mhz);
-	if (in->perf_tz) {
+	if (in->perf_tz && strcasecmp(in->perf_tz, "local") != 0) {
 		rc = mf_tz_open_wall(&in->zone, in->perf_tz, NULL, "--perf-tz", &e);
 		if (rc == MF_EUSAGE)
 			return cli_usage(cmd, "%s: %s", cmd, e.msg);

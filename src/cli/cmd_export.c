@@ -176,7 +176,8 @@ static int parse_opts(int argc, char **argv, struct export_opts *o)
 		if (cli_same_file(o->out, argv[i]))
 			return cli_usage("export", "export: -o %s names the input %s: refusing to overwrite an input",
 					 o->out, argv[i]);
-	return -1;
+	/* -o week.xlsx: export writes CSV (compressed as .gz or .zst), never silently under another name. */
+	return cli_out_ext_check("export", NULL, o->out, ".csv .gz .zst", NULL);
 }
 
 static int put_zout(void *ctx, const char *s, size_t len)

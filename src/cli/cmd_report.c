@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_term.h"
@@ -21,7 +22,8 @@ static const char report_help[] =
 	"       mfstat report [OPTIONS] --db FILE.db\n"
 	"\n"
 	"Computes the CPU-MF metrics (CPI, L1MP, sourcing, RNI, LPARCPU, TLB, AIU)\n"
-	"and the LSPR workload class from counter deltas.  FILE - is standard input.\n"
+	"and the LSPR workload class from counter deltas.  FILE - is standard input\n"
+	"(also with no FILE, when standard input is not a terminal).\n"
 	"\n"
 	"Options:\n"
 	"  --db FILE.db       read a performance database (mfstat db import) instead\n"
@@ -34,7 +36,8 @@ static const char report_help[] =
 	"                     lshwc (CSV or JSON); default: detected from the\n"
 	"                     content; gzip and zstd files are read as well\n"
 	"  -f, --format FMT   output format: text (default, or what -o's name ends in:\n"
-	"                     .csv .json .html .txt .prom), csv, json, html (one\n"
+	"                     .csv .json .html .txt .prom; another extension is an\n"
+	"                     error), csv, json, html (one\n"
 	"                     self-contained page with charts and findings), prom\n"
 	"                     (Prometheus text exposition 0.0.4) or openmetrics\n"
 	"                     (OpenMetrics 1.0.0, ends in # EOF): see --derived\n"
@@ -65,7 +68,8 @@ static const char report_help_more[] =
 	"                     mfstat_cpumf_<name>_total counters labelled family,\n"
 	"                     set and the --by keys (default system,lpar,pool: a time\n"
 	"                     key is refused, as Prometheus counters never restart)\n"
-	"  --tz ZONE          UTC, +hh:mm, a name such as Europe/Berlin, or smf (each\n"
+	"  --tz ZONE          UTC, +hh:mm, a name such as Europe/Berlin, local (this\n"
+	"                     machine's: $TZ, else /etc/localtime), or smf (each\n"
 	"                     record's own offset, z/OS's local time: the default\n"
 	"                     when every sample has one, else UTC)\n"
 	"  --from TIME        keep intervals starting at or after TIME (ISO 8601, UTC\n"
@@ -128,6 +132,8 @@ struct report_opts {
 	unsigned long long max_groups;
 	unsigned jobs;
 	enum mf_html_rows html_rows;
+	const char *const *files; /* the inputs: the operands, or "-" for a standard input not a terminal */
+	size_t nfiles;
 };
 
 /* --html-intervals: 0, or -1 with the error said. */
@@ -142,6 +148,18 @@ static int parse_html_rows(const char *s, enum mf_html_rows *rows)
 		}
 	cli_err("report: --html-intervals must be none, peaks or all, not '%s'", s);
 	return -1;
+}
+
+/* The --by key nearest to word[0..len) (a typing slip such as "systme"), or NULL. */
+static const char *by_nearest(const char *word, size_t len)
+{
+	const char *names[32];
+	size_t n = 0;
+	unsigned bit;
+	for (bit = 1; bit; bit <<= 1)
+		if (mf_by_name(bit) && n < sizeof(names) / sizeof(names[0]))
+			names[n++] = mf_by_name(bit);
+	return len ? cli_nearest(word, len, names, n) : NULL;
 }
 
 /* Parses report's options into o: -1 to go on, else the exit status (help printed, or a usage error said). */
@@ -173,7 +191,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					     {"derived", no_argument, NULL, 269},
 					     {"no-pager", no_argument, NULL, 270},
 					     {NULL, 0, NULL, 0}};
-	const char *by_s = NULL;
+	const char *by_s = NULL, *fmt_given;
 	size_t i;
 	int c;
 
@@ -248,6 +266,7 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 		default: return cli_bad_option("report", c, argv, opts);
 		}
 	}
+	fmt_given = o->format;
 	if (!o->format && o->out && mf_prom_file_name(o->out))
 		o->format = "prom"; /* -o x.prom */
 	o->format = cli_out_format("report", o->format, o->out, "text");
@@ -282,6 +301,11 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 					 by_s + bad);
 		}
 		if (got) {
+			const char *item = by_s + bad, *near;
+			size_t len = strcspn(item, ",");
+			if ((near = by_nearest(item, len)) != NULL)
+				return cli_usage("report", "report: --by: '%.*s' is not a key (did you mean '%s'?)",
+						 (int)len, item, near);
 			return cli_usage("report",
 					 "report: --by: '%s' is not one of "
 					 "system,lpar,pool,cpu,file,polarity,lpar_weight,drawer,chip,"
@@ -317,15 +341,26 @@ static int parse_opts(int argc, char **argv, struct report_opts *o)
 				 o->out, o->db);
 	}
 	if (optind >= argc && !o->db) {
+		/* report < dump.smf: standard input, when it is not a terminal someone would type at. */
+		if (!isatty(STDIN_FILENO)) {
+			static const char *const stdin_only[] = {"-"};
+			o->files = stdin_only;
+			o->nfiles = 1;
+			return -1;
+		}
 		return cli_usage("report", "report: no input files (give - to read standard input)");
 	}
+	o->files = (const char *const *)argv + optind;
+	o->nfiles = (size_t)(argc - optind);
 	for (i = (size_t)optind; o->out && i < (size_t)argc; i++) {
 		if (cli_same_file(o->out, argv[i])) {
 			return cli_usage("report", "report: -o %s names the input %s: refusing to overwrite an input",
 					 o->out, argv[i]);
 		}
 	}
-	return -1;
+	/* -o week.xlsx: a name no format has, never silently text. */
+	return cli_out_ext_check("report", fmt_given, o->out, ".txt .csv .json .html .htm .prom",
+				 "text, csv, json, html, prom or openmetrics");
 }
 
 /*
@@ -413,6 +448,30 @@ static void explain_unavailable(const struct mf_report *rep)
 		free(memo[i].empty);
 }
 
+/*
+ * The default --by on perf stat and lshwc input alone (Linux, which names no system, LPAR or
+ * pool): the text and HTML reports leave out those of the key columns that are empty in every
+ * group (the groups are the same: an empty key groups nothing).
+ */
+static void drop_empty_ids(struct mf_report *rep)
+{
+	static const unsigned ids[] = {MF_BY_SYSTEM, MF_BY_LPAR, MF_BY_POOL};
+	size_t i, k;
+	for (i = 0; i < rep->ninputs; i++)
+		if (strcmp(rep->inputs[i].format, "perf") && strcmp(rep->inputs[i].format, "lshwc"))
+			return;
+	for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		bool empty = true;
+		for (i = 0; i < rep->ngroups && empty; i++) {
+			char buf[64];
+			const char *s = mf_report_key_text(rep, rep->results[i].group, ids[k], buf, sizeof(buf));
+			empty = !s || !*s;
+		}
+		if (empty && rep->ngroups)
+			rep->by &= ~ids[k];
+	}
+}
+
 /* -f prom or openmetrics: the groups' sums (and with --derived their metrics) as an exposition. */
 static int write_prom(const struct report_opts *o, const struct mf_report *rep)
 {
@@ -486,7 +545,7 @@ int cmd_report(int argc, char **argv)
 	if (rc < 0 && o.db)
 		rc = cli_read_db(&po, kb, o.db, o.level, &pl, &rep);
 	else if (rc < 0)
-		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
+		rc = cli_read(&po, o.files, o.nfiles, NULL, &pl, &rep);
 	cli_progress_end(&prog);
 	if (rc < 0)
 		rc = cli_report_usable("report", &rep);
@@ -511,6 +570,8 @@ int cmd_report(int argc, char **argv)
 				"report: --by lpar: SMF type 113 records name no LPAR, and the dumps hold no type 70 "
 				"subtype 1 (RMF) records to take it from: the lpar column of their samples is empty");
 	}
+	if (!o.by_given && (!strcmp(o.format, "text") || !strcmp(o.format, "html")))
+		drop_empty_ids(&rep);
 	rep.html_rows = o.html_rows;
 	if (o.verbose)
 		explain_unavailable(&rep);

@@ -872,6 +872,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		default: return cli_bad_option("stat", c, argv, opts);
 		}
 	}
+	/* -o week.xlsx: a name no format has, never silently text. */
+	if (cli_out_ext_check("stat", o->format, o->out, ".txt .csv .json .html .htm .prom",
+			      "text, csv, json, prom or openmetrics") >= 0)
+		return EXIT_USAGE;
 	if (!o->format && o->out && mf_prom_file_name(o->out)) {
 		o->format = "prom"; /* -o DIR/mfstat.prom: node_exporter's textfile collector */
 	} else if (!o->format && o->out && strcmp(cli_out_format("stat", NULL, o->out, "text"), "html") == 0) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -130,6 +131,13 @@ static int run(int argc, char **argv, const char **usage_of)
 		return commands[k].fn(argc - 1, argv + 1);
 	}
 	*usage_of = "";
+	{
+		/* mfstat week.smf: a file where the command goes, most likely one to report on. */
+		struct stat sb;
+		if (stat(cmd, &sb) == 0 && !S_ISDIR(sb.st_mode))
+			return cli_usage("", "'%s' is a file, not a command (did you mean mfstat report %s?)", cmd,
+					 cmd);
+	}
 	if (near)
 		return cli_usage("", "unknown command '%s' (did you mean %s?)", cmd, near);
 	return cli_usage("", "unknown command '%s'", cmd);

@@ -109,46 +109,80 @@ static bool looks_like_event(const char *t, size_t n)
 	return upper >= 2 && under >= 1;
 }
 
+/* perf stat's own lines that are not counts: its header and the elapsed time's trailer, as it writes them. */
+static bool perf_prose(const char *p, size_t n)
+{
+	if (n >= 29 && memcmp(p, "Performance counter stats for", 29) == 0)
+		return true;
+	return n && isdigit((unsigned char)*p) &&
+	       (memmem(p, n, " seconds time elapsed", 21) || memmem(p, n, " seconds user", 13) ||
+		memmem(p, n, " seconds sys", 12));
+}
+
+/*
+ * A count line: a count (or <not counted>) among the first three fields (after perf's interval
+ * time and CPU), followed, somewhere, by an event name: 2; 1 for a count followed by a name
+ * mfstat does not take for an event (INSTRUCTIONS, a PMU's own), else 0.
+ */
+static int count_line(const char *q, const char *le)
+{
+	bool count = false;
+	int fields = 0;
+	while (q < le) {
+		const char *t;
+		while (q < le && (isspace((unsigned char)*q) || *q == ',' || *q == ';' || *q == '|'))
+			q++;
+		t = q;
+		while (q < le && !isspace((unsigned char)*q) && *q != ',' && *q != ';' && *q != '|')
+			q++;
+		if (q == t)
+			break;
+		fields++;
+		if (!count && fields <= 3 && (isdigit((unsigned char)*t) || *t == '<'))
+			count = true;
+		else if (count && (looks_like_event(t, (size_t)(q - t)) || is_perf_event(t, (size_t)(q - t))))
+			return 2;
+	}
+	return count ? 1 : 0;
+}
+
+/*
+ * perf stat output: of its first 8 lines that are not blank nor '#' comments, at least one counts
+ * an event and each is a count or perf's own header or trailer (a README or other prose that
+ * quotes perf output, or names its header, is not perf output).
+ */
 static int probe(const char *buf, size_t n)
 {
 	const char *p, *end = buf + n;
-	int lines = 0;
+	int lines = 0, counts = 0;
+	bool header = false;
 
 	if (memchr(buf, '\0', n))
 		return 0;
 	/* A UTF-8 byte order mark (a file saved by a Windows editor) is not part of the text. */
 	p = buf += mf_text_bom(buf, n);
 	n = (size_t)(end - buf);
-	if (memmem(buf, n, "Performance counter stats", 25) || memmem(buf, n, "seconds time elapsed", 20) ||
-	    (n > 13 && memcmp(buf, "# started on ", 13) == 0))
-		return 85;
-	/* Up to 8 lines: a count (or <not counted>) followed, somewhere, by an event name. */
 	while (p < end && lines < 8) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *q = p;
-		bool count = false;
-		if (p < le && *p != '#') {
-			while (q < le) {
-				const char *t;
-				while (q < le && (isspace((unsigned char)*q) || *q == ',' || *q == ';' || *q == '|'))
-					q++;
-				t = q;
-				while (q < le && !isspace((unsigned char)*q) && *q != ',' && *q != ';' && *q != '|')
-					q++;
-				if (q == t)
-					break;
-				if (isdigit((unsigned char)*t) || *t == '<')
-					count = true;
-				else if (count &&
-					 (looks_like_event(t, (size_t)(q - t)) || is_perf_event(t, (size_t)(q - t))))
-					return 60;
+		const char *le = nl ? nl : end, *q = p;
+		while (q < le && isspace((unsigned char)*q))
+			q++;
+		if (q < le && *q != '#') {
+			int kind = count_line(q, le);
+			if (kind) {
+				counts += kind == 2;
+			} else if (perf_prose(q, (size_t)(le - q))) {
+				header = true;
+			} else {
+				return 0; /* prose */
 			}
 			lines++;
 		}
 		p = nl ? nl + 1 : end;
 	}
-	return 0;
+	if (!counts)
+		return 0;
+	return header || (n > 13 && memcmp(buf, "# started on ", 13) == 0) ? 85 : 60;
 }
 
 static int perr(struct mf_reader *r, struct mf_error *err, int code, long line, long col, const char *ls,
