@@ -53,7 +53,7 @@ done
 "$MFSTAT" report -q -f prom --derived --by "" ../data/z16-two-pools.csv ../data/z10.csv > "$tmp/r2.prom" || { echo "FAIL: report of two families"; fail=1; }
 check "report of two families" "$tmp/r2.prom"
 grep -q 'family="z10"' "$tmp/r2.prom" && grep -q 'family="z16"' "$tmp/r2.prom" || { echo "FAIL: two families not both there"; fail=1; }
-MFSTAT_SYSROOT=$tmp/z16 "$MFSTAT" stat -q --derived -f openmetrics -- true > "$tmp/om" || { echo "FAIL: stat -f openmetrics"; fail=1; }
+MFSTAT_SYSROOT=$tmp/z16 "$MFSTAT" stat -q --derived -f openmetrics -o - -- true > "$tmp/om" || { echo "FAIL: stat -f openmetrics"; fail=1; }
 [ "$(tail -1 "$tmp/om")" = "# EOF" ] || { echo "FAIL: OpenMetrics does not end in # EOF"; fail=1; }
 # The checks can fail: a counter without _total is refused.
 printf '# HELP x_bytes b\n# TYPE x_bytes counter\nx_bytes 1\n' > "$tmp/bad.prom"

@@ -24,7 +24,7 @@ if [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 9)" -gt 2 ]
 	exit $fail
 fi
 busy='i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done'
-"$MFSTAT" stat --fallback -f json -- sh -c "$busy; touch $tmp/ran2" > "$tmp/json" 2> "$tmp/err"
+"$MFSTAT" stat --fallback -f json -o - -- sh -c "$busy; touch $tmp/ran2" > "$tmp/json" 2> "$tmp/err"
 st=$?
 [ $st = 0 ] || { echo "FAIL: --fallback exit $st: $(cat "$tmp/err")"; fail=1; }
 [ -e "$tmp/ran2" ] || { echo "FAIL: --fallback did not run the command"; fail=1; }
@@ -42,9 +42,11 @@ else
 fi
 
 # -f csv -o FILE: FILE gets the raw counts as counter CSV, which report reads back; the text
-# report goes to standard output (as with CPU-MF counters).
-"$MFSTAT" stat -q --fallback -f csv -o "$tmp/rep.csv" -- true > "$tmp/stdout" || { echo "FAIL: -o"; fail=1; }
-grep -q '^linux_perf ' "$tmp/stdout" || { echo "FAIL: no text report with -f csv -o: $(cat "$tmp/stdout")"; fail=1; }
+# report goes to standard error (as perf stat's, and with CPU-MF counters), standard output stays
+# the command's.
+"$MFSTAT" stat -q --fallback -f csv -o "$tmp/rep.csv" -- true > "$tmp/stdout" 2> "$tmp/stderr" || { echo "FAIL: -o"; fail=1; }
+grep -q '^linux_perf ' "$tmp/stderr" || { echo "FAIL: no text report with -f csv -o: $(cat "$tmp/stderr")"; fail=1; }
+[ ! -s "$tmp/stdout" ] || { echo "FAIL: the report went to standard output: $(cat "$tmp/stdout")"; fail=1; }
 head -1 "$tmp/rep.csv" | grep -q '^machine,cpsp,interval_seconds,.*task_clock' || { echo "FAIL: raw CSV header: $(head -1 "$tmp/rep.csv")"; fail=1; }
 grep -q '^linux_perf,,' "$tmp/rep.csv" || { echo "FAIL: raw CSV row"; fail=1; }
 grep -q '^TASK_MS' <("$MFSTAT" report -f csv "$tmp/rep.csv" | head -1 | tr , '\n') || { echo "FAIL: raw CSV not read back"; fail=1; }
@@ -52,13 +54,13 @@ grep -q '^TASK_MS' <("$MFSTAT" report -f csv "$tmp/rep.csv" | head -1 | tr , '\n
 grep -q '"machine":"linux_perf"' "$tmp/rep.json" && [ ! -s "$tmp/stdout" ] || { echo "FAIL: -f json -o FILE (the report goes to FILE only)"; fail=1; }
 
 # -I: one group per interval.
-"$MFSTAT" stat -q --fallback -I 50 -f csv -- sh -c "$busy; sleep 0.2" > "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
+"$MFSTAT" stat -q --fallback -I 50 -f csv -- sh -c "$busy; sleep 0.2" 2> "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
 rows=$(($(wc -l < "$tmp/iv.csv") - 1))
 [ "$rows" -ge 3 ] || { echo "FAIL: --fallback -I gave $rows intervals"; cat "$tmp/iv.csv"; fail=1; }
 [ "$(cut -d, -f5 "$tmp/iv.csv" | sed 1d | sort -u | wc -l)" = "$rows" ] || { echo "FAIL: interval starts not distinct"; fail=1; }
 
 # The command's exit status passes through, after the report; a signal N gives 128+N.
-"$MFSTAT" stat -q --fallback -f json -- sh -c 'exit 7' > "$tmp/j7"; st=$?
+"$MFSTAT" stat -q --fallback -f json -o - -- sh -c 'exit 7' > "$tmp/j7"; st=$?
 [ $st = 7 ] || { echo "FAIL: exit status $st, expected the command's 7"; fail=1; }
 grep -q '"machine":"linux_perf"' "$tmp/j7" || { echo "FAIL: no report for a failing command"; fail=1; }
 "$MFSTAT" stat --fallback -- sh -c 'kill -TERM $$' > /dev/null 2> "$tmp/err"; st=$?

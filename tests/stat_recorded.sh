@@ -22,8 +22,9 @@ echo 0 > "$root/proc/sys/kernel/perf_event_paranoid"
 printf '0\t3000000000\n1\t1000000000\n2\t5000000\n3\t90000000\n4\t15000000\n5\t80000000\n33\t400000000\n143\t600000000\n145\t16000000\n' > "$root/counts.tsv"
 
 export MFSTAT_SYSROOT=$root
-if ! "$MFSTAT" stat -q -f csv -o "$tmp/raw.csv" -- true > "$tmp/text" 2> "$tmp/err"; then
-	echo "FAIL: stat on the recorded z16: $(cat "$tmp/err")"; fail=1
+# The text report goes to standard error (as perf stat's), the raw counters to -o FILE.
+if ! "$MFSTAT" stat -q -f csv -o "$tmp/raw.csv" -- true > "$tmp/out" 2> "$tmp/text"; then
+	echo "FAIL: stat on the recorded z16: $(cat "$tmp/text")"; fail=1
 fi
 grep -q '^3931,5200,' "$tmp/raw.csv" || { echo "FAIL: raw CSV lacks machine and speed"; cat "$tmp/raw.csv"; fail=1; }
 head -1 "$tmp/raw.csv" | grep -q ',B0,B1,B2,B3,B4,B5,P32,P33,' || { echo "FAIL: raw CSV header"; head -1 "$tmp/raw.csv"; fail=1; }
@@ -36,31 +37,32 @@ grep -q '"PRBSTATE":40,' "$tmp/json" || { echo "FAIL: PRBSTATE is not 40"; fail=
 grep -q '"FINITE_CPI":0.6,' "$tmp/json" || { echo "FAIL: FINITE_CPI is not 0.6"; fail=1; }
 grep -q '"EFF_GHZ":5.2,' "$tmp/json" || { echo "FAIL: EFF_GHZ is not 5.2"; fail=1; }
 grep -q 'CPI' "$tmp/text" && grep -q 'z16' "$tmp/text" || { echo "FAIL: text report"; fail=1; }
+[ ! -s "$tmp/out" ] || { echo "FAIL: the report went to standard output: $(cat "$tmp/out")"; fail=1; }
 
 # System-wide on the two CPUs the tree lists online: the counts are summed over them.
 mkdir -p "$root/sys/devices/system/cpu"
 echo 0-1 > "$root/sys/devices/system/cpu/online"
-MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -a --duration 0.01 -f csv -o "$tmp/all.csv" > /dev/null || { echo "FAIL: -a"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -a --duration 0.01 -f csv -o "$tmp/all.csv" > /dev/null 2>&1 || { echo "FAIL: -a"; fail=1; }
 grep -q '^3931,5200,[0-9.]*,6000000000,2000000000,' "$tmp/all.csv" || { echo "FAIL: -a did not sum 2 CPUs"; cat "$tmp/all.csv"; fail=1; }
-MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -C 1 --duration 0.01 -f csv -o "$tmp/one.csv" > /dev/null || { echo "FAIL: -C 1"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -C 1 --duration 0.01 -f csv -o "$tmp/one.csv" > /dev/null 2>&1 || { echo "FAIL: -C 1"; fail=1; }
 grep -q '^3931,5200,[0-9.]*,3000000000,1000000000,' "$tmp/one.csv" || { echo "FAIL: -C 1 counted more than one CPU"; fail=1; }
 
 # -I: one group per interval; the recorded counts all fall into the first interval.
-MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -I 40 -f csv -- sleep 0.2 > "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -I 40 -f csv -- sleep 0.2 2> "$tmp/iv.csv" || { echo "FAIL: -I"; fail=1; }
 rows=$(($(wc -l < "$tmp/iv.csv") - 1))
 [ "$rows" -ge 3 ] || { echo "FAIL: -I gave $rows intervals"; cat "$tmp/iv.csv"; fail=1; }
 sed -n 2p "$tmp/iv.csv" | grep -q ',z16,1,1,3,40,2,' || { echo "FAIL: -I first interval"; sed -n 2p "$tmp/iv.csv"; fail=1; }
 
 # The command's exit status is mfstat's, after the report (128+N for a signal N), as perf stat
 # does: a failing build under mfstat stat fails too.
-MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -f json -- sh -c 'exit 5' > "$tmp/j5"; st=$?
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -f json -o - -- sh -c 'exit 5' > "$tmp/j5"; st=$?
 [ $st = 5 ] || { echo "FAIL: exit $st, expected the command's 5"; fail=1; }
 grep -q '"CPI":3,' "$tmp/j5" || { echo "FAIL: no report for a failing command"; fail=1; }
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -f csv -o "$tmp/raw9.csv" -- sh -c 'kill -KILL $$' > /dev/null 2> "$tmp/err"; st=$?
 [ $st = 137 ] || { echo "FAIL: SIGKILL: exit $st, expected 137"; fail=1; }
 grep -q 'killed by signal 9' "$tmp/err" || { echo "FAIL: signal not named: $(cat "$tmp/err")"; fail=1; }
 grep -q '^3931,5200,' "$tmp/raw9.csv" || { echo "FAIL: no raw CSV for a killed command"; fail=1; }
-MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -- true > /dev/null; st=$?
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -- true > /dev/null 2>&1; st=$?
 [ $st = 0 ] || { echo "FAIL: exit $st for a command that succeeded"; fail=1; }
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -o /nonexistent/dir/out.txt -- sh -c 'exit 5' 2> /dev/null; st=$?
 [ $st = 1 ] || { echo "FAIL: a report that cannot be written is exit 1 whatever the command did, not $st"; fail=1; }
@@ -68,7 +70,7 @@ MFSTAT_SYSROOT=$root "$MFSTAT" stat -q -o /nonexistent/dir/out.txt -- sh -c 'exi
 # and exits 130.  setsid makes a group of mfstat and the command alone; skipped where this shell
 # started with SIGINT ignored (the command would then ignore it too).
 if (( (0x$(awk '/^SigIgn/ { print $2 }' /proc/$$/status) & 2) == 0 )) && command -v setsid > /dev/null; then
-	MFSTAT_SYSROOT=$root setsid "$MFSTAT" stat -q -f json -- sh -c 'kill -INT 0; sleep 2' > "$tmp/jint"; st=$?
+	MFSTAT_SYSROOT=$root setsid "$MFSTAT" stat -q -f json -o - -- sh -c 'kill -INT 0; sleep 2' > "$tmp/jint"; st=$?
 	[ $st = 130 ] || { echo "FAIL: SIGINT: exit $st, expected 130"; fail=1; }
 	grep -q '"CPI":3,' "$tmp/jint" || { echo "FAIL: no report after SIGINT: $(cat "$tmp/jint")"; fail=1; }
 else
@@ -90,10 +92,10 @@ grep -q '"CACHE_MP":2,' "$tmp/fb.json" || { echo "FAIL: fallback cache misses pe
 grep -q '"GHZ":3,' "$tmp/fb.json" || { echo "FAIL: fallback GHZ is not 3"; fail=1; }
 grep -q '"TASK_MS":1000,' "$tmp/fb.json" || { echo "FAIL: fallback TASK_MS is not 1000"; fail=1; }
 grep -q 'no cpum_cf PMU' "$tmp/fb.json" || { echo "FAIL: fallback reason not in the JSON warnings"; fail=1; }
-MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -f csv -I 40 -- sleep 0.2 > "$tmp/fbiv.csv" || { echo "FAIL: fallback -I"; fail=1; }
+MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -f csv -I 40 -- sleep 0.2 2> "$tmp/fbiv.csv" || { echo "FAIL: fallback -I"; fail=1; }
 [ "$(grep -c ',linux_perf,' "$tmp/fbiv.csv")" -ge 3 ] || { echo "FAIL: fallback -I intervals: $(cat "$tmp/fbiv.csv")"; fail=1; }
 sed -n 2p "$tmp/fbiv.csv" | grep -q ',linux_perf,1,1,3,3,2,' || { echo "FAIL: fallback -I first interval: $(sed -n 2p "$tmp/fbiv.csv")"; fail=1; }
-MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -- sh -c 'exit 4' > "$tmp/fbtext"; st=$?
+MFSTAT_SYSROOT=$fb "$MFSTAT" stat -q --fallback -o - -- sh -c 'exit 4' > "$tmp/fbtext"; st=$?
 [ $st = 4 ] || { echo "FAIL: fallback exit $st, expected the command's 4"; fail=1; }
 grep -q '^linux_perf ' "$tmp/fbtext" || { echo "FAIL: fallback text report: $(cat "$tmp/fbtext")"; fail=1; }
 
@@ -111,7 +113,7 @@ grep -q 'basic counter set is not authorized' "$tmp/err" || { echo "FAIL: reason
 
 # The extended set not authorized: counting goes on, and the missing metrics are named.
 printf 'CPU-MF: Counter facility: version=3.7 authorization=000e\n' > "$root/proc/service_levels"
-MFSTAT_SYSROOT=$root "$MFSTAT" stat -f json -- true > "$tmp/json2" 2> "$tmp/err"
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -f json -o - -- true > "$tmp/json2" 2> "$tmp/err"
 grep -q 'extended counter set is not authorized' "$tmp/err" || { echo "FAIL: extended reason: $(cat "$tmp/err")"; fail=1; }
 grep -q '"RNI":null' "$tmp/json2" || { echo "FAIL: RNI should be null"; fail=1; }
 grep -q '"LPARCPU":null' "$tmp/json2" && { echo "FAIL: LPARCPU should use the nominal speed"; fail=1; }
@@ -123,7 +125,7 @@ grep -q 'used the nominal speed of machine type 3931 (5200 MHz)' "$tmp/err" || {
 printf 'Manufacturer: IBM\n' > "$root/proc/sysinfo"
 MFSTAT_SYSROOT=$root "$MFSTAT" stat -- true 2> "$tmp/err"; st=$?
 [ $st = 3 ] && grep -q 'give --machine' "$tmp/err" || { echo "FAIL: no type: exit $st $(cat "$tmp/err")"; fail=1; }
-MFSTAT_SYSROOT=$root "$MFSTAT" stat -q --machine z16 -f json -- true > "$tmp/json3" || { echo "FAIL: --machine z16"; fail=1; }
+MFSTAT_SYSROOT=$root "$MFSTAT" stat -q --machine z16 -f json -o - -- true > "$tmp/json3" || { echo "FAIL: --machine z16"; fail=1; }
 grep -q '"CPI":3,' "$tmp/json3" || { echo "FAIL: CPI with --machine"; fail=1; }
 # A counts.tsv that is no table (a device without end, a line without end): an error, not a
 # read forever.

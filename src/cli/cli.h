@@ -195,6 +195,18 @@ int cli_close_out(FILE *fp, const char *path);
  * (the error said).
  */
 int cli_write_report(const char *out, const char *format, const struct mf_report *rep);
+/*
+ * The out of cli_open_out, cli_close_out and cli_write_report that means standard error: where
+ * mfstat stat writes its report without -o (as perf stat and mfstat measure do).
+ */
+extern const char cli_out_stderr[];
+/*
+ * Where warnings go, one rule for every command: always on standard error as "mfstat: warning:"
+ * lines (cli_warn; none with -q); a report carries them too only where it is written to a file
+ * (-o FILE) or carries them as data (JSON's "warnings", the HTML page): true then.  A text report
+ * on standard output or standard error does not repeat them.  cli_write_report applies it.
+ */
+bool cli_report_carries_warnings(const char *out, const char *format);
 /* The same, calling tail(fp, ctx) after a report written without error (lines of its own after it). */
 int cli_write_report_tail(const char *out, const char *format, const struct mf_report *rep,
 			  void (*tail)(FILE *fp, const void *ctx), const void *ctx);

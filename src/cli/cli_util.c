@@ -850,6 +850,8 @@ FILE *cli_open_out(const char *path)
 	FILE *fp;
 	int fd, slot, err;
 
+	if (path == cli_out_stderr)
+		return stderr;
 	if (!path || strcmp(path, "-") == 0)
 		return stdout;
 	if (cli_target_walk(path, true, &t) != 0) {
@@ -892,6 +894,8 @@ int cli_close_out(FILE *fp, const char *path)
 {
 	int bad = ferror(fp), err = 0, slot;
 
+	if (fp == stderr) /* a report on standard error: nowhere to say its write error */
+		return fflush(stderr) != 0 || bad ? EXIT_DATA : EXIT_OK;
 	if (fp == stdout) {
 		if (fflush(stdout) != 0)
 			bad = 1;
@@ -925,6 +929,15 @@ int cli_close_out(FILE *fp, const char *path)
 	return EXIT_OK;
 }
 
+const char cli_out_stderr[] = "<stderr>";
+
+bool cli_report_carries_warnings(const char *out, const char *format)
+{
+	if (strcmp(format, "json") == 0 || strcmp(format, "html") == 0)
+		return true; /* data, and a page (a document, written to a file whatever its name) */
+	return out && out != cli_out_stderr && strcmp(out, "-") != 0;
+}
+
 int cli_write_report(const char *out, const char *format, const struct mf_report *rep)
 {
 	return cli_write_report_tail(out, format, rep, NULL, NULL);
@@ -934,15 +947,19 @@ int cli_write_report_tail(const char *out, const char *format, const struct mf_r
 			  void (*tail)(FILE *fp, const void *ctx), const void *ctx)
 {
 	const struct mf_writer *w = mf_writer_find(format);
+	struct mf_report r;
 	FILE *fp;
 	int c, rc;
 	if (!w) {
 		return cli_usage("", "no writer for format '%s'", format);
 	}
+	r = *rep;
+	if (!cli_report_carries_warnings(out, format))
+		r.nwarnings = 0; /* said on standard error (cli_warn), not again in the report */
 	fp = cli_open_out(out);
 	if (!fp)
 		return EXIT_DATA;
-	c = w->write(fp, rep);
+	c = w->write(fp, &r);
 	if (c == MF_ENOMEM)
 		cli_nomem("writing the %s report of %zu groups", format, rep->ngroups);
 	if (!c && tail)

@@ -462,7 +462,12 @@ static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool 
 		return EXIT_DATA;
 	}
 	if (live && !o->out) {
-		if (mf_mreport_write(stderr, run, &o->ro, &e) != 0) {
+		/* The report on standard error: the run's warnings were said there (cli_warn, not with -q),
+		 * not again in a text report's header (cli_report_carries_warnings). */
+		struct mf_mrun shown = *run;
+		if (o->ro.format == MF_MFMT_TEXT)
+			shown.nwarnings = 0;
+		if (mf_mreport_write(stderr, &shown, &o->ro, &e) != 0) {
 			cli_diag(&e, "error");
 			return EXIT_DATA;
 		}

@@ -25,13 +25,17 @@ static const char stat_help[] =
 	"while COMMAND runs, following its threads and children, or system-wide\n"
 	"for SECONDS or until ^C (SIGINT), and reports every metric of the machine\n"
 	"family.  Without CPU-MF counters it says why and exits 3 without running\n"
-	"COMMAND.\n"
+	"COMMAND.  The report goes to standard error, as perf stat's, with a command\n"
+	"and system-wide alike, so COMMAND's standard output stays its own: -o -\n"
+	"writes it to standard output, -o FILE to FILE.  System-wide, the cpus\n"
+	"column is the number of CPUs counted.\n"
 	"\n"
 	"Exit status: COMMAND's own once the report is written (128+N when a signal\n"
 	"N killed it), as perf stat; system-wide 0, or 130 when ^C ended the\n"
 	"counting (the report is written first); else 1 data or write error,\n"
 	"2 usage error, 3 nothing can be counted here (COMMAND not run).\n"
-	"\n"
+	"\n";
+static const char stat_help2[] =
 	"Options:\n"
 	"  -a, --all-cpus     count system-wide, for --duration or until ^C (SIGINT):\n"
 	"                     the first ^C ends the counting and the report is\n"
@@ -56,15 +60,18 @@ static const char stat_help[] =
 	"                     .prom); a -f the name contradicts is a warning\n"
 	"  --derived          with -f prom or openmetrics: the metrics too, as gauges\n"
 	"                     (percent as ratios 0-1), and mfstat_lspr_info{class}\n"
-	"  -o, --output FILE  write the report to FILE; with -f csv, FILE gets the raw\n"
-	"                     counters in the canonical counter CSV, which\n"
+	"  -o, --output FILE  write the report to FILE (-: standard output; without\n"
+	"                     -o it goes to standard error); with -f csv, FILE gets\n"
+	"                     the raw counters in the canonical counter CSV, which\n"
 	"                     'mfstat report FILE' turns into the same metrics;\n"
 	"                     with -f prom, FILE is replaced atomically (a new file\n"
 	"                     renamed over it), with -I every interval, the counts\n"
 	"                     cumulative since the start (node_exporter's textfile\n"
 	"                     collector: -o DIR/mfstat.prom)\n"
 	"  --tables DIR       knowledge-base files that replace the built-in ones\n"
-	"  -q, --quiet        no warnings on standard error\n"
+	"  -q, --quiet        no warnings on standard error (errors still); warnings\n"
+	"                     are said there once, and are in the report only with\n"
+	"                     -o FILE and in JSON's \"warnings\"\n"
 	"  -h, --help         this help\n"
 	"  --version          the version and the knowledge base's revision\n"
 	"\n"
@@ -181,6 +188,7 @@ struct collect {
 	struct mf_pipeline *pl; /* one sample per family (and interval, with -I) goes here */
 	size_t nown;            /* warnings of ours in pl (said on standard error already) */
 	const struct mf_perf_tick *tick;
+	uint32_t cpus; /* system-wide: the CPUs counted (each sample sums them: its group's cpus); 0 for a command */
 	int failed;
 	char failure[512]; /* the pipeline's message when it failed (out of memory) */
 	/* -f prom: the exposition of the counts so far, to out (each interval with -I) */
@@ -221,6 +229,8 @@ static void make_samples(struct collect *c, const struct mf_count *counts, doubl
 		s->machine = c->machine[f];
 		s->cpsp = c->cpsp[f];
 		s->seconds = to - from;
+		if (c->cpus > 1 && f == 0) /* the memory controllers (intel_uncore) are not counted per CPU */
+			s->rollup_cpus = c->cpus;
 		if (dated) {
 			s->has_start = true;
 			s->start_us = c->tick->start_us + (int64_t)llround(from * 1e6);
@@ -483,8 +493,9 @@ static int write_report(const char *out, const char *format, const struct mf_rep
 
 /*
  * After the run: the totals (without -I) into the pipeline, then the report
- * in format to out, or with -f csv -o FILE the raw counts to FILE and the
- * report as text to standard output.  EXIT_OK or EXIT_DATA (said).
+ * in format to out (NULL: standard error, "-": standard output), or with -f csv
+ * -o FILE the raw counts to FILE and the report as text to standard error.
+ * EXIT_OK or EXIT_DATA (said).
  */
 static int finish_report(struct collect *c, const struct mf_count *counts, double wall, bool interval,
 			 const char *format, const char *out, const struct perf_tail *tail)
@@ -514,6 +525,8 @@ static int finish_report(struct collect *c, const struct mf_count *counts, doubl
 		out = NULL;
 		format = "text";
 	}
+	if (!out)
+		out = cli_out_stderr; /* as perf stat: the command's own standard output stays its own */
 	if (interval)
 		tail = NULL; /* perf stat -I prints no totals either */
 	for (f = 0; f < c->nfam && !interval; f++) {
@@ -572,12 +585,31 @@ struct stat_opts {
 	char **cmd; /* the command to run, or NULL to count system-wide */
 };
 
+/*
+ * System-wide: the CPUs counted, -C's or every online one (as mf_perf_run opens them: CPU 0
+ * alone when the online list cannot be read); 0 for a command.
+ */
+static uint32_t cpus_counted(const struct mf_perf_sys *sys, const struct stat_opts *o)
+{
+	char buf[4096];
+	long got;
+	int n = -1;
+	if (o->cmd)
+		return 0;
+	if (o->ncpus)
+		return (uint32_t)o->ncpus;
+	got = mf_perf_read_file(sys, "/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (got > 0)
+		n = mf_cpu_list(buf, NULL, sizeof(o->cpus) / sizeof(o->cpus[0]));
+	return n > 0 ? (uint32_t)n : 1;
+}
+
 /* -f prom: the exposition's settings; the machine and sets are the caller's. */
 static void prom_setup(struct collect *c, const struct stat_opts *o)
 {
 	c->prom = mf_prom_format_name(o->format, &c->prom_fmt);
 	c->derived = o->derived;
-	c->out = o->out;
+	c->out = o->out ? o->out : cli_out_stderr;
 	c->mach.cfvn = c->mach.csvn = c->mach.auth = -1;
 	c->mach.cpu_speed_mhz = NAN;
 }
@@ -671,6 +703,7 @@ static int fallback(const struct mf_perf_sys *sys, const struct mf_kb *kb, const
 		}
 	}
 	col.n = ntot;
+	col.cpus = cpus_counted(sys, o);
 	col.dest_fam = dest_fam;
 	col.dest_slot = dest_slot;
 	prom_setup(&col, o);
@@ -780,6 +813,7 @@ static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, co
 			    info->machine->type, col.cpsp[0]);
 	}
 	col.n = info->nevents;
+	col.cpus = cpus_counted(sys, o);
 	col.dest_fam = dest_fam;
 	col.dest_slot = dest_slot;
 	col.prev = prev;
@@ -867,7 +901,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'o': o->out = optarg; break;
 		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
-		case 'h': fputs(stat_help, stdout); return EXIT_OK;
+		case 'h':
+			fputs(stat_help, stdout);
+			fputs(stat_help2, stdout);
+			return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option("stat", c, argv, opts);
 		}
@@ -996,9 +1033,14 @@ int cmd_stat(int argc, char **argv)
 	}
 	got = mf_cpumf_probe(sys, kb, fam, o->all && !o->cmd, info);
 	if (got && !o->want_fallback) {
-		cli_err("stat: CPU-MF counters cannot be counted here: %s; the command was not run "
-			"(--fallback runs it with the events this machine has)",
-			info->why);
+		if (o->cmd)
+			cli_err("stat: CPU-MF counters cannot be counted here: %s; the command was not run "
+				"(--fallback runs it with the events this machine has)",
+				info->why);
+		else
+			cli_err("stat: CPU-MF counters cannot be counted here: %s; nothing was counted "
+				"(--fallback counts the events this machine has)",
+				info->why);
 		rc = cli_exit_for(got);
 		goto out;
 	}

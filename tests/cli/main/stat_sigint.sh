@@ -30,7 +30,7 @@ interrupt() {
 	case $pause in
 	rows:*) # until the output holds that many lines (intervals written), at most 10 s: not a race under load
 		for i in $(seq 200); do
-			[ "$(wc -l < "$tmp/out")" -ge "${pause#rows:}" ] && break
+			[ "$(cat "$tmp/out" "$tmp/err" | wc -l)" -ge "${pause#rows:}" ] && break
 			sleep 0.05
 		done ;;
 	*) sleep "$pause" ;;
@@ -49,16 +49,16 @@ interrupt() {
 }
 
 echo "-- stat -a -f json, SIGINT after 0.2 s:"
-interrupt 0.2 -q -a -f json
+interrupt 0.2 -q -a -f json -o -
 grep -o '"CPI":[0-9.]*,' "$tmp/out"
 awk -F'"interval_seconds":' 'NF > 1 { split($2, a, ","); print (a[1] >= 0.2 && a[1] < 10) ? "counted for the time until SIGINT" : "counted " a[1] " s" }' "$tmp/out" | head -1
 echo "-- stat -a -I 100 -f csv, SIGINT after 3 intervals:"
 interrupt rows:4 -q -a -I 100 -f csv
-rows=$(($(wc -l < "$tmp/out") - 1))
+rows=$(($(wc -l < "$tmp/err") - 1)) # the report on standard error, as perf stat's
 [ "$rows" -ge 3 ] && echo "at least 3 intervals" || echo "only $rows intervals"
 echo "-- stat -a --duration 60 -o raw.csv, SIGINT after 0.1 s (CSV from the name):"
 interrupt 0.1 -a --duration 60 -o "$tmp/raw.csv"
 grep -c '^3931,5200,[0-9.]*,6000000000,2000000000,' "$tmp/raw.csv"
-grep -c . "$tmp/err"
+grep -c 'warning\|error' "$tmp/err"
 echo "-- a command's run is not changed: ^C goes to the command"
-"$MFSTAT" stat -q -f json -- sh -c 'exit 0' | grep -o '"CPI":[0-9.]*,'; echo "exit ${PIPESTATUS[0]}"
+"$MFSTAT" stat -q -f json -o - -- sh -c 'exit 0' | grep -o '"CPI":[0-9.]*,'; echo "exit ${PIPESTATUS[0]}"

@@ -19,6 +19,6 @@ run metrics
 run counters --machine z16
 run machines
 run measure probe
-run stat -q --fallback -- true
+run stat -q --fallback -o - -- true
 "$MFSTAT" report -o "$tmp/r.txt" ../data/generic.csv >&-
 echo "report -o FILE with stdout closed: exit $?"

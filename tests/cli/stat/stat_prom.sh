@@ -5,7 +5,7 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 z16_tree "$tmp/z16"
-MFSTAT_SYSROOT=$tmp/z16 "$MFSTAT" stat -f prom -- true
+MFSTAT_SYSROOT=$tmp/z16 "$MFSTAT" stat -f prom -o - -- true
 echo "exit $?"
 # -a on the two CPUs online: summed over them.
-MFSTAT_SYSROOT=$tmp/z16 "$MFSTAT" stat -a --duration 0.01 -f prom | grep -E '^mfstat_cpumf_(cpu_cycles|instructions)_total'
+MFSTAT_SYSROOT=$tmp/z16 "$MFSTAT" stat -a --duration 0.01 -f prom -o - | grep -E '^mfstat_cpumf_(cpu_cycles|instructions)_total'

@@ -6,6 +6,6 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 x86_tree "$tmp/x86"
-MFSTAT_SYSROOT=$tmp/x86 "$MFSTAT" stat -q --fallback --derived -f prom -- true | grep -v '^# HELP' |
+MFSTAT_SYSROOT=$tmp/x86 "$MFSTAT" stat -q --fallback --derived -f prom -o - -- true | grep -v '^# HELP' |
 	sed -E 's/^(mfstat_(elapsed_seconds|cpus_utilized)) [0-9.e+-]+$/\1 (a number)/'
 echo "exit ${PIPESTATUS[0]}"

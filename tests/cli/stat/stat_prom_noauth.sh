@@ -12,4 +12,4 @@ echo "crypto counters: $(grep -c '^mfstat_cpumf_.*set="crypto"' "$tmp/m.prom")"
 echo "basic counters: $(grep -c '^mfstat_cpumf_.*set="basic"' "$tmp/m.prom")"
 # Authorized, the crypto set is up and C64 is there.
 z16_tree "$tmp/z16b"
-MFSTAT_SYSROOT=$tmp/z16b "$MFSTAT" stat -f prom -- true | grep -E '^mfstat_(up\{set="crypto"|cpumf_prng_functions_total)'
+MFSTAT_SYSROOT=$tmp/z16b "$MFSTAT" stat -f prom -o - -- true | grep -E '^mfstat_(up\{set="crypto"|cpumf_prng_functions_total)'
