@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mfstat/serve/serve.h"
 
 static const char stat_help[] =
 	"Usage: mfstat stat [OPTIONS] -- COMMAND [ARGS]\n"
@@ -764,15 +765,7 @@ static int count_cpumf(const struct mf_perf_sys *sys, const struct mf_kb *kb, co
 	memset(&col, 0, sizeof(col));
 	col.nfam = 1;
 	prom_setup(&col, o);
-	col.mach.family = info->family->key;
-	col.mach.type = info->machine_type;
-	col.mach.model = info->machine ? info->machine->model : NULL;
-	if (info->has_versions) {
-		col.mach.cfvn = (int)info->cfvn;
-		col.mach.csvn = (int)info->csvn;
-		col.mach.auth = (int)info->auth;
-	}
-	col.mach.cpu_speed_mhz = info->cpu_speed;
+	mf_exporter_machine(info, &col.mach);
 	{
 		struct mf_cpumf_set_state st[MF_NSETS];
 		size_t k, ns = mf_cpumf_sets(info, st, MF_NSETS);

@@ -25,6 +25,13 @@
 struct mf_exporter;
 
 /*
+ * What a probe (mf_cpumf_probe) knows of the machine, as the exposition's machine info: the
+ * family's key, type, model, counter versions and authorization (-1 when not known), CPU speed.
+ * One mapping for serve and stat -f prom.
+ */
+void mf_exporter_machine(const struct mf_cpumf_info *info, struct mf_prom_machine *m);
+
+/*
  * An exporter counting on sys (borrowed, as kb: both outlive it) on cpus[0..ncpu).  With info
  * (a successful mf_cpumf_probe) it counts the probed CPU-MF events; with info NULL the generic
  * hardware events of kb's linux_perf family.  Returns 0; MF_ENOMEM; MF_ETABLE when kb lacks

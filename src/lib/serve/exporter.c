@@ -108,13 +108,7 @@ int mf_exporter_new(struct mf_exporter **out, const struct mf_kb *kb, const stru
 			pev[i].config = info->events[i].number;
 		}
 		x->has_machine = true;
-		x->machine.family = fam->key;
-		x->machine.type = info->machine_type;
-		x->machine.model = info->machine ? info->machine->model : NULL;
-		x->machine.cfvn = info->has_versions ? (int)info->cfvn : -1;
-		x->machine.csvn = info->has_versions ? (int)info->csvn : -1;
-		x->machine.auth = info->has_versions ? (int)info->auth : -1;
-		x->machine.cpu_speed_mhz = info->cpu_speed;
+		mf_exporter_machine(info, &x->machine);
 	} else {
 		size_t perf = set_index(x, "perf");
 		for (size_t i = 0; i < n; i++) {
@@ -257,4 +251,15 @@ void mf_exporter_free(struct mf_exporter *x)
 	free(x->ev);
 	free(x->cpu);
 	free(x);
+}
+
+void mf_exporter_machine(const struct mf_cpumf_info *info, struct mf_prom_machine *m)
+{
+	m->family = info->family ? info->family->key : NULL;
+	m->type = info->machine_type;
+	m->model = info->machine ? info->machine->model : NULL;
+	m->cfvn = info->has_versions ? (int)info->cfvn : -1;
+	m->csvn = info->has_versions ? (int)info->csvn : -1;
+	m->auth = info->has_versions ? (int)info->auth : -1;
+	m->cpu_speed_mhz = info->cpu_speed;
 }
