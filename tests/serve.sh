@@ -92,9 +92,9 @@ grep -q 'href="/metrics"' "$tmp/index" || { echo "FAIL: / does not link /metrics
 # and the server still answers the next scrape.
 exec 3<> "/dev/tcp/${addr%:*}/${addr##*:}"
 (trap '' PIPE; printf 'GARBAGE \001\377 NOT HTTP\r\n\r\n' >&3) 2> /dev/null
-timeout 5 cat <&3 > "$tmp/garbage"; st=$?
+timeout 20 cat <&3 > "$tmp/garbage"; st=$?
 exec 3>&-
-[ $st != 124 ] || { echo "FAIL: garbage request not answered or closed within 5 s"; fail=1; }
+[ $st != 124 ] || { echo "FAIL: garbage request not answered or closed within 20 s"; fail=1; }
 if [ -s "$tmp/garbage" ]; then
 	head -1 "$tmp/garbage" | grep -q '^HTTP/1.[01] 4[0-9][0-9]' || { echo "FAIL: garbage got: $(head -1 "$tmp/garbage")"; fail=1; }
 fi
@@ -102,21 +102,22 @@ big=$(head -c 40000 /dev/zero | tr '\0' a)
 exec 3<> "/dev/tcp/${addr%:*}/${addr##*:}"
 # (in a subshell that ignores SIGPIPE: the server may close before all is written)
 (trap '' PIPE; printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: %s\r\n\r\n' "$big" >&3) 2> /dev/null
-timeout 5 cat <&3 > "$tmp/big" 2> /dev/null; st=$?
+timeout 20 cat <&3 > "$tmp/big" 2> /dev/null; st=$?
 exec 3>&-
-[ $st != 124 ] || { echo "FAIL: oversized header not answered or closed within 5 s"; fail=1; }
+[ $st != 124 ] || { echo "FAIL: oversized header not answered or closed within 20 s"; fail=1; }
 if [ -s "$tmp/big" ]; then
 	head -1 "$tmp/big" | grep -q '^HTTP/1.[01] 4[0-9][0-9]' || { echo "FAIL: oversized header got: $(head -1 "$tmp/big")"; fail=1; }
 fi
 scrape "http://$addr/metrics" > "$tmp/after"
 grep -q '^mfstat_up{set="basic"} 1$' "$tmp/after" || { echo "FAIL: no scrape after the malformed clients"; fail=1; }
 
-# A slow client (half a request, then silence) blocks no one, and is dropped after --timeout 2.
+# A slow client (half a request, then silence) blocks no one, and is dropped after --timeout 2
+# (waited for up to 20 s, a guard for a busy machine: with --timeout 30 it is not dropped in time).
 exec 4<> "/dev/tcp/${addr%:*}/${addr##*:}"
 printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' >&4
 scrape "http://$addr/metrics" > "$tmp/beside"
 grep -q '^mfstat_up{set="basic"} 1$' "$tmp/beside" || { echo "FAIL: a slow client blocked another's scrape"; fail=1; }
-timeout 8 cat <&4 > /dev/null; st=$?
+timeout 20 cat <&4 > /dev/null; st=$?
 exec 4>&-
 [ $st != 124 ] || { echo "FAIL: the slow client was not dropped after the timeout"; fail=1; }
 kill -0 "$main_pid" 2> /dev/null || { echo "FAIL: serve died"; fail=1; }
