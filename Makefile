@@ -72,7 +72,7 @@ check: test check-asan check-release
 tidy: build
 	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.c' 'tools/*.c')
 
-# make install [PREFIX=DIR]: the program, its man pages, bash completion and README under
+# make install [PREFIX=DIR]: the program, mfstat-gensmf, man pages, bash completion, README, docs under
 # PREFIX (/usr/local), from the release-gcc build when one is configured (make check-release),
 # else from the dev build; either is brought up to date first (its program and man pages
 # only).  $(BUILD)/install_manifest.txt lists what was installed and install_record.txt the
@@ -81,8 +81,8 @@ tidy: build
 # created when they are empty (cmake/uninstall.sh).
 PREFIX         ?= /usr/local
 INSTALL_PRESET ?= $(if $(wildcard build-release-gcc/CMakeCache.txt),release-gcc,dev)
-# Only what is installed is built: the program and the subcommand man pages, not the tests.
-INSTALL_TARGETS := mfstat_cli man_subpages
+# Only what is installed is built: the programs and the subcommand man pages, not the tests.
+INSTALL_TARGETS := mfstat_cli man_subpages gensmf
 INSTALL_DIR     = $(if $(filter dev,$(INSTALL_PRESET)),$(BUILD),build-$(INSTALL_PRESET))
 
 install: deps

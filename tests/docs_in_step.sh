@@ -1,14 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Keeps --help, man/mfstat.1, README.md and completion/mfstat.bash in step: every long
-# option that `mfstat CMD --help` lists must appear in the man page's part for CMD and in the
-# README, every option that part of the man page names must be in CMD's --help, and the bash
-# completion must offer the options of each command's option table and no others.
+# Keeps --help, man/mfstat.1, the manual (README.md and docs/) and completion/mfstat.bash in
+# step: every long option that `mfstat CMD --help` lists must appear in the man page's part for
+# CMD and in README.md or a page of docs/, every option that part of the man page names must be
+# in CMD's --help, and the bash completion must offer the options of each command's option table
+# and no others. And the manual's shape: README.md under 250 lines, each docs/guide page opening
+# with the question it answers, every relative link of README.md and docs/ leading to a file
+# that exists (and a #anchor into a .md file to one of its headings).
 set -u
 MFSTAT=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 man=$root/man/mfstat.1
 readme=$root/README.md
+# The manual: the front page and every page under docs/.
+manual=("$readme")
+while IFS= read -r -d '' f; do manual+=("$f"); done < <(find "$root/docs" -name '*.md' -print0 | sort -z)
+in_manual() { grep -q -- "$1" "${manual[@]}"; }
 fail=0
 for cmd in report diff export counters metrics machines smf stat serve measure; do
   opts=$("$MFSTAT" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
@@ -16,8 +23,8 @@ for cmd in report diff export counters metrics machines smf stat serve measure; 
   for o in $opts; do
     esc=${o//-/\\\\-}
     if ! grep -q -- "$esc" "$man"; then echo "FAIL: $cmd $o is in --help but not in man/mfstat.1"; fail=1; fi
-    if [ "$o" != --help ] && ! grep -q -- "$o" "$readme"; then
-      echo "FAIL: $cmd $o is in --help but not in README.md"; fail=1
+    if [ "$o" != --help ] && ! in_manual "$o"; then
+      echo "FAIL: $cmd $o is in --help but neither in README.md nor in docs/"; fail=1
     fi
   done
 done
@@ -81,7 +88,7 @@ for verb in import info rollup prune sql; do
   offered=$(grep -oE "^ *local opts_db_$verb='[^']*'" "$completion" | grep -oE -- '--[a-z][a-z-]+' | sort -u)
   for o in $(grep -oE -- '--[a-z][a-z-]+' <<< "$help" | sort -u); do
     grep -q -- "$o\([^a-z-]\|$\)" <<< "$part" || { echo "FAIL: db $verb $o is in --help but not in man/mfstat.1"; fail=1; }
-    [ "$o" = --help ] || grep -q -- "$o" "$readme" || { echo "FAIL: db $verb $o is in --help but not in README.md"; fail=1; }
+    [ "$o" = --help ] || in_manual "$o" || { echo "FAIL: db $verb $o is in --help but neither in README.md nor in docs/"; fail=1; }
     grep -qx -- "$o" <<< "$offered" || { echo "FAIL: completion/mfstat.bash does not offer db $verb $o"; fail=1; }
   done
   for o in $(grep -oE -- '--[a-z][a-z-]+' <<< "$part" | sort -u) $offered; do
@@ -93,5 +100,49 @@ for c in report diff export counters metrics machines smf stat serve measure db;
   "$MFSTAT" --help | grep -q "^  $c " || { echo "FAIL: mfstat --help lacks $c"; fail=1; }
   grep -q "^\.B mfstat $c" "$man" || { echo "FAIL: man lacks $c"; fail=1; }
 done
-[ $fail = 0 ] && echo "help, man page and README agree"
+
+# The front page stays a front page.
+n=$(wc -l < "$readme")
+[ "$n" -lt 250 ] || { echo "FAIL: README.md has $n lines (the front page must stay under 250: move text to docs/)"; fail=1; }
+
+# Each guide page opens with the question it answers: its first paragraph after the title
+# (a '> ' quote or plain text) ends with '?'.
+for f in "$root"/docs/guide/*.md; do
+  first=$(awk 'NR == 1 && /^# / { next } /^[ \t]*$/ { if (p != "") exit; next } { p = p " " $0 }
+    END { sub(/[ \t]+$/, "", p); print p }' "$f")
+  case $first in
+  *\?) ;;
+  *) echo "FAIL: ${f#$root/}: the first paragraph is not a question (ends with '?'): ${first:0:100}"; fail=1 ;;
+  esac
+done
+
+# Headings of a Markdown file as GitHub makes their anchors: lower case, punctuation but '-'
+# and '_' dropped, spaces to '-'; a repeated one gets -1, -2, ... (code blocks are not headings).
+anchors() {
+  awk '/^```/ { code = !code; next } !code && /^#+ / { sub(/^#+ +/, ""); print }' "$1" |
+    sed -E 's/.*/\L&/; s/[^a-z0-9 _-]//g; s/ /-/g' |
+    awk '{ n = seen[$0]++; print (n ? $0 "-" n : $0) }'
+}
+# Every relative link of the manual leads somewhere: [text](path), [text](path#anchor),
+# [text](#anchor), images too; links in code blocks and inline code are not links.
+for f in "${manual[@]}"; do
+  dir=$(dirname "$f")
+  links=$(awk '/^```/ { code = !code; next } !code { gsub(/`[^`]*`/, ""); print }' "$f" |
+    grep -oE '\]\([^) ]+\)' | sed -E 's/^\]\(//; s/\)$//')
+  for l in $links; do
+    case $l in http://* | https://* | mailto:*) continue ;; esac
+    path=${l%%#*}
+    anchor=
+    [ "$path" != "$l" ] && anchor=${l#*#}
+    target=$f
+    [ -n "$path" ] && target=$dir/$path
+    if [ ! -e "$target" ]; then
+      echo "FAIL: ${f#$root/}: link '$l': no such file ${target#$root/}"; fail=1; continue
+    fi
+    if [ -n "$anchor" ] && [ "${target%.md}" != "$target" ] && ! anchors "$target" | grep -qxF -- "$anchor"; then
+      echo "FAIL: ${f#$root/}: link '$l': ${target#$root/} has no heading with the anchor #$anchor"; fail=1
+    fi
+  done
+done
+[ $fail = 0 ] && echo "help, man page and the manual (README.md, docs/) agree"
 exit $fail

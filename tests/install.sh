@@ -3,8 +3,9 @@
 # install.sh CMAKE BUILD_DIR SOURCE_DIR: `cmake --install` into a temporary prefix, then the
 # installed program (--help, a report from another directory, the same as the build's), its man
 # pages (man -l at 80 columns without a warning on stderr; `man mfstat-report` through
-# MANPATH), the bash completion (bash -n, completing `mfstat rep` and `--by system,po`) and
-# README; then cmake/uninstall.sh with the install manifest must leave no file in the prefix.
+# MANPATH), the bash completion (bash -n, completing `mfstat rep` and `--by system,po`),
+# README, the docs/ pages, the examples and mfstat-gensmf; then cmake/uninstall.sh with the
+# install manifest must leave no file in the prefix.
 # It installs the component "mfstat" (everything), so its manifest is
 # BUILD_DIR/install_manifest_mfstat.txt and that of a real `make install` is left alone.
 set -u
@@ -30,14 +31,19 @@ rmdir "$prefix/share/man/man5"
 [ -s "$manifest" ] || { echo "FAIL: no $manifest"; exit 1; }
 
 commands="report diff export counters metrics machines smf stat serve measure"
-expected="bin/mfstat share/man/man1/mfstat.1 share/bash-completion/completions/mfstat share/doc/mfstat/README.md"
+expected="bin/mfstat bin/mfstat-gensmf share/man/man1/mfstat.1 share/bash-completion/completions/mfstat share/doc/mfstat/README.md"
 for c in $commands; do expected="$expected share/man/man1/mfstat-$c.1"; done
+# The manual's pages (docs/, as share/doc/mfstat/docs) and the examples.
+for f in $(cd "$src/docs" && find . -type f | sed 's|^\./||' | sort); do expected="$expected share/doc/mfstat/docs/$f"; done
+for f in README.md z16-demo.csv hot.c; do expected="$expected share/doc/mfstat/examples/$f"; done
 for f in $expected; do
   [ -f "$prefix/$f" ] || bad "$f not installed"
   grep -qx "$prefix/$f" "$manifest" || bad "$f not in the install manifest"
 done
 [ -x "$prefix/bin/mfstat" ] || bad "bin/mfstat is not executable"
-for d in bin share/man/man1 share/bash-completion share/bash-completion/completions share/doc share/doc/mfstat; do
+[ -x "$prefix/bin/mfstat-gensmf" ] || bad "bin/mfstat-gensmf is not executable"
+for d in bin share/man/man1 share/bash-completion share/bash-completion/completions share/doc share/doc/mfstat \
+  share/doc/mfstat/docs share/doc/mfstat/docs/guide share/doc/mfstat/docs/reference share/doc/mfstat/examples; do
   grep -qx "dir $prefix/$d" "$record" || bad "$record does not list $d as created"
 done
 for d in share share/man; do
@@ -122,11 +128,11 @@ grep -q "elsewhere/precious is not under the prefix $prefix" "$tmp/uninstall.log
 [ -e "$manifest" ] || bad "uninstall.sh removed the manifest after refusing a line"
 rm -f "$manifest" "$record"
 
-# make install builds only what it installs (the program and the man pages), never the tests.
+# make install builds only what it installs (the programs and the man pages), never the tests.
 if command -v make > /dev/null; then
   line=$(make -s -n -C "$src" install PREFIX="$tmp/p2" 2>/dev/null | grep -- '--build' | head -n 1)
   case $line in
-  *"--target mfstat_cli man_subpages"*) ;;
+  *"--target mfstat_cli man_subpages gensmf"*) ;;
   *) bad "make install builds more than it installs: '$line'" ;;
   esac
 fi
