@@ -729,7 +729,8 @@ static char *put_secs(char *p, int64_t us)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: gensmf [OPTIONS] -o DUMP.smf [--csv EXPECTED.csv]\n"
+	fputs("Usage: mfstat-gensmf [OPTIONS] -o DUMP.smf [--csv EXPECTED.csv]\n"
+	      "(installed as mfstat-gensmf; build/gensmf in a build tree)\n"
 	      "Writes a synthetic, deterministic SMF dump with type 113 (CPU-MF counter) records and,\n"
 	      "with --csv, the same counter deltas in mfstat's canonical counter CSV: one row per\n"
 	      "(system, cpu, interval), ordered by interval, system, cpu.  The first record is a type 2\n"
