@@ -104,6 +104,21 @@ static void json_reload(void **state)
 	m = json_object_get(json_array_get(groups, 1), "metrics");
 	assert_true(json_is_null(json_object_get(m, "CPI")));
 	assert_string_equal(json_string_value(json_object_get(json_array_get(groups, 1), "pool")), "ZIIP");
+	/* units: each metric key once, in the same order, with its unit (LSPR has none). */
+	m = json_object_get(root, "units");
+	assert_true(json_is_object(m));
+	k = 0;
+	json_object_foreach(m, key, v)
+	{
+		assert_true(k < sizeof(order) / sizeof(order[0]));
+		assert_string_equal(key, order[k]);
+		assert_true(!strcmp(key, "LSPR") ? json_is_null(v) : json_is_string(v));
+		k++;
+	}
+	assert_int_equal(k, sizeof(order) / sizeof(order[0]));
+	assert_string_equal(json_string_value(json_object_get(m, "CPI")), "cycles/instr");
+	assert_string_equal(json_string_value(json_object_get(m, "RNI")), "ratio");
+	assert_null(strstr(out, "\"unit\":"));
 	json_decref(root);
 	free(out);
 	pipe_free(&p);
@@ -369,6 +384,36 @@ static char *glossary_of(const char *page)
  * z10's ("factor 0.84", "same book", "beyond L1.5": the first family of the knowledge base that
  * defines a name); with z10 and z16 on one page, one entry per family where they differ.
  */
+/* The HTML title and heading name the systems (escaped) and the period in UTC. */
+static void html_title(void **state)
+{
+	static const char six[] =
+		"system,cpu,machine,cpsp,interval_start,interval_seconds,B0,B1\n"
+		"SYSF,0,z16,5200,2025-03-04T23:00:00Z,3600,312000000000,100000000000\n"
+		"SYSE,0,z16,5200,2025-03-04T23:00:00Z,3600,312000000000,100000000000\n"
+		"SYSD,0,z16,5200,2025-03-04T23:00:00Z,3600,312000000000,100000000000\n"
+		"SYSC,0,z16,5200,2025-03-04T23:00:00Z,3600,312000000000,100000000000\n"
+		"SYSB,0,z16,5200,2025-03-04T23:00:00Z,3600,312000000000,100000000000\n"
+		"SYSA,0,z16,5200,2025-03-04T23:00:00Z,3600,312000000000,100000000000\n";
+	struct pipe p;
+	char *out;
+	(void)state;
+	pipe_run(&p, kb, csv, MF_BY_DEFAULT);
+	out = render(mf_out_html, &p);
+	assert_non_null(strstr(out, "<title>mfstat report: S&lt;1&gt;&quot;, 2025-03-04 10:00 to 10:01 UTC</title>"));
+	assert_non_null(strstr(out, "<h1>mfstat report: S&lt;1&gt;&quot;, 2025-03-04 10:00 to 10:01 UTC</h1>"));
+	free(out);
+	pipe_free(&p);
+	/* Six systems: three by name, the rest counted; the end's date when it is another day. */
+	pipe_run(&p, kb, six, MF_BY_SYSTEM);
+	out = render(mf_out_html, &p);
+	assert_non_null(
+		strstr(out,
+		       "<title>mfstat report: SYSA, SYSB, SYSC and 3 more, 2025-03-04 23:00 to 2025-03-05 00:00 UTC"));
+	free(out);
+	pipe_free(&p);
+}
+
 static void html_glossary_families(void **state)
 {
 	static const char z16[] =
@@ -570,6 +615,7 @@ int main(void)
 		cmocka_unit_test(html_peaks),
 		cmocka_unit_test(columns_any_case),
 		cmocka_unit_test(html_glossary_families),
+		cmocka_unit_test(html_title),
 		cmocka_unit_test(many_metrics_linear),
 	};
 	return cmocka_run_group_tests(tests, kb_setup, kb_teardown);

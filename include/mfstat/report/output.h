@@ -194,6 +194,13 @@ int mf_fmt_metric(char *buf, size_t n, double v, int digits, bool sign);
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n);
 
 /*
+ * The period's start and end as labels (mf_report_label, n bytes each) and their offsets from
+ * UTC (seconds east); false when no interval has a start.
+ */
+bool mf_report_period_labels(const struct mf_report *rep, char *start, char *end, size_t n, int32_t *off_start,
+			     int32_t *off_end);
+
+/*
  * The zone rule of the report in words, for the period line: "UTC", "+02:00",
  * "Europe/Berlin", "smf: local time, each record's own offset", or "UTC: the
  * input gives no local offset" (the default rule on data without offsets).

@@ -1045,6 +1045,20 @@ const char *mf_report_zone_rule(const struct mf_report *rep)
 	return rep->tz ? mf_tz_name(rep->tz) : "UTC";
 }
 
+bool mf_report_period_labels(const struct mf_report *rep, char *start, char *end, size_t n, int32_t *off_start,
+			     int32_t *off_end)
+{
+	const struct mf_group *gs = NULL, *ge = NULL;
+	int64_t ps, pe;
+	if (!period_of(rep, &ps, &pe, &gs, &ge))
+		return false;
+	mf_report_label(rep, gs, ps, start, n);
+	mf_report_label(rep, ge, pe, end, n);
+	*off_start = mf_report_offset(rep, gs, ps);
+	*off_end = mf_report_offset(rep, ge, pe);
+	return true;
+}
+
 void mf_report_period_line(const struct mf_report *rep, char *buf, size_t n)
 {
 	double lo, hi;

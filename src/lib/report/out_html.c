@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * HTML writer: one self-contained page (inline CSS and SVG, no script, nothing
- * fetched) for a capacity planner: the period, findings in plain words, a
- * summary table of every series side by side, then per series (the groups of
+ * fetched) for a capacity planner: a title naming the systems and period, the
+ * period, findings in plain words (one line for the same finding about many
+ * series), a summary table of every series side by side, with a calendar key in
+ * --by a table per series and bucket, then per series (the groups of
  * --by without their time key) charts over its intervals, whatever --by says
  * (the report's interval_results): CPI, L1MP and RNI with the LSPR class as
  * bands, LPARCPU from 0 with a line at the engine count, the sourcing of L1
@@ -242,14 +244,173 @@ static void fmt_time(const struct mf_report *rep, char *buf, size_t n, const str
 	else
 		snprintf(buf, n, "-");
 }
-/* Findings: computed from the data, each with its numbers. */
+/* Series named in a finding or the title before "and N more". */
+#define NAMED 3
+/* Up to this many are all named. */
+#define NAMED_ALL 4
+
+/* The names of series ser[idx[0..n)]: all of up to NAMED_ALL, else NAMED of them "and N more". */
+static void series_names(struct mf_strbuf *sb, const struct mf_report *rep, const struct series *ser, const size_t *idx,
+			 size_t n)
+{
+	size_t k, shown = n <= NAMED_ALL ? n : NAMED;
+	for (k = 0; k < shown; k++) {
+		mf_strbuf_puts(sb, k == 0 ? "" : k + 1 == n ? " and " : ", ");
+		series_name(sb, rep, ser[idx[k]].first);
+	}
+	if (shown < n)
+		mf_strbuf_printf(sb, " and %zu more", n - shown);
+}
+
+/* A pool as IBM writes it in prose ("zIIP"); NULL for none. */
+static const char *pool_prose(int pool)
+{
+	static const char *const names[MF_NPOOLS] = {NULL, "general-purpose", "zIIP", "zAAP", "IFL", "ICF", "zCBP"};
+	return pool > 0 && pool < MF_NPOOLS ? names[pool] : NULL;
+}
+
+/* The highest RNI of an interval: where, its L1MP and CPI, and where its level-1 misses were sourced. */
+static void rni_finding(struct mf_strbuf *sb, const struct page *pg, const struct mf_result *top,
+			const struct mf_result *other)
+{
+	static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
+	const struct mf_report *rep = pg->rep;
+	char t[48];
+	size_t k;
+	fmt_time(rep, t, sizeof(t), top->group);
+	if (top->group->pool == MF_POOL_GCP)
+		mf_strbuf_printf(sb, "<li>The highest RNI of a general-purpose pool is <b>%.3f</b>, in ",
+				 val(top, "RNI"));
+	else
+		mf_strbuf_printf(sb, "<li>The highest RNI is <b>%.3f</b>, in ", val(top, "RNI"));
+	series_name(sb, rep, top->group);
+	mf_strbuf_printf(sb, " at %s (L1MP %.2f, CPI %.3f). Where its level-1 misses were found:", t, val(top, "L1MP"),
+			 val(top, "CPI"));
+	for (k = 0; k < sizeof(src) / sizeof(src[0]); k++) {
+		double v = val(top, src[k]);
+		if (!isnan(v))
+			mf_strbuf_printf(sb, " %s %.2f%%", src[k], v);
+	}
+	mf_strbuf_puts(sb, "; the farther caches and memory weigh most in RNI.");
+	if (other) {
+		const char *p = pool_prose(other->group->pool);
+		fmt_time(rep, t, sizeof(t), other->group);
+		mf_strbuf_printf(sb, " %s%s pool is higher: <b>%.3f</b> in ",
+				 p && strchr("aeiouAEIOU", p[0]) ? "An " : "A ", p ? p : "other", val(other, "RNI"));
+		series_name(sb, rep, other->group);
+		mf_strbuf_printf(sb, " at %s%s.", t,
+				 other->group->family->lspr &&
+						 ((other->group->family->lspr_exclude >> other->group->pool) & 1u)
+					 ? ", a pool the LSPR class leaves out"
+					 : "");
+	}
+	mf_strbuf_puts(sb, "</li>\n");
+}
+
+/* What a series' LSPR finding is: -1 none, 0..2 its class over the period (3: n/a), 4 no input, 5+pool excluded. */
+static int lspr_kind(const struct series *s)
+{
+	unsigned n = 0;
+	size_t k;
+	if (!s->first->family->lspr)
+		return -1;
+	if (s->total_res.lspr_why == MF_LSPR_ONLY_EXCLUDED)
+		return 5 + s->first->pool;
+	if (s->total_res.lspr_why == MF_LSPR_NO_INPUT)
+		return 4;
+	for (k = 0; k < s->n; k++)
+		n += s->pts[k]->lspr >= 0 && s->pts[k]->lspr < 3;
+	if (s->n <= 1 || !n)
+		return -1;
+	return s->total_res.lspr >= 0 && s->total_res.lspr < 3 ? s->total_res.lspr : 3;
+}
+
+/*
+ * The LSPR finding of the series idx[0..n) sharing kind: one line, naming one series with its
+ * numbers, or many with a count and the first few names (the summary table has their numbers).
+ */
+static void lspr_finding(struct mf_strbuf *sb, const struct mf_report *rep, const struct series *ser, const size_t *idx,
+			 size_t n, int kind)
+{
+	const struct series *s = &ser[idx[0]];
+	mf_strbuf_puts(sb, "<li>");
+	if (kind >= 4) {
+		const char *p = kind >= 5 ? pool_prose(kind - 5) : NULL;
+		if (n == 1)
+			series_name(sb, rep, s->first);
+		else if (p)
+			mf_strbuf_printf(sb, "%zu %s pools", n, p);
+		else
+			mf_strbuf_printf(sb, "%zu series", n);
+		mf_strbuf_printf(sb, " %s no LSPR class", n == 1 ? "has" : "have");
+		if (n > 1) {
+			mf_strbuf_puts(sb, " (");
+			series_names(sb, rep, ser, idx, n);
+			mf_strbuf_puts(sb, ")");
+		}
+		if (kind >= 5)
+			mf_strbuf_printf(sb,
+					 ": %s engines are zIIPs, zAAPs or zCBPs, which the LSPR match leaves out "
+					 "since December 2024.</li>\n",
+					 n == 1 ? "its" : "their");
+		else
+			mf_strbuf_puts(sb,
+				       ": L1MP or RNI is not available (the extended counters are missing or a "
+				       "divisor is zero).</li>\n");
+		return;
+	}
+	{
+		unsigned cnt[3] = {0, 0, 0}, changes = 0;
+		size_t j, k;
+		const char *whole = mf_lspr_name(kind < 3 ? kind : -1);
+		for (j = 0; j < n; j++) {
+			int prev = -9;
+			for (k = 0; k < ser[idx[j]].n; k++) {
+				int l = ser[idx[j]].pts[k]->lspr;
+				if (l >= 0 && l < 3)
+					cnt[l]++;
+				if (l >= 0 && prev >= 0 && l != prev)
+					changes++;
+				if (l >= 0)
+					prev = l;
+			}
+		}
+		if (n == 1) {
+			series_name(sb, rep, s->first);
+			mf_strbuf_printf(sb,
+					 ": LSPR class %s over the whole period (L1MP %.2f, RNI %.3f); per interval ",
+					 whole ? whole : "n/a", s->total_res.lspr_l1mp, s->total_res.lspr_rni);
+		} else {
+			const char *p = pool_prose(s->first->pool);
+			for (j = 1; j < n && p; j++)
+				if (ser[idx[j]].first->pool != s->first->pool)
+					p = NULL; /* pools of several kinds: series */
+			if (p)
+				mf_strbuf_printf(sb, "%zu %s pools are", n, p);
+			else
+				mf_strbuf_printf(sb, "%zu series are", n);
+			mf_strbuf_printf(sb, " LSPR class %s over the whole period (", whole ? whole : "n/a");
+			series_names(sb, rep, ser, idx, n);
+			mf_strbuf_puts(sb, "; the summary has each one's L1MP and RNI); per interval, together, ");
+		}
+		mf_strbuf_printf(sb, "LOW %u, AVERAGE %u, HIGH %u times, changing %u time%s.</li>\n", cnt[0], cnt[1],
+				 cnt[2], changes, changes == 1 ? "" : "s");
+	}
+}
+
+/*
+ * Findings: computed from the data, each with its numbers.  The same finding about many series
+ * is one line with their count and first names.
+ */
 static void findings(struct mf_strbuf *sb, const struct page *pg, struct series *ser, size_t nser)
 {
 	const struct mf_report *rep = pg->rep;
-	const struct mf_result *top = NULL;
-	size_t i, k, bad = 0, items = 0;
+	const struct mf_result *top = NULL, *top_gp = NULL;
+	size_t i, bad = 0, items = 0;
 	char t[48];
 	const struct mf_result *first_bad = NULL;
+	int *kind = malloc((nser + 1) * sizeof(*kind));
+	size_t *idx = malloc((nser + 1) * sizeof(*idx));
 
 	mf_strbuf_puts(sb, "<h2>Findings</h2>\n<ul class=\"findings\">\n");
 	for (i = 0; i < pg->nsrc; i++) {
@@ -257,72 +418,42 @@ static void findings(struct mf_strbuf *sb, const struct page *pg, struct series 
 		double rni = val(r, "RNI");
 		if (!isnan(rni) && (!top || rni > val(top, "RNI")))
 			top = r;
+		if (!isnan(rni) && r->group->pool == MF_POOL_GCP && (!top_gp || rni > val(top_gp, "RNI")))
+			top_gp = r;
 		if (r->doubts & MF_DOUBT_NEGATIVE) {
 			if (!bad++)
 				first_bad = r;
 		}
 	}
-	if (top) {
-		static const char *const src[] = {"L15P", "L2LP", "L2RP", "L2P", "L3P", "L4LP", "L4RP", "MEMP"};
-		fmt_time(rep, t, sizeof(t), top->group);
-		mf_strbuf_printf(sb, "<li>The highest RNI is <b>%.3f</b>, in ", val(top, "RNI"));
-		series_name(sb, rep, top->group);
-		mf_strbuf_printf(sb, " at %s (L1MP %.2f, CPI %.3f). Where its level-1 misses were found:", t,
-				 val(top, "L1MP"), val(top, "CPI"));
-		for (k = 0; k < sizeof(src) / sizeof(src[0]); k++) {
-			double v = val(top, src[k]);
-			if (!isnan(v))
-				mf_strbuf_printf(sb, " %s %.2f%%", src[k], v);
-		}
-		mf_strbuf_puts(sb, "; the farther caches and memory weigh most in RNI.</li>\n");
+	/* The planner's question is which general-purpose pool (the LSPR class is theirs) is highest. */
+	if (top_gp) {
+		rni_finding(sb, pg, top_gp, top != top_gp && val(top, "RNI") > val(top_gp, "RNI") ? top : NULL);
+		items++;
+	} else if (top) {
+		rni_finding(sb, pg, top, NULL);
 		items++;
 	}
-	for (i = 0; i < nser; i++) {
-		unsigned cnt[3] = {0, 0, 0}, changes = 0;
-		int prev = -9;
-		const struct series *s = &ser[i];
-		if (!s->first->family->lspr)
-			continue;
-		for (k = 0; k < s->n; k++) {
-			int l = s->pts[k]->lspr;
-			if (l >= 0 && l < 3)
-				cnt[l]++;
-			if (l >= 0 && prev >= 0 && l != prev)
-				changes++;
-			if (l >= 0)
-				prev = l;
-		}
-		if (s->total_res.lspr_why == MF_LSPR_ONLY_EXCLUDED) {
-			mf_strbuf_puts(sb, "<li>");
-			series_name(sb, rep, s->first);
-			mf_strbuf_puts(sb,
-				       " has no LSPR class: its engines are zIIPs, zAAPs or zCBPs, which the LSPR "
-				       "match "
-				       "leaves out since December 2024.</li>\n");
-			items++;
-			continue;
-		}
-		if (s->total_res.lspr_why == MF_LSPR_NO_INPUT) {
-			mf_strbuf_puts(sb, "<li>");
-			series_name(sb, rep, s->first);
-			mf_strbuf_puts(sb,
-				       " has no LSPR class: L1MP or RNI is not available (the extended counters "
-				       "are missing or a divisor is zero).</li>\n");
-			items++;
-			continue;
-		}
-		if (s->n > 1 && cnt[0] + cnt[1] + cnt[2]) {
-			const char *whole = mf_lspr_name(s->total_res.lspr);
-			mf_strbuf_puts(sb, "<li>");
-			series_name(sb, rep, s->first);
-			mf_strbuf_printf(sb,
-					 ": LSPR class %s over the whole period (L1MP %.2f, RNI %.3f); per interval "
-					 "LOW %u, AVERAGE %u, HIGH %u times, changing %u time%s.</li>\n",
-					 whole ? whole : "n/a", s->total_res.lspr_l1mp, s->total_res.lspr_rni, cnt[0],
-					 cnt[1], cnt[2], changes, changes == 1 ? "" : "s");
+	if (!kind || !idx)
+		sb->failed = 1; /* out of memory: the page is not written */
+	if (kind && idx) {
+		for (i = 0; i < nser; i++)
+			kind[i] = lspr_kind(&ser[i]);
+		for (i = 0; i < nser; i++) {
+			size_t j, n = 0;
+			int kd = kind[i];
+			if (kd == -1)
+				continue;
+			for (j = i; j < nser; j++)
+				if (kind[j] == kd) {
+					idx[n++] = j;
+					kind[j] = -1; /* told */
+				}
+			lspr_finding(sb, rep, ser, idx, n, kd);
 			items++;
 		}
 	}
+	free(kind);
+	free(idx);
 	if (bad) {
 		const struct mf_family *fam = first_bad->group->family;
 		fmt_time(rep, t, sizeof(t), first_bad->group);
@@ -374,7 +505,7 @@ static const char css[] =
 	".wide{overflow-x:auto}"
 	"td.AVERAGE{background:#fff0de}td.HIGH{background:#fadcdc}tr.short td{background:#f6f6f6}"
 	".warn{color:#a00}.note{color:#555;font-size:.85em}figure{margin:.5em 0}"
-	"ul.findings li{margin:.3em 0}"
+	"ul.findings li{margin:.3em 0}figure,pre{overflow-x:auto}"
 	"dl.glossary dt{font-weight:bold;margin-top:.4em}dl.glossary dd{margin-left:1.5em}"
 	"@media print{body{max-width:none}section{break-inside:avoid-page}details{display:block}}\n";
 
@@ -510,6 +641,88 @@ static void summary_table(struct mf_strbuf *sb, const struct page *pg, const str
 		mf_strbuf_puts(sb, "</tr>\n");
 	}
 	mf_strbuf_puts(sb, "</table></div>\n");
+}
+
+/* Rows of the calendar table (--by ...,day); the CSV has them all. */
+#define MAX_CALENDAR_ROWS 2000
+
+/*
+ * With a calendar key in --by (day, hour, week, month, hour-of-day, weekday): the report's
+ * groups as a table, one row per series and bucket, the bucket labelled as the text report
+ * labels it (in the report's zone), the metrics of the bucket's summed counters.
+ */
+static void calendar_table(struct mf_strbuf *sb, const struct page *pg)
+{
+	const struct mf_report *rep = pg->rep;
+	unsigned bits[MF_EXTRA_KEYS_MAX], cal[MF_EXTRA_KEYS_MAX];
+	size_t nextra, ncal = 0, i, k, rows;
+	bool *shown;
+	if (!(rep->by & MF_BY_CALENDAR) || !rep->results || !rep->ngroups)
+		return;
+	nextra = mf_report_extra_keys(rep, bits);
+	for (k = 0; k < nextra; k++)
+		if (bits[k] & MF_BY_CALENDAR)
+			cal[ncal++] = bits[k];
+	if (!ncal)
+		return;
+	shown = calloc(pg->nkeys + 1, sizeof(*shown));
+	if (!shown) {
+		sb->failed = 1;
+		return;
+	}
+	for (i = 0; i < rep->ngroups; i++) {
+		const int *map = pg->map + (size_t)(rep->results[i].group->family - rep->kb->families) * pg->nkeys;
+		for (k = 0; k < pg->nkeys; k++)
+			shown[k] = shown[k] || map[k] != -1;
+	}
+	mf_strbuf_puts(sb, "<h2>By ");
+	for (k = 0; k < ncal; k++) {
+		const char *c = mf_by_name(cal[k]);
+		mf_strbuf_puts(sb, k ? " and " : "");
+		for (; *c; c++)
+			mf_strbuf_printf(sb, "%c", *c == '-' ? ' ' : *c);
+	}
+	mf_strbuf_printf(sb,
+			 "</h2>\n<p class=\"note\">Each series per %s of --by, in the report's zone (%s) as the "
+			 "text report labels it: the metrics of its summed counters.</p>\n",
+			 mf_by_name(cal[0]), pg->zone);
+	mf_strbuf_puts(sb, "<div class=\"wide\"><table class=\"calendar\"><tr><th class=\"id\">series</th>");
+	for (k = 0; k < ncal; k++)
+		mf_strbuf_printf(sb, "<th class=\"id\">%s</th>", mf_by_name(cal[k]));
+	for (k = 0; k < pg->nkeys; k++)
+		if (shown[k]) {
+			mf_strbuf_puts(sb, "<th>");
+			esc(sb, pg->keys[k]);
+			mf_strbuf_puts(sb, "</th>");
+		}
+	mf_strbuf_puts(sb, "</tr>\n");
+	rows = rep->ngroups < MAX_CALENDAR_ROWS ? rep->ngroups : MAX_CALENDAR_ROWS;
+	for (i = 0; i < rows; i++) {
+		const struct mf_result *r = &rep->results[i];
+		const struct mf_family *fam = r->group->family;
+		const int *map = pg->map + (size_t)(fam - rep->kb->families) * pg->nkeys;
+		mf_strbuf_puts(sb, "<tr><td class=\"id\">");
+		series_name(sb, rep, r->group);
+		mf_strbuf_puts(sb, "</td>");
+		for (k = 0; k < ncal; k++) {
+			char b[64];
+			const char *v = mf_report_key_text(rep, r->group, cal[k], b, sizeof(b));
+			mf_strbuf_puts(sb, "<td class=\"id\">");
+			esc(sb, v ? v : "-");
+			mf_strbuf_puts(sb, "</td>");
+		}
+		for (k = 0; k < pg->nkeys; k++)
+			if (shown[k])
+				num_cell(sb, fam, map[k], r);
+		mf_strbuf_puts(sb, "</tr>\n");
+	}
+	mf_strbuf_puts(sb, "</table></div>\n");
+	if (rows < rep->ngroups)
+		mf_strbuf_printf(sb,
+				 "<p class=\"note\">The table shows the first %zu of %zu rows; -f csv has all of "
+				 "them.</p>\n",
+				 rows, rep->ngroups);
+	free(shown);
 }
 
 /* The counters' result of the LPAR a system ran in (rep->lpar_results), or NULL. */
@@ -912,16 +1125,150 @@ static void glossary(struct mf_strbuf *sb, const struct page *pg)
 	mf_strbuf_puts(sb, "</dl>\n");
 }
 
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return (a > b) - (a < b);
+}
+
+static int cmp_str(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* The systems of the page, by name: all of up to NAMED_ALL, else NAMED "and N more"; false when none is named. */
+static bool title_systems(struct mf_strbuf *sb, const struct page *pg)
+{
+	const struct mf_report *rep = pg->rep;
+	uint32_t *ids = malloc((pg->nsrc + 1) * sizeof(*ids));
+	const char **names = malloc((pg->nsrc + 1) * sizeof(*names));
+	size_t i, n = 0, nn = 0, shown;
+	if (!ids || !names) {
+		free(ids);
+		free(names);
+		return false;
+	}
+	for (i = 0; i < pg->nsrc; i++)
+		if (pg->src[i].group->system)
+			ids[n++] = pg->src[i].group->system;
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (i = 0; i < n; i++)
+		if (!i || ids[i] != ids[i - 1]) {
+			const char *name = mf_strtab_get(rep->tab, ids[i]);
+			if (name)
+				names[nn++] = name;
+		}
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
+	shown = nn <= NAMED_ALL ? nn : NAMED;
+	for (i = 0; i < shown; i++) {
+		mf_strbuf_puts(sb, i ? ", " : "");
+		mf_strbuf_puts(sb, names[i]);
+	}
+	if (shown < nn)
+		mf_strbuf_printf(sb, " and %zu more", nn - shown);
+	free(ids);
+	free(names);
+	return nn > 0;
+}
+
+/* "+02:00" for seconds east of UTC. */
+static void offset_text(char *buf, size_t n, int32_t off)
+{
+	int32_t a = off < 0 ? -off : off;
+	snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a % 3600 / 60));
+}
+
+/*
+ * A label's date and time of day (mf_report_label's "2025-03-04T10:00:00+02:00"): date into d,
+ * the time without its zone into t.
+ */
+static void split_label(const char *label, char *d, size_t dn, char *t, size_t tn)
+{
+	const char *T = strchr(label, 'T');
+	size_t len;
+	if (!T) {
+		snprintf(d, dn, "%s", label);
+		snprintf(t, tn, "%s", "");
+		return;
+	}
+	snprintf(d, dn, "%.*s", (int)(T - label), label);
+	len = strcspn(T + 1, "Z+-");
+	snprintf(t, tn, "%.*s", (int)len, T + 1);
+}
+
+/*
+ * The page's title, plain text: "mfstat report: SYSA, SYSB, 2025-03-04 00:00 to 01:00 UTC", the
+ * zone as the period line names it, with its offsets when they are not its name.
+ */
+static void page_title(struct mf_strbuf *sb, const struct page *pg)
+{
+	const struct mf_report *rep = pg->rep;
+	char a[48], b[48], da[48], ta[48], db[48], tb[48], oa[16], ob[16];
+	int32_t offa, offb;
+	bool period = mf_report_period_labels(rep, a, b, sizeof(a), &offa, &offb);
+	struct mf_strbuf sys;
+	mf_strbuf_init(&sys);
+	if (!title_systems(&sys, pg) && rep->nsystems)
+		mf_strbuf_printf(&sys, "%zu system%s", rep->nsystems, rep->nsystems == 1 ? "" : "s");
+	mf_strbuf_puts(sb, "mfstat report");
+	if (sys.len || period)
+		mf_strbuf_puts(sb, ": ");
+	if (sys.len)
+		mf_strbuf_puts(sb, mf_strbuf_str(&sys));
+	if (sys.failed)
+		sb->failed = 1;
+	if (sys.len && period)
+		mf_strbuf_puts(sb, ", ");
+	mf_strbuf_free(&sys);
+	if (!period)
+		return;
+	split_label(a, da, sizeof(da), ta, sizeof(ta));
+	split_label(b, db, sizeof(db), tb, sizeof(tb));
+	if (strlen(ta) == 8 && strlen(tb) == 8 && !strcmp(ta + 5, ":00") && !strcmp(tb + 5, ":00"))
+		ta[5] = tb[5] = '\0'; /* whole minutes: 10:00 */
+	mf_strbuf_printf(sb, "%s %s to ", da, ta);
+	if (strcmp(da, db))
+		mf_strbuf_printf(sb, "%s ", db);
+	mf_strbuf_puts(sb, tb);
+	offset_text(oa, sizeof(oa), offa);
+	offset_text(ob, sizeof(ob), offb);
+	if (rep->tz && mf_tz_per_record(rep->tz)) {
+		mf_strbuf_printf(sb, " local time (%s", oa);
+	} else if (!rep->tz || rep->tz_default || mf_tz_is_utc(rep->tz)) {
+		mf_strbuf_puts(sb, " UTC");
+		return;
+	} else {
+		const char *name = mf_tz_name(rep->tz);
+		mf_strbuf_printf(sb, " %s", name);
+		if (!strcmp(name, oa) && !strcmp(name, ob))
+			return;
+		mf_strbuf_printf(sb, " (%s", oa);
+	}
+	if (strcmp(oa, ob))
+		mf_strbuf_printf(sb, " to %s", ob);
+	mf_strbuf_puts(sb, ")");
+}
+
 /* The page's opening: head, counts, warnings and findings. */
 static void page_head(struct mf_strbuf *sb, const struct page *pg, struct series *ser, size_t nser)
 {
 	const struct mf_report *rep = pg->rep;
 	size_t i;
-	mf_strbuf_puts(sb,
-		       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		       "<title>mfstat report</title><style>");
+	struct mf_strbuf title;
+	mf_strbuf_init(&title);
+	page_title(&title, pg);
+	mf_strbuf_puts(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>");
+	esc(sb, mf_strbuf_str(&title));
+	mf_strbuf_puts(sb, "</title><style>");
 	mf_strbuf_puts(sb, css);
-	mf_strbuf_puts(sb, "</style></head><body>\n<h1>mfstat report</h1>\n");
+	mf_strbuf_puts(sb, "</style></head><body>\n<h1>");
+	esc(sb, mf_strbuf_str(&title));
+	mf_strbuf_puts(sb, "</h1>\n");
+	if (title.failed)
+		sb->failed = 1;
+	mf_strbuf_free(&title);
 	{
 		char line[256];
 		mf_report_period_line(rep, line, sizeof(line));
@@ -1028,6 +1375,7 @@ int mf_out_html(FILE *fp, const struct mf_report *rep)
 	page_head(&sb, &pg, ser, nser);
 	if (nser)
 		summary_table(&sb, &pg, ser, nser < MAX_SERIES ? nser : MAX_SERIES);
+	calendar_table(&sb, &pg);
 	lpar_table(&sb, &pg);
 	for (k = 0; k < nser && k < MAX_SERIES && !rc; k++)
 		rc = series_section(&sb, &pg, &ser[k]);

@@ -61,6 +61,34 @@ static void put_period(FILE *fp, const struct mf_report *rep)
 	fprintf(fp, ",\"systems\":%zu}", rep->nsystems);
 }
 
+/*
+ * "units": each metric key once, with its unit from the knowledge base (that of the first
+ * family of the report defining it, as the text header takes it); null for a key without one
+ * (LSPR, a count).  The groups' "metrics" carry bare numbers.
+ */
+static void put_units(FILE *fp, const struct mf_report *rep, const struct cols *c)
+{
+	const struct mf_family *fams[64];
+	size_t nfam = mf_report_families(rep, fams, 64), k, f;
+	if (nfam > 64)
+		nfam = 64;
+	fputs(",\"units\":{", fp);
+	for (k = 0; k < c->nkeys; k++) {
+		const char *unit = NULL;
+		for (f = 0; f < nfam && !unit; f++) {
+			int idx = c->map[(size_t)(fams[f] - rep->kb->families) * c->nkeys + k];
+			if (idx >= 0 && fams[f]->metrics[idx].unit && fams[f]->metrics[idx].unit[0])
+				unit = fams[f]->metrics[idx].unit;
+		}
+		if (k)
+			fputc(',', fp);
+		json_str(fp, c->keys[k]);
+		fputc(':', fp);
+		json_opt_str(fp, unit);
+	}
+	fputc('}', fp);
+}
+
 /* The keys of group i: system, LPAR, pool, CPU, file and calendar bucket, interval and period. */
 static void put_group_keys(FILE *fp, const struct mf_report *rep, const struct cols *c, const struct mf_group *g)
 {
@@ -293,6 +321,7 @@ int mf_out_json(FILE *fp, const struct mf_report *rep)
 		return MF_ENOMEM;
 	}
 	put_period(fp, rep);
+	put_units(fp, rep, &c);
 	fputs(",\"groups\":[", fp);
 	for (i = 0; i < rep->ngroups; i++) {
 		fputs(i ? ",\n" : "\n", fp);
