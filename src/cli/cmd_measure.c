@@ -46,7 +46,8 @@ static void measure_usage(FILE *fp)
 	      "                             chains, a bar chart of the top functions without\n"
 	      "                             -g, the module and function summaries and the\n"
 	      "                             hottest source lines); without -f, what -o's name\n"
-	      "                             ends in (.txt .csv .json .html); a -f the name\n"
+	      "                             ends in (.txt .csv .json .html; another extension,\n"
+	      "                             such as .xlsx, is a usage error); a -f the name\n"
 	      "                             contradicts is a warning\n"
 	      "  --csv DIR                  also write every table as CSV files in DIR (each\n"
 	      "                             renamed into place: a link there is not followed)\n"
@@ -1539,6 +1540,10 @@ int cmd_measure(int argc, char **argv)
 		default: return cli_bad_option("measure", c, argv, opts);
 		}
 	}
+	/* -o week.xlsx: a name no format has is refused before any overwrite check or run, never silently text. */
+	if (cli_out_ext_check("measure", o.format_given, o.out, ".txt .csv .json .html .htm",
+			      "text, csv, json, folded or html") >= 0)
+		return EXIT_USAGE;
 	o.format = out_format(o.format_given, o.out);
 	o.ro.format = o.format;
 	o.ro.line_size = o.line_size;
