@@ -444,6 +444,16 @@ static int output_overwrites(const char *cmd, const struct mopts *o, const char 
 	return -1;
 }
 
+/* The name of a measure format (MF_MFMT_*), as -f takes it. */
+static const char *format_name(int format)
+{
+	return format == MF_MFMT_CSV      ? "csv"
+	       : format == MF_MFMT_JSON   ? "json"
+	       : format == MF_MFMT_FOLDED ? "folded"
+	       : format == MF_MFMT_HTML   ? "html"
+					  : "text";
+}
+
 /*
  * The report: to -o FILE ("-": standard output); with no -o, a live run
  * (itlb, profile) writes it to standard error as perf stat does, so the
@@ -452,6 +462,7 @@ static int output_overwrites(const char *cmd, const struct mopts *o, const char 
  */
 static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool live)
 {
+	struct mf_mreport_opts ro;
 	struct mf_error e;
 	FILE *fp;
 	int rc;
@@ -462,13 +473,16 @@ static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool 
 		cli_diag(&e, "error");
 		return EXIT_DATA;
 	}
+	/*
+	 * The run's warnings were said on standard error (cli_warn, not with -q): a report to standard
+	 * output or error does not repeat them in its header; one written to -o FILE, or as JSON or
+	 * HTML data, carries them (cli_report_carries_warnings, as report and stat do).
+	 */
+	ro = o->ro;
+	ro.no_warnings =
+		!cli_report_carries_warnings(live && !o->out ? cli_out_stderr : o->out, format_name(o->ro.format));
 	if (live && !o->out) {
-		/* The report on standard error: the run's warnings were said there (cli_warn, not with -q),
-		 * not again in a text report's header (cli_report_carries_warnings). */
-		struct mf_mrun shown = *run;
-		if (o->ro.format == MF_MFMT_TEXT)
-			shown.nwarnings = 0;
-		if (mf_mreport_write(stderr, &shown, &o->ro, &e) != 0) {
+		if (mf_mreport_write(stderr, run, &ro, &e) != 0) {
 			cli_diag(&e, "error");
 			return EXIT_DATA;
 		}
@@ -477,7 +491,7 @@ static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool 
 	fp = cli_open_out(o->out);
 	if (!fp)
 		return EXIT_DATA;
-	rc = mf_mreport_write(fp, run, &o->ro, &e);
+	rc = mf_mreport_write(fp, run, &ro, &e);
 	if (rc) {
 		cli_diag(&e, "error");
 		if (fp != stdout)
@@ -889,22 +903,46 @@ static void save_run(struct runfile *f, const char *measurement, struct mf_mrun 
 }
 
 /* The run's own warnings (from said on), then the report; the program's failure becomes mfstat's status. */
+struct said {
+	const struct mf_mrun *run;
+	size_t said;
+};
+
+static void warn_one(void *ctx, const char *msg)
+{
+	const struct said *sd = ctx;
+	size_t i;
+	for (i = 0; i < sd->said && i < sd->run->nwarnings; i++)
+		if (strcmp(sd->run->warnings[i], msg) == 0)
+			return; /* said when it arose */
+	cli_warn("%s", msg);
+}
+
+/*
+ * The report's warnings (the text header's Warning: lines: samples lost, throttling, counts
+ * multiplexed, the run's own, why it has no samples), said once on standard error (not with -q),
+ * but the first said of the run's own warnings, said when they arose.  The report carries them
+ * too only where write_reports says.
+ */
+static int say_warnings(const struct mopts *o, const struct mf_mrun *run, size_t said)
+{
+	struct said sd = {run, said};
+	struct mf_error e;
+	if (cli_quiet)
+		return EXIT_OK;
+	mf_error_clear(&e);
+	if (mf_mreport_warnings(run, &o->ro, warn_one, &sd, &e) != 0) {
+		cli_diag(&e, "error");
+		return EXIT_DATA;
+	}
+	return EXIT_OK;
+}
+
 static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t said, const char *prog)
 {
-	char why[600];
-	size_t i;
 	int ex;
-	for (i = said; i < run->nwarnings; i++)
-		cli_warn("%s", run->warnings[i]);
-	if (run->lost || run->lost_samples)
-		cli_warn("%" PRIu64 " records and %" PRIu64 " samples were lost (ring buffer full)", run->lost,
-			 run->lost_samples);
-	if (run->throttles)
-		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)",
-			 run->throttles);
-	/* No samples: why, and the rate that would sample it (the report says so too, but not on stderr). */
-	if (o->out && mf_mreport_no_samples(run, why, sizeof(why)))
-		cli_warn("%s", why);
+	if ((ex = say_warnings(o, run, said)) != EXIT_OK)
+		return ex;
 	ex = write_reports(o, run, true);
 	if (ex == EXIT_OK && status_exit(run->wait_status) != 0) {
 		if (WIFSIGNALED(run->wait_status))
@@ -1239,6 +1277,12 @@ static int do_report(struct mopts *o, int argc, char **argv)
 				"can "
 				"be a neighbour; --attribute ip gives each sample to its own function",
 				nruns > 1 ? "the run files were" : "the run file was");
+	}
+	/* The saved runs' warnings: said once on standard error; the report carries them only where
+	 * write_reports says (a file, JSON or HTML). */
+	if ((ex = say_warnings(o, &run, 0)) != EXIT_OK) {
+		mf_mrun_free(&run);
+		return ex;
 	}
 	ex = write_reports(o, &run, false);
 	mf_mrun_free(&run);
