@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_term.h"
 #include "mfstat/measure/unwind.h"
 #include "mfstat/measure/diff.h"
 #include "mfstat/measure/flame.h"
@@ -105,6 +106,9 @@ static void measure_usage(FILE *fp)
 	      "                             time went), not AFTER\n"
 	      "  --fallback auto|none       none: exit 3 instead of any step down the ladder\n"
 	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
+	      "  --no-pager                 measure report and diff: a text report to a terminal\n"
+	      "                             longer than the screen is not paged through $PAGER\n"
+	      "                             (default less -FRX)\n"
 	      "  -q, --quiet                no warnings and no fallback line on stderr\n"
 	      "  -h, --help                 this help\n"
 	      "  --version                  the version and the knowledge base's revision\n"
@@ -158,6 +162,7 @@ struct mopts {
 	bool force;    /* --force: -d FILE may replace an existing file */
 	bool absolute; /* measure diff --absolute */
 	bool negate;   /* measure diff --negate (-f html) */
+	bool no_pager; /* --no-pager: measure report and diff's text to a terminal not paged */
 	/* -g, --call-graph, -F */
 	char call_graph[8];
 	uint32_t max_stack, stack_size;
@@ -463,6 +468,7 @@ static const char *format_name(int format)
 static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool live)
 {
 	struct mf_mreport_opts ro;
+	struct cli_page page;
 	struct mf_error e;
 	FILE *fp;
 	int rc;
@@ -488,17 +494,26 @@ static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool 
 		}
 		return EXIT_OK;
 	}
+	/* measure report's text to a terminal: paged when longer than the screen (cli_term.h). */
+	page.saved = page.held = -1;
+	if (!live && o->ro.format == MF_MFMT_TEXT && (!o->out || strcmp(o->out, "-") == 0))
+		cli_page_begin(&page, o->no_pager);
 	fp = cli_open_out(o->out);
-	if (!fp)
+	if (!fp) {
+		cli_page_end(&page, "measure report", NULL);
 		return EXIT_DATA;
+	}
 	rc = mf_mreport_write(fp, run, &ro, &e);
 	if (rc) {
 		cli_diag(&e, "error");
 		if (fp != stdout)
 			fclose(fp);
+		cli_page_end(&page, "measure report", NULL);
 		return EXIT_DATA;
 	}
-	return cli_close_out(fp, o->out);
+	rc = cli_close_out(fp, o->out);
+	cli_page_end(&page, "measure report", "--summary-cutoff, --detail-cutoff");
+	return rc;
 }
 
 static int status_exit(int st)
@@ -1298,6 +1313,7 @@ static int do_diff(const struct mopts *o, int argc, char **argv)
 	struct mf_mrun r[2];
 	struct mf_mdiff_opts d;
 	struct mf_error e;
+	struct cli_page page;
 	FILE *fp;
 	int i, ex = EXIT_OK;
 
@@ -1351,6 +1367,9 @@ static int do_diff(const struct mopts *o, int argc, char **argv)
 		d.before_name = argv[0];
 		d.after_name = argv[1];
 		mf_error_clear(&e);
+		page.saved = page.held = -1;
+		if (o->format == MF_MFMT_TEXT && (!o->out || strcmp(o->out, "-") == 0))
+			cli_page_begin(&page, o->no_pager); /* to a terminal: paged when longer than the screen */
 		if (!(fp = cli_open_out(o->out))) {
 			ex = EXIT_DATA;
 		} else if (mf_mdiff_write(fp, &r[0], &r[1], &d, &e) != 0) {
@@ -1361,6 +1380,7 @@ static int do_diff(const struct mopts *o, int argc, char **argv)
 		} else {
 			ex = cli_close_out(fp, o->out);
 		}
+		cli_page_end(&page, "measure diff", "--summary-cutoff");
 	}
 	for (i = 0; i < 2; i++)
 		mf_mrun_free(&r[i]);
@@ -1453,6 +1473,7 @@ int cmd_measure(int argc, char **argv)
 		{"children", no_argument, NULL, 40},
 		{"absolute", no_argument, NULL, 41},
 		{"negate", no_argument, NULL, 42},
+		{"no-pager", no_argument, NULL, 43},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -1578,6 +1599,7 @@ int cmd_measure(int argc, char **argv)
 		case 40: o.ro.children = true; break;
 		case 41: o.absolute = true; break;
 		case 42: o.negate = true; break;
+		case 43: o.no_pager = true; break;
 		case 'q': cli_quiet = true; break;
 		case 'h': measure_usage(stdout); return EXIT_OK;
 		case 'V': return cli_version();

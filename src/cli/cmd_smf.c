@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_term.h"
 #include "mfstat/base/escape.h"
 
 static const char smf_help[] =
@@ -30,6 +31,8 @@ static const char smf_help[] =
 	"  --counters          also print every counter value of each record\n"
 	"  --skip-bad-records  skip bad records, counting them, instead of stopping\n"
 	"  --tables DIR        knowledge-base files that replace the built-in ones\n"
+	"  --no-pager          a text list to a terminal longer than the screen is not\n"
+	"                      paged through $PAGER (default less -FRX)\n"
 	"  -h, --help          this help\n"
 	"  --version           the version and the knowledge base's revision\n"
 	"\n"
@@ -354,11 +357,13 @@ int cmd_smf(int argc, char **argv)
 					     {"tables", required_argument, NULL, 'T'},
 					     {"summary", no_argument, NULL, 'S'},
 					     {"format", required_argument, NULL, 'f'},
+					     {"no-pager", no_argument, NULL, 'P'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"version", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	const char *tables = NULL, *format = "text";
-	bool counters = false, skip = false, summary = false, csv;
+	bool counters = false, skip = false, summary = false, no_pager = false, csv;
+	struct cli_page page;
 	struct mf_kb *kb;
 	struct mf_smf_record *rec;
 	uint64_t bad = 0;
@@ -392,6 +397,7 @@ int cmd_smf(int argc, char **argv)
 		case 'T': tables = optarg; break;
 		case 'S': summary = true; break;
 		case 'f': format = optarg; break;
+		case 'P': no_pager = true; break;
 		case 'h': fputs(smf_help, stdout); return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option("smf list", c, argv, opts);
@@ -416,6 +422,10 @@ int cmd_smf(int argc, char **argv)
 		mf_kb_free(kb);
 		return EXIT_DATA;
 	}
+	/* Text to a terminal: paged when longer than the screen (CSV never is, as report's). */
+	page.saved = page.held = -1;
+	if (!csv)
+		cli_page_begin(&page, no_pager);
 	if (csv)
 		puts("file,offset,type,subtype,system,cpu,pool,machine_type,family,interval_start,seconds,sets,"
 		     "counters,"
@@ -506,6 +516,7 @@ int cmd_smf(int argc, char **argv)
 		free(sm.sys);
 		mf_smf_close(h);
 	}
+	cli_page_end_to(&page, "smf list", summary ? NULL : "--summary", "> FILE");
 	if (bad)
 		cli_warn("%" PRIu64 " bad record%s skipped", bad, bad == 1 ? "" : "s");
 	free(rec);
