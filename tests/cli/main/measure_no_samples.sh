@@ -9,7 +9,7 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$MFSTAT" measure report ../fuzz/corpus/mfdb/swapped.mfdb 2>&1 >/dev/null | grep 'no samples'
-"$MFSTAT" measure report -f json ../fuzz/corpus/mfdb/swapped.mfdb | grep -o '"no samples[^"]*"'
+"$MFSTAT" measure report -f json ../fuzz/corpus/mfdb/swapped.mfdb 2>/dev/null | grep -o '"no samples[^"]*"'
 cd "$tmp" || exit 1
 "$MFSTAT" measure profile -q -s 1s -o r.txt -- true; st=$?
 if [ $st = 3 ]; then
