@@ -59,12 +59,12 @@ _mfstat()
     local families='z10 z196 zEC12 z13 z14 z15 z16 z17'
     local by_keys='system lpar pool cpu file polarity lpar_weight drawer chip interval hour day week month hour-of-day weekday'
     local opts_report='--db --level --input -f --format -o --output --machine --cpu-mhz --perf-tz --by --tz --from --to --system --pool --hours --weekdays --sort --top --metrics --html-intervals --derived --no-pager --skip-bad-rows --skip-bad-records --tables --mem-peak --max-groups -j --jobs -q --quiet -v --verbose -h --help --version'
-    local opts_diff='--before --after --db --level --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --cpu-mhz --perf-tz --tables --mem-peak --skip-bad-rows -j --jobs -q --quiet -h --help --version'
+    local opts_diff='--before --after --db --level --by --metrics -f --format -o --output --tz --system --pool --hours --weekdays --machine --cpu-mhz --perf-tz --tables --mem-peak --skip-bad-rows --no-pager -j --jobs -q --quiet -h --help --version'
     local opts_export='-o --output --by --db --input --machine --cpu-mhz --perf-tz --tz --from --to --system --pool --hours --weekdays --skip-bad-rows --skip-bad-records --tables --max-groups -j --jobs -q --quiet -h --help --version'
-    local opts_counters='--machine --tables -h --help --version'
-    local opts_metrics='--machine --events --prometheus-rules --window --tables -h --help --version'
-    local opts_machines='--tables -h --help --version'
-    local opts_smf='--summary -f --format --counters --skip-bad-records --tables -h --help --version'
+    local opts_counters='--machine --tables --no-pager -h --help --version'
+    local opts_metrics='--machine --events --prometheus-rules --window --tables --no-pager -h --help --version'
+    local opts_machines='--tables --no-pager -h --help --version'
+    local opts_smf='--summary -f --format --counters --skip-bad-records --tables --no-pager -h --help --version'
     local opts_stat='-a --all-cpus -C --cpu -I --interval --duration --machine --fallback --mem-peak -f --format --derived -o --output --tables -q --quiet -h --help --version'
     local opts_serve='--listen --cpus --timeout --machine --tables -q --quiet -h --help --version'
     local opts_db_sql='-m --machine --tables -h --help --version'
@@ -72,7 +72,7 @@ _mfstat()
     local opts_db_info='-h --help --version'
     local opts_db_rollup='--from --to -q --quiet -h --help'
     local opts_db_prune='--keep -n --dry-run --vacuum -q --quiet -h --help'
-    local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling -F -g --call-graph --summary-cutoff --detail-cutoff --line-size --attribute --children --absolute --negate --fallback --tables -q --quiet -h --help --version'
+    local opts_measure='-o --output -f --format --csv -d --database --force -s --sampling -F -g --call-graph --summary-cutoff --detail-cutoff --line-size --attribute --children --absolute --negate --fallback --tables --no-pager -q --quiet -h --help --version'
 
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}

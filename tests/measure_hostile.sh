@@ -130,11 +130,15 @@ refuse_report() { # refuse_report WHAT ARGS...: exit 2, the input named, run.mfd
 	[ "$(cksum <run.mfdb)" = "$sum" ] || no "$what: the run file was overwritten"
 	cp "$VALID" run.mfdb
 }
-refuse_report "measure report -o RUN RUN" -o run.mfdb run.mfdb
-refuse_report "measure report -o LINK RUN" -o run-link.mfdb run.mfdb
-refuse_report "measure report -o RUN LINK" -o run.mfdb run-link.mfdb
-refuse_report "measure report -o RUN (the second input)" -o run.mfdb "$VALID" run.mfdb
+refuse_report "measure report -o RUN RUN" -f text -o run.mfdb run.mfdb
+refuse_report "measure report -o LINK RUN" -f text -o run-link.mfdb run.mfdb
+refuse_report "measure report -o RUN LINK" -f text -o run.mfdb run-link.mfdb
+refuse_report "measure report -o RUN (the second input)" -f text -o run.mfdb "$VALID" run.mfdb
 refuse_report "measure report -f json -o RUN RUN" -f json -o run.mfdb run.mfdb
+# Without -f, -o RUN's .mfdb is no format's extension: that usage error comes first (exit 2, untouched).
+"$MFSTAT" measure report -o run.mfdb run.mfdb >/dev/null 2>same.err
+[ $? = 2 ] && grep -q 'measure writes no .mfdb file' same.err || { no "measure report -o RUN RUN without -f: no format message"; cat same.err; }
+[ "$(cksum <run.mfdb)" = "$sum" ] || no "measure report -o RUN RUN without -f: the run file was overwritten"
 mkdir -p tabs
 cp "$VALID" tabs/functions.csv
 "$MFSTAT" measure report --csv tabs tabs/functions.csv >/dev/null 2>same.err

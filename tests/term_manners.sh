@@ -53,6 +53,28 @@ tty progf 20 tty file MFSTAT_PROGRESS_AFTER=0 PAGER= -- report "$IN"
 tty progslow 20 file tty MFSTAT_PROGRESS_AFTER=1000 -- report "$IN"
 tty progdiag 20 file tty MFSTAT_PROGRESS_AFTER=0 -- report --skip-bad-rows "$IN" "$DATA/bad-rows.csv"
 
+# The other commands that print long text (issue 30 item 4): smf list, measure report, measure
+# diff, diff, counters, metrics, machines.  Each on a pty of 10 rows: paged (the pager read the
+# text whole, as written to a file), and with --no-pager the text and the line on standard error.
+MDIFF=$DATA/mdiff
+VALID=$(dirname "$DATA")/fuzz/corpus/mfdb/valid.mfdb
+others=(smf measure measure-diff diff counters metrics machines)
+args_smf=(smf list "$DATA/small-both.smf")
+args_measure=(measure report -q "$VALID")
+args_measure_diff=(measure diff -q "$MDIFF/before.mfdb" "$MDIFF/after.mfdb")
+args_diff=(diff -q --before 2025-03-31T00:00/2025-03-31T12:00 --after 2025-03-31T12:00/2025-04-01T00:00 "$IN")
+args_counters=(counters --machine z16)
+args_metrics=(metrics)
+args_machines=(machines z16)
+for o in "${others[@]}"; do
+	eval "a=(\"\${args_${o//-/_}[@]}\")"
+	"$MFSTAT" "${a[@]}" > "$tmp/want-$o" 2>/dev/null || { echo "FAIL: $o to a file"; exit 1; }
+	# --no-pager goes after the command's words (smf list, measure report), before its files.
+	case $o in smf | measure | measure-diff) n=2 ;; *) n=1 ;; esac
+	tty "$o-paged" 10 tty file $(pager_env "$o-paged") -- "${a[@]}"
+	tty "$o-nopager" 10 tty file $(pager_env "$o-nopager") -- "${a[@]:0:n}" --no-pager "${a[@]:n}"
+done
+
 python3 - "$MFSTAT" "$tmp" <<'EOF' || { echo "FAIL: the pty runner"; exit 1; }
 import fcntl, os, struct, subprocess, sys, termios
 mfstat, tmp = sys.argv[1:3]
@@ -159,6 +181,23 @@ if i < 0 or j < 0 or k < i or t[k - 1:k] != b"\r" or t[k - 2:k - 1] != b" ":
     print("FAIL progdiag: the diagnostic does not start after the line is cleared:", t[:300])
     sys.exit(1)
 EOF
+# The other commands: paged as report is; --no-pager, the text and the line naming the command.
+declare -A names=([smf]="smf list" [measure]="measure report" [measure-diff]="measure diff" [diff]=diff
+	[counters]=counters [metrics]=metrics [machines]=machines)
+for o in "${others[@]}"; do
+	rows=$(wc -l < "$tmp/want-$o")
+	[ "$rows" -gt 10 ] || bad "$o: only $rows rows: the case shows nothing"
+	rc0 "$o-paged"
+	[ "$(cat "$tmp/$o-paged.log" 2>/dev/null)" = ran ] || bad "$o-paged: the pager did not run once"
+	cmp -s "$tmp/$o-paged.in" "$tmp/want-$o" || bad "$o-paged: the pager did not read the text whole"
+	rc0 "$o-nopager"
+	[ ! -e "$tmp/$o-nopager.log" ] || bad "$o-nopager: the pager ran"
+	shown "$o-nopager" | cmp -s - "$tmp/want-$o" || bad "$o-nopager: the terminal did not get the text"
+	has "$o-nopager.err" "mfstat: ${names[$o]}: $rows rows, more than the terminal's 10: to see them all, "
+	has "$o-nopager.err" "or without --no-pager"
+done
+has smf-nopager.err "to see them all, --summary, > FILE or a pager"
+
 # -q, standard error a file, the threshold not reached: no progress.
 hasnt progq.tty "reading"
 hasnt progf.err "reading"

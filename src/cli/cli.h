@@ -110,9 +110,10 @@ int cli_db_level(const char *cmd, const char *s, int *level);
 int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const char *db_path, int level,
 		struct mf_pipeline **pl, struct mf_report *rep);
 
-/* A report and an export need samples: the selection left some, and SMF 70 and 99 records alone
- * are no counters.  -1 to go on, else EXIT_DATA (said). */
-int cli_report_usable(const char *cmd, const struct mf_report *rep);
+/* A report and an export need samples: the selection left some (else the message says what the
+ * data covers: its period and systems, from pl), and SMF 70 and 99 records alone are no counters.
+ * -1 to go on, else EXIT_DATA (said). */
+int cli_report_usable(const char *cmd, const struct mf_pipeline *pl, const struct mf_report *rep);
 
 /*
  * The end of a command that read data: the pipeline's tables are freed only

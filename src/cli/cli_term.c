@@ -138,6 +138,11 @@ static void run_pager(const char *pager, int held)
 
 void cli_page_end(struct cli_page *pg, const char *cmd, const char *hint)
 {
+	cli_page_end_to(pg, cmd, hint, "-o FILE");
+}
+
+void cli_page_end_to(struct cli_page *pg, const char *cmd, const char *hint, const char *to_file)
+{
 	char buf[65536];
 	unsigned long rows = 0, screen;
 	off_t off = 0;
@@ -169,9 +174,9 @@ void cli_page_end(struct cli_page *pg, const char *cmd, const char *hint)
 	} else {
 		copy_held(pg->held, STDOUT_FILENO);
 		fprintf(stderr,
-			"mfstat: %s: %lu rows, more than the terminal's %lu: to see them all, %s%s-o FILE or a pager "
+			"mfstat: %s: %lu rows, more than the terminal's %lu: to see them all, %s%s%s or a pager "
 			"(| less%s)\n",
-			cmd, rows, screen, hint ? hint : "", hint ? ", " : "",
+			cmd, rows, screen, hint ? hint : "", hint ? ", " : "", to_file,
 			pg->no_pager ? ", or without --no-pager" : ", or PAGER=less");
 	}
 	close(pg->held);

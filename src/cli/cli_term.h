@@ -26,6 +26,8 @@ struct cli_page {
 };
 void cli_page_begin(struct cli_page *pg, bool no_pager);
 void cli_page_end(struct cli_page *pg, const char *cmd, const char *hint);
+/* The same for a command whose way to a file is not -o FILE (to_file: "> FILE"). */
+void cli_page_end_to(struct cli_page *pg, const char *cmd, const char *hint, const char *to_file);
 
 /*
  * The progress of a read on standard error, when it is a terminal and not -q: after

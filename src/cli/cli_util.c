@@ -1278,12 +1278,16 @@ int cli_read_db(const struct mf_pipeline_opts *po, const struct mf_kb *kb, const
 	return -1;
 }
 
-int cli_report_usable(const char *cmd, const struct mf_report *rep)
+int cli_report_usable(const char *cmd, const struct mf_pipeline *pl, const struct mf_report *rep)
 {
-	char text[1024];
+	char text[1024], span[1024];
 	mf_report_left_out_text(rep, text, sizeof(text));
 	if (rep->selected && rep->ngroups == 0 && text[0]) {
-		cli_err("%s: nothing left after the selection: %s", cmd, text);
+		/* What the data holds, so the next try can aim: its period and systems. */
+		if (pl && mf_pipeline_left_out_span(pl, span, sizeof(span)))
+			cli_err("%s: nothing left after the selection: %s; the data covers %s", cmd, text, span);
+		else
+			cli_err("%s: nothing left after the selection: %s", cmd, text);
 		return EXIT_DATA;
 	}
 	if (rep->rows_read == 0 && rep->nlpars) {

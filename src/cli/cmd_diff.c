@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_term.h"
 #include "mfstat/report/diff.h"
 
 static const char diff_help[] =
@@ -58,6 +59,8 @@ static const char diff_help[] =
 	"  --mem-peak GB/s    peak memory bandwidth, for DRAM_UTIL (intel_uncore)\n"
 	"  -j, --jobs N       threads reading the inputs (as for report)\n"
 	"  --skip-bad-rows    skip rows or records with bad data, counting them\n"
+	"  --no-pager         a text comparison to a terminal longer than the screen\n"
+	"                     is not paged through $PAGER (default less -FRX)\n"
 	"  -q, --quiet        no warnings on standard error\n"
 	"  -h, --help         this help\n"
 	"  --version          the version and the knowledge base's revision\n"
@@ -75,7 +78,8 @@ struct diff_opts {
 	struct cli_inputs in;
 	struct cli_period period;
 	bool skip, level_given;
-	int level; /* --level: enum mf_db_level, -1 auto */
+	bool no_pager; /* --no-pager */
+	int level;     /* --level: enum mf_db_level, -1 auto */
 	unsigned by;
 	unsigned jobs;
 	double mem_peak;
@@ -293,6 +297,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 					     {"db", required_argument, NULL, 268},
 					     {"level", required_argument, NULL, 269},
 					     {"jobs", required_argument, NULL, 'j'},
+					     {"no-pager", no_argument, NULL, 270},
 					     {NULL, 0, NULL, 0}};
 	const char *last_arg = NULL;
 	int c;
@@ -320,6 +325,7 @@ static int parse_opts(int argc, char **argv, struct diff_opts *o)
 		case 'T': o->tables = optarg; break;
 		case 'q': cli_quiet = true; break;
 		case 265: o->metrics = optarg; break;
+		case 270: o->no_pager = true; break;
 		case 266: o->before = optarg; break;
 		case 267: o->after = optarg; break;
 		case 268: o->db = optarg; break;
@@ -455,6 +461,7 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 	struct mf_diff *d = NULL;
 	struct mf_error e;
 	int k, rc = EXIT_OK, got;
+	struct cli_page page;
 	FILE *fp;
 
 	memset(st, 0, sizeof(st));
@@ -493,8 +500,13 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 		rc = EXIT_DATA;
 		goto out;
 	}
+	/* Text to a terminal: paged when longer than the screen (cli_term.h), as report's. */
+	page.saved = page.held = -1;
+	if (strcmp(o->format, "text") == 0 && (!o->out || strcmp(o->out, "-") == 0))
+		cli_page_begin(&page, o->no_pager);
 	fp = cli_open_out(o->out);
 	if (!fp) {
+		cli_page_end(&page, "diff", NULL);
 		rc = EXIT_DATA;
 		goto out;
 	}
@@ -502,6 +514,7 @@ static int compare(const struct diff_opts *o, const struct mf_pipeline_opts *bas
 	if (got == MF_ENOMEM)
 		cli_nomem("writing the %s comparison", o->format);
 	rc = cli_close_out(fp, o->out);
+	cli_page_end(&page, "diff", "--metrics LIST");
 	if (got && !rc)
 		rc = EXIT_DATA;
 out:

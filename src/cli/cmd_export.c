@@ -254,7 +254,7 @@ int cmd_export(int argc, char **argv)
 	else if (rc < 0)
 		rc = cli_read(&po, (const char *const *)argv + optind, (size_t)(argc - optind), NULL, &pl, &rep);
 	if (rc < 0)
-		rc = cli_report_usable("export", &rep);
+		rc = cli_report_usable("export", pl, &rep);
 	if (rc >= 0)
 		goto out;
 	for (i = 0; i < rep.nwarnings; i++)

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "cli_term.h"
 #include "mfstat/report/prom_rules.h"
 
 static const char counters_help[] =
@@ -22,6 +23,8 @@ static const char counters_help[] =
 	"Options:\n"
 	"  --machine F   family (z10 ... z17) or machine type (e.g. 3931)\n"
 	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
+	"  --no-pager    a list to a terminal longer than the screen is not paged\n"
+	"                through $PAGER (default less -FRX)\n"
 	"  -h, --help    this help\n"
 	"  --version     the version and the knowledge base's revision\n"
 	"\n"
@@ -51,6 +54,8 @@ static const char metrics_help[] =
 	"                one family, else every IBM Z family (by mfstat_machine_info)\n"
 	"  --window DURATION  with --prometheus-rules: the range of rate() (default 5m)\n"
 	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
+	"  --no-pager    a list to a terminal longer than the screen is not paged\n"
+	"                through $PAGER (default less -FRX)\n"
 	"  -h, --help    this help\n"
 	"  --version     the version and the knowledge base's revision\n"
 	"\n"
@@ -69,6 +74,8 @@ static const char machines_help[] =
 	"\n"
 	"Options:\n"
 	"  --tables DIR  knowledge-base files that replace the built-in ones\n"
+	"  --no-pager    a list to a terminal longer than the screen is not paged\n"
+	"                through $PAGER (default less -FRX)\n"
 	"  -h, --help    this help\n"
 	"  --version     the version and the knowledge base's revision\n"
 	"\n"
@@ -77,7 +84,11 @@ static const char machines_help[] =
 	"  mfstat machines z16                    # one family: set sizes, caches\n"
 	"  mfstat machines 3931                   # by machine type\n";
 
-/* Common option parsing: --machine, --tables, -h.  Returns -1 to continue, else an exit status. */
+/* --no-pager (every command here), and the page of the text written (cli_term.h). */
+static bool no_pager;
+static struct cli_page page;
+
+/* Common option parsing: --machine, --tables, --no-pager, -h.  Returns -1 to continue, else an exit status. */
 static int parse(int argc, char **argv, const char *help, bool machine_ok, const char **machine, const char **tables,
 		 const char **arg, const char **events, bool *rules, const char **window)
 {
@@ -86,6 +97,7 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 					     {"prometheus-rules", no_argument, NULL, 'P'},
 					     {"window", required_argument, NULL, 'W'},
 					     {"tables", required_argument, NULL, 'T'},
+					     {"no-pager", no_argument, NULL, 'N'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"version", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
@@ -101,6 +113,7 @@ static int parse(int argc, char **argv, const char *help, bool machine_ok, const
 			*machine = optarg;
 			break;
 		case 'T': *tables = optarg; break;
+		case 'N': no_pager = true; break;
 		case 'E':
 			if (!events)
 				return cli_usage(argv[0],
@@ -204,6 +217,7 @@ int cmd_counters(int argc, char **argv)
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
+	cli_page_begin(&page, no_pager); /* to a terminal: paged when longer than the screen */
 	rc = resolve(argv[0], kb, machine, &fam);
 	if (rc)
 		goto out;
@@ -241,6 +255,7 @@ int cmd_counters(int argc, char **argv)
 		}
 	}
 out:
+	cli_page_end_to(&page, argv[0], NULL, "> FILE");
 	mf_kb_free(kb);
 	return rc;
 }
@@ -510,6 +525,7 @@ int cmd_metrics(int argc, char **argv)
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
+	cli_page_begin(&page, no_pager); /* to a terminal: paged when longer than the screen */
 	rc = resolve(argv[0], kb, machine, &fam);
 	if (rc)
 		goto out;
@@ -563,6 +579,7 @@ int cmd_metrics(int argc, char **argv)
 		}
 	}
 out:
+	cli_page_end_to(&page, argv[0], NULL, "> FILE");
 	mf_kb_free(kb);
 	return rc;
 }
@@ -579,6 +596,7 @@ int cmd_machines(int argc, char **argv)
 	kb = cli_load_kb(tables);
 	if (!kb)
 		return EXIT_DATA;
+	cli_page_begin(&page, no_pager); /* to a terminal: paged when longer than the screen */
 	if (!arg) {
 		printf("%-8s  %-10s  %-4s  %-4s  %s\n", "family", "types", "csvn", "cfvn", "models (nominal MHz)");
 		for (i = 0; i < kb->nfamilies; i++) {
@@ -647,6 +665,7 @@ int cmd_machines(int argc, char **argv)
 		}
 	}
 out:
+	cli_page_end_to(&page, argv[0], NULL, "> FILE");
 	mf_kb_free(kb);
 	return rc;
 }

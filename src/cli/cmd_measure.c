@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_term.h"
 #include "mfstat/measure/unwind.h"
 #include "mfstat/measure/diff.h"
 #include "mfstat/measure/flame.h"
@@ -46,7 +47,8 @@ static void measure_usage(FILE *fp)
 	      "                             chains, a bar chart of the top functions without\n"
 	      "                             -g, the module and function summaries and the\n"
 	      "                             hottest source lines); without -f, what -o's name\n"
-	      "                             ends in (.txt .csv .json .html); a -f the name\n"
+	      "                             ends in (.txt .csv .json .html; another extension,\n"
+	      "                             such as .xlsx, is a usage error); a -f the name\n"
 	      "                             contradicts is a warning\n"
 	      "  --csv DIR                  also write every table as CSV files in DIR (each\n"
 	      "                             renamed into place: a link there is not followed)\n"
@@ -104,6 +106,9 @@ static void measure_usage(FILE *fp)
 	      "                             time went), not AFTER\n"
 	      "  --fallback auto|none       none: exit 3 instead of any step down the ladder\n"
 	      "  --tables DIR               knowledge-base files (measure/events.tsv) from DIR\n"
+	      "  --no-pager                 measure report and diff: a text report to a terminal\n"
+	      "                             longer than the screen is not paged through $PAGER\n"
+	      "                             (default less -FRX)\n"
 	      "  -q, --quiet                no warnings and no fallback line on stderr\n"
 	      "  -h, --help                 this help\n"
 	      "  --version                  the version and the knowledge base's revision\n"
@@ -157,6 +162,7 @@ struct mopts {
 	bool force;    /* --force: -d FILE may replace an existing file */
 	bool absolute; /* measure diff --absolute */
 	bool negate;   /* measure diff --negate (-f html) */
+	bool no_pager; /* --no-pager: measure report and diff's text to a terminal not paged */
 	/* -g, --call-graph, -F */
 	char call_graph[8];
 	uint32_t max_stack, stack_size;
@@ -443,6 +449,16 @@ static int output_overwrites(const char *cmd, const struct mopts *o, const char 
 	return -1;
 }
 
+/* The name of a measure format (MF_MFMT_*), as -f takes it. */
+static const char *format_name(int format)
+{
+	return format == MF_MFMT_CSV      ? "csv"
+	       : format == MF_MFMT_JSON   ? "json"
+	       : format == MF_MFMT_FOLDED ? "folded"
+	       : format == MF_MFMT_HTML   ? "html"
+					  : "text";
+}
+
 /*
  * The report: to -o FILE ("-": standard output); with no -o, a live run
  * (itlb, profile) writes it to standard error as perf stat does, so the
@@ -451,6 +467,8 @@ static int output_overwrites(const char *cmd, const struct mopts *o, const char 
  */
 static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool live)
 {
+	struct mf_mreport_opts ro;
+	struct cli_page page;
 	struct mf_error e;
 	FILE *fp;
 	int rc;
@@ -461,29 +479,41 @@ static int write_reports(const struct mopts *o, const struct mf_mrun *run, bool 
 		cli_diag(&e, "error");
 		return EXIT_DATA;
 	}
+	/*
+	 * The run's warnings were said on standard error (cli_warn, not with -q): a report to standard
+	 * output or error does not repeat them in its header; one written to -o FILE, or as JSON or
+	 * HTML data, carries them (cli_report_carries_warnings, as report and stat do).
+	 */
+	ro = o->ro;
+	ro.no_warnings =
+		!cli_report_carries_warnings(live && !o->out ? cli_out_stderr : o->out, format_name(o->ro.format));
 	if (live && !o->out) {
-		/* The report on standard error: the run's warnings were said there (cli_warn, not with -q),
-		 * not again in a text report's header (cli_report_carries_warnings). */
-		struct mf_mrun shown = *run;
-		if (o->ro.format == MF_MFMT_TEXT)
-			shown.nwarnings = 0;
-		if (mf_mreport_write(stderr, &shown, &o->ro, &e) != 0) {
+		if (mf_mreport_write(stderr, run, &ro, &e) != 0) {
 			cli_diag(&e, "error");
 			return EXIT_DATA;
 		}
 		return EXIT_OK;
 	}
+	/* measure report's text to a terminal: paged when longer than the screen (cli_term.h). */
+	page.saved = page.held = -1;
+	if (!live && o->ro.format == MF_MFMT_TEXT && (!o->out || strcmp(o->out, "-") == 0))
+		cli_page_begin(&page, o->no_pager);
 	fp = cli_open_out(o->out);
-	if (!fp)
+	if (!fp) {
+		cli_page_end(&page, "measure report", NULL);
 		return EXIT_DATA;
-	rc = mf_mreport_write(fp, run, &o->ro, &e);
+	}
+	rc = mf_mreport_write(fp, run, &ro, &e);
 	if (rc) {
 		cli_diag(&e, "error");
 		if (fp != stdout)
 			fclose(fp);
+		cli_page_end(&page, "measure report", NULL);
 		return EXIT_DATA;
 	}
-	return cli_close_out(fp, o->out);
+	rc = cli_close_out(fp, o->out);
+	cli_page_end(&page, "measure report", "--summary-cutoff, --detail-cutoff");
+	return rc;
 }
 
 static int status_exit(int st)
@@ -888,22 +918,46 @@ static void save_run(struct runfile *f, const char *measurement, struct mf_mrun 
 }
 
 /* The run's own warnings (from said on), then the report; the program's failure becomes mfstat's status. */
+struct said {
+	const struct mf_mrun *run;
+	size_t said;
+};
+
+static void warn_one(void *ctx, const char *msg)
+{
+	const struct said *sd = ctx;
+	size_t i;
+	for (i = 0; i < sd->said && i < sd->run->nwarnings; i++)
+		if (strcmp(sd->run->warnings[i], msg) == 0)
+			return; /* said when it arose */
+	cli_warn("%s", msg);
+}
+
+/*
+ * The report's warnings (the text header's Warning: lines: samples lost, throttling, counts
+ * multiplexed, the run's own, why it has no samples), said once on standard error (not with -q),
+ * but the first said of the run's own warnings, said when they arose.  The report carries them
+ * too only where write_reports says.
+ */
+static int say_warnings(const struct mopts *o, const struct mf_mrun *run, size_t said)
+{
+	struct said sd = {run, said};
+	struct mf_error e;
+	if (cli_quiet)
+		return EXIT_OK;
+	mf_error_clear(&e);
+	if (mf_mreport_warnings(run, &o->ro, warn_one, &sd, &e) != 0) {
+		cli_diag(&e, "error");
+		return EXIT_DATA;
+	}
+	return EXIT_OK;
+}
+
 static int report_run(const struct mopts *o, const struct mf_mrun *run, size_t said, const char *prog)
 {
-	char why[600];
-	size_t i;
 	int ex;
-	for (i = said; i < run->nwarnings; i++)
-		cli_warn("%s", run->warnings[i]);
-	if (run->lost || run->lost_samples)
-		cli_warn("%" PRIu64 " records and %" PRIu64 " samples were lost (ring buffer full)", run->lost,
-			 run->lost_samples);
-	if (run->throttles)
-		cli_warn("the kernel throttled sampling %" PRIu64 " times (perf_event_max_sample_rate)",
-			 run->throttles);
-	/* No samples: why, and the rate that would sample it (the report says so too, but not on stderr). */
-	if (o->out && mf_mreport_no_samples(run, why, sizeof(why)))
-		cli_warn("%s", why);
+	if ((ex = say_warnings(o, run, said)) != EXIT_OK)
+		return ex;
 	ex = write_reports(o, run, true);
 	if (ex == EXIT_OK && status_exit(run->wait_status) != 0) {
 		if (WIFSIGNALED(run->wait_status))
@@ -1239,6 +1293,12 @@ static int do_report(struct mopts *o, int argc, char **argv)
 				"be a neighbour; --attribute ip gives each sample to its own function",
 				nruns > 1 ? "the run files were" : "the run file was");
 	}
+	/* The saved runs' warnings: said once on standard error; the report carries them only where
+	 * write_reports says (a file, JSON or HTML). */
+	if ((ex = say_warnings(o, &run, 0)) != EXIT_OK) {
+		mf_mrun_free(&run);
+		return ex;
+	}
 	ex = write_reports(o, &run, false);
 	mf_mrun_free(&run);
 	return ex;
@@ -1253,6 +1313,7 @@ static int do_diff(const struct mopts *o, int argc, char **argv)
 	struct mf_mrun r[2];
 	struct mf_mdiff_opts d;
 	struct mf_error e;
+	struct cli_page page;
 	FILE *fp;
 	int i, ex = EXIT_OK;
 
@@ -1306,6 +1367,9 @@ static int do_diff(const struct mopts *o, int argc, char **argv)
 		d.before_name = argv[0];
 		d.after_name = argv[1];
 		mf_error_clear(&e);
+		page.saved = page.held = -1;
+		if (o->format == MF_MFMT_TEXT && (!o->out || strcmp(o->out, "-") == 0))
+			cli_page_begin(&page, o->no_pager); /* to a terminal: paged when longer than the screen */
 		if (!(fp = cli_open_out(o->out))) {
 			ex = EXIT_DATA;
 		} else if (mf_mdiff_write(fp, &r[0], &r[1], &d, &e) != 0) {
@@ -1316,6 +1380,7 @@ static int do_diff(const struct mopts *o, int argc, char **argv)
 		} else {
 			ex = cli_close_out(fp, o->out);
 		}
+		cli_page_end(&page, "measure diff", "--summary-cutoff");
 	}
 	for (i = 0; i < 2; i++)
 		mf_mrun_free(&r[i]);
@@ -1408,6 +1473,7 @@ int cmd_measure(int argc, char **argv)
 		{"children", no_argument, NULL, 40},
 		{"absolute", no_argument, NULL, 41},
 		{"negate", no_argument, NULL, 42},
+		{"no-pager", no_argument, NULL, 43},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -1533,12 +1599,17 @@ int cmd_measure(int argc, char **argv)
 		case 40: o.ro.children = true; break;
 		case 41: o.absolute = true; break;
 		case 42: o.negate = true; break;
+		case 43: o.no_pager = true; break;
 		case 'q': cli_quiet = true; break;
 		case 'h': measure_usage(stdout); return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option("measure", c, argv, opts);
 		}
 	}
+	/* -o week.xlsx: a name no format has is refused before any overwrite check or run, never silently text. */
+	if (cli_out_ext_check("measure", o.format_given, o.out, ".txt .csv .json .html .htm",
+			      "text, csv, json, folded or html") >= 0)
+		return EXIT_USAGE;
 	o.format = out_format(o.format_given, o.out);
 	o.ro.format = o.format;
 	o.ro.line_size = o.line_size;

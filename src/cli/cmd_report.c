@@ -551,7 +551,7 @@ int cmd_report(int argc, char **argv)
 		rc = cli_read(&po, o.files, o.nfiles, NULL, &pl, &rep);
 	cli_progress_end(&prog);
 	if (rc < 0)
-		rc = cli_report_usable("report", &rep);
+		rc = cli_report_usable("report", pl, &rep);
 	if (rc < 0) {
 		/* Names of the knowledge base, but perhaps of no family read: say so, never an empty column. */
 		const struct mf_report *one = &rep;

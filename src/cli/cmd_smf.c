@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_term.h"
 #include "mfstat/base/escape.h"
 
 static const char smf_help[] =
@@ -23,12 +24,15 @@ static const char smf_help[] =
 	"Options:\n"
 	"  --summary           per file a few lines: records by type and subtype, then\n"
 	"                      per system its CPUs by pool, first and last interval,\n"
-	"                      interval length and records\n"
+	"                      interval length and records, and where it ran: machine\n"
+	"                      type, family, LPAR names (type 70) and UTC offset\n"
 	"  -f, --format FMT    text (default) or csv: one row per record (file,\n"
 	"                      offset, type, subtype, system, cpu, pool, ...)\n"
 	"  --counters          also print every counter value of each record\n"
 	"  --skip-bad-records  skip bad records, counting them, instead of stopping\n"
 	"  --tables DIR        knowledge-base files that replace the built-in ones\n"
+	"  --no-pager          a text list to a terminal longer than the screen is not\n"
+	"                      paged through $PAGER (default less -FRX)\n"
 	"  -h, --help          this help\n"
 	"  --version           the version and the knowledge base's revision\n"
 	"\n"
@@ -87,6 +91,15 @@ struct sysum {
 	bool any;
 	int64_t ctm_first, ctm_last; /* subtype 2: the first and last record time (no interval in the record) */
 	bool any_ctm;
+	unsigned mtype;     /* machine type of the type 113 records (the first; mixed: more than one) */
+	const char *family; /* its family, from the knowledge base's machine map; NULL unknown */
+	bool mtype_mixed;
+	char lpars[8][9]; /* the own LPAR of its type 70 subtype 1 records, by first seen */
+	size_t nlpars;
+	bool more_lpars;
+	bool any_off, off_mixed; /* the UTC offsets of its type 113 records (mf_smf_record_offset) */
+	int32_t off_lo, off_hi;
+	uint64_t no_off; /* records without one */
 };
 
 struct summary {
@@ -119,13 +132,38 @@ static void sum_record(struct summary *sm, const struct mf_smf_record *rec)
 	size_t k;
 	if (!y)
 		return;
+	int32_t off;
 	if (rec->type == 70) {
 		y->rmf += rec->rmf != NULL;
+		if (rec->rmf && rec->rmf->own >= 0) {
+			const char *name = rec->rmf->lpars[rec->rmf->own].name;
+			for (k = 0; k < y->nlpars && strcmp(y->lpars[k], name) != 0; k++)
+				;
+			if (k == y->nlpars && k < sizeof(y->lpars) / sizeof(y->lpars[0]))
+				snprintf(y->lpars[y->nlpars++], sizeof(y->lpars[0]), "%s", name);
+			else if (k == y->nlpars)
+				y->more_lpars = true;
+		}
 		return;
 	}
 	if (rec->type != 113)
 		return;
 	y->records++;
+	if (rec->machine_type && !y->mtype) {
+		y->mtype = rec->machine_type;
+		y->family = rec->family ? rec->family->display : NULL;
+	} else if (rec->machine_type && rec->machine_type != y->mtype) {
+		y->mtype_mixed = true;
+	}
+	if (mf_smf_record_offset(rec, &off)) {
+		if (!y->any_off || off < y->off_lo)
+			y->off_lo = off;
+		if (!y->any_off || off > y->off_hi)
+			y->off_hi = off;
+		y->any_off = true;
+	} else {
+		y->no_off++;
+	}
 	for (k = 0; k < y->ncpus; k++)
 		if (y->cpus[k].cpu == rec->cpu)
 			break;
@@ -155,6 +193,13 @@ static void sum_record(struct summary *sm, const struct mf_smf_record *rec)
 			y->ctm_last = rec->ctm_us;
 		y->any_ctm = true;
 	}
+}
+
+/* An offset from UTC as the report writes it: +01:00, -05:00, +05:45, +00:00. */
+static void offset_text(int32_t off, char *buf, size_t n)
+{
+	int32_t a = off < 0 ? -off : off;
+	snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
 }
 
 /* The few lines of --summary for one file. */
@@ -210,6 +255,37 @@ static void print_summary(const char *file, const struct mf_smf_stats *st, const
 		printf(", %" PRIu64 " type 113 record%s", y->records, y->records == 1 ? "" : "s");
 		if (y->rmf)
 			printf(", %" PRIu64 " RMF interval%s", y->rmf, y->rmf == 1 ? "" : "s");
+		putchar('\n');
+		/* Where it ran: the machine, its family, the LPARs (type 70) and the local time's offset. */
+		printf("    ");
+		if (y->mtype)
+			printf("machine %u%s (%s)", y->mtype, y->mtype_mixed ? " and others" : "",
+			       y->family ? y->family : "a type the knowledge base does not map");
+		else
+			printf("machine unknown (no type 113 record)");
+		if (y->nlpars) {
+			printf(", LPAR%s ", y->nlpars > 1 || y->more_lpars ? "s" : "");
+			for (p = 0; p < y->nlpars; p++)
+				printf("%s%s", p ? ", " : "", y->lpars[p]);
+			if (y->more_lpars)
+				printf(" and more");
+		} else {
+			printf(", LPAR unknown (%s)",
+			       y->rmf ? "its type 70 records do not name it" : "no type 70 subtype 1 records");
+		}
+		if (y->any_off) {
+			offset_text(y->off_lo, a, sizeof(a));
+			offset_text(y->off_hi, b, sizeof(b));
+			if (y->off_lo == y->off_hi)
+				printf(", UTC offset %s", a);
+			else
+				printf(", UTC offsets %s to %s", a, b);
+			if (y->no_off)
+				printf(" (%" PRIu64 " record%s without a local time)", y->no_off,
+				       y->no_off == 1 ? "" : "s");
+		} else if (y->records) {
+			printf(", UTC offset unknown (no local time in the records)");
+		}
 		putchar('\n');
 	}
 }
@@ -281,11 +357,13 @@ int cmd_smf(int argc, char **argv)
 					     {"tables", required_argument, NULL, 'T'},
 					     {"summary", no_argument, NULL, 'S'},
 					     {"format", required_argument, NULL, 'f'},
+					     {"no-pager", no_argument, NULL, 'P'},
 					     {"help", no_argument, NULL, 'h'},
 					     {"version", no_argument, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	const char *tables = NULL, *format = "text";
-	bool counters = false, skip = false, summary = false, csv;
+	bool counters = false, skip = false, summary = false, no_pager = false, csv;
+	struct cli_page page;
 	struct mf_kb *kb;
 	struct mf_smf_record *rec;
 	uint64_t bad = 0;
@@ -319,6 +397,7 @@ int cmd_smf(int argc, char **argv)
 		case 'T': tables = optarg; break;
 		case 'S': summary = true; break;
 		case 'f': format = optarg; break;
+		case 'P': no_pager = true; break;
 		case 'h': fputs(smf_help, stdout); return EXIT_OK;
 		case 'V': return cli_version();
 		default: return cli_bad_option("smf list", c, argv, opts);
@@ -343,6 +422,10 @@ int cmd_smf(int argc, char **argv)
 		mf_kb_free(kb);
 		return EXIT_DATA;
 	}
+	/* Text to a terminal: paged when longer than the screen (CSV never is, as report's). */
+	page.saved = page.held = -1;
+	if (!csv)
+		cli_page_begin(&page, no_pager);
 	if (csv)
 		puts("file,offset,type,subtype,system,cpu,pool,machine_type,family,interval_start,seconds,sets,"
 		     "counters,"
@@ -433,6 +516,7 @@ int cmd_smf(int argc, char **argv)
 		free(sm.sys);
 		mf_smf_close(h);
 	}
+	cli_page_end_to(&page, "smf list", summary ? NULL : "--summary", "> FILE");
 	if (bad)
 		cli_warn("%" PRIu64 " bad record%s skipped", bad, bad == 1 ? "" : "s");
 	free(rec);

@@ -160,6 +160,14 @@ int mf_smf_next(struct mf_smf *h, struct mf_smf_record *rec, struct mf_error *er
 const struct mf_smf_stats *mf_smf_stats(const struct mf_smf *h);
 void mf_smf_close(struct mf_smf *h);
 
+/*
+ * The local time offset z/OS used for a type 113 record (seconds east of UTC, into *off_s): the
+ * header's local write time (SMF113TME/DTE) against the record's TOD write time (UTC), to the
+ * quarter hour.  False when the record gives none (no valid local time, no TOD time, or over
+ * 14 hours).  The offset of --tz smf and the default zone's time labels.
+ */
+bool mf_smf_record_offset(const struct mf_smf_record *rec, int32_t *off_s);
+
 /* Converts a TOD clock value (bit 51 = 1 microsecond, epoch 1900) to Unix microseconds. */
 int64_t mf_tod_to_unix_us(uint64_t tod);
 

@@ -38,6 +38,8 @@ struct mf_mreport_opts {
 	                               sample goes to the function, line and module of its own address */
 	bool children;            /* --children: function tables in inclusive order (perf report --children);
 	                             the summary cutoff's percent then applies to the inclusive share */
+	bool no_warnings;         /* text: the header leaves out its Warning: lines (the caller says them on
+	                             standard error: mf_mreport_warnings) */
 };
 
 /*
@@ -49,6 +51,14 @@ struct mf_mreport_opts {
  */
 bool mf_mreport_no_samples(const struct mf_mrun *run, char *buf, size_t n);
 
+/*
+ * The warnings of the text report's header (Warning: lines), one call of fn each, whatever the
+ * format: what the run lacks (an END section, hardware counters, records or samples lost,
+ * throttling), counts multiplexed, the run's own warnings (run->warnings) and why it has no
+ * samples.  Builds the aggregate as mf_mreport_write does; 0, or MF_ENOMEM with err.
+ */
+int mf_mreport_warnings(const struct mf_mrun *run, const struct mf_mreport_opts *o,
+			void (*fn)(void *ctx, const char *msg), void *ctx, struct mf_error *err);
 /* Text (Caliper's layout), CSV (the function table), JSON, folded stacks or the HTML page of run to fp. */
 int mf_mreport_write(FILE *fp, const struct mf_mrun *run, const struct mf_mreport_opts *o, struct mf_error *err);
 /* Every table as CSV in dir (created if missing): run.csv metrics.csv threads.csv modules.csv functions.csv lines.csv

@@ -236,4 +236,22 @@ struct mf_pipeline_stream_counts {
 };
 bool mf_pipeline_stream_counts(const struct mf_pipeline *p, struct mf_pipeline_stream_counts *c);
 
+/*
+ * After the reading, when the selection left samples out: what they cover, as the report
+ * writes times (its zone; a sample's own offset with the default or "smf" zone) and sorted
+ * system names, at most six and "and N more": "2025-03-04T10:00:00Z to 2025-03-04T10:02:00Z
+ * (systems SYSA, SYSB)", into buf (n bytes).  False, buf empty, when none was left out.  For the
+ * message of a selection that leaves nothing (the data's period and systems).
+ */
+bool mf_pipeline_left_out_span(const struct mf_pipeline *p, char *buf, size_t n);
+
+/*
+ * A source that leaves samples out itself (a database, which counts them: mf_pipeline_add_source)
+ * tells what they cover: a sample that starts or ends their span (has_start, its start, length
+ * in seconds, NaN unknown, and local offset), or only its system (has_start false).  0 or
+ * MF_ENOMEM.
+ */
+int mf_pipeline_left_out_add(struct mf_pipeline *p, const char *system, bool has_start, int64_t start_us,
+			     double seconds, bool has_offset, int32_t utc_offset_s);
+
 #endif

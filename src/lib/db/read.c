@@ -657,6 +657,76 @@ int mf_db_smf_prescan(struct mf_pipeline *p, struct mf_db *db, struct mf_error *
 	return 0;
 }
 
+/*
+ * When the database left samples out (the selection it was given): what the database holds, its
+ * first and last sample and its systems (the index makes each a short walk), for the message of
+ * a selection that leaves nothing (mf_pipeline_left_out_span).
+ */
+static int left_out_span(struct mf_pipeline *p, struct mf_db_samples *d, struct mf_error *err)
+{
+	static const char *const ends[] = {
+		"SELECT start_us, seconds, utc_offset_s FROM sample WHERE start_us IS NOT NULL ORDER BY start_us LIMIT "
+		"1",
+		"SELECT start_us, seconds, utc_offset_s FROM sample WHERE start_us IS NOT NULL ORDER BY start_us DESC "
+		"LIMIT 1",
+	};
+	sqlite3 *h = mf_db_sqlite(d->db);
+	sqlite3_stmt *st = NULL;
+	uint64_t total = 0;
+	char *last;
+	size_t k;
+	int step, rc = 0;
+	for (k = 1; k < MF_SELECT_NREASONS; k++)
+		total += d->left_out[k];
+	if (!total)
+		return 0;
+	for (k = 0; k < 2 && !rc; k++) {
+		if (sqlite3_prepare_v2(h, ends[k], -1, &st, NULL) != SQLITE_OK)
+			return mf_db_fail(d->db, "finding the period of the samples", err);
+		if ((step = sqlite3_step(st)) == SQLITE_ROW)
+			rc = mf_pipeline_left_out_add(p, NULL, true, sqlite3_column_int64(st, 0),
+						      sqlite3_column_type(st, 1) == SQLITE_NULL
+							      ? NAN
+							      : sqlite3_column_double(st, 1),
+						      sqlite3_column_type(st, 2) != SQLITE_NULL,
+						      (int32_t)sqlite3_column_int64(st, 2));
+		else if (step != SQLITE_DONE)
+			rc = mf_db_fail(d->db, "finding the period of the samples", err);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (rc)
+		return rc == MF_ENOMEM ? mf_error_nomem(err, mf_db_path(d->db), 0, "noting the systems") : rc;
+	/* The systems, each the least name above the last (the identity index walked, not the table). */
+	if (!(last = strdup("")))
+		return mf_error_nomem(err, mf_db_path(d->db), 0, "listing the systems");
+	if (sqlite3_prepare_v2(h, "SELECT min(system) FROM sample WHERE system > ?", -1, &st, NULL) != SQLITE_OK) {
+		free(last);
+		return mf_db_fail(d->db, "listing the systems", err);
+	}
+	for (;;) {
+		char *name;
+		sqlite3_bind_text(st, 1, last, -1, SQLITE_TRANSIENT);
+		step = sqlite3_step(st);
+		if (step != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL)
+			break;
+		name = strdup((const char *)sqlite3_column_text(st, 0));
+		if (!name || mf_pipeline_left_out_add(p, name, false, 0, NAN, false, 0)) {
+			free(name);
+			rc = mf_error_nomem(err, mf_db_path(d->db), 0, "listing the systems");
+			break;
+		}
+		free(last);
+		last = name;
+		sqlite3_reset(st);
+	}
+	if (!rc && step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = mf_db_fail(d->db, "listing the systems", err);
+	sqlite3_finalize(st);
+	free(last);
+	return rc;
+}
+
 int mf_db_report_add(struct mf_pipeline *p, struct mf_db *db, const struct mf_kb *kb, const struct mf_select *sel,
 		     struct mf_error *err)
 {
@@ -667,6 +737,8 @@ int mf_db_report_add(struct mf_pipeline *p, struct mf_db *db, const struct mf_kb
 	rc = mf_db_samples_open(&d, db, kb, sel, err);
 	if (!rc)
 		rc = mf_db_smf_prescan(p, db, err);
+	if (!rc)
+		rc = left_out_span(p, d, err);
 	if (rc)
 		mf_pipeline_error(p, err);
 	else

@@ -252,6 +252,12 @@ static void fill_identity(struct mf_reader *r, const struct mf_smf_record *rec, 
 	smp->pool = rec->pool;
 	smp->cpsp = rec->cpsp > 0 ? rec->cpsp : NAN;
 	smp->offset = rec->offset;
+	smp->has_offset = mf_smf_record_offset(rec, &smp->utc_offset_s);
+	(void)r;
+}
+
+bool mf_smf_record_offset(const struct mf_smf_record *rec, int32_t *off_s)
+{
 	/*
 	 * The local offset z/OS used: the header's local write time against the
 	 * record's TOD write time (UTC), to the quarter hour (offsets are whole
@@ -261,11 +267,11 @@ static void fill_identity(struct mf_reader *r, const struct mf_smf_record *rec, 
 		int64_t d = rec->local_us - rec->ctm_us, q = INT64_C(900000000);
 		int64_t quarters = (d >= 0 ? d + q / 2 : d - q / 2) / q;
 		if (quarters >= -14 * 4 && quarters <= 14 * 4) {
-			smp->has_offset = true;
-			smp->utc_offset_s = (int32_t)(quarters * 900);
+			*off_s = (int32_t)(quarters * 900);
+			return true;
 		}
 	}
-	(void)r;
+	return false;
 }
 
 static int next_smf(struct mf_reader *r, struct mf_sample *smp, struct mf_error *err)

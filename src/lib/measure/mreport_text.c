@@ -115,12 +115,93 @@ static const char *plural(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
+static void say(void (*fn)(void *ctx, const char *msg), void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(void (*fn)(void *ctx, const char *msg), void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[4600];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fn(ctx, buf);
+}
+
+/*
+ * The header's warnings, one call of fn each, in the header's order: what the run lacks (an END
+ * section, hardware counters, lost or throttled samples, ...), the counts multiplexed, the run's
+ * own warnings, and why it has no samples.
+ */
+static void header_warnings(const struct mf_mrep *x, void (*fn)(void *ctx, const char *msg), void *ctx)
+{
+	const struct mf_mrun *run = x->run;
+	char b1[64], nos[600];
+	size_t i;
+
+	if (run->incomplete)
+		say(fn, ctx, "INCOMPLETE: the run file has no END section; this is what was complete");
+	if (software_itlb(x))
+		say(fn, ctx,
+		    "without hardware counters these are page faults, mostly start-up demand "
+		    "paging, not steady-state TLB behaviour");
+	if (run->lost)
+		say(fn, ctx, "%" PRIu64 " record%s lost (the ring buffer was full): samples are missing", run->lost,
+		    plural(run->lost));
+	if (run->lost_samples)
+		say(fn, ctx, "%" PRIu64 " sample%s lost by the kernel", run->lost_samples, plural(run->lost_samples));
+	if (run->throttles)
+		say(fn, ctx,
+		    "sampling throttled %" PRIu64
+		    " time%s (kernel.perf_event_max_sample_rate): "
+		    "samples are missing",
+		    run->throttles, plural(run->throttles));
+	if (run->unmapped)
+		say(fn, ctx, "%" PRIu64 " sample%s outside any known mapping (load module [unknown])", run->unmapped,
+		    plural(run->unmapped));
+	if (run->unknown_records)
+		say(fn, ctx, "%" PRIu64 " record%s of unknown or unused types skipped", run->unknown_records,
+		    plural(run->unknown_records));
+	if (x->a.skipped)
+		say(fn, ctx, "%" PRIu64 " sample%s of streams this measurement does not use left out", x->a.skipped,
+		    plural(x->a.skipped));
+	for (i = 0; i < run->ncounts; i++)
+		if (run->counts[i].status == MF_CNT_SCALED) {
+			mf_fmt_fixed(b1, sizeof(b1), share(&run->counts[i]), 2);
+			say(fn, ctx, "%s multiplexed: counted %s%% of the time, value scaled", run->counts[i].name, b1);
+		}
+	for (i = 0; i < run->nwarnings; i++)
+		say(fn, ctx, "%s", run->warnings[i]);
+	if (mf_mreport_no_samples(run, nos, sizeof(nos)))
+		say(fn, ctx, "%s", nos);
+}
+
+static void warning_line(void *ctx, const char *msg)
+{
+	hline(ctx, "Warning:", "%s", msg);
+}
+
+int mf_mreport_warnings(const struct mf_mrun *run, const struct mf_mreport_opts *o,
+			void (*fn)(void *ctx, const char *msg), void *ctx, struct mf_error *err)
+{
+	struct mf_mreport_opts t = {0};
+	struct mf_mrep x;
+	int rc;
+	if (o)
+		t = *o;
+	t.format = MF_MFMT_TEXT; /* the text header's warnings, whatever the report's format */
+	rc = mf_mrep_open(&x, run, o ? &t : NULL, err);
+	if (!rc)
+		header_warnings(&x, fn, ctx);
+	mf_mrep_close(&x);
+	return rc;
+}
+
 static void text_header(struct mf_mrep *x, struct mf_strbuf *sb)
 {
 	const struct mf_mrun *run = x->run;
 	struct mf_strbuf t;
-	char b1[64], b2[64], b3[64], b4[64], nos[600];
-	size_t i;
+	char b1[64], b2[64], b3[64], b4[64];
 
 	mf_strbuf_init(&t);
 	mf_mrep_command(&t, run);
@@ -163,43 +244,8 @@ static void text_header(struct mf_mrep *x, struct mf_strbuf *sb)
 		      " (not misses, left out)",
 		      x->a.total.ifetch_samples, x->a.data_faults);
 
-	if (run->incomplete)
-		hline(sb, "Warning:", "INCOMPLETE: the run file has no END section; this is what was complete");
-	if (software_itlb(x))
-		hline(sb, "Warning:",
-		      "without hardware counters these are page faults, mostly start-up demand "
-		      "paging, not steady-state TLB behaviour");
-	if (run->lost)
-		hline(sb, "Warning:", "%" PRIu64 " record%s lost (the ring buffer was full): samples are missing",
-		      run->lost, plural(run->lost));
-	if (run->lost_samples)
-		hline(sb, "Warning:", "%" PRIu64 " sample%s lost by the kernel", run->lost_samples,
-		      plural(run->lost_samples));
-	if (run->throttles)
-		hline(sb, "Warning:",
-		      "sampling throttled %" PRIu64
-		      " time%s (kernel.perf_event_max_sample_rate): "
-		      "samples are missing",
-		      run->throttles, plural(run->throttles));
-	if (run->unmapped)
-		hline(sb, "Warning:", "%" PRIu64 " sample%s outside any known mapping (load module [unknown])",
-		      run->unmapped, plural(run->unmapped));
-	if (run->unknown_records)
-		hline(sb, "Warning:", "%" PRIu64 " record%s of unknown or unused types skipped", run->unknown_records,
-		      plural(run->unknown_records));
-	if (x->a.skipped)
-		hline(sb, "Warning:", "%" PRIu64 " sample%s of streams this measurement does not use left out",
-		      x->a.skipped, plural(x->a.skipped));
-	for (i = 0; i < run->ncounts; i++)
-		if (run->counts[i].status == MF_CNT_SCALED) {
-			mf_fmt_fixed(b1, sizeof(b1), share(&run->counts[i]), 2);
-			hline(sb, "Warning:", "%s multiplexed: counted %s%% of the time, value scaled",
-			      run->counts[i].name, b1);
-		}
-	for (i = 0; i < run->nwarnings; i++)
-		hline(sb, "Warning:", "%s", run->warnings[i]);
-	if (mf_mreport_no_samples(run, nos, sizeof(nos)))
-		hline(sb, "Warning:", "%s", nos);
+	if (!x->o.no_warnings)
+		header_warnings(x, warning_line, sb);
 }
 
 static const char *role_text(int role)

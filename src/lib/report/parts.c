@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The -j parts of the report pipeline: cutting a CSV file, reading parts at once, the check that they give what one reading gives. */
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -33,8 +34,45 @@ int mf_flag_mark(uint8_t **flags, size_t *n, uint32_t id)
 	return 1;
 }
 
+void mf_left_span_add(struct mf_left_span *x, const struct mf_sample *s)
+{
+	int64_t end;
+	if (!s->has_start)
+		return;
+	end = s->start_us + (isfinite(s->seconds) && s->seconds > 0 ? (int64_t)(s->seconds * 1e6 + 0.5) : 0);
+	if (!x->any || s->start_us < x->start_us) {
+		x->start_us = s->start_us;
+		x->start_has_off = s->has_offset;
+		x->start_off = s->utc_offset_s;
+	}
+	if (!x->any || end > x->end_us) {
+		x->end_us = end;
+		x->end_has_off = s->has_offset;
+		x->end_off = s->utc_offset_s;
+	}
+	x->any = true;
+}
+
+void mf_left_span_merge(struct mf_left_span *x, const struct mf_left_span *y)
+{
+	if (!y->any)
+		return;
+	if (!x->any || y->start_us < x->start_us) {
+		x->start_us = y->start_us;
+		x->start_has_off = y->start_has_off;
+		x->start_off = y->start_off;
+	}
+	if (!x->any || y->end_us > x->end_us) {
+		x->end_us = y->end_us;
+		x->end_has_off = y->end_has_off;
+		x->end_off = y->end_off;
+	}
+	x->any = true;
+}
+
 void mf_part_free(struct part *t)
 {
+	free(t->left_sys);
 	mf_grouper_free(t->grp);
 	mf_grouper_free(t->igrp);
 	mf_grouper_free(t->lgrp);
@@ -136,6 +174,9 @@ static void part_run(struct part *t)
 			if (why != MF_SELECT_KEEP) {
 				t->rows++;
 				t->left_out[why]++;
+				mf_left_span_add(&t->left, s);
+				if (s->system && mf_flag_mark(&t->left_sys, &t->nleft_sys, s->system) < 0)
+					t->fallback = true;
 				continue;
 			}
 		}

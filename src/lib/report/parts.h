@@ -20,6 +20,20 @@
 #include "mfstat/report/group.h"
 #include "mfstat/report/pipeline.h"
 
+/*
+ * What the samples a selection left out cover: the first start and the last end, with the
+ * offsets those samples gave (SMF), for the message of an empty selection
+ * (mf_pipeline_left_out_span).  Zeroed: none.
+ */
+struct mf_left_span {
+	bool any;
+	int64_t start_us, end_us;
+	bool start_has_off, end_has_off;
+	int32_t start_off, end_off;
+};
+void mf_left_span_add(struct mf_left_span *x, const struct mf_sample *s);
+void mf_left_span_merge(struct mf_left_span *x, const struct mf_left_span *y);
+
 /* What the parts need of the pipeline: its options, its reader's, and which tables it keeps. */
 struct mf_part_cfg {
 	struct mf_pipeline_opts o;
@@ -46,6 +60,9 @@ struct part {
 	uint8_t *kept; /* by the part's name id: a kept sample named this system */
 	size_t nkept;
 	uint64_t rows, duplicates, no_offset, with_offset, left_out[MF_SELECT_NREASONS];
+	struct mf_left_span left; /* what the samples left out cover */
+	uint8_t *left_sys;        /* by the part's name id: a sample left out named this system */
+	size_t nleft_sys;
 	long lines; /* lines of the part (its rows, the header's line not counted) */
 	bool whole; /* a whole file (an SMF dump): its reader is kept for its counts and warnings */
 	struct mf_reader *r;

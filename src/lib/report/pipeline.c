@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE (the held samples of mf_pipeline_read_files) */
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,9 @@ struct mf_pipeline {
 	size_t ninputs, capinputs, nfiles;
 	uint64_t rows;
 	uint64_t left_out[MF_SELECT_NREASONS];
+	struct mf_left_span left; /* what the samples left out cover (an empty selection says it) */
+	uint8_t *left_sys;        /* by strtab id: a sample left out named this system */
+	size_t nleft_sys;
 	uint64_t no_offset;   /* --tz smf: samples without a local offset of their own */
 	uint64_t with_offset; /* --tz smf: samples with one */
 	struct mf_notes notes;
@@ -315,6 +319,9 @@ static int take_sample(struct mf_pipeline *p, bool smf, const char *file, struct
 			p->rows += w;
 			in->samples += w;
 			p->left_out[why] += w;
+			mf_left_span_add(&p->left, s);
+			if (s->system && mf_flag_mark(&p->left_sys, &p->nleft_sys, s->system) < 0)
+				return fail_nomem(p, e, "noting the systems of %s", file);
 			return 0;
 		}
 	}
@@ -510,6 +517,9 @@ static int stream_undo(struct mf_pipeline *p, struct mf_error *err)
 	p->st_closed = 0;
 	p->rows = 0;
 	memset(p->left_out, 0, sizeof(p->left_out));
+	memset(&p->left, 0, sizeof(p->left));
+	if (p->left_sys)
+		memset(p->left_sys, 0, p->nleft_sys);
 	p->no_offset = p->with_offset = 0;
 	while (p->notes.nwarnings > p->st_nwarnings)
 		free(p->notes.warnings[--p->notes.nwarnings]);
@@ -1007,6 +1017,10 @@ static int merge_parts(struct mf_pipeline *p, struct part *t, size_t nt, const c
 		p->with_offset += t[i].with_offset;
 		for (k = 0; k < MF_SELECT_NREASONS; k++)
 			p->left_out[k] += t[i].left_out[k];
+		mf_left_span_merge(&p->left, &t[i].left);
+		for (k = 1; k < t[i].nleft_sys && k < nmap && !rc; k++)
+			if (t[i].left_sys[k] && map[k] && mf_flag_mark(&p->left_sys, &p->nleft_sys, map[k]) < 0)
+				rc = MF_ENOMEM;
 	}
 	/* The parts' duplicate tables wait (the pipeline owns them now): added only if another file follows. */
 	p->pend = pend;
@@ -1749,10 +1763,82 @@ void mf_pipeline_free(struct mf_pipeline *p)
 	free(p->s);
 	free(p->s_ahead);
 	free(p->seen);
+	free(p->left_sys);
 	for (i = 0; i < p->ninputs; i++)
 		mf_input_free(&p->inputs[i]);
 	free(p->inputs);
 	mf_notes_free(&p->notes);
 	mf_strbuf_free(&p->summary);
 	free(p);
+}
+
+/* An instant of the samples left out, as the report writes times (mf_report_time): its zone, a sample's own offset with "smf". */
+static void left_time(const struct mf_pipeline *p, int64_t us, bool has_off, int32_t off, char *buf, size_t n)
+{
+	const struct mf_tz *tz = p->o.tz;
+	if (!tz || mf_tz_is_utc(tz))
+		mf_time_format_at(us, 0, true, buf, n);
+	else if (mf_tz_per_record(tz))
+		mf_time_format_at(us, has_off ? off : 0, !has_off, buf, n);
+	else
+		mf_time_format_at(us, mf_tz_offset(tz, us), false, buf, n);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+bool mf_pipeline_left_out_span(const struct mf_pipeline *p, char *buf, size_t n)
+{
+	enum { SHOWN = 6 };
+	const char **names = NULL;
+	size_t i, k = 0, used = 0;
+	char a[64], b[64];
+	if (!n)
+		return false;
+	buf[0] = '\0';
+	for (i = 1; i < p->nleft_sys; i++)
+		k += p->left_sys[i] != 0;
+	if (!p->left.any && !k)
+		return false;
+	if (p->left.any) {
+		left_time(p, p->left.start_us, p->left.start_has_off, p->left.start_off, a, sizeof(a));
+		left_time(p, p->left.end_us, p->left.end_has_off, p->left.end_off, b, sizeof(b));
+		used = (size_t)snprintf(buf, n, "%s to %s", a, b);
+	}
+	if (k && used < n && (names = malloc(k * sizeof(*names))) != NULL) {
+		size_t m = 0, j;
+		for (i = 1; i < p->nleft_sys; i++)
+			if (p->left_sys[i])
+				names[m++] = mf_strtab_get(p->tab, (uint32_t)i);
+		qsort(names, m, sizeof(*names), name_cmp);
+		used += (size_t)snprintf(buf + used, n - used, "%s%s %s", used ? " (" : "",
+					 m == 1 ? "system" : "systems", names[0]);
+		for (j = 1; j < m && j < SHOWN && used < n; j++)
+			used += (size_t)snprintf(buf + used, n - used, ", %s", names[j]);
+		if (m > SHOWN && used < n)
+			used += (size_t)snprintf(buf + used, n - used, " and %zu more", m - SHOWN);
+		if (p->left.any && used < n)
+			snprintf(buf + used, n - used, ")");
+		free(names);
+	}
+	return true;
+}
+
+int mf_pipeline_left_out_add(struct mf_pipeline *p, const char *system, bool has_start, int64_t start_us,
+			     double seconds, bool has_offset, int32_t utc_offset_s)
+{
+	uint32_t id;
+	if (has_start) {
+		struct mf_left_span one = {true,       start_us,     start_us,    has_offset,
+					   has_offset, utc_offset_s, utc_offset_s};
+		if (isfinite(seconds) && seconds > 0)
+			one.end_us += (int64_t)(seconds * 1e6 + 0.5);
+		mf_left_span_merge(&p->left, &one);
+	}
+	if (!system || !system[0])
+		return 0;
+	id = mf_strtab_intern(p->tab, system, strlen(system));
+	return !id || mf_flag_mark(&p->left_sys, &p->nleft_sys, id) < 0 ? MF_ENOMEM : 0;
 }

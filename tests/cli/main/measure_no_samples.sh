@@ -1,14 +1,15 @@
-# A run without samples says why and which -s would sample it: in the report's header (text) and
-# its JSON warnings, from a stored run whose records were not decoded (the fuzz corpus's
-# swapped.mfdb: task-clock counted 123 ms, yet no sample), and for a live run of `true` at one
-# sample per second of task-clock (too brief: the rate suggested is a tenth of its CPU time, at
-# least 10us; numbers masked), on stderr too when the report goes to a file.  The live part needs
-# software sampling (task-clock), which every Linux with perf_event_open allows at
-# perf_event_paranoid <= 2; where it is refused the run is exit 3 and this says so.
+# A run without samples says why and which -s would sample it: on standard error (a report to
+# standard output does not repeat it; one to -o FILE does, in its header) and in its JSON
+# warnings, from a stored run whose records were not decoded (the fuzz corpus's swapped.mfdb:
+# task-clock counted 123 ms, yet no sample), and for a live run of `true` at one sample per
+# second of task-clock (too brief: the rate suggested is a tenth of its CPU time, at least 10us;
+# numbers masked), on stderr too when the report goes to a file.  The live part needs software
+# sampling (task-clock), which every Linux with perf_event_open allows at perf_event_paranoid
+# <= 2; where it is refused the run is exit 3 and this says so.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$MFSTAT" measure report ../fuzz/corpus/mfdb/swapped.mfdb | grep 'no samples'
-"$MFSTAT" measure report -f json ../fuzz/corpus/mfdb/swapped.mfdb | grep -o '"no samples[^"]*"'
+"$MFSTAT" measure report ../fuzz/corpus/mfdb/swapped.mfdb 2>&1 >/dev/null | grep 'no samples'
+"$MFSTAT" measure report -f json ../fuzz/corpus/mfdb/swapped.mfdb 2>/dev/null | grep -o '"no samples[^"]*"'
 cd "$tmp" || exit 1
 "$MFSTAT" measure profile -q -s 1s -o r.txt -- true; st=$?
 if [ $st = 3 ]; then
