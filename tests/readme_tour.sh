@@ -7,8 +7,8 @@
 # mfstat-gensmf, and the block must read exactly so. Blocks without the mark (timings, a
 # machine's own figures) are not checked. MFSTAT_UPDATE=1 rewrites the marked blocks instead.
 set -u
-MFSTAT=$1
-GENSMF=$2
+MFSTAT=$(realpath "$1")
+GENSMF=$(realpath "$2")
 src=$(cd "$3" && pwd)
 readme=$src/README.md
 tmp=$(mktemp -d)
@@ -35,10 +35,16 @@ for i in $(seq 1 "$n"); do
   body=$tmp/blocks/$i.body
   grep -q '^\$ ' "$body" || { echo "FAIL: README.md tour block $i has no '\$ ' command"; fail=1; continue; }
   # The block as the commands print it now: each '$ ' line, then its output.
+  # A command that fails is named (and never written into the README by MFSTAT_UPDATE).
   grep '^\$ ' "$body" | while IFS= read -r line; do
     printf '%s\n' "$line"
-    (cd "$tmp/work" && bash -c "${line#\$ }" < /dev/null 2>&1)
+    (cd "$tmp/work" && bash -c "${line#\$ }" < /dev/null 2>&1) ||
+      echo "$line: exit $?" >> "$tmp/failed"
   done > "$tmp/blocks/$i.now"
+  if [ -s "$tmp/failed" ]; then
+    echo "FAIL: README.md tour block $i: a command failed:"; cat "$tmp/failed"
+    rm -f "$tmp/failed"; fail=1; continue
+  fi
   if ! cmp -s "$body" "$tmp/blocks/$i.now"; then
     if [ "${MFSTAT_UPDATE:-}" = 1 ]; then
       echo "README.md tour block $i rewritten ($(head -n 1 "$body"))"
@@ -51,6 +57,7 @@ for i in $(seq 1 "$n"); do
 done
 
 if [ "${MFSTAT_UPDATE:-}" = 1 ]; then
+  [ $fail = 0 ] || { echo "README.md left as it is"; exit 1; }
   awk -v dir="$tmp/blocks" '
     /^<!-- tour -->$/ { print; mark = 1; next }
     mark && /^```console$/ { n++; print; while ((getline l < (dir "/" n ".now")) > 0) print l; skip = 1; mark = 0; next }
