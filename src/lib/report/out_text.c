@@ -291,10 +291,11 @@ int mf_out_text(FILE *fp, const struct mf_report *rep)
 		else
 			k2[n2++] = keys[k];
 	}
-	if (n1 == 0) {
-		/* A family without IBM's workload metrics (a bus or memory set): one table. */
-		memcpy(k1, k2, n2 * sizeof(*k1));
-		n1 = n2;
+	if (n1 <= 1) {
+		/* A family without IBM's workload metrics (a bus or memory set), or with only one of
+		 * them (Linux's generic events: CPI): one table, not a table of one column. */
+		memcpy(k1 + n1, k2, n2 * sizeof(*k1));
+		n1 += n2;
 		n2 = 0;
 	}
 	{
