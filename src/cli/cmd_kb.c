@@ -166,15 +166,18 @@ static const struct mf_counter *find_counter(const struct mf_family *fam, const 
 
 static void list_counters(const struct mf_family *fam)
 {
-	size_t i, wl = 5;
-	for (i = 0; i < fam->ncounters; i++)
+	size_t i, wl = 5, ws = 5; /* columns as wide as their longest name (linux_perf: page_faults) */
+	for (i = 0; i < fam->ncounters; i++) {
 		if (strlen(fam->counters[i].linux_name) > wl)
 			wl = strlen(fam->counters[i].linux_name);
+		if (strlen(fam->counters[i].short_name) > ws)
+			ws = strlen(fam->counters[i].short_name);
+	}
 	printf("%s: %zu counters\n\n", fam->display, fam->ncounters);
-	printf("%6s  %-5s  %-*s  %-8s  %s\n", "number", "short", (int)wl, "linux", "set", "description");
+	printf("%6s  %-*s  %-*s  %-8s  %s\n", "number", (int)ws, "short", (int)wl, "linux", "set", "description");
 	for (i = 0; i < fam->ncounters; i++) {
 		const struct mf_counter *c = &fam->counters[i];
-		printf("%6u  %-5s  %-*s  %-8s  %s\n", c->number, c->short_name, (int)wl, c->linux_name,
+		printf("%6u  %-*s  %-*s  %-8s  %s\n", c->number, (int)ws, c->short_name, (int)wl, c->linux_name,
 		       mf_set_name(c->set), c->desc);
 	}
 }
@@ -385,7 +388,7 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 	bool ctr[MF_MAX_COUNTER] = {false}, var[MF_NVARS] = {false}, seen[MF_MAX_METRICS] = {false};
 	char names[512] = "", *tok, *save = NULL, *copy = strdup(list);
 	unsigned sets = 0;
-	size_t i, n = 0, used = 0;
+	size_t i, n = 0, used = 0, ws = 5, wl = 28; /* "linux (cpum_cf)" over names up to 28 */
 	static const char *const set_letter[MF_NSETS] = {"b", "p", "c", "e", "m"};
 	if (!copy) {
 		cli_nomem("reading the event list");
@@ -429,11 +432,19 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 				sets |= 1u << fam->counters[i].set;
 		}
 	printf("%s on %s: %zu counter%s\n\n", names, fam->display, n, n == 1 ? "" : "s");
-	printf("%6s  %-5s  %-28s  %s\n", "number", "short", "linux (cpum_cf)", "set");
+	for (i = 0; i < fam->ncounters; i++)
+		if (ctr[i]) {
+			if (strlen(fam->counters[i].short_name) > ws)
+				ws = strlen(fam->counters[i].short_name);
+			if (strlen(fam->counters[i].linux_name) > wl)
+				wl = strlen(fam->counters[i].linux_name);
+		}
+	printf("%6s  %-*s  %-*s  %s\n", "number", (int)ws, "short", (int)wl, fam->named ? "linux" : "linux (cpum_cf)",
+	       "set");
 	for (i = 0; i < fam->ncounters; i++)
 		if (ctr[i])
-			printf("%6u  %-5s  %-28s  %s\n", fam->counters[i].number, fam->counters[i].short_name,
-			       fam->counters[i].linux_name, mf_set_name(fam->counters[i].set));
+			printf("%6u  %-*s  %-*s  %s\n", fam->counters[i].number, (int)ws, fam->counters[i].short_name,
+			       (int)wl, fam->counters[i].linux_name, mf_set_name(fam->counters[i].set));
 	if (var[MF_VAR_CPSP]) {
 		/* Neither perf stat nor lshwc writes it: say how report gets it. */
 		char types[64];
@@ -447,6 +458,14 @@ static int show_events(const struct mf_kb *kb, const struct mf_family *fam, cons
 		printf("\nalso RMF's dispatch time (SMF type 70 records): z/OS only\n");
 	if (!n) {
 		printf("\nno counters to collect on Linux for these metrics\n");
+		return EXIT_OK;
+	}
+	if (fam->named) {
+		/* Not CPU-MF counters: no cpum_cf event or lshwc counter has these names. */
+		printf("\n%s's counters are not CPU-MF counters: perf's cpum_cf and lshwc do not count them; mfstat "
+		       "report reads them as columns of the counter CSV, named as above%s\n",
+		       fam->display,
+		       strcmp(fam->key, "linux_perf") == 0 ? ", and mfstat stat --fallback counts them" : "");
 		return EXIT_OK;
 	}
 	printf("\nperf stat -a -I 60000 -x, -o perf.txt -e ");
