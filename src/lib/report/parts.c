@@ -36,21 +36,15 @@ int mf_flag_mark(uint8_t **flags, size_t *n, uint32_t id)
 
 void mf_left_span_add(struct mf_left_span *x, const struct mf_sample *s)
 {
-	int64_t end;
+	struct mf_left_span one; /* the sample's own span, merged */
 	if (!s->has_start)
 		return;
-	end = s->start_us + (isfinite(s->seconds) && s->seconds > 0 ? (int64_t)(s->seconds * 1e6 + 0.5) : 0);
-	if (!x->any || s->start_us < x->start_us) {
-		x->start_us = s->start_us;
-		x->start_has_off = s->has_offset;
-		x->start_off = s->utc_offset_s;
-	}
-	if (!x->any || end > x->end_us) {
-		x->end_us = end;
-		x->end_has_off = s->has_offset;
-		x->end_off = s->utc_offset_s;
-	}
-	x->any = true;
+	one.any = true;
+	one.start_us = s->start_us;
+	one.end_us = s->start_us + (isfinite(s->seconds) && s->seconds > 0 ? (int64_t)(s->seconds * 1e6 + 0.5) : 0);
+	one.start_has_off = one.end_has_off = s->has_offset;
+	one.start_off = one.end_off = s->utc_offset_s;
+	mf_left_span_merge(x, &one);
 }
 
 void mf_left_span_merge(struct mf_left_span *x, const struct mf_left_span *y)
