@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_term.h"
 #include "mfstat/base/escape.h"
+#include "mfstat/base/tz.h"
 
 static const char smf_help[] =
 	"Usage: mfstat smf list [OPTIONS] FILE...\n"
@@ -195,13 +196,6 @@ static void sum_record(struct summary *sm, const struct mf_smf_record *rec)
 	}
 }
 
-/* An offset from UTC as the report writes it: +01:00, -05:00, +05:45, +00:00. */
-static void offset_text(int32_t off, char *buf, size_t n)
-{
-	int32_t a = off < 0 ? -off : off;
-	snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
-}
-
 /* The few lines of --summary for one file. */
 static void print_summary(const char *file, const struct mf_smf_stats *st, const struct summary *sm)
 {
@@ -274,8 +268,8 @@ static void print_summary(const char *file, const struct mf_smf_stats *st, const
 			       y->rmf ? "its type 70 records do not name it" : "no type 70 subtype 1 records");
 		}
 		if (y->any_off) {
-			offset_text(y->off_lo, a, sizeof(a));
-			offset_text(y->off_hi, b, sizeof(b));
+			mf_tz_offset_text(y->off_lo, a, sizeof(a));
+			mf_tz_offset_text(y->off_hi, b, sizeof(b));
 			if (y->off_lo == y->off_hi)
 				printf(", UTC offset %s", a);
 			else

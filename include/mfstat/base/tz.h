@@ -82,6 +82,12 @@ int32_t mf_tz_offset(const struct mf_tz *tz, int64_t utc_us);
 int64_t mf_tz_utc_of_local(const struct mf_tz *tz, int64_t local_us);
 
 /*
+ * An offset from UTC (seconds, east positive) as ISO 8601 writes it: "+02:00", "-05:00",
+ * "+05:45", "+00:00", with seconds when it has them ("-00:44:30", a local mean time).
+ */
+void mf_tz_offset_text(int32_t off_s, char *buf, size_t n);
+
+/*
  * Formats utc_us at offset off_s as ISO 8601: "2025-04-10T10:15:00+02:00", or
  * with utc set "2025-04-10T08:15:00Z" (fractions of a second as .ffffff).
  */

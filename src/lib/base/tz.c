@@ -433,10 +433,8 @@ static int tz_open(const struct spec_ctx *c, struct mf_tz **out, const char *spe
 		if (parse_fixed(spec, &tz->fixed)) {
 			rc = bad_spec(c, err, spec, "is not an offset +hh:mm or -hh:mm of at most 14 hours");
 		} else {
-			int32_t a = tz->fixed < 0 ? -tz->fixed : tz->fixed;
 			tz->kind = TZ_FIXED;
-			snprintf(tz->name, sizeof(tz->name), "%c%02d:%02d", tz->fixed < 0 ? '-' : '+', (int)(a / 3600),
-				 (int)(a / 60 % 60));
+			mf_tz_offset_text(tz->fixed, tz->name, sizeof(tz->name));
 		}
 	} else {
 		tz->kind = TZ_ZONE;
@@ -606,6 +604,16 @@ int32_t mf_tz_offset(const struct mf_tz *tz, int64_t utc_us)
 			hi = mid;
 	}
 	return tz->utoff[tz->idx[lo]];
+}
+
+void mf_tz_offset_text(int32_t off_s, char *buf, size_t n)
+{
+	int32_t a = off_s < 0 ? -off_s : off_s;
+	if (a % 60)
+		snprintf(buf, n, "%c%02d:%02d:%02d", off_s < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60),
+			 (int)(a % 60));
+	else
+		snprintf(buf, n, "%c%02d:%02d", off_s < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
 }
 
 int64_t mf_tz_utc_of_local(const struct mf_tz *tz, int64_t local_us)

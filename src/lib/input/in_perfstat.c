@@ -20,6 +20,7 @@
  * the start).  perf writes no CPU speed: with --machine TYPE the type's
  * nominal speed is taken (said), with --cpu-mhz the given one.
  */
+#include "mfstat/base/tz.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
@@ -608,17 +609,6 @@ static int started_on(struct mf_reader *r, struct pstate *s, const char *ls, con
 	return 0;
 }
 
-/* "+01:00", or with seconds when it has them ("-00:44:30", local mean time) */
-static void offset_text(int32_t off, char *buf, size_t n)
-{
-	int32_t a = off < 0 ? -off : off;
-	if (a % 60)
-		snprintf(buf, n, "%c%02d:%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60),
-			 (int)(a % 60));
-	else
-		snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a / 60 % 60));
-}
-
 /*
  * The "# started on" time into UTC: read in opts.perf_tz, said in a warning
  * (the zone, its offset then, where the zone came from, the start in UTC; a
@@ -653,7 +643,7 @@ static int date_run(struct mf_reader *r, struct pstate *s, struct mf_error *err)
 			int32_t other = before != o ? before : after;
 			if (other != o && mf_tz_offset(tz, s->local_us - (int64_t)other * 1000000) == other) {
 				char oo[16];
-				offset_text(other, oo, sizeof(oo));
+				mf_tz_offset_text(other, oo, sizeof(oo));
 				snprintf(note, sizeof(note),
 					 "; clocks in %s showed that time twice (they were put back over it): the "
 					 "first, not the one at %s, was taken",
@@ -662,7 +652,7 @@ static int date_run(struct mf_reader *r, struct pstate *s, struct mf_error *err)
 		}
 	}
 	/* The offset it had then, unless the zone is that offset ("+05:30"). */
-	offset_text(o, off, sizeof(off) - 2);
+	mf_tz_offset_text(o, off, sizeof(off) - 2);
 	if (strcmp(off, name) == 0)
 		off[0] = '\0';
 	else

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mfstat/base/escape.h"
+#include "mfstat/base/tz.h"
 #include "mfstat/report/output.h"
 #include "mfstat/base/strbuf.h"
 #include "mfstat/report/svg.h"
@@ -1173,13 +1174,6 @@ static bool title_systems(struct mf_strbuf *sb, const struct page *pg)
 	return nn > 0;
 }
 
-/* "+02:00" for seconds east of UTC. */
-static void offset_text(char *buf, size_t n, int32_t off)
-{
-	int32_t a = off < 0 ? -off : off;
-	snprintf(buf, n, "%c%02d:%02d", off < 0 ? '-' : '+', (int)(a / 3600), (int)(a % 3600 / 60));
-}
-
 /*
  * A label's date and time of day (mf_report_label's "2025-03-04T10:00:00+02:00"): date into d,
  * the time without its zone into t.
@@ -1232,8 +1226,8 @@ static void page_title(struct mf_strbuf *sb, const struct page *pg)
 	if (strcmp(da, db))
 		mf_strbuf_printf(sb, "%s ", db);
 	mf_strbuf_puts(sb, tb);
-	offset_text(oa, sizeof(oa), offa);
-	offset_text(ob, sizeof(ob), offb);
+	mf_tz_offset_text(offa, oa, sizeof(oa));
+	mf_tz_offset_text(offb, ob, sizeof(ob));
 	if (rep->tz && mf_tz_per_record(rep->tz)) {
 		mf_strbuf_printf(sb, " local time (%s", oa);
 	} else if (!rep->tz || rep->tz_default || mf_tz_is_utc(rep->tz)) {
